@@ -1,0 +1,193 @@
+"""The columnar tournament model: a batch of whole tournaments as three polars tables.
+
+``tournaments``: one row per event; ``players``: one row per participant; ``games``: long form, one row per
+player and round, with unplayed rounds explicit (``game_type``) and ``played`` marking over-the-board games.
+Points are exact integers in the event's smallest scoring unit: a value ``v`` means ``v / scale`` points,
+``scale`` being a column of ``tournaments`` (2 for the usual 1-½-0 scoring).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+import polars as pl
+
+from tbstats.errors import SchemaError
+
+#: Game types, in the order of their integer codes in dense views. See rules.md 2.2.
+GAME_TYPES: Final = (
+    "played",          # over-the-board game (TRF 1 = 0 W D L)
+    "forfeit_win",     # + against a scheduled opponent            C.07 16.2.2
+    "forfeit_loss",    # - against a scheduled opponent who won     C.07 16.2.4 (VUR)
+    "double_forfeit",  # - on both sides                            C.07 16.2.4 (VUR)
+    "pab",             # pairing-allocated bye (U)                  C.07 16.2.1
+    "full_bye",        # full-point bye (F, or + without opponent)  C.07 16.2.1
+    "half_bye",        # requested half-point bye (H)               16.2.3 / 16.2.5 (VUR)
+    "zero_bye",        # requested zero-point bye (Z, - without opponent)  (VUR)
+    "absent",          # not paired: blank block, withdrawn, late entry    (VUR, as a zero-point bye)
+    "pending",         # paired, result not yet known (in-tournament files); such rounds are not counted
+)
+GAME_TYPE = {name: code for code, name in enumerate(GAME_TYPES)}
+GameTypeEnum = pl.Enum(list(GAME_TYPES))
+ColourEnum = pl.Enum(["w", "b"])
+EventTypeEnum = pl.Enum(["swiss", "round_robin", "team", "unknown"])
+
+#: Points per kind of round, in units of 1/scale (rules.md 2.4). Column ``pts_<kind>`` in ``tournaments``.
+SCORING_KINDS: Final = (
+    "win", "draw", "loss", "forfeit_win", "forfeit_loss", "pab", "full_bye", "half_bye", "zero_bye",
+)
+
+TOURNAMENT_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "tournament": pl.Int64(),
+    "source": pl.String(),
+    "name": pl.String(),
+    "city": pl.String(),
+    "federation": pl.String(),
+    "start_date": pl.Date(),
+    "end_date": pl.Date(),
+    "date_text": pl.String(),          # 042 as written
+    "rounds": pl.Int16(),              # planned rounds: XXR, else 142, else the longest line
+    "rounds_played": pl.Int16(),       # rounds counted: leading rounds whose games all have results
+    "event_type": EventTypeEnum,
+    "type_text": pl.String(),          # 092 free text
+    "type_code": pl.String(),          # 192 encoded type
+    "declared_players": pl.Int32(),    # 062
+    "scale": pl.Int32(),
+    **{f"pts_{k}": pl.Int32() for k in SCORING_KINDS},
+    "tiebreaks": pl.List(pl.String()),  # 202
+    "standings_tiebreaks": pl.List(pl.String()),  # 212
+    "records": pl.List(pl.String()),   # every other record line, kept verbatim (013, 310, 299, XXC, ...)
+}
+
+PLAYER_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "tournament": pl.Int64(),
+    "start_no": pl.Int32(),
+    "name": pl.String(),
+    "sex": pl.String(),
+    "title": pl.String(),
+    "rating": pl.Int32(),              # null = unrated
+    "federation": pl.String(),
+    "fide_id": pl.Int64(),
+    "birth": pl.String(),
+    "declared_points": pl.Int32(),     # units of 1/scale; null when blank
+    "declared_rank": pl.Int32(),
+    "line": pl.Int32(),                # line in the source file (0 when not from a file)
+}
+
+GAME_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "tournament": pl.Int64(),
+    "player": pl.Int32(),
+    "round": pl.Int16(),
+    "opponent": pl.Int32(),            # null when no opponent
+    "colour": ColourEnum,              # null for '-' / blank
+    "result": pl.String(),             # the code as found (upper case), null when the block is absent
+    "points": pl.Int32(),              # units of 1/scale
+    "played": pl.Boolean(),            # over the board
+    "game_type": GameTypeEnum,
+}
+
+WARNING_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "source": pl.String(),
+    "line": pl.Int32(),
+    "field": pl.String(),
+    "message": pl.String(),
+}
+
+SCHEMAS: Final = {
+    "tournaments": TOURNAMENT_SCHEMA,
+    "players": PLAYER_SCHEMA,
+    "games": GAME_SCHEMA,
+    "warnings": WARNING_SCHEMA,
+}
+
+
+def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
+    """Check ``df`` against the schema of ``table``; cast compatible integer widths, else raise.
+
+    A missing column or a column of the wrong kind raises a :class:`SchemaError` naming it.
+    """
+    expected = SCHEMAS[table]
+    prefix = f"{where}: " if where else ""
+    missing = [c for c in expected if c not in df.columns]
+    if missing:
+        raise SchemaError(f"{prefix}{table} table lacks column(s) {', '.join(missing)} "
+                          f"(expected {', '.join(expected)})")
+    casts = []
+    for name, dtype in expected.items():
+        got = df.schema[name]
+        if got == dtype:
+            casts.append(pl.col(name))
+            continue
+        if _compatible(got, dtype):
+            casts.append(pl.col(name).cast(dtype))
+            continue
+        raise SchemaError(f"{prefix}{table} column '{name}' has type {got} (expected {dtype})")
+    return df.select(casts)
+
+
+def _compatible(got: pl.DataType, want: pl.DataType) -> bool:
+    if got == pl.Null():
+        return True
+    if want.is_integer():
+        return got.is_integer()
+    if isinstance(want, pl.Enum):
+        return got in (pl.String(), pl.Categorical()) or isinstance(got, pl.Enum | pl.Categorical)
+    if isinstance(want, pl.List):
+        return isinstance(got, pl.List) and got.inner in (pl.String(), pl.Null())
+    return False
+
+
+def empty(table: str) -> pl.DataFrame:
+    """An empty table with the model's schema."""
+    return pl.DataFrame(schema=SCHEMAS[table])
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A batch of whole tournaments in the columnar model, plus the warnings met while reading it."""
+
+    tournaments: pl.DataFrame
+    players: pl.DataFrame
+    games: pl.DataFrame
+    warnings: pl.DataFrame = field(default_factory=lambda: empty("warnings"))
+
+    def __post_init__(self) -> None:
+        for name in ("tournaments", "players", "games", "warnings"):
+            object.__setattr__(self, name, check_schema(name, getattr(self, name)))
+
+    @property
+    def n_tournaments(self) -> int:
+        return self.tournaments.height
+
+    @staticmethod
+    def concat(batches: list[Batch]) -> Batch:
+        """Concatenate batches, renumbering tournaments so that ids stay unique."""
+        if not batches:
+            return Batch(empty("tournaments"), empty("players"), empty("games"))
+        parts: dict[str, list[pl.DataFrame]] = {"tournaments": [], "players": [], "games": []}
+        offset = 0
+        for b in batches:
+            ids = b.tournaments["tournament"]
+            mapping = pl.DataFrame({"tournament": ids, "_new": pl.int_range(offset, offset + len(ids),
+                                                                            eager=True, dtype=pl.Int64)})
+            for name in parts:
+                df: pl.DataFrame = getattr(b, name)
+                df = df.join(mapping, on="tournament", how="left").with_columns(
+                    pl.col("_new").alias("tournament")).drop("_new")
+                parts[name].append(df)
+            offset += len(ids)
+        return Batch(
+            pl.concat(parts["tournaments"]),
+            pl.concat(parts["players"]),
+            pl.concat(parts["games"]),
+            pl.concat([b.warnings for b in batches]),
+        )
+
+    def select(self, tournaments: pl.Series | list[int]) -> Batch:
+        """The sub-batch of the given tournament ids (whole tournaments only)."""
+        ids = pl.Series("tournament", tournaments, dtype=pl.Int64)
+        keep = pl.col("tournament").is_in(ids.implode())
+        srcs = self.tournaments.filter(keep)["source"]
+        return Batch(self.tournaments.filter(keep), self.players.filter(keep), self.games.filter(keep),
+                     self.warnings.filter(pl.col("source").is_in(srcs.implode())))
