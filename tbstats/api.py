@@ -1,0 +1,93 @@
+"""The Python API: tie-breaks and standings for a batch, as polars DataFrames.
+
+>>> from tbstats.api import compute
+>>> from tbstats.io.trf import read_trf
+>>> trf = b"012 demo\\nXXR 1\\n001    1      A                                                          1.0       2 w 1\\n"
+>>> trf += b"001    2      B                                                          0.0       1 b 0\\n"
+>>> compute(read_trf([("demo.trf", trf)]).batch, "BH,SB").select("start_no", "points", "rank", "BH", "SB").rows()
+[(1, 1.0, 1, 0.0, 0.0), (2, 0.0, 2, 1.0, 0.0)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from tbstats.dense import build_dense
+from tbstats.errors import TbstatsError
+from tbstats.games import Batch
+from tbstats.rules import auto_edition, check_edition
+from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.standings import ranks
+from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.tiebreaks.base import Context, Values
+
+
+def make_context(batch: Batch, *, rules: str = "fide-2026", force_type: str | None = None,
+                 after_round: int | None = None, unrated_rating: int | None = None,
+                 default_edition: str = "fide-2026") -> Context:
+    """Build the dense view and the per-tournament editions once; reuse the context for many specs."""
+    rules = check_edition(rules)
+    dense = build_dense(batch, force_type=force_type, after_round=after_round)
+    t = batch.tournaments.sort("tournament")
+    if rules == "auto":
+        editions = np.array([auto_edition(s, default_edition) for s in t["start_date"].to_list()], dtype=object)
+    else:
+        editions = np.full(t.height, rules, dtype=object)
+    return Context(dense, editions.astype(str), unrated_rating=unrated_rating)
+
+
+def _specs(specs: str | Sequence[str] | Sequence[TieBreakSpec]) -> list[TieBreakSpec]:
+    if isinstance(specs, str):
+        return parse_specs(specs)
+    out: list[TieBreakSpec] = []
+    for s in specs:
+        out.extend([s] if isinstance(s, TieBreakSpec) else parse_specs(s))
+    for s in out:
+        if s.reference is not None:
+            raise TbstatsError(f"{s}: team reference scores (:MP/:GP) need team tie-breaks, not supported yet")
+    return out
+
+
+def tiebreak_values(ctx: Context, spec: TieBreakSpec, rules: str) -> Values:
+    """Values of one value tie-break under ``rules`` (US tie-breaks always use their own edition)."""
+    return ctx.values(spec, FIXED_EDITION.get(spec.name, rules), kernel_of(spec.name))
+
+
+def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
+            force_type: str | None = None, after_round: int | None = None, unrated_rating: int | None = None,
+            context: Context | None = None) -> pl.DataFrame:
+    """One row per player: source, tournament, start_no, name, rating, points, rank, then one column per spec.
+
+    ``rank`` orders by points then the specs in the order given (C.07 4.2). Partition tie-breaks (DE) have
+    no value: their column holds the rank that points and the list up to and including DE give.
+    """
+    parsed = _specs(specs)
+    rules = check_edition(rules)
+    ctx = context or make_context(batch, rules=rules, force_type=force_type, after_round=after_round,
+                                  unrated_rating=unrated_rating)
+    d = ctx.dense
+    players = batch.players.sort("tournament", "start_no")
+    t = batch.tournaments.sort("tournament")
+    pts = ctx.values(TieBreakSpec("PTS"), rules, kernel_of("PTS"))
+    columns: dict[str, pl.Series] = {
+        "source": pl.Series(t["source"].to_numpy()[d.tix], dtype=pl.String),
+        "tournament": players["tournament"],
+        "start_no": players["start_no"],
+        "name": players["name"],
+        "rating": players["rating"],
+        "points": pl.Series(pts.as_float()),
+        "rank": pl.Series(ranks(ctx, parsed, rules)),
+    }
+    for i, spec in enumerate(parsed):
+        name = str(spec)
+        if get_tiebreak(spec.name).kind == "partition":
+            columns[name] = pl.Series(ranks(ctx, parsed[: i + 1], rules))
+            continue
+        values = tiebreak_values(ctx, spec, rules)
+        columns[name] = pl.Series(name, values.as_float()).fill_nan(None)
+    if "edition" not in columns and rules == "auto":
+        columns["edition"] = pl.Series(ctx.edition_of[d.tix])
+    return pl.DataFrame(columns)

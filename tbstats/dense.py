@@ -1,0 +1,141 @@
+"""A dense view of a batch: players x rounds numpy arrays, padded to the longest event and masked.
+
+Most tie-breaks become row-wise reductions over this view: an opponent's score is one gather through
+``opp``, a cut is a row-wise masked arg-min. Players of all tournaments are stacked in one axis, ordered
+by (tournament, start number); ``tix`` maps each player row to its tournament row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import polars as pl
+
+from tbstats.games import GAME_TYPE, Batch
+
+NO_OPP = -1
+# Outcome of a round for the player: by the points awarded (C.07 16.3.1), or by the result of a game.
+LOSS, DRAW, WIN = 0, 1, 2
+
+#: Rounds a participant was not available for: requested byes, absences and forfeit losses (C.07 16.1.2).
+VUR_TYPES = ("half_bye", "zero_bye", "absent", "forfeit_loss", "double_forfeit")
+FORFEIT_TYPES = ("forfeit_win", "forfeit_loss", "double_forfeit")
+REQUESTED_BYE_TYPES = ("half_bye", "zero_bye", "absent")
+
+
+def _codes(names: tuple[str, ...]) -> np.ndarray:
+    return np.array([GAME_TYPE[n] for n in names], dtype=np.int8)
+
+
+@dataclass(frozen=True)
+class Dense:
+    """Players x rounds arrays for a batch (rounds beyond an event's counted rounds are masked out)."""
+
+    # per tournament
+    t_ids: np.ndarray        # tournament id per tournament row
+    n: np.ndarray            # rounds counted
+    planned: np.ndarray      # planned rounds (FB's final round)
+    W: np.ndarray            # points for a win, units
+    D: np.ndarray            # points for a draw, units
+    scale: np.ndarray
+    round_robin: np.ndarray  # bool: pre-determined pairings (C.07 15.2)
+    # per player
+    tix: np.ndarray          # tournament row of each player
+    start_no: np.ndarray
+    rating: np.ndarray       # int64, 0 = unrated
+    # per player x round
+    opp: np.ndarray          # global row of the opponent, NO_OPP when none
+    pts: np.ndarray          # points awarded, units
+    gtype: np.ndarray        # GAME_TYPE code
+    black: np.ndarray        # bool: had black
+    outcome: np.ndarray      # LOSS / DRAW / WIN of the round for the player
+    counted: np.ndarray      # bool: round is within the event's counted rounds and the player has a row
+
+    @property
+    def players(self) -> int:
+        return int(self.tix.shape[0])
+
+    @property
+    def rounds(self) -> int:
+        return int(self.opp.shape[1])
+
+    def is_type(self, names: tuple[str, ...]) -> np.ndarray:
+        """Mask of counted player-rounds whose game type is one of ``names``."""
+        return np.isin(self.gtype, _codes(names)) & self.counted
+
+    @property
+    def played(self) -> np.ndarray:
+        """Over-the-board games."""
+        return (self.gtype == GAME_TYPE["played"]) & self.counted
+
+    @property
+    def has_opp(self) -> np.ndarray:
+        """Rounds with a scheduled opponent (games and forfeits)."""
+        return (self.opp != NO_OPP) & self.counted
+
+    def per_player(self, per_tournament: np.ndarray) -> np.ndarray:
+        """Broadcast a per-tournament array to players."""
+        return per_tournament[self.tix]
+
+    def with_counted_rounds(self, n: np.ndarray) -> Dense:
+        """The same view with a different number of counted rounds per tournament."""
+        r = np.arange(self.rounds)[None, :]
+        counted = r < n[self.tix][:, None]
+        return replace(self, n=n.astype(np.int64), counted=counted)
+
+
+def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:
+    """Build the dense view of ``batch``.
+
+    ``force_type`` ('swiss' or 'round_robin') overrides the detected event type; ``after_round`` counts
+    only rounds up to that one (standings part-way through an event, rules.md 4.8).
+    """
+    t = batch.tournaments.sort("tournament")
+    p = batch.players.sort("tournament", "start_no")
+    t_ids = t["tournament"].to_numpy()
+    t_row = pl.DataFrame({"tournament": t_ids, "_t": np.arange(len(t_ids), dtype=np.int64)})
+    prow = p.select("tournament", "start_no").with_row_index("_p").join(t_row, on="tournament")
+    tix = prow["_t"].to_numpy().astype(np.int64)
+    P = p.height
+    n = t["rounds_played"].to_numpy().astype(np.int64)
+    if after_round is not None:
+        n = np.minimum(n, after_round)
+    R = int(n.max()) if len(n) else 0
+    g = batch.games.filter(pl.col("round") <= R).join(
+        prow.select("tournament", pl.col("start_no").alias("player"), pl.col("_p")),
+        on=["tournament", "player"]).join(
+        prow.select("tournament", pl.col("start_no").alias("opponent"), pl.col("_p").alias("_o")),
+        on=["tournament", "opponent"], how="left")
+    rows = g["_p"].to_numpy().astype(np.int64)
+    cols = g["round"].to_numpy().astype(np.int64) - 1
+    opp = np.full((P, R), NO_OPP, dtype=np.int64)
+    pts = np.zeros((P, R), dtype=np.int64)
+    gtype = np.full((P, R), -1, dtype=np.int8)
+    black = np.zeros((P, R), dtype=bool)
+    opp[rows, cols] = g["_o"].fill_null(NO_OPP).to_numpy()
+    pts[rows, cols] = g["points"].to_numpy()
+    gtype[rows, cols] = g["game_type"].to_physical().to_numpy()
+    black[rows, cols] = (g["colour"].cast(pl.String) == "b").fill_null(False).to_numpy()
+    gtype[gtype < 0] = GAME_TYPE["absent"]  # a round without a row is a round not paired
+    result = np.zeros((P, R), dtype="U1")
+    result[rows, cols] = g["result"].fill_null("").to_numpy()
+
+    W = t["pts_win"].to_numpy().astype(np.int64)
+    D = t["pts_draw"].to_numpy().astype(np.int64)
+    Wp, Dp = W[tix][:, None], D[tix][:, None]
+    played = gtype == GAME_TYPE["played"]
+    outcome = np.where(played, np.where(np.isin(result, ["1", "W"]), WIN,
+                                        np.where(np.isin(result, ["=", "D"]), DRAW, LOSS)),
+                       np.where(pts >= Wp, WIN, np.where(pts >= Dp, DRAW, LOSS))).astype(np.int8)
+    if force_type is None:
+        rr = (t["event_type"].cast(pl.String) == "round_robin").to_numpy()
+    else:
+        rr = np.full(len(t_ids), force_type == "round_robin")
+    rating = p["rating"].fill_null(0).to_numpy().astype(np.int64)
+    dense = Dense(
+        t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
+        scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix,
+        start_no=p["start_no"].to_numpy().astype(np.int64), rating=rating,
+        opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=np.zeros((P, R), dtype=bool))
+    return dense.with_counted_rounds(n)

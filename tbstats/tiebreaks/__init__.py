@@ -1,0 +1,110 @@
+"""The tie-break registry: one row per tie-break, keyed by its FIDE acronym (or US Chess name).
+
+A row holds the kernel, the direction, the modifiers the tie-break accepts, its article and a one-line
+description. Adding a tie-break is one kernel plus one row. ``kind`` is 'value' for tie-breaks that give a
+number per player and 'partition' for those that order a tied group (DE, US head-to-head).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from tbstats.errors import UnknownTieBreakError, did_you_mean
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks import opponents, rating, results, uscf
+from tbstats.tiebreaks.base import Context, Values
+
+Kernel = Callable[[Context, TieBreakSpec, str], Values]
+CUTS = frozenset({"C", "M"})
+
+
+@dataclass(frozen=True)
+class TieBreak:
+    """One registry row."""
+
+    name: str
+    kernel: Kernel | None
+    higher_is_better: bool
+    modifiers: frozenset[str]
+    article: str
+    description: str
+    kind: Literal["value", "partition"] = "value"
+    rating_based: bool = False
+
+
+def _row(name: str, kernel: Kernel | None, article: str, description: str, *, mods: frozenset[str] = frozenset(),
+         higher: bool = True, kind: Literal["value", "partition"] = "value", rating_based: bool = False) -> TieBreak:
+    return TieBreak(name, kernel, higher, mods | {"U"} if rating_based else mods, article, description, kind,
+                    rating_based)
+
+
+TIEBREAKS: Final[dict[str, TieBreak]] = {t.name: t for t in (
+    _row("PTS", results.points, "C.07 4", "points (primary score)"),
+    _row("DE", None, "C.07 6", "direct encounter among the tied players", mods=frozenset({"P"}), kind="partition"),
+    _row("WIN", results.wins, "C.07 7.1", "rounds scored as a win, with or without playing"),
+    _row("WON", results.games_won, "C.07 7.2", "games won over the board"),
+    _row("BPG", results.games_with_black, "C.07 7.3", "games played with black"),
+    _row("BWG", results.wins_with_black, "C.07 7.4", "games won with black"),
+    _row("PS", results.progressive, "C.07 7.5", "sum of progressive scores", mods=frozenset({"C"})),
+    _row("REP", results.rounds_elected, "C.07 7.6", "rounds one elected to play"),
+    _row("STD", results.standard_points, "C.07 7.7", "standard points (2026)"),
+    _row("TPN", results.pairing_number, "C.07 7.8", "tournament pairing number (lower first)",
+         mods=frozenset({"R"}), higher=False),
+    _row("BH", opponents.buchholz, "C.07 8.1", "Buchholz: sum of opponents' scores", mods=CUTS),
+    _row("AOB", opponents.average_opponents_buchholz, "C.07 8.2", "average of opponents' Buchholz",
+         mods=frozenset({"F"})),
+    _row("FB", opponents.fore_buchholz, "C.07 8.3", "Fore Buchholz: final round's games as draws", mods=CUTS),
+    _row("SB", opponents.sonneborn_berger, "C.07 9.1", "Sonneborn-Berger", mods=CUTS),
+    _row("KS", opponents.koya, "C.07 9.2", "Koya: points against opponents on 50% or more", mods=frozenset({"L"})),
+    _row("ARO", rating.average_rating_opponents, "C.07 10.1", "average rating of opponents", mods=CUTS,
+         rating_based=True),
+    _row("TPR", rating.performance, "C.07 10.2", "tournament performance rating", rating_based=True),
+    _row("PTP", rating.perfect_performance, "C.07 10.3", "perfect tournament performance", rating_based=True),
+    _row("APRO", rating.average_performance_opponents, "C.07 10.4", "average performance of opponents",
+         rating_based=True),
+    _row("APPO", rating.average_perfect_performance_opponents, "C.07 10.5",
+         "average perfect performance of opponents", rating_based=True),
+    _row("RTNG", rating.own_rating, "C.07 10.6", "own rating (higher first)", mods=frozenset({"R"}),
+         rating_based=True),
+    _row("USCF-MM", uscf.modified_median, "US 34E1", "modified median"),
+    _row("USCF-SOLKOFF", uscf.solkoff, "US 34E2", "Solkoff (US adjusted scores)"),
+    _row("USCF-CUM", uscf.cumulative, "US 34E3", "cumulative score, less unplayed wins and byes"),
+    _row("USCF-MEDIAN", uscf.median, "US 34E4", "median (Harkness)"),
+    _row("USCF-H2H", None, "US 34E5", "result between tied players (all must have met)", kind="partition"),
+    _row("USCF-BLACKS", results.games_with_black, "US 34E6", "most games with black"),
+    _row("USCF-KASHDAN", uscf.kashdan, "US 34E7", "Kashdan: 4 win, 2 draw, 1 loss, 0 unplayed"),
+    _row("USCF-SB", uscf.sonneborn_berger, "US 34E8", "Sonneborn-Berger with US adjusted scores"),
+    _row("USCF-OPPCUM", uscf.opponents_cumulative, "US 34E9", "opponents' cumulative scores"),
+    _row("USCF-AVGOPP", rating.average_rating_opponents, "US 34E11", "average rating of opposition",
+         rating_based=True),
+)}
+ALIASES: Final = {"GE": "REP", "BUCHHOLZ": "BH", "SONNEBORN-BERGER": "SB", "KOYA": "KS", "WINS": "WIN",
+                  "PROGRESSIVE": "PS", "SOLKOFF": "USCF-SOLKOFF", "KASHDAN": "USCF-KASHDAN"}
+#: Editions that US tie-breaks always use, whatever the run's edition (rules.md Section 7).
+FIXED_EDITION: Final = {name: "uscf" for name in TIEBREAKS if name.startswith("USCF-")}
+
+
+def allowed_modifiers() -> dict[str, frozenset[str]]:
+    """Registry names and the modifier kinds each accepts (for the spec parser)."""
+    return {name: t.modifiers for name, t in TIEBREAKS.items()}
+
+
+def get_tiebreak(name: str) -> TieBreak:
+    """The registry row for ``name`` (aliases allowed)."""
+    key = ALIASES.get(name.upper(), name.upper())
+    if key not in TIEBREAKS:
+        raise UnknownTieBreakError(f"unknown tie-break {name!r}." + did_you_mean(key, TIEBREAKS))
+    return TIEBREAKS[key]
+
+
+def kernel_of(name: str) -> Kernel:
+    """The kernel of a value tie-break."""
+    kernel = get_tiebreak(name).kernel
+    if kernel is None:
+        raise UnknownTieBreakError(f"{name} orders tied groups; it has no per-player value")
+    return kernel
+
+
+__all__ = ["ALIASES", "TIEBREAKS", "Context", "TieBreak", "Values", "get_tiebreak", "kernel_of"]

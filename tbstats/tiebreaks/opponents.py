@@ -1,0 +1,71 @@
+"""Opponent-based tie-breaks: Buchholz family, Sonneborn-Berger, Koya (C.07 Art. 8, 9, 16)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tbstats.dense import NO_OPP
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
+
+
+def _all(ctx: Context) -> np.ndarray:
+    return np.ones(ctx.dense.players, dtype=bool)
+
+
+def buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """BH: sum of the opponents' scores, unplayed rounds per edition, with C/M cuts (C.07 8.1, 14, 16)."""
+    return _buchholz(ctx, spec, edition, fore=False)
+
+
+def fore_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """FB: Buchholz as if every paired game of the final round had been drawn (C.07 8.3)."""
+    return _buchholz(ctx, spec, edition, fore=True)
+
+
+def _buchholz(ctx: Context, spec: TieBreakSpec, edition: str, fore: bool) -> Values:
+    el = ctx.elements(edition, fore=fore)
+    keep = cut_elements(el.present, el.oppscore, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
+                        by_oppscore=False)
+    return Values(np.where(keep, el.oppscore, 0).sum(axis=1), ctx.unit(), _all(ctx))
+
+
+def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """SB: sum of opponent score times points scored against them, with C/M cuts (C.07 9.1, 14.1.2, 16.5)."""
+    el = ctx.elements(edition)
+    contribution = el.sb_contribution
+    keep = cut_elements(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
+                        by_oppscore=True)
+    return Values(np.where(keep, contribution, 0).sum(axis=1), ctx.unit(2), _all(ctx))
+
+
+def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """AOB: average of the BH (or FB with /F) of the opponents played over the board, 2 decimals (C.07 8.2)."""
+    from tbstats.tiebreaks import kernel_of
+
+    name = "FB" if spec.fore else "BH"
+    bh = ctx.values(TieBreakSpec(name), edition, kernel_of(name))
+    d = ctx.dense
+    played = d.played
+    total = np.where(played, bh.num[np.where(played, d.opp, 0)], 0).sum(axis=1)
+    count = played.sum(axis=1)
+    hundredths = round_half_up(100 * total, np.maximum(count, 1) * ctx.unit())
+    return Values(hundredths, np.full(d.players, 100, dtype=np.int64), count > 0)
+
+
+def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """KS: points scored against opponents with at least 50% of the maximum score, limit L±k (C.07 9.2, 14.5)."""
+    d = ctx.dense
+    pts = np.where(d.counted, d.pts, 0)
+    score = pts.sum(axis=1)
+    scheduled = d.has_opp
+    # the maximum: W x rounds in which a participant could be scheduled (n; in round robins, games per player)
+    per_t_sched = np.zeros(len(d.n), dtype=np.int64)
+    np.maximum.at(per_t_sched, d.tix, scheduled.sum(axis=1))
+    rounds = np.where(d.round_robin, per_t_sched, d.n)
+    max_units = d.per_player(rounds * d.W)
+    limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
+    qualifies = 2 * score >= max_units + limit
+    opp = np.where(d.opp != NO_OPP, d.opp, 0)
+    num = np.where(scheduled & qualifies[opp], pts, 0).sum(axis=1)
+    return Values(num, ctx.unit(), _all(ctx))

@@ -1,0 +1,130 @@
+"""Rating-based tie-breaks (C.07 Art. 10): ARO, TPR, PTP, APRO, APPO, RTNG.
+
+Only games played over the board count. When a tournament has unrated participants and no rating for
+them is configured (``/U<rating>`` or the run's option), every value of that tournament is undefined.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
+
+#: dp for p = 0..50 per cent (FIDE Rating Regulations; rules.md 5.5); dp(100 - p) = -dp(p).
+_DP_LOW = np.array([
+    -800, -677, -589, -538, -501, -470, -444, -422, -401, -383, -366, -351, -336, -322, -309, -296, -284,
+    -273, -262, -251, -240, -230, -220, -211, -202, -193, -184, -175, -166, -158, -149, -141, -133, -125,
+    -117, -110, -102, -95, -87, -80, -72, -65, -57, -50, -43, -36, -29, -21, -14, -7, 0], dtype=np.int64)
+DP = np.concatenate([_DP_LOW, -_DP_LOW[:-1][::-1]])  # index p = 0..100
+
+#: Upper bounds of rating differences for expected scores .50, .51, ..., .99; >= 736 gives 1.00.
+_EXPECT_UPPER = np.array([
+    3, 10, 17, 25, 32, 39, 46, 53, 61, 68, 76, 83, 91, 98, 106, 113, 121, 129, 137, 145, 153, 162, 170, 179,
+    188, 197, 206, 215, 225, 235, 245, 256, 267, 278, 290, 302, 315, 328, 344, 357, 374, 391, 411, 432, 456,
+    484, 517, 559, 619, 735], dtype=np.int64)
+
+
+def expected_hundredths(diff: np.ndarray) -> np.ndarray:
+    """Expected score in hundredths for a rating difference (own minus opponent), full scale (no 400 cut)."""
+    higher = 50 + np.searchsorted(_EXPECT_UPPER, np.abs(diff), side="left")
+    return np.where(diff >= 0, higher, 100 - higher)
+
+
+def _ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Ratings with the configured rating for unrated players, and the tournaments where they are usable."""
+    d = ctx.dense
+    fallback = spec.unrated if spec.unrated is not None else ctx.unrated_rating
+    rating = d.rating.copy()
+    if fallback is not None:
+        rating[rating <= 0] = fallback
+    unrated = np.zeros(len(d.n), dtype=bool)
+    np.logical_or.at(unrated, d.tix, rating <= 0)
+    return rating, ~unrated[d.tix]
+
+
+def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    d = ctx.dense
+    rating, usable = _ratings(ctx, spec)
+    played = d.played
+    opp_rating = np.where(played, rating[np.where(played, d.opp, 0)], 0)
+    return opp_rating, played, usable
+
+
+def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """ARO: average rating of the opponents played over the board, cuts on ratings, rounded half up (10.1)."""
+    r, played, usable = _opponent_ratings(ctx, spec)
+    none = np.zeros_like(played)
+    keep = cut_elements(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False)
+    count = keep.sum(axis=1)
+    num = round_half_up(np.where(keep, r, 0).sum(axis=1), np.maximum(count, 1))
+    return Values(num, np.ones_like(num), usable & (count > 0))
+
+
+def _percentage(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """OTB score in half points, OTB games, and p = round_half_up(100 x score / games)."""
+    d = ctx.dense
+    halves = np.where(d.played, d.outcome, 0).sum(axis=1).astype(np.int64)
+    games = d.played.sum(axis=1)
+    p = round_half_up(100 * halves, 2 * np.maximum(games, 1))
+    return halves, games, p
+
+
+def performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """TPR: ARO + dp(p), p the percentage scored over the board (C.07 10.2)."""
+    aro = average_rating_opponents(ctx, TieBreakSpec("ARO", unrated=spec.unrated), edition)
+    _, games, p = _percentage(ctx)
+    return Values(aro.num + DP[p], aro.den, aro.defined & (games > 0))
+
+
+def perfect_performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """PTP: the lowest rating whose expected score reaches the OTB score (C.07 10.3), by bisection."""
+    r, played, usable = _opponent_ratings(ctx, spec)
+    halves, games, _ = _percentage(ctx)
+    big = np.iinfo(np.int64).max // 4
+    lo_opp = np.where(played, r, big).min(axis=1)
+    hi_opp = np.where(played, r, -big).max(axis=1)
+    target = 50 * halves  # expected hundredths needed: score in hundredths
+    lo = np.where(games > 0, lo_opp - 800, 0)
+    hi = np.where(games > 0, hi_opp + 736, 0)
+    # invariant: expected(hi) >= target; find the lowest such integer in [lo, hi]
+    while True:
+        active = lo < hi
+        if not active.any():
+            break
+        mid = (lo + hi) // 2
+        exp = np.where(played, expected_hundredths(mid[:, None] - r), 0).sum(axis=1)
+        ok = exp >= target
+        hi = np.where(active & ok, mid, hi)
+        lo = np.where(active & ~ok, mid + 1, lo)
+    value = np.where(halves == 0, lo_opp - 800, lo)
+    return Values(value, np.ones_like(value), usable & (games > 0))
+
+
+def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: str) -> Values:
+    from tbstats.tiebreaks import kernel_of
+
+    d = ctx.dense
+    inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))
+    opp = np.where(d.played, d.opp, 0)
+    use = d.played & inner.defined[opp]
+    count = use.sum(axis=1)
+    num = round_half_up(np.where(use, inner.num[opp], 0).sum(axis=1), np.maximum(count, 1))
+    _, _, usable = _opponent_ratings(ctx, spec)
+    return Values(num, np.ones_like(num), usable & (count > 0))
+
+
+def average_performance_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """APRO: average TPR of the opponents played over the board, rounded half up (C.07 10.4)."""
+    return _average_of_opponents(ctx, spec, edition, "TPR")
+
+
+def average_perfect_performance_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """APPO: average PTP of the opponents played over the board, rounded half up (C.07 10.5)."""
+    return _average_of_opponents(ctx, spec, edition, "PTP")
+
+
+def own_rating(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """RTNG: the participant's own rating; higher first unless /R (C.07 10.6)."""
+    rating, usable = _ratings(ctx, spec)
+    return Values(rating, np.ones_like(rating), usable)

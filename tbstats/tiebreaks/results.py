@@ -1,0 +1,92 @@
+"""A participant's own results: points and type B tie-breaks (C.07 Art. 7)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tbstats.dense import NO_OPP, WIN, Dense
+from tbstats.rules import get_ruleset
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks.base import Context, Values
+
+
+def _ones(d: Dense) -> np.ndarray:
+    return np.ones(d.players, dtype=np.int64)
+
+
+def _count(d: Dense, mask: np.ndarray) -> Values:
+    return Values(mask.sum(axis=1).astype(np.int64), _ones(d), np.ones(d.players, dtype=bool))
+
+
+def points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """PTS: the score, as awarded."""
+    d = ctx.dense
+    return Values(np.where(d.counted, d.pts, 0).sum(axis=1), ctx.unit(), np.ones(d.players, dtype=bool))
+
+
+def wins(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """WIN: rounds scored as a win, with or without playing (C.07 7.1)."""
+    d = ctx.dense
+    return _count(d, d.counted & (d.pts == d.per_player(d.W)[:, None]))
+
+
+def games_won(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """WON: games won over the board (C.07 7.2)."""
+    d = ctx.dense
+    return _count(d, d.played & (d.outcome == WIN))
+
+
+def games_with_black(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """BPG: games played over the board with black (C.07 7.3)."""
+    d = ctx.dense
+    return _count(d, d.played & d.black)
+
+
+def wins_with_black(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """BWG: games won over the board with black (C.07 7.4)."""
+    d = ctx.dense
+    return _count(d, d.played & d.black & (d.outcome == WIN))
+
+
+def progressive(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """PS: sum of the running scores after each round; /Cn leaves out the first n of them (C.07 7.5, 14.1.2c)."""
+    d = ctx.dense
+    running = np.cumsum(np.where(d.counted, d.pts, 0), axis=1)
+    keep = d.counted.copy()
+    keep[:, : spec.cut_low] = False
+    return Values(np.where(keep, running, 0).sum(axis=1), ctx.unit(), np.ones(d.players, dtype=bool))
+
+
+def rounds_elected(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """REP: rounds less half-point byes, zero-point byes and forfeit losses (C.07 7.6, 15.2).
+
+    In pre-determined events the rounds are those with a scheduled opponent; a forfeit loss stays an
+    unplayed round there only under editions that say so (2026), otherwise it is a regular game.
+    """
+    d = ctx.dense
+    rules = get_ruleset(edition)
+    unavailable = d.is_type(("half_bye", "zero_bye", "absent", "forfeit_loss", "double_forfeit"))
+    swiss = d.counted & ~unavailable
+    rr_unplayed = d.is_type(("forfeit_loss", "double_forfeit")) if rules.rr_forfeit_loss_unplayed else False
+    rr = d.has_opp & ~rr_unplayed
+    predetermined = d.per_player(d.round_robin) & rules.predetermined
+    return _count(d, np.where(predetermined[:, None], rr, swiss))
+
+
+def standard_points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """STD: 1 per round scoring more than the scheduled opponent (or than a draw, unplayed), ½ per equal (C.07 7.7)."""
+    d = ctx.dense
+    has_opp = d.opp != NO_OPP
+    rows = np.arange(d.players)[:, None]
+    cols = np.arange(d.rounds)[None, :]
+    other = np.where(has_opp, d.pts[np.where(has_opp, d.opp, 0), cols], d.per_player(d.D)[:, None])
+    del rows
+    halves = np.where(d.pts > other, 2, np.where(d.pts == other, 1, 0))
+    return Values(np.where(d.counted, halves, 0).sum(axis=1), np.full(d.players, 2, dtype=np.int64),
+                  np.ones(d.players, dtype=bool))
+
+
+def pairing_number(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """TPN: the tournament pairing number; lower ranks higher unless /R (C.07 7.8)."""
+    d = ctx.dense
+    return Values(d.start_no.copy(), _ones(d), np.ones(d.players, dtype=bool))
