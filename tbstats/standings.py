@@ -113,7 +113,7 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
         unresolved_62 = active & all_met & (n_parts[labels] == 1)
 
         # 6.3: rank from the top while a player stays alone on top whatever the missing games
-        cand = active & ~all_met & partial
+        cand = active & ~all_met & bool(partial)
         sub = np.zeros(d.players, dtype=np.int64)
         unresolved_63 = active & ~all_met
         if cand.any():
@@ -134,7 +134,8 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
             sub[order] = np.where(ranked, np.arange(len(order)) - first, group_size)
             unresolved_63 = np.zeros(d.players, dtype=bool)
             unresolved_63[order] = n_ranked[lab] == 0
-            unresolved_63 |= active & ~all_met & ~partial
+            if not partial:
+                unresolved_63 |= active & ~all_met
         new_labels = refine(labels, np.where(active & all_met, -score, sub))
         done |= unresolved_62 | unresolved_63
         labels = new_labels

@@ -8,12 +8,11 @@
 from __future__ import annotations
 
 import csv
-import os
 from collections import Counter
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
+from helpers import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from reference import (
     EDITIONS,
@@ -33,7 +32,6 @@ from reference import (
 )
 from strategies import to_trf, tournaments
 
-FIXTURES = Path(os.environ.get("TBSTATS_FIXTURES", "/work/shared/data/fixtures"))
 F = Fraction
 
 # ----------------------------------------------------------------------------------------------------------

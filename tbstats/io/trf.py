@@ -469,7 +469,10 @@ def _complete(games: pl.DataFrame, players: pl.DataFrame, tournaments: pl.DataFr
     rr = _round_robin_structure(g)
     t = t.join(first_pending, on="event", how="left").join(last_paired, on="event", how="left").join(
         rr, on="event", how="left").with_columns(
-        pl.min_horizontal(pl.col("_lp").fill_null(pl.col("_n").fill_null(0)),
+        # a file holding every planned round is complete; otherwise trailing rounds without a single
+        # paired game are announced byes of rounds still to come (e.g. a file sent after round 4)
+        pl.min_horizontal(pl.when(pl.col("_n").fill_null(0) >= pl.col("rounds")).then(pl.col("_n"))
+                          .otherwise(pl.col("_lp").fill_null(pl.col("_n").fill_null(0))),
                           pl.col("_fp").fill_null(10_000)).cast(pl.Int16).alias("rounds_played"),
         pl.coalesce(pl.col("_declared_type"),
                     pl.when(pl.col("_rr").fill_null(False)).then(pl.lit("round_robin")).otherwise(

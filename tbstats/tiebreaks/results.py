@@ -60,17 +60,18 @@ def progressive(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 def rounds_elected(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """REP: rounds less half-point byes, zero-point byes and forfeit losses (C.07 7.6, 15.2).
 
-    In pre-determined events the rounds are those with a scheduled opponent; a forfeit loss stays an
-    unplayed round there only under editions that say so (2026), otherwise it is a regular game.
+    In round robins a round without opponent is the free round of an odd field, not a requested bye, and
+    does not count against the player; a forfeit loss there is a regular game under editions whose
+    pre-determined rules keep forfeits as games for type B (2024, legacy), an unplayed round otherwise.
     """
     d = ctx.dense
     rules = get_ruleset(edition)
     unavailable = d.is_type(("half_bye", "zero_bye", "absent", "forfeit_loss", "double_forfeit"))
-    swiss = d.counted & ~unavailable
-    rr_unplayed = d.is_type(("forfeit_loss", "double_forfeit")) if rules.rr_forfeit_loss_unplayed else False
-    rr = d.has_opp & ~rr_unplayed
-    predetermined = d.per_player(d.round_robin) & rules.predetermined
-    return _count(d, np.where(predetermined[:, None], rr, swiss))
+    forfeit_lost = d.is_type(("forfeit_loss", "double_forfeit"))
+    forfeit_is_game = rules.predetermined and not rules.rr_forfeit_loss_unplayed
+    rr_elected = d.counted & ~(forfeit_lost & (not forfeit_is_game))
+    round_robin = d.per_player(d.round_robin)[:, None]
+    return _count(d, np.where(round_robin, rr_elected, d.counted & ~unavailable))
 
 
 def standard_points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:

@@ -1,0 +1,260 @@
+"""The ``tbstats`` command line: thin commands over the library, which never prints or exits itself.
+
+Exit codes:
+
+- 0: success.
+- 1: the command ran, but some inputs were rejected (listed on stderr and in ``--errors FILE``).
+- 2: usage error: an unknown option, a bad value, a missing argument (click's own code).
+- 3: invalid input in raise mode (the first problem is printed), or a file that cannot be read or written.
+
+A new command takes its inputs with :func:`input_options` and :func:`load_inputs`, writes its table with
+:func:`output_options` and :func:`emit`, and returns :func:`exit_code` of its load.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeVar, cast
+
+import click
+import polars as pl
+
+from tbstats import __version__
+from tbstats.errors import FormatError, TbstatsError
+from tbstats.info import summary_table
+from tbstats.io import sources, tabular
+from tbstats.io.sources import LoadResult, OnError
+from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.output import FORMATS, write_table
+
+EXIT_OK: Final = 0
+EXIT_REJECTED: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_INVALID: Final = 3
+#: At most this many problems are printed on stderr; ``--errors FILE`` has them all.
+SHOWN_PROBLEMS: Final = 10
+
+EPILOG: Final = """\b
+Exit codes:
+  0  success
+  1  the command ran, but some inputs were rejected (see --errors FILE)
+  2  usage error (unknown option, bad value, missing argument)
+  3  invalid input in raise mode, or a file that cannot be read or written
+"""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Group(click.Group):
+    """A click group that turns tbstats errors into a message on stderr and exit code 3."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TbstatsError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            ctx.exit(EXIT_INVALID)
+        except OSError as exc:
+            name = f"{exc.filename}: " if exc.filename else ""
+            click.echo(f"Error: {name}{exc.strerror or exc}", err=True)
+            ctx.exit(EXIT_INVALID)
+
+
+@click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="tbstats")
+def main() -> None:
+    """Vectorised chess tie-break analytics over archives of tournaments (TRF, Parquet, Arrow, CSV)."""
+
+
+# ----------------------------------------------------------------------------------------------- inputs
+
+@dataclass(frozen=True)
+class Inputs:
+    """The input arguments and options of a command."""
+
+    paths: tuple[str, ...]
+    on_error: OnError | None = None
+    errors: str | None = None
+    quiet: bool = False
+
+    @property
+    def mode(self) -> OnError:
+        """``--on-error``, else raise for a single file and collect for anything that may hold many."""
+        if self.on_error is not None:
+            return self.on_error
+        if len(self.paths) == 1:
+            path = self.paths[0]
+            single = os.path.isfile(path) or not (os.path.exists(path) or sources.is_pattern(path))
+            if single and not sources.is_archive(path):
+                return "raise"
+        return "collect"
+
+
+def input_options(f: F) -> F:
+    """Add ``INPUT...`` arguments and ``--on-error``, ``--errors FILE``, ``--quiet``; pass ``inputs``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, paths: tuple[str, ...], on_error: OnError | None, errors: str | None,
+                quiet: bool, **kwargs: Any) -> Any:
+        return f(*args, inputs=Inputs(paths, on_error, errors, quiet), **kwargs)
+
+    options = [
+        click.argument("paths", nargs=-1, required=True, metavar="INPUT..."),
+        click.option("--on-error", type=click.Choice(["raise", "collect"]), default=None,
+                     help="raise: stop at the first problem (exit 3); collect: skip bad files, list them and "
+                          "exit 1. Default: raise for a single file, collect otherwise."),
+        click.option("--errors", type=click.Path(dir_okay=False, writable=True), default=None,
+                     metavar="FILE", help="Write every problem as CSV (path,line,column,reason)."),
+        click.option("-q", "--quiet", is_flag=True,
+                     help="No progress bar, problem list or closing count on stderr."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+def load_inputs(inputs: Inputs, *, batch_files: int = 2000) -> LoadResult:
+    """Load the inputs in the chosen error mode, then report problems and the count on stderr."""
+    try:
+        result = sources.load(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
+                              batch_files=batch_files)
+    except FormatError as exc:
+        write_ledger(inputs, _ledger_of(exc))
+        raise
+    report_load(inputs, result.ledger, result.summary())
+    return result
+
+
+def _ledger_of(exc: FormatError) -> pl.DataFrame:
+    return pl.DataFrame([{"path": exc.path, "line": exc.line, "column": exc.column, "reason": exc.reason}],
+                        schema=ERROR_SCHEMA, orient="row")
+
+
+def write_ledger(inputs: Inputs, ledger: pl.DataFrame) -> None:
+    """Write the ledger to ``--errors FILE`` when one was given."""
+    if inputs.errors is not None:
+        write_table(ledger, "csv", inputs.errors)
+
+
+def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str) -> None:
+    """Write ``--errors FILE``; unless quiet, print the first problems, the skipped count and the summary."""
+    write_ledger(inputs, ledger)
+    if inputs.quiet:
+        return
+    skipped = ledger["reason"].str.starts_with(sources.SKIPPED)
+    problems = ledger.filter(~skipped)
+    for row in problems.head(SHOWN_PROBLEMS).iter_rows(named=True):
+        click.echo(str(FormatError(row["path"], row["line"], row["column"], row["reason"])), err=True)
+    if problems.height > SHOWN_PROBLEMS:
+        more = problems.height - SHOWN_PROBLEMS
+        hint = "" if inputs.errors else " (--errors FILE lists them all)"
+        click.echo(f"... and {more} more problems{hint}", err=True)
+    n_skipped = ledger.filter(skipped)["path"].n_unique()
+    if n_skipped:
+        click.echo(f"skipped {n_skipped} files that are not tournament files", err=True)
+    click.echo(summary, err=True)
+
+
+def exit_code(rejected: int) -> int:
+    """1 when some inputs were rejected, else 0."""
+    return EXIT_REJECTED if rejected else EXIT_OK
+
+
+# ----------------------------------------------------------------------------------------------- outputs
+
+@dataclass(frozen=True)
+class Output:
+    """Where and how a command writes its table."""
+
+    format: str
+    path: str | None
+
+
+_BY_SUFFIX: Final = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "md", ".parquet": "parquet"}
+
+
+def output_options(f: F) -> F:
+    """Add ``--format csv|tsv|json|md|parquet`` and ``-o/--output FILE``; pass ``output``.
+
+    The format defaults to the output file's extension, else csv. Parquet needs ``-o``.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, output_format: str | None, output_path: str | None, **kwargs: Any) -> Any:
+        fmt = output_format
+        if fmt is None:
+            fmt = _BY_SUFFIX.get(Path(output_path).suffix.lower(), "csv") if output_path else "csv"
+        if fmt == "parquet" and output_path is None:
+            raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
+        return f(*args, output=Output(fmt, output_path), **kwargs)
+
+    options = [
+        click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
+                     help="Output format (default: from the -o extension, else csv)."),
+        click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True),
+                     default=None, metavar="FILE", help="Write the table to FILE instead of stdout."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+def emit(df: pl.DataFrame, output: Output) -> None:
+    """Write a result table as the output options say."""
+    write_table(df, output.format, output.path)
+
+
+# ----------------------------------------------------------------------------------------------- commands
+
+@main.command(epilog=EPILOG)
+@input_options
+@click.option("-o", "--output", "target", required=True, type=click.Path(), metavar="PATH",
+              help="archive.parquet, archive.arrow or archive.csv (one flat table), or a directory "
+                   "(one part file per table and batch).")
+@click.option("--format", "model_format", type=click.Choice(["parquet", "arrow", "csv"]), default=None,
+              help="Format of a directory output (default parquet; a file's extension decides for files).")
+@click.option("--append", is_flag=True, help="Add to an existing directory written by ingest.")
+@click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="TRF files read and written per batch.")
+@click.pass_context
+def ingest(ctx: click.Context, inputs: Inputs, target: str, model_format: tabular.Format | None, append: bool,
+           batch_files: int) -> None:
+    """Read tournaments (TRF files, directories, globs, zip/tar archives, models) and write the model.
+
+    Batches are written as they are read, so archives larger than memory can be ingested.
+    The closing line on stderr is 'N files: K loaded, E rejected'.
+    """
+    stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
+                                  batch_files=batch_files)
+    ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
+    try:
+        with tabular.ArchiveWriter(target, model_format, append=append) as writer:
+            for batch, ledger in stream:
+                if batch.n_tournaments:
+                    writer.write(batch)
+                ledgers.append(ledger)
+    except FormatError as exc:
+        write_ledger(inputs, _ledger_of(exc))
+        raise
+    report_load(inputs, pl.concat(ledgers), stream.summary())
+    ctx.exit(exit_code(stream.rejected))
+
+
+@main.command(epilog=EPILOG)
+@input_options
+@output_options
+@click.option("--by-tournament", is_flag=True, help="One row per tournament instead of one for all.")
+@click.pass_context
+def info(ctx: click.Context, inputs: Inputs, output: Output, by_tournament: bool) -> None:
+    """Count tournaments, players, rounds, game rows by game type, and warnings.
+
+    Game types: played, forfeit_win, forfeit_loss, double_forfeit, pab (pairing-allocated bye), full_bye,
+    half_bye, zero_bye, absent (not paired), pending (no result yet).
+    """
+    result = load_inputs(inputs)
+    emit(summary_table(result.batch, by_tournament=by_tournament), output)
+    ctx.exit(exit_code(result.rejected))

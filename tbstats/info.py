@@ -1,0 +1,56 @@
+"""Counts that describe a batch: tournaments, players, rounds, game rows by game type, warnings."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import polars as pl
+
+from tbstats.games import GAME_TYPES, Batch
+
+#: The per-type count columns, in the order of :data:`tbstats.games.GAME_TYPES`.
+TYPE_COLUMNS: Final = GAME_TYPES
+
+
+def summary_table(batch: Batch, *, by_tournament: bool = False) -> pl.DataFrame:
+    """One row for the whole batch, or one per tournament, of counts.
+
+    Columns: ``tournaments`` (whole batch only), ``players``, ``rounds`` (planned rounds; summed over the
+    batch), ``rounds_played`` (per tournament only), ``game_rows`` (player-rounds), one count per game type
+    (``played``, ``forfeit_win``, ..., ``pending``) and ``warnings``. Per tournament, ``warnings`` counts the
+    warnings of its source (for an event of a multi-event file, also those of the whole file).
+
+    >>> from tbstats.games import empty
+    >>> summary_table(Batch(empty("tournaments"), empty("players"), empty("games"))).row(0)[:4]
+    (0, 0, 0, 0)
+    """
+    t = batch.tournaments
+    players = batch.players.group_by("tournament").agg(pl.len().alias("players"))
+    types = batch.games.group_by("tournament").agg(
+        pl.len().alias("game_rows"),
+        *[(pl.col("game_type") == name).sum().alias(name) for name in TYPE_COLUMNS])
+    counts = ["players", "game_rows", *TYPE_COLUMNS]
+    per = t.select("tournament", "source", "name", "event_type", "rounds", "rounds_played").join(
+        players, on="tournament", how="left", maintain_order="left").join(
+        types, on="tournament", how="left", maintain_order="left").with_columns(
+        pl.col(counts).fill_null(0).cast(pl.Int64))
+    if by_tournament:
+        file_of = pl.col("source").str.replace(r"#\d+$", "")
+        w = batch.warnings.group_by("source").agg(pl.len().alias("_n"))
+        per = per.join(w, on="source", how="left", maintain_order="left").join(
+            w.rename({"source": "_file", "_n": "_nfile"}), left_on=file_of, right_on="_file", how="left",
+            maintain_order="left")
+        warnings = pl.col("_n").fill_null(0) + pl.when(file_of != pl.col("source")).then(
+            pl.col("_nfile").fill_null(0)).otherwise(0)
+        return per.select("tournament", "source", "name", "event_type", "players",
+                          pl.col("rounds").cast(pl.Int64), pl.col("rounds_played").cast(pl.Int64),
+                          "game_rows", *TYPE_COLUMNS, warnings.cast(pl.Int64).alias("warnings"))
+    return pl.DataFrame({
+        "tournaments": [t.height],
+        "players": [batch.players.height],
+        "rounds": [int(t["rounds"].cast(pl.Int64).sum())],
+        "game_rows": [batch.games.height],
+        **{name: [int(per[name].sum())] for name in TYPE_COLUMNS},
+        "warnings": [batch.warnings.height],
+    }, schema={c: pl.Int64 for c in ["tournaments", "players", "rounds", "game_rows", *TYPE_COLUMNS,
+                                      "warnings"]})

@@ -1,0 +1,419 @@
+"""Inputs to batches: files, directories, glob patterns and zip/tar archives of TRF files, read in chunks.
+
+How an input is read depends on its extension (:data:`READERS`): TRF text (``.trf .txt .tab``) goes through
+:func:`tbstats.io.trf.read_trf`, ``batch_files`` files at a time; a tabular model (``.parquet .arrow .ipc
+.feather .csv``, or a directory dataset) through :mod:`tbstats.io.tabular`.
+
+- A **file** named on the command line is always tried as TRF unless its extension says tabular model or
+  archive. So are the files a **glob pattern** matches (as if the shell had expanded it).
+- A **directory** is walked recursively in name order (hidden entries are ignored). A directory dataset
+  (``tournaments.parquet`` ...) is read as one model. Other files are read by extension: a tabular file only
+  when it has the flat model's columns; a file of any other extension is skipped, with the ledger reason
+  ``not a tournament file (extension .html)``.
+- **Archives** (``.zip``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``) are read like a
+  directory; a member is named ``archive.zip!inner/path.trf``.
+
+Every problem is one row of the ledger (path, line, column, reason); every rejected or skipped input has at
+least one. Skipped files do not count among ``files``; a missing path counts as a rejected file.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+import tarfile
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final, Literal
+
+import polars as pl
+
+from tbstats.errors import FormatError, TbstatsError
+from tbstats.games import Batch, empty
+from tbstats.io import tabular
+from tbstats.io.trf import ERROR_SCHEMA, read_trf
+
+OnError = Literal["raise", "collect"]
+Kind = Literal["trf", "tabular", "skip", "reject"]
+
+#: Reader by file extension (lower case).
+READERS: Final[dict[str, Literal["trf", "tabular"]]] = {
+    ".trf": "trf", ".txt": "trf", ".tab": "trf",
+    ".parquet": "tabular", ".arrow": "tabular", ".ipc": "tabular", ".feather": "tabular", ".csv": "tabular",
+}
+ARCHIVES: Final = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+MISSING: Final = "no such file or directory"
+#: How every skip reason starts; skipped files are listed in the ledger but are not problems.
+SKIPPED: Final = "not a tournament file ("
+_GLOB_CHARS: Final = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One input file: how to read it, or why it is skipped or rejected without reading."""
+
+    name: str                       # the source name: a path, or 'archive.zip!member'
+    kind: Kind
+    path: str = ""                  # the file on disk (the archive for a member)
+    member: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """A loaded batch with its ledger of problems and the file counts."""
+
+    batch: Batch
+    ledger: pl.DataFrame  # path, line, column, reason
+    files: int
+    loaded: int
+    rejected: int
+    skipped: int = 0
+
+    def summary(self) -> str:
+        """The one-line count, ``N files: K loaded, E rejected``."""
+        return summary(self.files, self.loaded, self.rejected)
+
+
+def summary(files: int, loaded: int, rejected: int) -> str:
+    """The one-line count of a load.
+
+    >>> summary(3, 2, 1)
+    '3 files: 2 loaded, 1 rejected'
+    """
+    return f"{files} files: {loaded} loaded, {rejected} rejected"
+
+
+def _suffix(name: str) -> str:
+    """The extension that decides the reader: '.tar.gz' style double ones included, lower case.
+
+    >>> _suffix("a/B.TAR.GZ"), _suffix("x.trf"), _suffix("README")
+    ('.tar.gz', '.trf', '')
+    """
+    lower = name.lower()
+    for ext in ARCHIVES:
+        if lower.endswith(ext):
+            return ext
+    return os.path.splitext(lower)[1]
+
+
+def _skip(name: str, ext: str, note: str = "") -> _Item:
+    what = f"extension {name[-len(ext):]}" if ext else "no extension"
+    return _Item(name, "skip", reason=f"{SKIPPED}{what}{note})")
+
+
+# --------------------------------------------------------------------------------------- expanding inputs
+
+def expand(inputs: Sequence[str]) -> list[_Item]:
+    """Every file the inputs name, in order, each once, with the reader that will read it."""
+    items: list[_Item] = []
+    for text in inputs:
+        if os.path.isdir(text):
+            items.extend(_walk(text))
+        elif os.path.isfile(text):
+            items.extend(_explicit(text))
+        elif _GLOB_CHARS & set(text):
+            matches = sorted(glob.glob(text, recursive=True))
+            if not matches:
+                items.append(_Item(text, "reject", reason="no file matches the pattern"))
+            for m in matches:
+                items.extend(_walk(m) if os.path.isdir(m) else _explicit(m))
+        else:
+            items.append(_Item(text, "reject", reason=MISSING))
+    seen: set[str] = set()
+    unique = []
+    for item in items:
+        if item.name not in seen:
+            seen.add(item.name)
+            unique.append(item)
+    return unique
+
+
+def _explicit(path: str) -> list[_Item]:
+    ext = _suffix(path)
+    if ext in ARCHIVES:
+        return _archive(path)
+    if READERS.get(ext) == "tabular":
+        return [_Item(path, "tabular", path)]
+    return [_Item(path, "trf", path)]
+
+
+def _walk(top: str) -> list[_Item]:
+    if tabular.is_model_dir(top):
+        return [_Item(top, "tabular", top)]
+    items: list[_Item] = []
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        models = [d for d in dirs if tabular.is_model_dir(os.path.join(root, d))]
+        items.extend(_Item(os.path.join(root, d), "tabular", os.path.join(root, d)) for d in models)
+        dirs[:] = [d for d in dirs if d not in models]
+        for name in sorted(f for f in files if not f.startswith(".")):
+            path = os.path.join(root, name)
+            ext = _suffix(name)
+            reader = READERS.get(ext)
+            if ext in ARCHIVES:
+                items.extend(_archive(path))
+            elif reader == "trf":
+                items.append(_Item(path, "trf", path))
+            elif reader == "tabular":
+                items.append(_Item(path, "tabular", path) if _looks_flat(path)
+                             else _skip(path, ext, ", not a tbstats model"))
+            else:
+                items.append(_skip(path, ext))
+    return sorted(items, key=lambda i: i.name)
+
+
+def _looks_flat(path: str) -> bool:
+    """Whether a tabular file has the flat model's key columns (cheap: schema or header only)."""
+    try:
+        fmt = tabular.model_format(path)
+        if fmt == "parquet":
+            names = list(pl.read_parquet_schema(path))
+        elif fmt == "arrow":
+            names = list(pl.read_ipc_schema(path))
+        else:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                names = [c.strip().strip('"') for c in f.readline().split(",")]
+    except (OSError, pl.exceptions.PolarsError):
+        return False
+    return all(c in names for c in tabular.FLAT_SIGNATURE)
+
+
+def _archive(path: str) -> list[_Item]:
+    """The members of a zip or tar archive; a member that is not TRF by extension is skipped."""
+    try:
+        if _suffix(path) == ".zip":
+            with zipfile.ZipFile(path) as z:
+                members = [i.filename for i in z.infolist() if not i.is_dir()]
+        else:
+            with tarfile.open(path, "r:*") as t:
+                members = [m.name for m in t.getmembers() if m.isfile()]
+    except (OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
+        return [_Item(path, "reject", path, reason=f"not a readable archive ({exc})")]
+    items = []
+    for member in sorted(members):
+        if any(part.startswith(".") or part == "__MACOSX" for part in member.split("/")):
+            continue
+        name = f"{path}!{member}"
+        ext = _suffix(member)
+        if READERS.get(ext) == "trf":
+            items.append(_Item(name, "trf", path, member))
+        elif READERS.get(ext) == "tabular" or ext in ARCHIVES:
+            items.append(_skip(name, ext, ", inside an archive: extract it to read it"))
+        else:
+            items.append(_skip(name, ext))
+    return items
+
+
+class _Archives:
+    """Open archives, kept open while their members are read in order."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, zipfile.ZipFile | tarfile.TarFile] = {}
+
+    def read(self, path: str, member: str) -> bytes:
+        handle = self._open.get(path)
+        if handle is None:
+            # kept open across members on purpose; close() ends them all
+            handle = zipfile.ZipFile(path) if _suffix(path) == ".zip" else tarfile.open(path, "r:*")  # noqa: SIM115
+            self._open[path] = handle
+        if isinstance(handle, zipfile.ZipFile):
+            return handle.read(member)
+        f: IO[bytes] | None = handle.extractfile(member)
+        if f is None:
+            raise OSError(f"{member} is not a regular file")
+        with f:
+            return f.read()
+
+    def close(self) -> None:
+        for handle in self._open.values():
+            handle.close()
+        self._open.clear()
+
+
+# --------------------------------------------------------------------------------------------- loading
+
+def _rows(path: str, reason: str) -> pl.DataFrame:
+    return pl.DataFrame({"path": [path], "line": [None], "column": [None], "reason": [reason]},
+                        schema=ERROR_SCHEMA)
+
+
+def _is_skip() -> pl.Expr:
+    return pl.col("reason").str.starts_with(SKIPPED)
+
+
+@dataclass
+class BatchStream:
+    """Batches of whole files as they are read, with running counts; iterate for ``(batch, ledger)``."""
+
+    inputs: Sequence[str]
+    on_error: OnError = "collect"
+    progress: bool = False
+    batch_files: int = 2000
+    files: int = 0
+    loaded: int = 0
+    rejected: int = 0
+    skipped: int = 0
+    _started: bool = field(default=False, repr=False)
+
+    def summary(self) -> str:
+        """The one-line count so far, ``N files: K loaded, E rejected``."""
+        return summary(self.files, self.loaded, self.rejected)
+
+    def __iter__(self) -> Iterator[tuple[Batch, pl.DataFrame]]:
+        if self._started:
+            raise TbstatsError("a BatchStream can be iterated only once")
+        self._started = True
+        if self.on_error not in ("raise", "collect"):
+            raise TbstatsError(f"on_error must be 'raise' or 'collect', not {self.on_error!r}")
+        if self.batch_files < 1:
+            raise TbstatsError(f"batch_files must be at least 1, not {self.batch_files}")
+        items = expand(self.inputs)
+        bar = _progress_bar(sum(i.kind != "skip" for i in items), self.progress)
+        archives = _Archives()
+        try:
+            yield from self._chunks(items, archives, bar)
+        finally:
+            archives.close()
+            if bar is not None:
+                bar.close()
+
+    def _chunks(self, items: list[_Item], archives: _Archives, bar: Any) -> Iterator[
+            tuple[Batch, pl.DataFrame]]:
+        next_id = 0
+        chunk: list[_Item] = []  # TRF files to read, and skipped or rejected names, in input order
+
+        def flush() -> Iterator[tuple[Batch, pl.DataFrame]]:
+            nonlocal next_id
+            batch, ledger = self._read_trf(chunk, archives, next_id)
+            next_id += batch.n_tournaments
+            _advance(bar, sum(i.kind != "skip" for i in chunk))
+            chunk.clear()
+            yield batch, ledger
+
+        for item in items:
+            if item.kind == "tabular":
+                if chunk:
+                    yield from flush()
+                for batch, ledger in self._read_tabular(item, next_id):
+                    next_id += batch.n_tournaments
+                    yield batch, ledger
+                _advance(bar, 1)
+                continue
+            chunk.append(item)
+            if sum(i.kind == "trf" for i in chunk) >= self.batch_files:
+                yield from flush()
+        if chunk:
+            yield from flush()
+
+    def _read_trf(self, chunk: list[_Item], archives: _Archives, first_id: int) -> tuple[Batch, pl.DataFrame]:
+        """Read the TRF files of a chunk at once; the ledger lists problems in input order."""
+        raw: list[tuple[str, bytes]] = []
+        ledger = [_rows(i.name, i.reason) for i in chunk if i.kind != "trf"]
+        order = {i.name: n for n, i in enumerate(chunk)}
+        pending = [i for i in chunk if i.kind == "trf"]
+        for item in pending:
+            try:
+                data = (archives.read(item.path, item.member) if item.member is not None
+                        else Path(item.path).read_bytes())
+            except (OSError, KeyError, zipfile.BadZipFile, tarfile.TarError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                ledger.append(_rows(item.name, f"cannot read the file ({reason})"))
+                continue
+            raw.append((item.name, data))
+        result = read_trf(raw, first_id=first_id)
+        ledger.append(result.errors)
+        table = pl.concat(ledger).unique(maintain_order=True).with_columns(
+            pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
+        table = table.sort("_order", "line", nulls_last=False, maintain_order=True).drop("_order")
+        bad = set(table.filter(~_is_skip())["path"].to_list())
+        self.skipped += sum(i.kind == "skip" for i in chunk)
+        self.files += sum(i.kind != "skip" for i in chunk)
+        self.rejected += len(bad)
+        self.loaded += sum(i.name not in bad for i in pending)
+        self._check(table)
+        return result.batch, table
+
+    def _read_tabular(self, item: _Item, first_id: int) -> Iterator[tuple[Batch, pl.DataFrame]]:
+        self.files += 1
+        try:
+            parts = tabular.iter_model(item.path)
+            batch = next(parts)
+        except TbstatsError as exc:
+            self.rejected += 1
+            ledger = _rows(item.name, _without_prefix(str(exc), item.path))
+            self._check(ledger)
+            yield Batch(empty("tournaments"), empty("players"), empty("games")), ledger
+            return
+        self.loaded += 1
+        while True:
+            batch = tabular.renumber(batch, first_id)
+            first_id += batch.n_tournaments
+            yield batch, pl.DataFrame(schema=ERROR_SCHEMA)
+            try:
+                batch = next(parts)
+            except StopIteration:
+                return
+            except TbstatsError as exc:
+                self.loaded -= 1
+                self.rejected += 1
+                ledger = _rows(item.name, _without_prefix(str(exc), item.path))
+                self._check(ledger)
+                yield Batch(empty("tournaments"), empty("players"), empty("games")), ledger
+                return
+
+    def _check(self, ledger: pl.DataFrame) -> None:
+        """In raise mode, the first problem (skips are not problems) raises :class:`FormatError`."""
+        if self.on_error != "raise":
+            return
+        problems = ledger.filter(~_is_skip())
+        if problems.height:
+            row = problems.row(0, named=True)
+            raise FormatError(row["path"], row["line"], row["column"], row["reason"])
+
+
+def _without_prefix(message: str, path: str) -> str:
+    return message[len(path) + 2:] if message.startswith(f"{path}: ") else message
+
+
+def _progress_bar(total: int, wanted: bool) -> Any:
+    if not wanted or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="file", file=sys.stderr, dynamic_ncols=True)
+
+
+def _advance(bar: Any, n: int) -> None:
+    if bar is not None and n:
+        bar.update(n)
+
+
+def iter_batches(inputs: Sequence[str], *, on_error: OnError = "collect", progress: bool = False,
+                 batch_files: int = 2000) -> BatchStream:
+    """Batches of whole files, ``batch_files`` TRF files (or one model part) at a time, with their ledgers.
+
+    The returned :class:`BatchStream` yields ``(batch, ledger)`` pairs and keeps running counts
+    (``files``, ``loaded``, ``rejected``, ``skipped``). Tournament ids are unique across the batches.
+    """
+    return BatchStream(inputs, on_error, progress, batch_files)
+
+
+def load(inputs: Sequence[str], *, on_error: OnError, progress: bool = False,
+         batch_files: int = 2000) -> LoadResult:
+    """Read every input into one batch; with ``on_error="raise"`` the first problem raises FormatError.
+
+    ``progress`` shows a bar on stderr when stderr is a terminal.
+    """
+    stream = iter_batches(inputs, on_error=on_error, progress=progress, batch_files=batch_files)
+    batches: list[Batch] = []
+    ledgers: list[pl.DataFrame] = [pl.DataFrame(schema=ERROR_SCHEMA)]
+    for batch, ledger in stream:
+        if batch.n_tournaments or not batches:
+            batches.append(batch)
+        ledgers.append(ledger)
+    batch = batches[0] if len(batches) == 1 else Batch.concat(batches)
+    return LoadResult(batch, pl.concat(ledgers), stream.files, stream.loaded, stream.rejected, stream.skipped)

@@ -1,0 +1,121 @@
+"""Result tables written as CSV, TSV, JSON, Markdown or Parquet, to a file or to standard output.
+
+Floats are written as plain decimals (``35.5``, ``17.25``, ``10.0``; never ``1e+01``); nulls are empty cells
+in CSV/TSV/Markdown and ``null`` in JSON; list cells are JSON arrays.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from datetime import date, datetime
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from tbstats.errors import TbstatsError
+
+#: Output formats; the text ones can go to standard output.
+FORMATS: Final = ("csv", "tsv", "json", "md", "parquet")
+TEXT_FORMATS: Final = ("csv", "tsv", "json", "md")
+
+
+def plain(value: float) -> str:
+    """A float as a plain decimal, with the fewest digits that read back to it.
+
+    >>> plain(35.5), plain(10.0), plain(1e20), plain(1e-7), plain(-0.25)
+    ('35.5', '10.0', '100000000000000000000.0', '0.0000001', '-0.25')
+    """
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return str(np.format_float_positional(value, trim="0"))
+
+
+def _cell(value: object) -> object:
+    """A cell for the text formats: floats and lists as text, the rest as it is."""
+    if isinstance(value, float):
+        return plain(value)
+    if isinstance(value, list):
+        return _json(value)
+    return value
+
+
+def _json(value: object) -> str:
+    """JSON text of one value, floats as plain decimals (NaN and infinities as null)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return plain(value) if math.isfinite(value) else "null"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_json(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))}: {_json(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, date | datetime):
+        return json.dumps(value.isoformat())
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def _text_columns(df: pl.DataFrame) -> pl.DataFrame:
+    """Float and nested columns as strings, so that every text writer prints them alike."""
+    convert = [c for c, t in df.schema.items() if t.is_float() or t.is_nested()]
+    return df.with_columns(pl.Series(c, [None if v is None else _cell(v) for v in df[c].to_list()],
+                                     dtype=pl.String) for c in convert)
+
+
+def format_table(df: pl.DataFrame, fmt: str) -> str:
+    """The text of a table in a text format (csv, tsv, json, md).
+
+    >>> print(format_table(pl.DataFrame({"name": ["Ann", None], "BH": [35.5, 17.25]}), "md"), end="")
+    | name | BH |
+    | --- | ---: |
+    | Ann | 35.5 |
+    |  | 17.25 |
+    """
+    if fmt in ("csv", "tsv"):
+        return _text_columns(df).write_csv(separator="," if fmt == "csv" else "\t")
+    if fmt == "json":
+        rows = [_json(row) for row in df.iter_rows(named=True)]
+        return "[\n" + ",\n".join(f"  {r}" for r in rows) + "\n]\n" if rows else "[]\n"
+    if fmt == "md":
+        return _markdown(df)
+    raise TbstatsError(f"unknown text format {fmt!r} (expected one of {', '.join(TEXT_FORMATS)})")
+
+
+def _markdown(df: pl.DataFrame) -> str:
+    def esc(value: object) -> str:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
+
+    text = _text_columns(df)
+    align = ["---:" if t.is_numeric() else "---" for t in df.schema.values()]
+    lines = ["| " + " | ".join(esc(c) for c in df.columns) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in text.iter_rows()]
+    return "\n".join(lines) + "\n"
+
+
+def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None) -> None:
+    """Write a table in ``fmt`` to ``path``, or to standard output when ``path`` is None.
+
+    Parquet needs a path: without one it raises :class:`TbstatsError`.
+    """
+    if fmt == "parquet":
+        if path is None:
+            raise TbstatsError("parquet output needs a file (-o FILE); it cannot go to standard output")
+        df.write_parquet(path)
+        return
+    text = format_table(df, fmt)
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        Path(path).write_text(text, encoding="utf-8", newline="")
