@@ -89,7 +89,8 @@ def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int
     """Build the dense view of ``batch``.
 
     ``force_type`` ('swiss' or 'round_robin') overrides the detected event type; ``after_round`` counts
-    only rounds up to that one (standings part-way through an event, rules.md 4.8).
+    the rounds up to that one (standings part-way through an event, rules.md 4.8), instead of the rounds
+    the reader found complete.
     """
     t = batch.tournaments.sort("tournament")
     p = batch.players.sort("tournament", "start_no")
@@ -100,7 +101,10 @@ def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int
     P = p.height
     n = t["rounds_played"].to_numpy().astype(np.int64)
     if after_round is not None:
-        n = np.minimum(n, after_round)
+        in_file = t.select("tournament").join(
+            batch.games.group_by("tournament").agg(pl.col("round").max().alias("_r")), on="tournament",
+            how="left")["_r"].fill_null(0).to_numpy().astype(np.int64)
+        n = np.minimum(in_file, after_round)
     R = int(n.max()) if len(n) else 0
     g = batch.games.filter(pl.col("round") <= R).join(
         prow.select("tournament", pl.col("start_no").alias("player"), pl.col("_p")),

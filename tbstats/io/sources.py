@@ -100,6 +100,20 @@ def _suffix(name: str) -> str:
     return os.path.splitext(lower)[1]
 
 
+def is_archive(path: str) -> bool:
+    """Whether a path names a zip or tar archive by its extension.
+
+    >>> is_archive("x/a.TGZ"), is_archive("a.trf")
+    (True, False)
+    """
+    return _suffix(path) in ARCHIVES
+
+
+def is_pattern(text: str) -> bool:
+    """Whether an input is a glob pattern (it has ``*``, ``?`` or ``[``)."""
+    return bool(_GLOB_CHARS & set(text))
+
+
 def _skip(name: str, ext: str, note: str = "") -> _Item:
     what = f"extension {name[-len(ext):]}" if ext else "no extension"
     return _Item(name, "skip", reason=f"{SKIPPED}{what}{note})")
@@ -115,7 +129,7 @@ def expand(inputs: Sequence[str]) -> list[_Item]:
             items.extend(_walk(text))
         elif os.path.isfile(text):
             items.extend(_explicit(text))
-        elif _GLOB_CHARS & set(text):
+        elif is_pattern(text):
             matches = sorted(glob.glob(text, recursive=True))
             if not matches:
                 items.append(_Item(text, "reject", reason="no file matches the pattern"))

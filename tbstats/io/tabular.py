@@ -314,6 +314,7 @@ def write_model(batch: Batch, path: str | Path, *, format: Format | None = None)
     p = Path(path)
     fmt, single = _target(p, format)
     if single:
+        p.parent.mkdir(parents=True, exist_ok=True)
         flat = flatten(batch, json_lists=fmt == "csv")
         if fmt == "csv":
             flat.write_csv(p)
@@ -399,6 +400,7 @@ class ArchiveWriter:
         if self.single:
             if append:
                 raise TbstatsError(f"{self.path}: cannot append to a single-file model; write a directory")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             return
         if self.path.exists() and any(self.path.iterdir()):
             if not append:

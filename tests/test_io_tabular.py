@@ -1,0 +1,249 @@
+"""The model to and from Parquet, Arrow IPC and CSV: round trips, part files, schema errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from helpers import FIXTURES, REAL, requires_shared
+from polars.testing import assert_frame_equal
+from trf_samples import GOOD, player, variant
+
+from tbstats.errors import SchemaError, TbstatsError
+from tbstats.games import Batch, empty
+from tbstats.io.tabular import FLAT_COLUMNS, ArchiveWriter, flatten, iter_model, read_model, write_model
+from tbstats.io.trf import read_trf
+
+TABLES = ("tournaments", "players", "games", "warnings")
+SINGLE = ["archive.parquet", "archive.arrow", "archive.ipc", "archive.feather", "archive.csv"]
+DIRECTORY = ["parquet", "arrow", "csv"]
+
+
+def assert_batch_equal(left: Batch, right: Batch) -> None:
+    for table in TABLES:
+        assert_frame_equal(getattr(left, table), getattr(right, table), check_row_order=True)
+
+
+def small_batch() -> Batch:
+    return read_trf([("small.trf", GOOD.encode())]).batch
+
+
+@pytest.fixture(scope="module")
+def real_batch() -> Batch:
+    """Every TRF file of the shared corpus and fixtures that reads without errors (with warnings)."""
+    if not REAL.is_dir():
+        pytest.skip("../shared is not beside the checkout")
+    paths = [p for root in (REAL, FIXTURES) for p in sorted(root.rglob("*"))
+             if p.suffix.lower() in (".trf", ".tab", ".txt")]
+    result = read_trf([(str(p), p.read_bytes()) for p in paths])
+    assert result.batch.n_tournaments > 80
+    assert result.batch.warnings.height > 0
+    return result.batch
+
+
+def unusual_batch() -> Batch:
+    """Edge cases: an event without players, a player without rounds, empty vs null strings, quotes."""
+    b = read_trf([("a.trf", GOOD.encode()),
+                  ("b.trf", (GOOD + player(5, 'Late, "Lou"', "", []) + "\n").encode())]).batch
+    lonely = b.tournaments.head(1).with_columns(
+        pl.lit(7, pl.Int64).alias("tournament"), pl.lit("none.trf").alias("source"),
+        pl.lit(None, pl.List(pl.String)).alias("records"), pl.lit(["BH", "SB, x"]).alias("tiebreaks"))
+    players = b.players.with_columns(
+        pl.when(pl.col("start_no") == 2).then(pl.lit("")).otherwise(pl.col("name")).alias("name"))
+    games = b.games.filter(pl.col("player") != 5)
+    return Batch(pl.concat([b.tournaments, lonely]), players, games, b.warnings)
+
+
+# ------------------------------------------------------------------------------------------- round trips
+
+@requires_shared()
+@pytest.mark.parametrize("name", SINGLE)
+def test_single_file_round_trip_on_the_real_corpus(real_batch: Batch, tmp_path: Path, name: str) -> None:
+    path = write_model(real_batch, tmp_path / name)
+    assert path.is_file()
+    assert_batch_equal(read_model(path), real_batch)
+
+
+@requires_shared()
+@pytest.mark.parametrize("fmt", DIRECTORY)
+def test_directory_round_trip_on_the_real_corpus(real_batch: Batch, tmp_path: Path, fmt: str) -> None:
+    path = write_model(real_batch, tmp_path / "archive", format=fmt)  # type: ignore[arg-type]
+    assert sorted(p.name for p in path.iterdir()) == sorted(f"{t}.{'arrow' if fmt == 'arrow' else fmt}"
+                                                              for t in TABLES)
+    assert_batch_equal(read_model(path), real_batch)
+
+
+@pytest.mark.parametrize("name", [*SINGLE, "dir-parquet", "dir-arrow", "dir-csv"])
+def test_round_trip_of_edge_cases(tmp_path: Path, name: str) -> None:
+    batch = unusual_batch()
+    fmt = name.removeprefix("dir-") if name.startswith("dir-") else None
+    path = write_model(batch, tmp_path / name, format=fmt)  # type: ignore[arg-type]
+    back = read_model(path)
+    assert_batch_equal(back, batch)
+    assert back.players.filter(pl.col("start_no") == 2)["name"].to_list() == ["", ""]
+    assert back.players.filter(pl.col("start_no") == 1)["name"].to_list() == ["Alpha, Anna"] * 2
+    assert back.players.filter(pl.col("start_no") == 5)["name"].to_list() == ['Late, "Lou"']
+
+
+@pytest.mark.parametrize("name", [*SINGLE, "dir"])
+def test_empty_batch_round_trip(tmp_path: Path, name: str) -> None:
+    batch = Batch(empty("tournaments"), empty("players"), empty("games"))
+    assert_batch_equal(read_model(write_model(batch, tmp_path / name)), batch)
+
+
+def test_flat_layout() -> None:
+    batch = unusual_batch()
+    flat = flatten(batch)
+    assert flat.columns == list(FLAT_COLUMNS)
+    assert flat.columns[:4] == ["tournament", "source", "event_name", "city"]
+    assert {"event_federation", "start_no", "name", "federation", "player_line", "round", "game_type",
+            "warning_line", "warning_field", "warning_message"} <= set(flat.columns)
+    assert "line" not in flat.columns and "player" not in flat.columns
+    # one row per player-round, a row for the player without rounds and for the event without players
+    games = batch.games.height
+    assert flat.filter(pl.col("tournament").is_not_null()).height == games + 2
+    late = flat.filter(pl.col("start_no") == 5)
+    assert late.height == 1 and late["round"].to_list() == [None]
+    assert flat.filter(pl.col("tournament") == 7)["start_no"].to_list() == [None]
+    # warnings are rows of their own, without a tournament
+    warnings = flat.filter(pl.col("tournament").is_null())
+    assert warnings.height == batch.warnings.height > 0
+    assert warnings["warning_message"].null_count() == 0
+    # records only on each tournament's first row
+    assert flat.group_by("tournament").agg(pl.col("records").is_not_null().sum()).filter(
+        pl.col("tournament").is_not_null() & (pl.col("tournament") != 7))["records"].to_list() == [1, 1]
+
+
+def test_csv_cells(tmp_path: Path) -> None:
+    path = write_model(unusual_batch(), tmp_path / "a.csv")
+    head, first = path.read_text(encoding="utf-8").splitlines()[:2]
+    assert head.startswith("tournament,source,event_name,city,event_federation,start_date,")
+    assert ',"[""BH"", ""SB, x""]",' in path.read_text(encoding="utf-8")
+    assert first.startswith("0,a.trf,Test Open,,,,,,2,2,swiss,")
+    assert ",true,played," in first
+
+
+# ------------------------------------------------------------------------------------------- part files
+
+def parts_of(batch: Batch) -> list[Batch]:
+    ids = batch.tournaments["tournament"].to_list()
+    return [batch.select(ids[:1]), batch.select(ids[1:2]), batch.select(ids[2:])]
+
+
+@pytest.mark.parametrize("name", ["dir-parquet", "dir-arrow", "dir-csv", "a.parquet", "a.arrow", "a.csv"])
+def test_archive_writer_appends_batches_with_unique_ids(tmp_path: Path, name: str) -> None:
+    batch = unusual_batch()
+    parts = parts_of(batch)
+    fmt = name.removeprefix("dir-") if name.startswith("dir-") else None
+    with ArchiveWriter(tmp_path / name, fmt) as writer:  # type: ignore[arg-type]
+        for part in parts:
+            writer.write(Batch.concat([part]))  # every part numbered from 0: the writer offsets them
+    assert writer.tournaments_written == 3
+    back = read_model(tmp_path / name)
+    assert back.tournaments["tournament"].to_list() == [0, 1, 2]
+    assert_batch_equal(back, Batch.concat(parts))
+    if name.startswith("dir-"):
+        ext = "arrow" if fmt == "arrow" else fmt
+        assert sorted(p.name for p in (tmp_path / name / "games").iterdir()) == [
+            f"part-0000{i}.{ext}" for i in range(3)]
+        assert [b.tournaments["tournament"].to_list() for b in iter_model(tmp_path / name)] == [[0], [1], [2]]
+
+
+def test_archive_writer_append_continues_ids(tmp_path: Path) -> None:
+    parts = parts_of(unusual_batch())
+    with ArchiveWriter(tmp_path / "arc") as writer:
+        writer.write(parts[0])
+    with pytest.raises(TbstatsError, match="not empty"):
+        ArchiveWriter(tmp_path / "arc")
+    with ArchiveWriter(tmp_path / "arc", append=True) as writer:
+        writer.write(Batch.concat(parts[1:]))
+    back = read_model(tmp_path / "arc")
+    assert_batch_equal(back, Batch.concat(parts))
+
+
+def test_archive_writer_removes_its_files_on_error(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), ArchiveWriter(tmp_path / "arc") as writer:
+        writer.write(small_batch())
+        raise RuntimeError("boom")
+    assert not (tmp_path / "arc").exists()
+    with pytest.raises(RuntimeError), ArchiveWriter(tmp_path / "a.parquet") as writer:
+        writer.write(small_batch())
+        raise RuntimeError("boom")
+    assert not (tmp_path / "a.parquet").exists()
+
+
+def test_archive_writer_without_batches_leaves_an_empty_model(tmp_path: Path) -> None:
+    with ArchiveWriter(tmp_path / "a.parquet"):
+        pass
+    assert read_model(tmp_path / "a.parquet").n_tournaments == 0
+
+
+# ------------------------------------------------------------------------------------------- schema errors
+
+def test_wrong_type_in_a_flat_file_names_column_and_file(tmp_path: Path) -> None:
+    flat = flatten(small_batch()).with_columns(pl.col("rating").cast(pl.String))
+    flat.write_parquet(tmp_path / "x.parquet")
+    with pytest.raises(SchemaError, match=r"x\.parquet: column 'rating' has type String \(expected Int32\)"):
+        read_model(tmp_path / "x.parquet")
+    flatten(small_batch()).with_columns(pl.col("played").cast(pl.Int8)).write_ipc(tmp_path / "x.arrow")
+    with pytest.raises(SchemaError, match=r"x\.arrow: column 'played' has type Int8 \(expected Boolean\)"):
+        read_model(tmp_path / "x.arrow")
+
+
+def test_missing_column_in_a_flat_file(tmp_path: Path) -> None:
+    flatten(small_batch()).drop("event_name", "round").write_parquet(tmp_path / "x.parquet")
+    with pytest.raises(SchemaError, match=r"x\.parquet: flat model table lacks column\(s\) event_name, rou"):
+        read_model(tmp_path / "x.parquet")
+
+
+def test_wrong_type_in_a_directory_table(tmp_path: Path) -> None:
+    path = write_model(small_batch(), tmp_path / "arc")
+    games = pl.read_parquet(path / "games.parquet").with_columns(pl.col("round").cast(pl.String))
+    games.write_parquet(path / "games.parquet")
+    with pytest.raises(SchemaError, match=r"games\.parquet: games column 'round' has type String"):
+        read_model(path)
+
+
+def test_bad_csv_cell_names_column_line_and_file(tmp_path: Path) -> None:
+    flat = flatten(small_batch(), json_lists=True).with_row_index().with_columns(
+        pl.when(pl.col("index") == 2).then(pl.lit("20x0")).otherwise(pl.col("rating").cast(pl.String))
+        .alias("rating")).drop("index")
+    path = tmp_path / "x.csv"
+    flat.write_csv(path)
+    with pytest.raises(SchemaError, match=r"x\.csv: column 'rating' line 4: '20x0' is not a whole number"):
+        read_model(path)
+
+
+@pytest.mark.parametrize(("column", "value", "kind"), [
+    ("game_type", "lost", "value of played, forfeit_win"),
+    ("played", "yes", "boolean"),
+    ("start_date", "2024/01/02", "date"),
+    ("records", "[oops", "JSON array of strings"),
+])
+def test_bad_csv_cells_of_other_types(tmp_path: Path, column: str, value: str, kind: str) -> None:
+    flat = flatten(small_batch(), json_lists=True).with_columns(pl.lit(value).alias(column))
+    flat.write_csv(tmp_path / "x.csv")
+    with pytest.raises(SchemaError, match=rf"x\.csv: column '{column}' line 2: .* is not a {kind}"):
+        read_model(tmp_path / "x.csv")
+
+
+def test_unreadable_and_unknown_files(tmp_path: Path) -> None:
+    (tmp_path / "x.parquet").write_bytes(b"not parquet at all")
+    with pytest.raises(SchemaError, match=r"x\.parquet: not a readable parquet file"):
+        read_model(tmp_path / "x.parquet")
+    (tmp_path / "x.trf").write_text(GOOD)
+    with pytest.raises(SchemaError, match="not a tbstats model file"):
+        read_model(tmp_path / "x.trf")
+    (tmp_path / "d").mkdir()
+    with pytest.raises(SchemaError, match="no tournaments table"):
+        read_model(tmp_path / "d")
+
+
+def test_format_and_extension_must_agree(tmp_path: Path) -> None:
+    with pytest.raises(TbstatsError, match="does not match format 'csv'"):
+        write_model(small_batch(), tmp_path / "a.parquet", format="csv")
+
+
+def test_variant_helper_keeps_columns() -> None:
+    assert variant(2, "x").splitlines()[2] == "x"
