@@ -100,14 +100,14 @@ def test_ingest_good_and_bad_files_collects_and_exits_1(runner: CliRunner, tmp_p
     (tmp_path / "notes.md").write_text("hello")
     result = runner.invoke(main, ["ingest", ".", "-o", "out.parquet", "--errors", "problems.csv"])
     assert result.exit_code == 1
-    assert result.stderr == (f"./{BAD_MESSAGE}\n"
+    assert result.stderr == (f"{BAD_MESSAGE}\n"
                              "skipped 1 files that are not tournament files\n"
                              "2 files: 1 loaded, 1 rejected\n")
     assert (tmp_path / "problems.csv").read_text() == (
         "path,line,column,reason\n"
-        f"./bad.trf,4,rating (cols 49-52),\"{RATING}\"\n"
-        "./notes.md,,,not a tournament file (extension .md)\n")
-    assert read_model(tmp_path / "out.parquet").tournaments["source"].to_list() == ["./good.trf"]
+        f"bad.trf,4,rating (cols 49-52),\"{RATING}\"\n"
+        "notes.md,,,not a tournament file (extension .md)\n")
+    assert read_model(tmp_path / "out.parquet").tournaments["source"].to_list() == ["good.trf"]
 
 
 def test_ingest_a_single_bad_file_raises_and_exits_3(runner: CliRunner, tmp_path: Path) -> None:

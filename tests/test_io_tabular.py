@@ -150,6 +150,20 @@ def test_archive_writer_appends_batches_with_unique_ids(tmp_path: Path, name: st
         assert [b.tournaments["tournament"].to_list() for b in iter_model(tmp_path / name)] == [[0], [1], [2]]
 
 
+def test_games_as_a_directory_of_parts(tmp_path: Path) -> None:
+    batch = unusual_batch()
+    path = write_model(batch, tmp_path / "arc")
+    games = pl.read_parquet(path / "games.parquet")
+    (path / "games.parquet").unlink()
+    (path / "games").mkdir()
+    games.head(5).write_parquet(path / "games" / "part-0.parquet")
+    games.slice(5).write_parquet(path / "games" / "part-1.parquet")
+    assert_batch_equal(read_model(path), batch)
+    games.write_parquet(path / "games.parquet")
+    with pytest.raises(SchemaError, match="table games is stored more than once"):
+        read_model(path)
+
+
 def test_archive_writer_append_continues_ids(tmp_path: Path) -> None:
     parts = parts_of(unusual_batch())
     with ArchiveWriter(tmp_path / "arc") as writer:

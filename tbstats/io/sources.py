@@ -121,16 +121,16 @@ def _skip(name: str, ext: str, note: str = "") -> _Item:
 
 # --------------------------------------------------------------------------------------- expanding inputs
 
-def expand(inputs: Sequence[str]) -> list[_Item]:
-    """Every file the inputs name, in order, each once, with the reader that will read it."""
+def _expand(inputs: Sequence[str]) -> list[_Item]:
+    """Every file the inputs name, in order, each once (paths normalised), with the reader that reads it."""
     items: list[_Item] = []
     for text in inputs:
         if os.path.isdir(text):
-            items.extend(_walk(text))
+            items.extend(_walk(os.path.normpath(text)))
         elif os.path.isfile(text):
-            items.extend(_explicit(text))
+            items.extend(_explicit(os.path.normpath(text)))
         elif is_pattern(text):
-            matches = sorted(glob.glob(text, recursive=True))
+            matches = sorted(os.path.normpath(m) for m in glob.glob(text, recursive=True))
             if not matches:
                 items.append(_Item(text, "reject", reason="no file matches the pattern"))
             for m in matches:
@@ -162,10 +162,12 @@ def _walk(top: str) -> list[_Item]:
     for root, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         models = [d for d in dirs if tabular.is_model_dir(os.path.join(root, d))]
-        items.extend(_Item(os.path.join(root, d), "tabular", os.path.join(root, d)) for d in models)
+        for d in models:
+            path = os.path.normpath(os.path.join(root, d))
+            items.append(_Item(path, "tabular", path))
         dirs[:] = [d for d in dirs if d not in models]
         for name in sorted(f for f in files if not f.startswith(".")):
-            path = os.path.join(root, name)
+            path = os.path.normpath(os.path.join(root, name))
             ext = _suffix(name)
             reader = READERS.get(ext)
             if ext in ARCHIVES:
@@ -285,7 +287,7 @@ class BatchStream:
             raise TbstatsError(f"on_error must be 'raise' or 'collect', not {self.on_error!r}")
         if self.batch_files < 1:
             raise TbstatsError(f"batch_files must be at least 1, not {self.batch_files}")
-        items = expand(self.inputs)
+        items = _expand(self.inputs)
         bar = _progress_bar(sum(i.kind != "skip" for i in items), self.progress)
         archives = _Archives()
         try:
@@ -299,13 +301,15 @@ class BatchStream:
             tuple[Batch, pl.DataFrame]]:
         next_id = 0
         chunk: list[_Item] = []  # TRF files to read, and skipped or rejected names, in input order
+        n_trf = 0
 
         def flush() -> Iterator[tuple[Batch, pl.DataFrame]]:
-            nonlocal next_id
+            nonlocal next_id, n_trf
             batch, ledger = self._read_trf(chunk, archives, next_id)
             next_id += batch.n_tournaments
             _advance(bar, sum(i.kind != "skip" for i in chunk))
             chunk.clear()
+            n_trf = 0
             yield batch, ledger
 
         for item in items:
@@ -318,7 +322,8 @@ class BatchStream:
                 _advance(bar, 1)
                 continue
             chunk.append(item)
-            if sum(i.kind == "trf" for i in chunk) >= self.batch_files:
+            n_trf += item.kind == "trf"
+            if n_trf >= self.batch_files:
                 yield from flush()
         if chunk:
             yield from flush()
