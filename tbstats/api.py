@@ -66,6 +66,13 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
     """
     parsed = _specs(specs)
     rules = check_edition(rules)
+    if batch.players.is_empty():
+        schema: dict[str, pl.DataType] = {
+            "source": pl.String(), "tournament": pl.Int64(), "start_no": pl.Int32(), "name": pl.String(),
+            "rating": pl.Int32(), "points": pl.Float64(), "rank": pl.Int64()}
+        schema.update({str(s): pl.Int64() if get_tiebreak(s.name).kind == "partition" else pl.Float64()
+                       for s in parsed})
+        return pl.DataFrame(schema=schema)
     ctx = context or make_context(batch, rules=rules, force_type=force_type, after_round=after_round,
                                   unrated_rating=unrated_rating)
     d = ctx.dense

@@ -23,13 +23,18 @@ from typing import Any, Final, TypeVar, cast
 import click
 import polars as pl
 
-from tbstats import __version__
+from tbstats import __version__, api
+from tbstats import explain as explain_mod
 from tbstats.errors import FormatError, TbstatsError
+from tbstats.games import Batch, empty
 from tbstats.info import summary_table
 from tbstats.io import sources, tabular
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.output import FORMATS, write_table
+from tbstats.rules import EDITIONS, check_edition
+from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.tiebreaks import TIEBREAKS
 
 EXIT_OK: Final = 0
 EXIT_REJECTED: Final = 1
@@ -258,3 +263,128 @@ def info(ctx: click.Context, inputs: Inputs, output: Output, by_tournament: bool
     result = load_inputs(inputs)
     emit(summary_table(result.batch, by_tournament=by_tournament), output)
     ctx.exit(exit_code(result.rejected))
+
+
+# ------------------------------------------------------------------------------------------- tie-breaks
+
+@dataclass(frozen=True)
+class Engine:
+    """Rule options shared by the commands that compute tie-breaks."""
+
+    rules: str
+    force_type: str | None
+    after_round: int | None
+    unrated_rating: int | None
+
+
+def engine_options(f: F) -> F:
+    """Add ``--rules``, ``--swiss/--round-robin``, ``--after-round`` and ``--unrated-rating``; pass ``engine``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, rules: str, force_type: str | None, after_round: int | None,
+                unrated_rating: int | None, **kwargs: Any) -> Any:
+        try:
+            edition = check_edition(rules)
+        except TbstatsError as exc:
+            raise click.BadParameter(str(exc), param_hint="--rules") from None
+        return f(*args, engine=Engine(edition, force_type, after_round, unrated_rating), **kwargs)
+
+    options = [
+        click.option("--rules", default="fide-2026", show_default=True, metavar="EDITION",
+                     help="Rule edition: " + ", ".join(EDITIONS) + " (auto: by each tournament's start date)."),
+        click.option("--swiss", "force_type", flag_value="swiss", default=None,
+                     help="Treat every event as a Swiss (C.07 16), whatever was detected."),
+        click.option("--round-robin", "force_type", flag_value="round_robin",
+                     help="Treat every event as pre-determined pairings (C.07 15.2)."),
+        click.option("--after-round", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Standings after round N (default: every round with results)."),
+        click.option("--unrated-rating", type=click.IntRange(min=1), default=None, metavar="R",
+                     help="Rating for unrated players in rating tie-breaks (C.07 10); without it, "
+                          "rating tie-breaks are undefined in events with unrated players."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+def _spec_list(text: str) -> list[TieBreakSpec]:
+    try:
+        return parse_specs(text)
+    except TbstatsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--tiebreaks") from None
+
+
+@main.command(epilog=EPILOG)
+@input_options
+@output_options
+@engine_options
+@click.option("-t", "--tiebreaks", "specs", required=True, metavar="SPEC[,SPEC...]",
+              help="Ordered tie-breaks, e.g. 'BH/C1,BH,SB,DE,WIN' (see `tbstats tiebreaks`).")
+@click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True,
+              help="TRF files computed per batch.")
+@click.pass_context
+def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str,
+            batch_files: int) -> None:
+    """Compute tie-breaks and standings: one row per player.
+
+    Columns: source, tournament, start_no, name, rating, points, rank, then one column per SPEC named
+    exactly as written (in canonical form, e.g. bh-c1 -> BH/C1). rank orders by points, then the specs in
+    the order given, each applied only to groups still tied (C.07 4.2); players still tied share a rank.
+    A DE column holds the rank after points and the specs up to and including DE.
+    """
+    parsed = _spec_list(specs)
+    stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
+                                  batch_files=batch_files)
+    parts = []
+    ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
+    try:
+        for batch, ledger in stream:
+            ledgers.append(ledger)
+            if batch.n_tournaments:
+                parts.append(api.compute(batch, parsed, rules=engine.rules, force_type=engine.force_type,
+                                         after_round=engine.after_round, unrated_rating=engine.unrated_rating))
+    except FormatError as exc:
+        write_ledger(inputs, _ledger_of(exc))
+        raise
+    report_load(inputs, pl.concat(ledgers), stream.summary())
+    if not parts:
+        parts.append(api.compute(Batch(empty("tournaments"), empty("players"), empty("games")), parsed,
+                                 rules=engine.rules))
+    emit(pl.concat(parts), output)
+    ctx.exit(exit_code(stream.rejected))
+
+
+@main.command(epilog=EPILOG)
+@click.argument("path", metavar="FILE")
+@click.option("-p", "--player", type=int, required=True, help="Start number of the player.")
+@click.option("-t", "--tiebreak", "spec", required=True, metavar="SPEC", help="One tie-break, e.g. BH/C1.")
+@click.option("--tournament", type=int, default=None, help="Tournament id when FILE holds several events.")
+@output_options
+@engine_options
+def explain(path: str, player: int, spec: str, tournament: int | None, output: Output, engine: Engine) -> None:
+    """Show a player's tie-break round by round: opponents, dummies and their caps, and what was cut.
+
+    Each round shows the C.07 16.2 category, the opponent's score as counted (16.3), the dummy that
+    replaces an unplayed round before and after its cap (16.4), the contribution, and which elements the
+    Cut/Median modifiers removed and why (14, 16.5). The summary line goes to stderr.
+    """
+    result = sources.load([path], on_error="raise")
+    parsed = _spec_list(spec)[0]
+    ex = explain_mod.explain(result.batch, player=player, tiebreak=str(parsed), rules=engine.rules,
+                             tournament=tournament, force_type=engine.force_type)
+    if output.format in ("csv", "tsv", "json", "parquet") or output.path:
+        emit(ex.rounds, output)
+        click.echo(ex.summary, err=True)
+    else:
+        click.echo(ex.summary)
+        emit(ex.rounds, output)
+
+
+@main.command(name="tiebreaks", epilog=EPILOG)
+@output_options
+def tiebreaks_cmd(output: Output) -> None:
+    """List the tie-break registry: name, article, modifiers, direction and description."""
+    rows = [{"name": t.name, "article": t.article, "modifiers": ",".join(sorted(t.modifiers)),
+             "order": "higher first" if t.higher_is_better else "lower first",
+             "kind": t.kind, "description": t.description} for t in TIEBREAKS.values()]
+    emit(pl.DataFrame(rows), output)

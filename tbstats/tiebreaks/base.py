@@ -101,27 +101,50 @@ def pick(mask: np.ndarray, keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarr
     return cand.argmax(axis=1), cand.any(axis=1)
 
 
-def cut_elements(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray,
-                 low: int, high: int, by_oppscore: bool) -> np.ndarray:
-    """The element mask after ``low`` least and ``high`` most significant cuts (C.07 14, 16.5).
+#: Why an element was cut (explain): the least significant value, a VUR cut first (16.5), the most significant.
+CUT_LOWEST, CUT_VUR, CUT_HIGHEST = 1, 2, 3
+
+
+def cut_order(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray,
+              low: int, high: int, by_oppscore: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Which elements ``low`` least and ``high`` most significant cuts remove, in order (C.07 14, 16.5).
 
     Least significant value: the lowest contribution (BH), or the contribution of the lowest-scored
     opponent (SB: ``by_oppscore``); ties prefer a VUR element, then the earliest round. When the player
     still has a VUR element and the LSV is not one, the lowest VUR contribution is cut instead as long as
     it is not lower than the LSV (16.5.1, 16.5.2). High cuts remove the most significant value.
+    Returns ``columns`` and ``reasons`` of shape [P, low + high]; reason 0 means nothing was left to cut.
     """
     keep = present.copy()
     rows = np.arange(present.shape[0])
     not_vur = (~vur).astype(np.int64)
-    for _ in range(low):
-        keys = [oppscore, contribution, not_vur] if by_oppscore else [contribution, not_vur]
-        lsv, has = pick(keep, keys)
-        v, has_vur = pick(keep & vur, [contribution, oppscore])
-        use_v = has_vur & ~vur[rows, lsv] & (contribution[rows, v] >= contribution[rows, lsv])
-        col = np.where(use_v, v, lsv)
+    columns = np.zeros((present.shape[0], low + high), dtype=np.int64)
+    reasons = np.zeros((present.shape[0], low + high), dtype=np.int8)
+    for step in range(low + high):
+        if step < low:
+            keys = [oppscore, contribution, not_vur] if by_oppscore else [contribution, not_vur]
+            lsv, has = pick(keep, keys)
+            v, has_vur = pick(keep & vur, [contribution, oppscore])
+            use_v = has_vur & ~vur[rows, lsv] & (contribution[rows, v] >= contribution[rows, lsv])
+            col = np.where(use_v, v, lsv)
+            reason = np.where(use_v, CUT_VUR, CUT_LOWEST)
+        else:
+            col, has = pick(keep, [-oppscore, -contribution] if by_oppscore else [-contribution])
+            reason = np.full(len(rows), CUT_HIGHEST)
         keep[rows[has], col[has]] = False
-    for _ in range(high):
-        keys = [-oppscore, -contribution] if by_oppscore else [-contribution]
-        msv, has = pick(keep, keys)
-        keep[rows[has], msv[has]] = False
+        columns[:, step] = col
+        reasons[:, step] = np.where(has, reason, 0)
+    return columns, reasons
+
+
+def cut_elements(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray,
+                 low: int, high: int, by_oppscore: bool) -> np.ndarray:
+    """The element mask left after the cuts of :func:`cut_order`."""
+    keep = present.copy()
+    if low + high == 0:
+        return keep
+    columns, reasons = cut_order(present, contribution, oppscore, vur, low, high, by_oppscore)
+    rows = np.repeat(np.arange(present.shape[0]), low + high).reshape(columns.shape)
+    done = reasons > 0
+    keep[rows[done], columns[done]] = False
     return keep
