@@ -2,9 +2,10 @@
 
 >>> from tbstats.api import compute
 >>> from tbstats.io.trf import read_trf
->>> trf = b"012 demo\\nXXR 1\\n001    1      A                                                          1.0       2 w 1\\n"
->>> trf += b"001    2      B                                                          0.0       1 b 0\\n"
->>> compute(read_trf([("demo.trf", trf)]).batch, "BH,SB").select("start_no", "points", "rank", "BH", "SB").rows()
+>>> line = "001 {:4d}      {:<33}{:44}{:4d} {} {}\\n"
+>>> trf = "012 demo\\n" + line.format(1, "A", "", 2, "w", "1") + line.format(2, "B", "", 1, "b", "0")
+>>> table = compute(read_trf([("demo.trf", trf.encode())]).batch, "BH,SB")
+>>> table.select("start_no", "points", "rank", "BH", "SB").rows()
 [(1, 1.0, 1, 0.0, 0.0), (2, 0.0, 2, 1.0, 0.0)]
 """
 
@@ -70,7 +71,7 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
         schema: dict[str, pl.DataType] = {
             "source": pl.String(), "tournament": pl.Int64(), "start_no": pl.Int32(), "name": pl.String(),
             "rating": pl.Int32(), "points": pl.Float64(), "rank": pl.Int64()}
-        schema.update({str(s): pl.Int64() if get_tiebreak(s.name).kind == "partition" else pl.Float64()
+        schema.update({str(s): pl.Int64() if get_tiebreak(s.name).integer else pl.Float64()
                        for s in parsed})
         return pl.DataFrame(schema=schema)
     ctx = context or make_context(batch, rules=rules, force_type=force_type, after_round=after_round,
@@ -94,7 +95,14 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
             columns[name] = pl.Series(ranks(ctx, parsed[: i + 1], rules))
             continue
         values = tiebreak_values(ctx, spec, rules)
-        columns[name] = pl.Series(name, values.as_float()).fill_nan(None)
+        columns[name] = _column(name, values, get_tiebreak(spec.name).integer)
     if "edition" not in columns and rules == "auto":
         columns["edition"] = pl.Series(ctx.edition_of[d.tix])
     return pl.DataFrame(columns)
+
+
+def _column(name: str, values: Values, integer: bool) -> pl.Series:
+    """Counts and ratings as integers, points as exact decimals; undefined as null."""
+    if integer:
+        return pl.Series(name, values.num, dtype=pl.Int64).set(pl.Series(~values.defined), None)
+    return pl.Series(name, values.as_float()).fill_nan(None)

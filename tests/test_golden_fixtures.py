@@ -13,12 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import FIXTURES, load_trf, requires_shared
 
 from tbstats.api import make_context, tiebreak_values
 from tbstats.spec import parse_spec, parse_specs
 from tbstats.standings import ranks
-
-from helpers import FIXTURES, load_trf, requires_shared
 
 pytestmark = requires_shared()
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import polars as pl
-import pytest
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

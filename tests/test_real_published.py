@@ -122,7 +122,7 @@ def _ussa_round_robin() -> tuple[bytes, pl.DataFrame]:
     result = {(int(r["start_no"]), j): r[str(j)] for r in rows.iter_rows(named=True) for j in range(1, n + 1)}
     slots = list(range(1, n + 2))  # slot n + 1 is the free round
     blocks: dict[int, list[str]] = {p: [] for p in range(1, n + 1)}
-    for rnd in range(n):
+    for _ in range(n):
         for k in range(len(slots) // 2):
             a, b = slots[k], slots[-1 - k]
             for me, other, colour in ((a, b, "w"), (b, a, "b")):

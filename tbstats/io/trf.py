@@ -107,9 +107,9 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
                                      "expected a TRF-16/TRF26 tournament report"})
     lines = _assign_events(lines.filter(pl.col("file").is_in(list(with_players))), _events(lines))
 
-    players, raw, perr = _player_lines(lines.filter(pl.col("code") == "001"))
-    tournaments, twarn = _tournament_headers(lines, paths, players, raw)
-    games, gerr, gwarn = _games(raw, players, tournaments)
+    players, blocks, perr = _player_lines(lines.filter(pl.col("code") == "001"))
+    tournaments, twarn = _tournament_headers(lines, paths, players, blocks)
+    games, gerr, gwarn = _games(blocks, players, tournaments)
     games, tournaments = _complete(games, players, tournaments)
     players, pwarn = _declared_points_check(players, games, tournaments)
     errors.extend(_with_path(pl.concat([perr, gerr]), paths))
@@ -190,7 +190,8 @@ def _error_rows(df: pl.DataFrame, mask: pl.Expr, column: str | pl.Expr, reason: 
 def _player_lines(p: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Slice '001' lines into player fields and raw round blocks (rules.md 2.1), over whole columns."""
     p = p.with_columns(pl.col("text").str.len_chars().alias("_len"))
-    p = p.with_columns(pl.col("text").str.pad_end(int(p["_len"].max() or 0) + 10))
+    longest = int(p.select(pl.col("_len").max().fill_null(0)).item())
+    p = p.with_columns(pl.col("text").str.pad_end(longest + 10))
     f = p.select(
         "file", "line", "event", "_len",
         _int_field("_start", 4, 4), _strip("text", 9, 1).alias("sex"), _strip("text", 10, 3).alias("title"),
@@ -226,7 +227,7 @@ def _player_lines(p: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataF
         pl.format("duplicate starting rank {} (first used on line {})", pl.col("start_no"),
                   pl.col("_firstline")))])
 
-    n_blocks = int(((p["_len"].max() or 0) - _ROUND0 + 9) // 10)
+    n_blocks = (longest - _ROUND0 + 9) // 10
     blocks = []
     for r in range(max(n_blocks, 0)):
         at = _ROUND0 + 10 * r
@@ -267,7 +268,7 @@ def _tournament_headers(lines: pl.DataFrame, paths: list[str], players: pl.DataF
         scoring_recs: list[tuple[str, str]] = []
         kept: list[str] = []
         round_dates: list[str] = []
-        for code, text, line in per_event[ev]:
+        for code, text, _line in per_event[ev]:
             if code in ("162", "XXS"):
                 scoring_recs.append((code, text))
             elif code == "132":
@@ -301,9 +302,9 @@ def _tournament_headers(lines: pl.DataFrame, paths: list[str], players: pl.DataF
             "records": kept,
             "_declared_type": _declared_type(type_code, type_text),
         })
-    schema = {"event": pl.Int64, "source_file": pl.String, **{
+    schema: dict[str, pl.DataType] = {"event": pl.Int64(), "source_file": pl.String(), **{
         k: v for k, v in TOURNAMENT_SCHEMA.items() if k not in ("tournament", "rounds_played", "event_type")},
-        "_declared_type": pl.String}
+        "_declared_type": pl.String()}
     return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema), warns
 
 
@@ -332,7 +333,7 @@ def _declared_type(code: str | None, text: str | None) -> str | None:
 
 
 def _games(raw: pl.DataFrame, players: pl.DataFrame, tournaments: pl.DataFrame) -> tuple[
-        pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+        pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Classify round blocks into the long games table; check pairings point back and results complement."""
     g = raw.with_columns(
         pl.col("_opp").cast(pl.Int32, strict=False).alias("opponent"),
@@ -355,7 +356,7 @@ def _games(raw: pl.DataFrame, players: pl.DataFrame, tournaments: pl.DataFrame) 
     has_opp = pl.col("opponent").is_not_null()
     res = pl.col("_res").str.strip_chars()
     errors += [
-        _error_rows(g, has_opp & ~res.is_in(list(RESULT_CODES_WITH_OPPONENT) + ["", "X", "?"]),
+        _error_rows(g, has_opp & ~res.is_in([*list(RESULT_CODES_WITH_OPPONENT), "", "X", "?"]),
                     pl.format("round {} result", pl.col("round")),
                     pl.format("'{}' is not a TRF result code for a game (expected one of 1 0 = W D L + -)",
                               pl.col("_res"))),

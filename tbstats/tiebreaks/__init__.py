@@ -32,26 +32,29 @@ class TieBreak:
     description: str
     kind: Literal["value", "partition"] = "value"
     rating_based: bool = False
+    #: values are whole numbers (counts, ratings), output as integers; others are points, output as decimals
+    integer: bool = False
 
 
 def _row(name: str, kernel: Kernel | None, article: str, description: str, *, mods: frozenset[str] = frozenset(),
-         higher: bool = True, kind: Literal["value", "partition"] = "value", rating_based: bool = False) -> TieBreak:
+         higher: bool = True, kind: Literal["value", "partition"] = "value", rating_based: bool = False,
+         integer: bool = False) -> TieBreak:
     return TieBreak(name, kernel, higher, mods | {"U"} if rating_based else mods, article, description, kind,
-                    rating_based)
+                    rating_based, integer or rating_based or kind == "partition")
 
 
 TIEBREAKS: Final[dict[str, TieBreak]] = {t.name: t for t in (
     _row("PTS", results.points, "C.07 4", "points (primary score)"),
     _row("DE", None, "C.07 6", "direct encounter among the tied players", mods=frozenset({"P"}), kind="partition"),
-    _row("WIN", results.wins, "C.07 7.1", "rounds scored as a win, with or without playing"),
-    _row("WON", results.games_won, "C.07 7.2", "games won over the board"),
-    _row("BPG", results.games_with_black, "C.07 7.3", "games played with black"),
-    _row("BWG", results.wins_with_black, "C.07 7.4", "games won with black"),
+    _row("WIN", results.wins, "C.07 7.1", "rounds scored as a win, with or without playing", integer=True),
+    _row("WON", results.games_won, "C.07 7.2", "games won over the board", integer=True),
+    _row("BPG", results.games_with_black, "C.07 7.3", "games played with black", integer=True),
+    _row("BWG", results.wins_with_black, "C.07 7.4", "games won with black", integer=True),
     _row("PS", results.progressive, "C.07 7.5", "sum of progressive scores", mods=frozenset({"C"})),
-    _row("REP", results.rounds_elected, "C.07 7.6", "rounds one elected to play"),
+    _row("REP", results.rounds_elected, "C.07 7.6", "rounds one elected to play", integer=True),
     _row("STD", results.standard_points, "C.07 7.7", "standard points (2026)"),
     _row("TPN", results.pairing_number, "C.07 7.8", "tournament pairing number (lower first)",
-         mods=frozenset({"R"}), higher=False),
+         mods=frozenset({"R"}), higher=False, integer=True),
     _row("BH", opponents.buchholz, "C.07 8.1", "Buchholz: sum of opponents' scores", mods=CUTS),
     _row("AOB", opponents.average_opponents_buchholz, "C.07 8.2", "average of opponents' Buchholz",
          mods=frozenset({"F"})),
@@ -73,8 +76,8 @@ TIEBREAKS: Final[dict[str, TieBreak]] = {t.name: t for t in (
     _row("USCF-CUM", uscf.cumulative, "US 34E3", "cumulative score, less unplayed wins and byes"),
     _row("USCF-MEDIAN", uscf.median, "US 34E4", "median (Harkness)"),
     _row("USCF-H2H", None, "US 34E5", "result between tied players (all must have met)", kind="partition"),
-    _row("USCF-BLACKS", results.games_with_black, "US 34E6", "most games with black"),
-    _row("USCF-KASHDAN", uscf.kashdan, "US 34E7", "Kashdan: 4 win, 2 draw, 1 loss, 0 unplayed"),
+    _row("USCF-BLACKS", results.games_with_black, "US 34E6", "most games with black", integer=True),
+    _row("USCF-KASHDAN", uscf.kashdan, "US 34E7", "Kashdan: 4 win, 2 draw, 1 loss, 0 unplayed", integer=True),
     _row("USCF-SB", uscf.sonneborn_berger, "US 34E8", "Sonneborn-Berger with US adjusted scores"),
     _row("USCF-OPPCUM", uscf.opponents_cumulative, "US 34E9", "opponents' cumulative scores"),
     _row("USCF-AVGOPP", rating.average_rating_opponents, "US 34E11", "average rating of opposition",

@@ -98,7 +98,7 @@ def pick(mask: np.ndarray, keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarr
     for key in keys:
         vals = np.where(cand, key, _BIG)
         cand &= vals == vals.min(axis=1, keepdims=True)
-    return cand.argmax(axis=1), cand.any(axis=1)
+    return cand.argmax(axis=1), np.asarray(cand.any(axis=1), dtype=bool)
 
 
 #: Why an element was cut (explain): the least significant value, a VUR cut first (16.5), the most significant.
