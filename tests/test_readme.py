@@ -27,7 +27,7 @@ def _examples() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("command", "expected"), _examples())
 def test_console_example(command: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    result = CliRunner().invoke(main, shlex.split(command)[1:] + ["--quiet"] if "compute" in command
+    result = CliRunner().invoke(main, [*shlex.split(command)[1:], "--quiet"] if "compute" in command
                                 else shlex.split(command)[1:])
     assert result.exit_code == 0, result.output
     assert result.stdout == expected
