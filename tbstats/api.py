@@ -21,7 +21,7 @@ from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import auto_edition, check_edition
 from tbstats.spec import TieBreakSpec, parse_specs
-from tbstats.standings import ranks
+from tbstats.standings import rank_steps
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.tiebreaks.base import Context, Values
 
@@ -87,12 +87,13 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
         "name": players["name"],
         "rating": players["rating"],
         "points": pl.Series(pts.as_float()),
-        "rank": pl.Series(ranks(ctx, parsed, rules)),
     }
+    steps = rank_steps(ctx, parsed, rules)
+    columns["rank"] = pl.Series(steps[-1])
     for i, spec in enumerate(parsed):
         name = str(spec)
         if get_tiebreak(spec.name).kind == "partition":
-            columns[name] = pl.Series(ranks(ctx, parsed[: i + 1], rules))
+            columns[name] = pl.Series(steps[i + 1])
             continue
         values = tiebreak_values(ctx, spec, rules)
         columns[name] = _column(name, values, get_tiebreak(spec.name).integer)

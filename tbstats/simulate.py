@@ -114,6 +114,20 @@ _W_REMATCH: Final = 1_000_000
 _W_ABSOLUTE: Final = 10_000
 _W_SCORE: Final = 100      # per scoring unit of score difference inside a pair
 _W_PREFERENCE: Final = 10  # both want the same colour
+
+
+def _colour_cost_table() -> Ints:
+    """Cost of pairing colour states ``x`` and ``y`` at index ``8x + y``.
+
+    States: 0 prefers Black, 1 no preference, 2 prefers White, 3 / 4 absolute Black / White preference.
+    """
+    direction = np.array([-1, 0, 1, -1, 1, 0, 0, 0])
+    absolute = np.array([0, 0, 0, 1, 1, 0, 0, 0])
+    same = np.outer(direction, direction) == 1
+    return (_W_PREFERENCE * same + _W_ABSOLUTE * (same & (np.outer(absolute, absolute) == 1))).ravel()
+
+
+_COLOUR_COST: Final = _colour_cost_table()
 _P_EXCHANGE: Final = 4     # an exchange (a,c),(b,d) rather than a transposition
 _P_CROSS: Final = 5        # a move between two brackets
 _WINDOW: Final = 4
@@ -505,18 +519,28 @@ class _Ranked:
         self.player: Idx = order[tt, pos]
         self.score: Ints = score[tt, self.player]
         pref, strength = _preferences(block)
-        self.pref = pref[tt, self.player]
-        self.absolute = strength[tt, self.player] == 3
+        # colour state 0..4: preference -1/0/+1, +2 when absolute; packed under the score (3 bits)
+        p, absolute = pref[tt, self.player].astype(np.int64), strength[tt, self.player] == 3
+        self._packed: Ints = self.score * 8 + np.where(absolute, 3 + (p > 0), p + 1)  # see _COLOUR_COST
         self.met = block.met
+        self._met_flat = block.met.reshape(-1)
+        self._met_row: Ints = (tt * n + self.player) * n
+
+    def entries(self, x: Idx) -> tuple[Ints, Ints, Idx]:
+        """What :meth:`pair_cost` needs of flat entries ``x``, gathered once."""
+        return self._packed[x], self._met_row[x], self.player[x]
+
+    def pair_cost(self, x: tuple[Ints, Ints, Idx], y: tuple[Ints, Ints, Idx]) -> Ints:
+        """Defect weight of pairing the (gathered) entries ``x`` and ``y`` of the same tournaments."""
+        px, py = x[0], y[0]
+        c: Ints = _COLOUR_COST[(px & 7) * 8 + (py & 7)]
+        c += _W_SCORE * np.abs((px >> 3) - (py >> 3))
+        c += _W_REMATCH * self._met_flat[x[1] + y[2]]
+        return c
 
     def cost(self, x: Idx, y: Idx) -> Ints:
         """Defect weight of pairing flat entries ``x`` and ``y`` (same tournament)."""
-        same = (self.pref[x] == self.pref[y]) & (self.pref[x] != 0)
-        c = _W_REMATCH * self.met[self.t[x], self.player[x], self.player[y]].astype(np.int64)
-        c += _W_ABSOLUTE * (same & self.absolute[x] & self.absolute[y])
-        c += _W_SCORE * np.abs(self.score[x] - self.score[y])
-        c += _W_PREFERENCE * same
-        return c
+        return self.pair_cost(self.entries(x), self.entries(y))
 
 
 def _brackets(ranked: _Ranked) -> tuple[Idx, Idx]:
@@ -561,11 +585,17 @@ def _pair(block: _Block, pairable: Bools, stats: SimulationStats) -> tuple[Idx, 
     board_t = ranked.t[hi]
     cost = ranked.cost(hi, lo)
     for window, threshold in ((_WINDOW, 1), (_WIDE_WINDOW, _W_REMATCH)):
+        todo = cost >= threshold
         for _ in range(_PASSES):
-            moves = _improve(ranked, seg, board_t, hi, lo, cost, window, threshold)
-            stats.repair_moves += moves
-            if not moves:
+            changed = _improve(ranked, seg, board_t, hi, lo, cost, window, np.flatnonzero(todo))
+            stats.repair_moves += len(changed) // 2
+            if not changed.size:
                 break
+            # only boards near a change can improve in the next pass
+            near = np.zeros(len(hi) + 2 * window + 1, np.int64)
+            near[changed] += 1
+            near[changed + 2 * window + 1] -= 1
+            todo = (np.cumsum(near)[window:window + len(hi)] > 0) & (cost >= threshold)
     bad = np.unique(board_t[cost >= _W_REMATCH])
     for t in bad.tolist():  # rare: see stats.fallback_rounds
         stats.fallback_rounds += 1
@@ -575,12 +605,15 @@ def _pair(block: _Block, pairable: Bools, stats: SimulationStats) -> tuple[Idx, 
 
 
 def _improve(ranked: _Ranked, seg: Idx, board_t: Idx, hi: Idx, lo: Idx, cost: Ints, window: int,
-             threshold: int) -> int:
-    """One pass of 2-opt re-pairings between nearby boards; updates ``hi``, ``lo``, ``cost`` in place."""
+             start: Idx) -> Idx:
+    """One pass of 2-opt re-pairings from boards ``start`` to boards at most ``window`` away.
+
+    Updates ``hi``, ``lo`` and ``cost`` in place and returns the boards changed.
+    """
     boards = len(hi)
-    start = np.flatnonzero(cost >= threshold)
+    none = np.zeros(0, np.intp)
     if not start.size:
-        return 0
+        return none
     steps = np.concatenate([np.arange(1, window + 1), -np.arange(1, window + 1)])
     other = start[:, None] + steps[None, :]
     valid = (other >= 0) & (other < boards)
@@ -590,14 +623,15 @@ def _improve(ranked: _Ranked, seg: Idx, board_t: Idx, hi: Idx, lo: Idx, cost: In
     c, d = hi[other], lo[other]
     before = cost[start][:, None] + cost[other]
     cross = _P_CROSS * (seg[a] != seg[c])
-    transpose = ranked.cost(a, d) + ranked.cost(c, b) - before + cross
-    exchange = ranked.cost(a, c) + ranked.cost(b, d) - before + cross + _P_EXCHANGE
+    ea, eb, ec, ed = ranked.entries(a), ranked.entries(b), ranked.entries(c), ranked.entries(d)
+    transpose = ranked.pair_cost(ea, ed) + ranked.pair_cost(ec, eb) - before + cross
+    exchange = ranked.pair_cost(ea, ec) + ranked.pair_cost(eb, ed) - before + cross + _P_EXCHANGE
     delta = np.stack([transpose, exchange], axis=2).reshape(len(start), -1)
     delta[~np.repeat(valid, 2, axis=1)] = np.iinfo(np.int64).max
     best = np.argmin(delta, axis=1)
     gain = delta[np.arange(len(start)), best] < 0
     if not gain.any():
-        return 0
+        return none
     j = start[gain]
     k = other[gain, best[gain] // 2]
     variant = best[gain] % 2
@@ -615,7 +649,7 @@ def _improve(ranked: _Ranked, seg: Idx, board_t: Idx, hi: Idx, lo: Idx, cost: In
     hi[k], lo[k] = np.minimum(x2, y2), np.maximum(x2, y2)
     cost[j] = ranked.cost(hi[j], lo[j])
     cost[k] = ranked.cost(hi[k], lo[k])
-    return len(j)
+    return np.concatenate([j, k])
 
 
 def _search(ranked: _Ranked, board_t: Idx, hi: Idx, lo: Idx, t: int) -> bool:

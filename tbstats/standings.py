@@ -166,17 +166,26 @@ def _segment_cumand(ok: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return bad - (bad[first] - (~ok[first])) == 0
 
 
-def ranks(ctx: Context, specs: list[TieBreakSpec], edition: str) -> np.ndarray:
-    """Competition ranks by points then ``specs`` in order (C.07 4.2); remaining ties share a rank."""
+def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np.ndarray]:
+    """Competition ranks after points, then after each spec in turn (C.07 4.2): ``len(specs) + 1`` arrays.
+
+    Each tie-break refines only the groups still tied; players tied at the end share a rank.
+    """
     d = ctx.dense
     pts = ctx.values(TieBreakSpec("PTS"), edition, kernel_of("PTS"))
     labels = refine(d.tix, -pts.num)
+    steps = [competition_rank(labels, d.tix)]
     for spec in specs:
         tb = get_tiebreak(spec.name)
         if tb.kind == "partition":
-            partial = spec.name == "DE"
-            labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=partial)
-            continue
-        values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
-        labels = refine(labels, sort_key(values, tb.higher_is_better != spec.reverse))
-    return competition_rank(labels, d.tix)
+            labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE")
+        else:
+            values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
+            labels = refine(labels, sort_key(values, tb.higher_is_better != spec.reverse))
+        steps.append(competition_rank(labels, d.tix))
+    return steps
+
+
+def ranks(ctx: Context, specs: list[TieBreakSpec], edition: str) -> np.ndarray:
+    """Competition ranks by points then ``specs`` in order (C.07 4.2); remaining ties share a rank."""
+    return rank_steps(ctx, specs, edition)[-1]
