@@ -33,10 +33,8 @@ def make_context(batch: Batch, *, rules: str = "fide-2026", force_type: str | No
     rules = check_edition(rules)
     dense = build_dense(batch, force_type=force_type, after_round=after_round)
     t = batch.tournaments.sort("tournament")
-    if rules == "auto":
-        editions = np.array([auto_edition(s, default_edition) for s in t["start_date"].to_list()], dtype=object)
-    else:
-        editions = np.full(t.height, rules, dtype=object)
+    # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
+    editions = np.array([auto_edition(s, default_edition) for s in t["start_date"].to_list()], dtype=object)
     return Context(dense, editions.astype(str), unrated_rating=unrated_rating)
 
 

@@ -62,6 +62,7 @@ the random stream: the events of a configuration with another ``chunk`` differ.
 from __future__ import annotations
 
 import datetime as dt
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Final, Literal
@@ -240,29 +241,39 @@ class Simulation:
 
 # ------------------------------------------------------------------------------------------------ driver
 
-def simulate(config: SimulationConfig) -> Simulation:
+def simulate(config: SimulationConfig, *, workers: int = 1) -> Simulation:
     """Simulate ``config.tournaments`` events; the same configuration always gives the same batch.
+
+    ``workers`` > 1 simulates blocks of tournaments on that many threads (numpy releases the GIL for most of
+    the work); the result does not depend on it.
 
     >>> sim = simulate(SimulationConfig(tournaments=3, players=8, rounds=5, seed=7))
     >>> sim.batch.games.height, sim.truth.columns
     (120, ['tournament', 'start_no', 'strength'])
     """
-    n_players, n_rounds = config.players, config.n_rounds
-    chunk = max(1, min(config.chunk, _MATRIX_BUDGET // (n_players * n_players)))
-    stats = SimulationStats()
-    blocks: list[_Block] = []
-    for k, first in enumerate(range(0, config.tournaments, chunk)):
-        count = min(chunk, config.tournaments - first)
-        rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(config.seed, spawn_key=(k,))))
-        block = _Block.start(config, rng, count)
-        if config.kind == "swiss":
-            for r in range(n_rounds):
-                _swiss_round(config, rng, block, r, stats)
-        else:
-            for r in range(n_rounds):
-                _round_robin_round(config, rng, block, r, stats)
-        blocks.append(block)
+    chunk = max(1, min(config.chunk, _MATRIX_BUDGET // (config.players * config.players)))
+    jobs = [(k, min(chunk, config.tournaments - first))
+            for k, first in enumerate(range(0, config.tournaments, chunk))]
+    if workers > 1 and len(jobs) > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            done = list(pool.map(lambda job: _run_block(config, *job), jobs))
+    else:
+        done = [_run_block(config, *job) for job in jobs]
+    blocks = [block for block, _ in done]
+    stats = SimulationStats(**{f.name: sum(getattr(s, f.name) for _, s in done) for f in fields(SimulationStats)})
     return Simulation(_assemble(config, blocks), _truth(config, blocks), stats, config)
+
+
+def _run_block(config: SimulationConfig, k: int, count: int) -> tuple[_Block, SimulationStats]:
+    """Simulate block ``k`` (``count`` tournaments) from its own random stream."""
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(config.seed, spawn_key=(k,))))
+    stats = SimulationStats()
+    block = _Block.start(config, rng, count)
+    play_round = _swiss_round if config.kind == "swiss" else _round_robin_round
+    for r in range(config.n_rounds):
+        play_round(config, rng, block, r, stats)
+    block.release()
+    return block, stats
 
 
 @dataclass
@@ -357,6 +368,11 @@ class _Block:
 
     def close_round(self, r: int) -> None:
         self.score += self.points[:, :, r]
+
+    def release(self) -> None:
+        """Drop the pairing state once every round is played (only the output arrays are kept)."""
+        self.met = np.zeros((0, 0, 0), np.bool_)
+        self.played_colour = np.zeros((0, 0, 0), np.int8)
 
 
 def _units(cfg: SimulationConfig) -> dict[str, int]:

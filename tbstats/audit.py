@@ -1,0 +1,114 @@
+"""Audit published standings: recompute points and ranks and classify why they differ from the file's.
+
+Declared ranks (TRF cols 86-89) are usually strict, with remaining ties broken by lots or an unstated key,
+while recomputed ranks are shared; so a declaration *agrees* when it never orders two players opposite to
+the recomputation (ties may be broken either way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from tbstats.compare import FROM_FILE, Config, standings
+from tbstats.games import Batch
+from tbstats.rules import RULESETS
+from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.tiebreaks import kernel_of
+from tbstats.tiebreaks.base import Context
+
+#: Orders tried when the declared ranks do not follow the declared (or given) order (rules.md 8, conventions).
+CONVENTIONAL_ORDERS = (
+    "BH/C1,BH", "BH/C1,BH,SB", "BH/C1,BH/C2,SB", "BH/C1,BH,SB,DE,WIN", "BH/C1,BH,WIN,DE,RTNG", "BH,BH/C1,SB",
+    "BH,SB,PS", "BH/M1,BH,SB", "SB,SB/C1,SB/C2", "BH/C1,BH/C2,BH", "SB,DE,KS", "DE,SB,KS,WIN", "PS,BH", "DE,BH/C1,BH", "DE,PS", "ARO/C1,BH/C1,BH",
+    "USCF-MM,USCF-SOLKOFF,USCF-CUM,USCF-OPPCUM",
+)
+
+
+def inversions(ranks: np.ndarray, declared: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
+    """Per tournament: the number of recomputed rank groups whose declared ranks overlap the next group's.
+
+    0 means the declared ranks are consistent with the recomputed order. Players without a declared rank
+    (``declared < 0``) are ignored.
+    """
+    keep = declared >= 0
+    r, dcl, t = ranks[keep], declared[keep], tix[keep]
+    order = np.lexsort((dcl, r, t))
+    r, dcl, t = r[order], dcl[order], t[order]
+    if len(r) == 0:
+        return np.zeros(T, dtype=np.int64)
+    start = np.ones(len(r), dtype=bool)
+    start[1:] = (r[1:] != r[:-1]) | (t[1:] != t[:-1])
+    gid = np.cumsum(start) - 1
+    g_min = np.full(gid[-1] + 1, np.iinfo(np.int64).max)
+    g_max = np.full(gid[-1] + 1, np.iinfo(np.int64).min)
+    np.minimum.at(g_min, gid, dcl)
+    np.maximum.at(g_max, gid, dcl)
+    g_t = t[start]
+    bad = (g_max[:-1] > g_min[1:]) & (g_t[:-1] == g_t[1:])
+    return np.bincount(g_t[:-1][bad], minlength=T)
+
+
+def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | Sequence[TieBreakSpec] = FROM_FILE,
+          ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per tournament status and per player differences between declared and recomputed standings.
+
+    Status: ``agrees``; ``points differ`` (declared points disagree with the results); ``agrees under
+    EDITION`` (same order, another rule edition); ``agrees under ORDER`` (same edition, a conventional
+    order); ``unexplained``; ``no declared ranks``; ``no tie-break list`` (from-file without 202/212).
+    """
+    d = ctx.dense
+    T = len(d.n)
+    specs = None if isinstance(tiebreaks, str) and tiebreaks == FROM_FILE else (
+        parse_specs(tiebreaks) if isinstance(tiebreaks, str) else list(tiebreaks))
+    base = standings(ctx, batch, Config("declared", rules, None if specs is None else tuple(specs)))
+    players = batch.players.sort("tournament", "start_no")
+    declared = players["declared_rank"].fill_null(-1).to_numpy().astype(np.int64)
+    pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
+    scale = ctx.unit()
+    declared_pts = players["declared_points"].to_numpy()
+    pts_differ = np.where(players["declared_points"].is_null().to_numpy(), False, declared_pts != pts.num)
+    has_ranks = np.bincount(d.tix, weights=declared >= 0, minlength=T) > 0
+    bad_points = np.bincount(d.tix, weights=pts_differ, minlength=T) > 0
+    inv = inversions(base.steps[-1], declared, d.tix, T)
+
+    status = np.full(T, "unexplained", dtype=object)
+    status[inv == 0] = "agrees"
+    status[~base.computable] = "no tie-break list"
+    status[bad_points & (inv > 0)] = "points differ"
+    status[~has_ranks] = "no declared ranks"
+    open_ = status == "unexplained"
+    for edition in RULESETS:
+        if not open_.any() or edition == rules:
+            continue
+        alt = standings(ctx, batch, Config(edition, edition, base.config.specs))
+        hit = open_ & (inversions(alt.steps[-1], declared, d.tix, T) == 0) & alt.computable
+        status[hit] = f"agrees under {edition}"
+        open_ &= ~hit
+    for order in CONVENTIONAL_ORDERS:
+        if not open_.any():
+            break
+        alt = standings(ctx, batch, Config(order, rules, tuple(parse_specs(order))))
+        hit = open_ & (inversions(alt.steps[-1], declared, d.tix, T) == 0)
+        status[hit] = f"agrees under {order}"
+        open_ &= ~hit
+
+    t = batch.tournaments.sort("tournament")
+    per_t = pl.DataFrame({
+        "source": t["source"], "tournament": t["tournament"], "players": np.bincount(d.tix, minlength=T),
+        "points_differ": np.bincount(d.tix, weights=pts_differ, minlength=T).astype(np.int64),
+        "rank_conflicts": inv, "status": pl.Series(status.astype(str))})
+    rank = base.steps[-1]
+    differs = pts_differ | ((declared >= 0) & (declared != rank))
+    rows = np.nonzero(differs)[0]
+    per_p = pl.DataFrame({
+        "source": t["source"].to_numpy()[d.tix[rows]], "tournament": d.t_ids[d.tix[rows]],
+        "start_no": d.start_no[rows], "name": players["name"].to_numpy()[rows],
+        "declared_points": np.where(players["declared_points"].is_null().to_numpy()[rows], np.nan,
+                                    declared_pts[rows] / scale[rows]),
+        "points": pts.as_float()[rows], "declared_rank": np.where(declared[rows] >= 0, declared[rows], -1),
+        "rank": rank[rows]}, schema_overrides={"name": pl.String, "source": pl.String}).with_columns(
+        pl.col("declared_points").fill_nan(None), pl.col("declared_rank").replace(-1, None))
+    return per_t, per_p

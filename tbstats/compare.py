@@ -1,0 +1,335 @@
+"""Compare configurations (edition + ordered tie-break list) over an archive: how often results change.
+
+Work is shared: the batch is read once, one :class:`~tbstats.tiebreaks.base.Context` caches each edition's
+unplayed-round stage and each distinct (tie-break, edition) once, so an extra configuration costs only the
+tie-breaks it adds and one ranking pass.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from tbstats.errors import TbstatsError
+from tbstats.games import Batch
+from tbstats.rules import check_edition
+from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.standings import rank_steps
+from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.tiebreaks.base import Context
+
+FROM_FILE = "from-file"
+_CONFIG = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*=\s*([A-Za-z0-9\-]+)\s*:\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class Config:
+    """A named rule edition and ordered tie-break list (or the tournament's own 202/212 list)."""
+
+    name: str
+    rules: str
+    specs: tuple[TieBreakSpec, ...] | None  # None: from-file
+
+    def __str__(self) -> str:
+        listed = FROM_FILE if self.specs is None else ",".join(str(s) for s in self.specs)
+        return f"{self.name}={self.rules}:{listed}"
+
+
+def parse_config(text: str) -> Config:
+    """``NAME=EDITION:SPEC,SPEC,...`` or ``NAME=EDITION:from-file``.
+
+    >>> str(parse_config("old=fide-2024:bh/c1,BH,SB,DE,WIN"))
+    'old=fide-2024:BH/C1,BH,SB,DE,WIN'
+    """
+    m = _CONFIG.match(text)
+    if not m:
+        raise TbstatsError(f"configuration {text!r} is not NAME=EDITION:SPEC,SPEC,... "
+                           "(e.g. old=fide-2024:BH/C1,BH,SB,DE,WIN)")
+    name, rules, listed = m.groups()
+    specs = None if listed.strip().lower() == FROM_FILE else tuple(parse_specs(listed))
+    return Config(name, check_edition(rules), specs)
+
+
+def read_configs(path: str | Path) -> list[Config]:
+    """Configurations from a TOML file: ``[configs]`` with ``name = "EDITION:SPECS"`` entries, or
+    ``[[config]]`` tables with ``name``, ``rules`` and ``tiebreaks`` (a list or a comma-separated string)."""
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    out = [parse_config(f"{k}={v}") for k, v in data.get("configs", {}).items()]
+    for table in data.get("config", []):
+        tbs = table.get("tiebreaks", "")
+        listed = ",".join(tbs) if isinstance(tbs, list) else str(tbs)
+        out.append(parse_config(f"{table['name']}={table.get('rules', 'fide-2026')}:{listed}"))
+    if not out:
+        raise TbstatsError(f"{path}: no configurations (expected a [configs] table or [[config]] entries)")
+    return out
+
+
+@dataclass(frozen=True)
+class Standings:
+    """Ranks of every player under one configuration, after points and after each tie-break of its list."""
+
+    config: Config
+    steps: list[np.ndarray]       # competition ranks after PTS, then after each spec (same length per row)
+    computable: np.ndarray        # [T] False where a from-file list could not be used
+
+
+def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
+    """Rank every tournament of the batch under ``config`` (one pass; from-file groups events by list)."""
+    d = ctx.dense
+    T = len(d.n)
+    if config.specs is not None:
+        return Standings(config, rank_steps(ctx, list(config.specs), config.rules), np.ones(T, dtype=bool))
+    lists = _declared_lists(batch)
+    n_steps = max((len(s) for s in lists if s is not None), default=0) + 1
+    steps = [np.zeros(d.players, dtype=np.int64) for _ in range(n_steps)]
+    computable = np.array([s is not None for s in lists])
+    for key in {tuple(s) for s in lists if s is not None}:
+        rows = np.isin(d.tix, [i for i, s in enumerate(lists) if s is not None and tuple(s) == key])
+        these = rank_steps(ctx, list(key), config.rules)
+        for k in range(n_steps):
+            steps[k][rows] = these[min(k, len(these) - 1)][rows]
+    return Standings(config, steps, computable)
+
+
+def _declared_lists(batch: Batch) -> list[list[TieBreakSpec] | None]:
+    """Each tournament's own tie-break list (202, else 212 without PTS); None when absent or unknown."""
+    out: list[list[TieBreakSpec] | None] = []
+    t = batch.tournaments.sort("tournament")
+    for tb202, tb212 in zip(t["tiebreaks"].to_list(), t["standings_tiebreaks"].to_list(), strict=True):
+        listed = tb202 or [x for x in (tb212 or []) if x.strip().upper() != "PTS"]
+        try:
+            out.append(parse_specs(listed) if listed else None)
+        except TbstatsError:
+            out.append(None)
+    return out
+
+
+# ------------------------------------------------------------------------------------------- statistics
+
+def wilson(k: np.ndarray | int, n: np.ndarray | int, z: float = 1.959964) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score 95% interval for a proportion k/n (0..1 when n is 0).
+
+    >>> lo, hi = wilson(5, 100); round(float(lo), 4), round(float(hi), 4)
+    (0.0215, 0.1118)
+    """
+    k_arr, n_arr = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    safe = np.maximum(n_arr, 1)
+    p = k_arr / safe
+    denom = 1 + z * z / safe
+    centre = (p + z * z / (2 * safe)) / denom
+    half = z * np.sqrt(p * (1 - p) / safe + z * z / (4 * safe * safe)) / denom
+    lo = np.where(n_arr > 0, centre - half, 0.0)
+    hi = np.where(n_arr > 0, centre + half, 1.0)
+    return np.clip(lo, 0, 1), np.clip(hi, 0, 1)
+
+
+def _padded(ranks: np.ndarray, tix: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
+    """[T, Pmax] rank matrix padded with a large rank, and the mask of real players."""
+    counts = np.bincount(tix, minlength=T)
+    width = int(counts.max()) if T else 0
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    col = np.arange(len(tix)) - start[tix]
+    out = np.full((T, width), np.iinfo(np.int64).max // 4, dtype=np.int64)
+    mask = np.zeros((T, width), dtype=bool)
+    out[tix, col] = ranks
+    mask[tix, col] = True
+    return out, mask
+
+
+def kendall_distance(a: np.ndarray, b: np.ndarray, tix: np.ndarray, T: int, chunk_cells: int = 4_000_000) -> np.ndarray:
+    """Normalised Kendall distance per tournament between two rankings with ties (players sorted by tix).
+
+    A pair ordered oppositely counts 1, a pair tied in one ranking only counts ½; the sum is divided by the
+    number of pairs. 0 = same order, 1 = reversed.
+    """
+    ra, mask = _padded(a, tix, T)
+    rb, _ = _padded(b, tix, T)
+    out = np.zeros(T)
+    width = ra.shape[1]
+    step = max(1, chunk_cells // max(width * width, 1))
+    for lo in range(0, T, step):
+        sa = np.sign(ra[lo:lo + step, :, None] - ra[lo:lo + step, None, :])
+        sb = np.sign(rb[lo:lo + step, :, None] - rb[lo:lo + step, None, :])
+        m = mask[lo:lo + step, :, None] & mask[lo:lo + step, None, :]
+        upper = np.triu(np.ones((width, width), dtype=bool), 1)[None]
+        pair = m & upper
+        discord = np.where(pair, np.where(sa * sb < 0, 1.0, np.where((sa == 0) != (sb == 0), 0.5, 0.0)), 0.0)
+        n = mask[lo:lo + step].sum(axis=1)
+        out[lo:lo + step] = discord.sum(axis=(1, 2)) / np.maximum(n * (n - 1) / 2, 1)
+    return out
+
+
+def _sets_differ(a: np.ndarray, b: np.ndarray, k: int, tix: np.ndarray, T: int) -> np.ndarray:
+    """Per tournament: the set of players ranked <= k differs between the two rankings."""
+    diff = (a <= k) != (b <= k)
+    return np.bincount(tix, weights=diff, minlength=T) > 0
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """All tables of a comparison (polars DataFrames)."""
+
+    pairs: pl.DataFrame          # one row per pair of configurations
+    configs: pl.DataFrame        # one row per configuration: ties at the top, depth that settled them
+    tournaments: pl.DataFrame    # one row per tournament and pair: the change flags and features
+    drilldown: pl.DataFrame      # tournaments whose winner changed, with players and deciding values
+    depth: pl.DataFrame          # per configuration and list position: tournaments whose top tie it settled
+
+
+def features(batch: Batch, ctx: Context) -> pl.DataFrame:
+    """Per tournament features for breakdowns: rounds, players, type, share of unplayed rounds, year, rating."""
+    d = ctx.dense
+    T = len(d.n)
+    players = np.bincount(d.tix, minlength=T)
+    unplayed = np.bincount(d.tix, weights=(d.counted & ~d.played).sum(axis=1), minlength=T)
+    cells = np.bincount(d.tix, weights=d.counted.sum(axis=1), minlength=T)
+    rated = d.rating > 0
+    mean_rating = np.bincount(d.tix, weights=np.where(rated, d.rating, 0), minlength=T) / np.maximum(
+        np.bincount(d.tix, weights=rated, minlength=T), 1)
+    t = batch.tournaments.sort("tournament")
+    share = unplayed / np.maximum(cells, 1)
+    return pl.DataFrame({
+        "tournament": t["tournament"], "source": t["source"],
+        "rounds": d.n, "players": players,
+        "type": np.where(d.round_robin, "round_robin", "swiss"),
+        "unplayed_share": share,
+        "unplayed": pl.Series(np.select([share == 0, share < 0.05, share < 0.15], ["0%", "<5%", "5-15%"], ">=15%")),
+        "year": t["start_date"].dt.year(),
+        "rating_band": pl.Series(np.where(mean_rating > 0, (mean_rating // 200 * 200).astype(int), -1)).cast(
+            pl.String).replace("-1", "unrated"),
+    })
+
+
+def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Context | None = None,
+            by: Iterable[str] = ()) -> Comparison:
+    """Compare every pair of configurations over the batch (rules.md 8: competition ranks, shared ties)."""
+    from tbstats.api import make_context
+
+    if len(configs) < 2:
+        raise TbstatsError("compare needs at least two configurations (--config NAME=EDITION:SPECS, twice)")
+    names = [c.name for c in configs]
+    if len(set(names)) != len(names):
+        raise TbstatsError(f"configuration names must differ: {', '.join(names)}")
+    ctx = ctx or make_context(batch)
+    d = ctx.dense
+    T = len(d.n)
+    feats = features(batch, ctx)
+    results = {c.name: standings(ctx, batch, c) for c in configs}
+    pair_rows, tour_parts, drill_parts = [], [], []
+    for a, b in combinations(configs, 2):
+        sa, sb = results[a.name], results[b.name]
+        ra, rb = sa.steps[-1], sb.steps[-1]
+        ok = sa.computable & sb.computable
+        winner = _sets_differ(ra, rb, 1, d.tix, T) & ok
+        podium = _sets_differ(ra, rb, 3, d.tix, T) & ok
+        topk = _sets_differ(ra, rb, top, d.tix, T) & ok
+        anyr = (np.bincount(d.tix, weights=ra != rb, minlength=T) > 0) & ok
+        kd = kendall_distance(ra, rb, d.tix, T)
+        n = int(ok.sum())
+        lo, hi = wilson(int(winner.sum()), n)
+        pair_rows.append({
+            "a": a.name, "b": b.name, "tournaments": n,
+            "winner_changed": int(winner.sum()), "winner_changed_rate": winner.sum() / max(n, 1),
+            "winner_changed_lo95": float(lo), "winner_changed_hi95": float(hi),
+            "podium_changed": int(podium.sum()), "topk_changed": int(topk.sum()),
+            "any_rank_changed": int(anyr.sum()), "mean_kendall_distance": float(kd[ok].mean()) if n else 0.0,
+            "shared_first_a": int((_shared_first(ra, d.tix, T) & ok).sum()),
+            "shared_first_b": int((_shared_first(rb, d.tix, T) & ok).sum()),
+        })
+        tour_parts.append(feats.with_columns(
+            pl.lit(a.name).alias("a"), pl.lit(b.name).alias("b"), pl.Series("computable", ok),
+            pl.Series("winner_changed", winner), pl.Series("podium_changed", podium),
+            pl.Series("topk_changed", topk), pl.Series("any_rank_changed", anyr), pl.Series("kendall_distance", kd)))
+        drill_parts.append(_drilldown(ctx, batch, a, b, sa, sb, winner))
+    tournaments = pl.concat(tour_parts)
+    return Comparison(
+        pairs=pl.DataFrame(pair_rows),
+        configs=pl.DataFrame([_config_row(results[c.name], d.tix, T) for c in configs]),
+        tournaments=tournaments,
+        drilldown=pl.concat(drill_parts, how="diagonal_relaxed") if drill_parts else pl.DataFrame(),
+        depth=pl.concat([_depth_rows(results[c.name], d.tix, T) for c in configs]),
+    )
+
+
+def breakdown(comparison: Comparison, by: str) -> pl.DataFrame:
+    """Rates of change per pair and per value of a tournament feature (``rounds``, ``players``, ``type``,
+    ``unplayed``, ``year``, ``rating_band``), with 95% intervals for the winner-change rate."""
+    t = comparison.tournaments
+    if by not in t.columns or by in ("a", "b", "tournament", "source"):
+        raise TbstatsError(f"unknown feature {by!r} (expected rounds, players, type, unplayed, year, rating_band)")
+    g = t.filter("computable").group_by("a", "b", by).agg(
+        pl.len().alias("tournaments"), pl.col("winner_changed").sum(), pl.col("podium_changed").sum(),
+        pl.col("topk_changed").sum(), pl.col("any_rank_changed").sum(),
+        pl.col("kendall_distance").mean().alias("mean_kendall_distance")).sort("a", "b", by)
+    lo, hi = wilson(g["winner_changed"].to_numpy(), g["tournaments"].to_numpy())
+    return g.with_columns((pl.col("winner_changed") / pl.col("tournaments")).alias("winner_changed_rate"),
+                          pl.Series("winner_changed_lo95", lo), pl.Series("winner_changed_hi95", hi))
+
+
+def _shared_first(ranks: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
+    return np.bincount(tix, weights=ranks == 1, minlength=T) > 1
+
+
+def _top_tied_after(step: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
+    return _shared_first(step, tix, T)
+
+
+def _config_row(s: Standings, tix: np.ndarray, T: int) -> dict[str, object]:
+    ok = s.computable
+    tied_on_points = _top_tied_after(s.steps[0], tix, T) & ok
+    unsettled = _top_tied_after(s.steps[-1], tix, T) & ok
+    return {"config": s.config.name, "definition": str(s.config), "tournaments": int(ok.sum()),
+            "not_computable": int((~ok).sum()),
+            "tiebreaks_needed_at_top": int(tied_on_points.sum()),
+            "tiebreaks_needed_rate": float(tied_on_points.sum() / max(int(ok.sum()), 1)),
+            "settled": int((tied_on_points & ~unsettled).sum()), "not_settled": int(unsettled.sum())}
+
+
+def _depth_rows(s: Standings, tix: np.ndarray, T: int) -> pl.DataFrame:
+    """For each list position k: tournaments whose tie for first was settled exactly by tie-break k."""
+    ok = s.computable
+    tied = [_top_tied_after(step, tix, T) & ok for step in s.steps]
+    labels = ["PTS", *(str(x) for x in s.config.specs)] if s.config.specs is not None else [
+        "PTS", *(f"#{k}" for k in range(1, len(s.steps)))]
+    rows = [{"config": s.config.name, "depth": k, "tiebreak": labels[k],
+             "settled_here": int((tied[k - 1] & ~tied[k]).sum())} for k in range(1, len(s.steps))]
+    rows.append({"config": s.config.name, "depth": len(s.steps), "tiebreak": "(not settled)",
+                 "settled_here": int(tied[-1].sum())})
+    return pl.DataFrame(rows, schema={"config": pl.String, "depth": pl.Int64, "tiebreak": pl.String,
+                                      "settled_here": pl.Int64})
+
+
+def _drilldown(ctx: Context, batch: Batch, a: Config, b: Config, sa: Standings, sb: Standings,
+               changed: np.ndarray) -> pl.DataFrame:
+    """Players ranked first under either configuration, in tournaments whose winner changed."""
+    d = ctx.dense
+    rows = np.nonzero(changed[d.tix] & ((sa.steps[-1] == 1) | (sb.steps[-1] == 1)))[0]
+    t = batch.tournaments.sort("tournament")
+    names = batch.players.sort("tournament", "start_no")["name"].to_numpy()
+    pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
+    out = pl.DataFrame({
+        "a": [a.name] * len(rows), "b": [b.name] * len(rows),
+        "source": t["source"].to_numpy()[d.tix[rows]], "tournament": d.t_ids[d.tix[rows]],
+        "start_no": d.start_no[rows], "name": names[rows],
+        "points": pts.as_float()[rows], "rank_a": sa.steps[-1][rows], "rank_b": sb.steps[-1][rows]},
+        schema_overrides={"name": pl.String, "source": pl.String})
+    for cfg in (a, b):
+        for spec in cfg.specs or ():
+            tb = get_tiebreak(spec.name)
+            col = f"{cfg.name}:{spec}"
+            if tb.kind == "partition" or col in out.columns:
+                continue
+            v = ctx.values(spec, FIXED_EDITION.get(spec.name, spec.edition or cfg.rules), kernel_of(spec.name))
+            out = out.with_columns(pl.Series(col, np.where(v.defined, v.num / v.den, math.nan)[rows]).fill_nan(None))
+    first = next((s for s in (a.specs or ()) if get_tiebreak(s.name).kind == "value"), None)
+    hint = pl.format("tbstats explain {} --player {} --tiebreak {} --rules {}", pl.col("source"), pl.col("start_no"),
+                     pl.lit(str(first) if first else "BH"), pl.lit(a.rules))
+    return out.with_columns(hint.alias("explain"))
