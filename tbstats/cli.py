@@ -388,3 +388,108 @@ def tiebreaks_cmd(output: Output) -> None:
              "order": "higher first" if t.higher_is_better else "lower first",
              "kind": t.kind, "description": t.description} for t in TIEBREAKS.values()]
     emit(pl.DataFrame(rows), output)
+
+
+# ---------------------------------------------------------------------------------------------- archives
+
+def _load_batch(inputs: Inputs) -> tuple[Batch, int]:
+    """Load every input into one batch (for commands that compare across the whole archive)."""
+    result = load_inputs(inputs)
+    return result.batch, result.rejected
+
+
+@main.command(name="compare", epilog=EPILOG)
+@input_options
+@click.option("-c", "--config", "configs", multiple=True, metavar="NAME=EDITION:SPECS",
+              help="A configuration, e.g. old=fide-2024:BH/C1,BH,SB,DE,WIN (repeatable). EDITION may be auto; "
+                   "SPECS may be from-file (each tournament's own 202/212 list).")
+@click.option("--configs", "config_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              metavar="FILE", help="Configurations from a TOML file ([configs] name = \"EDITION:SPECS\").")
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+              help="K for topk_changed (the set of players ranked K or better).")
+@click.option("--by", "by", multiple=True, metavar="FEATURE",
+              type=click.Choice(["rounds", "players", "type", "unplayed", "year", "rating_band"]),
+              help="Break the rates down by a tournament feature (repeatable).")
+@click.option("--table", type=click.Choice(["pairs", "configs", "depth", "drilldown", "tournaments"]),
+              default="pairs", show_default=True, help="Which table to write (all of them go into html).")
+@click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Also write the report's charts to DIR (see --chart-format).")
+@click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True)
+@click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
+              help="Output format (default: from the -o extension, else csv). html: the whole report.")
+@click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True), default=None,
+              metavar="FILE", help="Write to FILE instead of stdout.")
+@click.pass_context
+def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], config_file: str | None, top: int,
+                by: tuple[str, ...], table: str, charts: str | None, chart_format: str, output_format: str | None,
+                output_path: str | None) -> None:
+    """How often configurations (edition + tie-break order) change winners, podiums and rankings.
+
+    One row per pair of configurations: tournaments, winner_changed (the set of rank-1 players differs),
+    winner_changed_rate with a 95% Wilson interval, podium_changed (top-3 set), topk_changed (--top),
+    any_rank_changed, mean_kendall_distance (normalised, ties count 1/2) and shared_first per side.
+    --table configs: how often tie-breaks were needed at the top, settled or not; --table depth: at which
+    position of each list the tie for first was settled; --table drilldown: the tournaments whose winner
+    changed, with players, deciding values and an explain command. With --by, the rates per feature value.
+    """
+    from tbstats import compare as cmp
+
+    parsed = [cmp.parse_config(c) for c in configs] + (cmp.read_configs(config_file) if config_file else [])
+    fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
+    if fmt not in (*FORMATS, "html"):
+        fmt = "csv"
+    if fmt in ("parquet", "html") and output_path is None and fmt == "parquet":
+        raise click.UsageError("--format parquet needs -o/--output FILE")
+    batch, rejected = _load_batch(inputs)
+    result = cmp.compare(batch, parsed, top=top)
+    breakdowns = {feature: cmp.breakdown(result, feature) for feature in by}
+    if charts:
+        from tbstats import report
+
+        report.write_charts(result, Path(charts), fmt=chart_format,  # type: ignore[arg-type]
+                            breakdowns=breakdowns)
+    if fmt == "html":
+        from tbstats import report
+
+        page = report.render_html(result, title="tbstats compare", breakdowns=breakdowns,
+                                  charts=chart_format)  # type: ignore[arg-type]
+        if output_path:
+            Path(output_path).write_text(page, encoding="utf-8")
+        else:
+            click.echo(page, nl=False)
+    else:
+        frames = {"pairs": result.pairs, "configs": result.configs, "depth": result.depth,
+                  "drilldown": result.drilldown, "tournaments": result.tournaments}
+        out = frames[table]
+        if breakdowns and table == "pairs":
+            out = pl.concat([b.with_columns(pl.lit(f).alias("feature"), pl.col(f).cast(pl.String).alias("value"))
+                             .drop(f) for f, b in breakdowns.items()], how="diagonal_relaxed")
+        emit(out, Output(fmt, output_path))
+    ctx.exit(exit_code(rejected))
+
+
+@main.command(name="audit", epilog=EPILOG)
+@input_options
+@output_options
+@click.option("--rules", default="auto", show_default=True, metavar="EDITION",
+              help="Rule edition to recompute with: " + ", ".join(EDITIONS) + ".")
+@click.option("-t", "--tiebreaks", "specs", default="from-file", show_default=True, metavar="from-file|SPECS",
+              help="The order to recompute with: each file's own 202/212 list, or SPECS for every tournament.")
+@click.option("--players", "per_player", is_flag=True, help="One row per differing player instead of per tournament.")
+@click.pass_context
+def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, rules: str, specs: str, per_player: bool) -> None:
+    """Recompute standings and compare them with the ranks and points declared in the files.
+
+    Per tournament: players, points_differ, rank_conflicts (groups of our order that the declared ranks
+    cross) and a status: agrees; points differ; agrees under EDITION (same order, other rules); agrees under
+    ORDER (a conventional order); unexplained; no declared ranks; no tie-break list.
+    """
+    from tbstats.audit import audit
+
+    edition = check_edition(rules)
+    if specs != "from-file":
+        _spec_list(specs)
+    batch, rejected = _load_batch(inputs)
+    per_t, per_p = audit(batch, api.make_context(batch), rules=edition, tiebreaks=specs)
+    emit(per_p if per_player else per_t, output)
+    ctx.exit(exit_code(rejected))

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import polars.selectors as cs
 
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
@@ -251,7 +252,7 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
         drill_parts.append(_drilldown(ctx, batch, a, b, sa, sb, winner))
     tournaments = pl.concat(tour_parts)
     return Comparison(
-        pairs=pl.DataFrame(pair_rows),
+        pairs=pl.DataFrame(pair_rows).with_columns(cs.float().round(6)),
         configs=pl.DataFrame([_config_row(results[c.name], d.tix, T) for c in configs]),
         tournaments=tournaments,
         drilldown=pl.concat(drill_parts, how="diagonal_relaxed") if drill_parts else pl.DataFrame(),
@@ -271,7 +272,8 @@ def breakdown(comparison: Comparison, by: str) -> pl.DataFrame:
         pl.col("kendall_distance").mean().alias("mean_kendall_distance")).sort("a", "b", by)
     lo, hi = wilson(g["winner_changed"].to_numpy(), g["tournaments"].to_numpy())
     return g.with_columns((pl.col("winner_changed") / pl.col("tournaments")).alias("winner_changed_rate"),
-                          pl.Series("winner_changed_lo95", lo), pl.Series("winner_changed_hi95", hi))
+                          pl.Series("winner_changed_lo95", lo), pl.Series("winner_changed_hi95", hi)).with_columns(
+        cs.float().round(6))
 
 
 def _shared_first(ranks: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
