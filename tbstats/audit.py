@@ -22,8 +22,8 @@ from tbstats.tiebreaks.base import Context
 #: Orders tried when the declared ranks do not follow the declared (or given) order (rules.md 8, conventions).
 CONVENTIONAL_ORDERS = (
     "BH/C1,BH", "BH/C1,BH,SB", "BH/C1,BH/C2,SB", "BH/C1,BH,SB,DE,WIN", "BH/C1,BH,WIN,DE,RTNG", "BH,BH/C1,SB",
-    "BH,SB,PS", "BH/M1,BH,SB", "SB,SB/C1,SB/C2", "BH/C1,BH/C2,BH", "SB,DE,KS", "DE,SB,KS,WIN", "PS,BH", "DE,BH/C1,BH", "DE,PS", "ARO/C1,BH/C1,BH",
-    "USCF-MM,USCF-SOLKOFF,USCF-CUM,USCF-OPPCUM",
+    "BH,SB,PS", "BH/M1,BH,SB", "SB,SB/C1,SB/C2", "BH/C1,BH/C2,BH", "SB,DE,KS", "DE,SB,KS,WIN", "PS,BH",
+    "DE,BH/C1,BH", "DE,PS", "ARO/C1,BH/C1,BH", "USCF-MM,USCF-SOLKOFF,USCF-CUM,USCF-OPPCUM",
 )
 
 
