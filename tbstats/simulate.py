@@ -1,9 +1,10 @@
 """Seeded simulation of many Swiss or round-robin tournaments at once, as a :class:`~tbstats.games.Batch`.
 
 :func:`simulate` draws players with a hidden true strength, pairs them round by round and plays the games
-with an Elo model, vectorised with numpy over whole blocks of tournaments (the only Python loop on the hot
-path is the one over rounds). It returns the batch and a ``truth`` table (tournament, start_no, strength), so
-that later code can measure how well a tie-break order recovers true strength.
+with an Elo model, vectorised with numpy over whole blocks of tournaments: Python loops run over blocks,
+rounds and a bounded number of repair passes, never over tournaments or players (except the rare pairing
+fallback below). It returns the batch and a ``truth`` table (tournament, start_no, strength), so that later
+code can measure how well a tie-break order recovers true strength.
 
 Players (per tournament)
     event level ``m ~ N(strength_mean, event_sd)``; strength ``s ~ N(m, strength_sd)``; published rating
@@ -25,7 +26,8 @@ Unplayed rounds (rates are probabilities; rules.md 2.2 and 4.2)
     side drawn at random (``forfeit_rate``). Forfeited games keep their scheduled colours in the file.
 
 Swiss pairing, close to the FIDE Dutch system (C.04.3), with these simplifications
-    * Players are ranked by (score, start number); score groups are the runs of equal score. Downfloaters are
+    * Players are ranked by score (in the event's scoring units, so 3-1-0 events pair on 3-1-0 points), then
+      start number; score groups are the runs of equal score. Downfloaters are
       decided by parity alone: when the players of the groups so far are odd in number, the lowest-ranked
       player of the group floats to the next one (Dutch chooses floaters by its quality criteria and avoids
       floating the same player twice in a row; we do not look at float history).
@@ -84,7 +86,7 @@ from tbstats.games import (
 )
 from tbstats.rules import STANDARD_SCORING, scoring_scale
 
-__all__ = ["SCORING_SYSTEMS", "Simulation", "SimulationConfig", "SimulationStats", "simulate"]
+__all__ = ["SCORING_SYSTEMS", "Simulation", "SimulationConfig", "SimulationStats", "expected_score", "simulate"]
 
 Kind = Literal["swiss", "round_robin"]
 Idx = npt.NDArray[np.intp]
@@ -108,6 +110,9 @@ _CODES: Final = (None, "1", "=", "0", "+", "-", "U", "H", "Z")
 _WIN, _DRAW, _LOSS, _FWIN, _FLOSS, _PAB, _HALF, _ZERO = range(1, 9)
 _CODE_KIND: Final = ("zero_bye", "win", "draw", "loss", "forfeit_win", "forfeit_loss", "pab", "half_bye",
                      "zero_bye")
+#: game type per result code (a '-' on both sides is a double forfeit instead)
+_CODE_TYPE: Final = np.array([GAME_TYPE[k] for k in ("absent", "played", "played", "played", "forfeit_win",
+                                                    "forfeit_loss", "pab", "half_bye", "zero_bye")], np.int8)
 _WHITE, _BLACK = 1, 2
 
 # local-search weights (lexicographic in practice) and bounds
@@ -328,16 +333,16 @@ class _Block:
             colour_diff=np.zeros((t, n), np.int64), last1=np.zeros((t, n), np.int8),
             last2=np.zeros((t, n), np.int8), no_pab=np.zeros((t, n), np.bool_), pts=pts)
 
-    def record_single(self, t: Idx, p: Idx, r: int, code: int, game_type: str) -> None:
+    def record_single(self, t: Idx, p: Idx, r: int, code: int) -> None:
         """A round without opponent (PAB, requested bye)."""
         self.code[t, p, r] = code
-        self.game_type[t, p, r] = GAME_TYPE[game_type]
+        self.game_type[t, p, r] = _CODE_TYPE[code]
         self.points[t, p, r] = self.pts[code]
         if code == _PAB:
             self.no_pab[t, p] = True
 
     def record_games(self, t: Idx, white: Idx, black: Idx, r: int, code_w: npt.NDArray[np.int8],
-                     code_b: npt.NDArray[np.int8], game_type: npt.NDArray[np.int8]) -> None:
+                     code_b: npt.NDArray[np.int8], double: Bools) -> None:
         """Paired boards: opponents, colours, results; update the pairing state."""
         self.opponent[t, white, r] = black
         self.opponent[t, black, r] = white
@@ -345,20 +350,15 @@ class _Block:
         self.colour[t, black, r] = _BLACK
         self.code[t, white, r] = code_w
         self.code[t, black, r] = code_b
-        double = game_type == GAME_TYPE["double_forfeit"]
-        gt_w = np.where(code_w == _FWIN, GAME_TYPE["forfeit_win"],
-                        np.where(code_w == _FLOSS, GAME_TYPE["forfeit_loss"], game_type))
-        gt_b = np.where(code_b == _FWIN, GAME_TYPE["forfeit_win"],
-                        np.where(code_b == _FLOSS, GAME_TYPE["forfeit_loss"], game_type))
-        self.game_type[t, white, r] = np.where(double, game_type, gt_w)
-        self.game_type[t, black, r] = np.where(double, game_type, gt_b)
+        self.game_type[t, white, r] = np.where(double, GAME_TYPE["double_forfeit"], _CODE_TYPE[code_w])
+        self.game_type[t, black, r] = np.where(double, GAME_TYPE["double_forfeit"], _CODE_TYPE[code_b])
         self.points[t, white, r] = self.pts[code_w]
         self.points[t, black, r] = self.pts[code_b]
         self.met[t, white, black] = True
         self.met[t, black, white] = True
         self.no_pab[t[code_w == _FWIN], white[code_w == _FWIN]] = True
         self.no_pab[t[code_b == _FWIN], black[code_b == _FWIN]] = True
-        otb = game_type == GAME_TYPE["played"]
+        otb = code_w <= _LOSS
         for side, sign in ((white, 1), (black, -1)):
             tt, pp = t[otb], side[otb]
             self.played_colour[tt, pp, r] = sign
@@ -385,8 +385,8 @@ def _units(cfg: SimulationConfig) -> dict[str, int]:
 
 def _play(cfg: SimulationConfig, rng: np.random.Generator, block: _Block, t: Idx, white: Idx, black: Idx,
           absent_w: Bools, absent_b: Bools) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8],
-                                                       npt.NDArray[np.int8]]:
-    """Result codes for White and Black and the board's game type (played, forfeit, double forfeit)."""
+                                                       Bools]:
+    """Result codes for White and Black, and which boards are double forfeits."""
     n = len(t)
     u_forfeit = rng.random(n)
     u_side = rng.random(n) < 0.5
@@ -401,7 +401,6 @@ def _play(cfg: SimulationConfig, rng: np.random.Generator, block: _Block, t: Idx
     draw = ~win & (u_result < expected + p_draw / 2)
     code_w = np.where(win, _WIN, np.where(draw, _DRAW, _LOSS)).astype(np.int8)
     code_b = np.where(win, _LOSS, np.where(draw, _DRAW, _WIN)).astype(np.int8)
-    game_type = np.full(n, GAME_TYPE["played"], np.int8)
     double = (absent_w & absent_b) | (~absent_w & ~absent_b & (u_forfeit < cfg.double_forfeit_rate))
     single = ~double & (absent_w | absent_b | (u_forfeit < cfg.double_forfeit_rate + cfg.forfeit_rate))
     w_loses = np.where(absent_w | absent_b, absent_w, u_side)
@@ -409,9 +408,7 @@ def _play(cfg: SimulationConfig, rng: np.random.Generator, block: _Block, t: Idx
     code_b = np.where(single, np.where(w_loses, _FWIN, _FLOSS), code_b).astype(np.int8)
     code_w[double] = _FLOSS
     code_b[double] = _FLOSS
-    game_type[single] = GAME_TYPE["forfeit_win"]  # refined per side in record_games
-    game_type[double] = GAME_TYPE["double_forfeit"]
-    return code_w, code_b, game_type
+    return code_w, code_b, double
 
 
 # --------------------------------------------------------------------------------------- round robin
@@ -458,8 +455,8 @@ def _round_robin_round(cfg: SimulationConfig, rng: np.random.Generator, block: _
     w = np.tile(boards, n_t)
     b = opp[r][w].astype(np.intp)
     present = block.present_rounds > r
-    code_w, code_b, gt = _play(cfg, rng, block, t, w, b, ~present[t, w], ~present[t, b])
-    block.record_games(t, w, b, r, code_w, code_b, gt)
+    code_w, code_b, double = _play(cfg, rng, block, t, w, b, ~present[t, w], ~present[t, b])
+    block.record_games(t, w, b, r, code_w, code_b, double)
     block.close_round(r)
     stats.paired_rounds += n_t
     stats.pairs += len(t)
@@ -476,9 +473,9 @@ def _swiss_round(cfg: SimulationConfig, rng: np.random.Generator, block: _Block,
     half = present & (u < cfg.half_bye_rate)
     zero = present & ~half & (u < cfg.half_bye_rate + cfg.zero_bye_rate)
     pairable = present & ~half & ~zero
-    for mask, code, kind in ((half, _HALF, "half_bye"), (zero, _ZERO, "zero_bye")):
+    for mask, code in ((half, _HALF), (zero, _ZERO)):
         tt, pp = np.nonzero(mask)
-        block.record_single(tt, pp, r, code, kind)
+        block.record_single(tt, pp, r, code)
 
     # the pairing-allocated bye: lowest-ranked player of the lowest score group without PAB / forfeit win
     odd = pairable.sum(axis=1) % 2 == 1
@@ -489,19 +486,20 @@ def _swiss_round(cfg: SimulationConfig, rng: np.random.Generator, block: _Block,
     pab_t = np.flatnonzero(odd)
     pab_p = np.argmax(key[pab_t], axis=1)
     stats.repeated_pabs += int((odd & ~any_eligible).sum())
-    block.record_single(pab_t, pab_p, r, _PAB, "pab")
+    block.record_single(pab_t, pab_p, r, _PAB)
     pairable[pab_t, pab_p] = False
 
-    t, hi, lo = _pair(block, pairable, stats)
+    pref, strength = _preferences(block)
+    t, hi, lo = _pair(block, pairable, pref, strength, stats)
     stats.paired_rounds += int(pairable.any(axis=1).sum())
     stats.pairs += len(t)
     stats.rematches += int(block.met[t, hi, lo].sum())
-    white_hi = _allocate_colours(block, t, hi, lo, r, stats)
+    white_hi = _allocate_colours(block, pref, strength, t, hi, lo, r, stats)
     white = np.where(white_hi, hi, lo)
     black = np.where(white_hi, lo, hi)
     no = np.zeros(len(t), np.bool_)
-    code_w, code_b, gt = _play(cfg, rng, block, t, white, black, no, no)
-    block.record_games(t, white, black, r, code_w, code_b, gt)
+    code_w, code_b, double = _play(cfg, rng, block, t, white, black, no, no)
+    block.record_games(t, white, black, r, code_w, code_b, double)
     block.close_round(r)
 
 
@@ -522,7 +520,8 @@ def _preferences(block: _Block) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.in
 class _Ranked:
     """The players to pair in one round, flattened in (tournament, -score, start number) order."""
 
-    def __init__(self, block: _Block, pairable: Bools) -> None:
+    def __init__(self, block: _Block, pairable: Bools, pref: npt.NDArray[np.int8],
+                 strength: npt.NDArray[np.int8]) -> None:
         n = pairable.shape[1]
         score = block.score
         top = int(score.max()) + 1 if score.size else 1
@@ -534,7 +533,6 @@ class _Ranked:
         self.pos: Idx = pos
         self.player: Idx = order[tt, pos]
         self.score: Ints = score[tt, self.player]
-        pref, strength = _preferences(block)
         # colour state 0..4: preference -1/0/+1, +2 when absolute; packed under the score (3 bits)
         p, absolute = pref[tt, self.player].astype(np.int64), strength[tt, self.player] == 3
         self._packed: Ints = self.score * 8 + np.where(absolute, 3 + (p > 0), p + 1)  # see _COLOUR_COST
@@ -589,9 +587,10 @@ def _brackets(ranked: _Ranked) -> tuple[Idx, Idx]:
     return seg, s1
 
 
-def _pair(block: _Block, pairable: Bools, stats: SimulationStats) -> tuple[Idx, Idx, Idx]:
+def _pair(block: _Block, pairable: Bools, pref: npt.NDArray[np.int8], strength: npt.NDArray[np.int8],
+          stats: SimulationStats) -> tuple[Idx, Idx, Idx]:
     """Pair every tournament of the block: tournament, higher-ranked and lower-ranked player per board."""
-    ranked = _Ranked(block, pairable)
+    ranked = _Ranked(block, pairable, pref, strength)
     if len(ranked.t) == 0:
         empty_idx = np.zeros(0, np.intp)
         return empty_idx, empty_idx, empty_idx
@@ -715,9 +714,9 @@ def _search(ranked: _Ranked, board_t: Idx, hi: Idx, lo: Idx, t: int) -> bool:
     return True
 
 
-def _allocate_colours(block: _Block, t: Idx, hi: Idx, lo: Idx, r: int, stats: SimulationStats) -> Bools:
+def _allocate_colours(block: _Block, pref: npt.NDArray[np.int8], strength: npt.NDArray[np.int8], t: Idx,
+                      hi: Idx, lo: Idx, r: int, stats: SimulationStats) -> Bools:
     """Whether the higher-ranked player of each board gets White (C.04.3 E.1-E.5)."""
-    pref, strength = _preferences(block)
     ph, pl_ = pref[t, hi], pref[t, lo]
     sh, sl = strength[t, hi], strength[t, lo]
     initial = np.where(hi % 2 == 0, block.initial_white[t], ~block.initial_white[t])  # E.5

@@ -51,4 +51,4 @@ def test_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     code = re.findall(r"```python\n(.*?)```", README, re.S)[0]
     scope: dict[str, object] = {}
     exec(code, scope)
-    assert scope["table"].height == 20  # type: ignore[attr-defined]
+    assert scope["table"].height == scope["batch"].players.height > 0  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
+import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError
@@ -227,19 +228,22 @@ def _player_lines(p: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataF
         pl.format("duplicate starting rank {} (first used on line {})", pl.col("start_no"),
                   pl.col("_firstline")))])
 
+    # every line gets a block for each round up to its event's longest line (missing blocks read as blank)
+    p = p.with_columns(
+        _strip("text", 4, 4).cast(pl.Int32, strict=False).alias("start_no"),
+        ((pl.col("_len").cast(pl.Int64) - _ROUND0 + 9) // 10).clip(0).max().over("event").alias("_rounds"))
     n_blocks = (longest - _ROUND0 + 9) // 10
     blocks = []
     for r in range(max(n_blocks, 0)):
         at = _ROUND0 + 10 * r
-        blocks.append(p.filter(pl.col("_len") > at).select(
-            "file", "line", "event", "_len", pl.lit(r + 1, pl.Int16).alias("round"),
+        blocks.append(p.filter(pl.col("_rounds") > r).select(
+            "file", "line", "event", "start_no", "_len", pl.lit(r + 1, pl.Int16).alias("round"),
             _strip("text", at, 4).alias("_opp"), pl.col("text").str.slice(at + 5, 1).alias("_col"),
             pl.col("text").str.slice(at + 7, 1).str.to_uppercase().str.strip_chars().alias("_res"),
             pl.lit(at, pl.Int32).alias("_at")))
     raw = pl.concat(blocks) if blocks else pl.DataFrame(schema={
-        "file": pl.Int32, "line": pl.Int32, "event": pl.Int64, "_len": pl.UInt32, "round": pl.Int16,
-        "_opp": pl.String, "_col": pl.String, "_res": pl.String, "_at": pl.Int32})
-    raw = raw.join(f.select("file", "line", "start_no"), on=["file", "line"])
+        "file": pl.Int32, "line": pl.Int32, "event": pl.Int64, "start_no": pl.Int32, "_len": pl.UInt32,
+        "round": pl.Int16, "_opp": pl.String, "_col": pl.String, "_res": pl.String, "_at": pl.Int32})
     return f, raw, errors
 
 
@@ -332,6 +336,19 @@ def _declared_type(code: str | None, text: str | None) -> str | None:
     return None
 
 
+def _row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
+    """One int64 per (event, start number, round): event < 2^29, start number < 2^20, round < 2^14."""
+    return (event.astype(np.int64) << 34) | (start_no.astype(np.int64) << 14) | rnd.astype(np.int64)
+
+
+def _lookup(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row of each query key in ``keys`` (any order) and whether it was found (first match)."""
+    order = np.argsort(keys, kind="stable")
+    pos = np.searchsorted(keys[order], queries).clip(0, max(len(keys) - 1, 0))
+    found = keys[order][pos] == queries if len(keys) else np.zeros(len(queries), dtype=bool)
+    return order[pos] if len(keys) else pos, found
+
+
 def _games(raw: pl.DataFrame, players: pl.DataFrame, tournaments: pl.DataFrame) -> tuple[
         pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Classify round blocks into the long games table; check pairings point back and results complement."""
@@ -339,124 +356,124 @@ def _games(raw: pl.DataFrame, players: pl.DataFrame, tournaments: pl.DataFrame) 
         pl.col("_opp").cast(pl.Int32, strict=False).alias("opponent"),
         pl.col("_col").str.to_lowercase().alias("_colour"),
     )
-    errors = [
-        _error_rows(g, pl.col("opponent").is_null() & (pl.col("_opp") != ""),
-                    pl.format("round {} opponent", pl.col("round")),
-                    pl.format("'{}' is not a starting rank (expected digits, or 0000 for no opponent)",
-                              pl.col("_opp"))),
-        _error_rows(g, ~pl.col("_colour").is_in(["w", "b", "-", " ", ""]),
-                    pl.format("round {} colour", pl.col("round")),
-                    pl.format("'{}' is not a TRF colour code (expected w, b or -)", pl.col("_col"))),
-        _error_rows(g, (pl.col("opponent") > 0) & (pl.col("_len") < pl.col("_at") + 6),
-                    pl.format("round {}", pl.col("round")),
-                    pl.format("line ends at column {} inside the round block (expected opponent, colour and "
-                              "result up to column {})", pl.col("_len"), pl.col("_at") + 8)),
-    ]
     g = g.with_columns(pl.when(pl.col("opponent") > 0).then(pl.col("opponent")).alias("opponent"))
+    # the opponent's own block in the same round, by sorted int64 keys (no multi-column joins)
+    ev = g["event"].to_numpy()
+    me = g["start_no"].fill_null(0).to_numpy()
+    opp = g["opponent"].fill_null(0).to_numpy()
+    rnd = g["round"].to_numpy()
+    row, found = _lookup(_row_key(ev, me, rnd), _row_key(ev, opp, rnd))
+    found &= opp > 0
+    known_keys = (players["event"].to_numpy().astype(np.int64) << 20) | players["start_no"].fill_null(0).to_numpy()
+    _, exists = _lookup(known_keys, (ev.astype(np.int64) << 20) | opp)
+    idx = pl.Series(row)
+    mask = pl.Series(found)
+    g = g.with_columns(
+        pl.Series("_exists", exists & (opp > 0)),
+        pl.when(mask).then(g["opponent"].gather(idx)).alias("_back"),
+        pl.when(mask).then(g["_res"].gather(idx)).alias("_ores"),
+        pl.when(mask).then(g["_colour"].gather(idx)).alias("_ocol"),
+    ).rechunk()
     has_opp = pl.col("opponent").is_not_null()
-    res = pl.col("_res").str.strip_chars()
-    errors += [
-        _error_rows(g, has_opp & ~res.is_in([*list(RESULT_CODES_WITH_OPPONENT), "", "X", "?"]),
-                    pl.format("round {} result", pl.col("round")),
-                    pl.format("'{}' is not a TRF result code for a game (expected one of 1 0 = W D L + -)",
-                              pl.col("_res"))),
-        _error_rows(g, ~has_opp & ~res.is_in(list(RESULT_CODES_WITHOUT_OPPONENT) + list(BYE_ALIASES) + [""]),
-                    pl.format("round {} result", pl.col("round")),
-                    pl.format("'{}' is not a TRF result code for a round without opponent "
-                              "(expected one of U F H Z + - or blank)", pl.col("_res"))),
-        _error_rows(g, pl.col("opponent") == pl.col("start_no"), pl.format("round {} opponent", pl.col("round")),
-                    pl.format("player {} is paired with themself", pl.col("start_no"))),
+    res = pl.col("_res")
+    points_back = pl.col("_back") == pl.col("start_no")
+    pairs = ["".join(c) for c in COMPLEMENTS] + ["X", "?", "XX", "??"]
+    checks: list[tuple[pl.Expr, pl.Expr, pl.Expr]] = [
+        (pl.col("_opp").cast(pl.Int32, strict=False).is_null() & (pl.col("_opp") != ""),
+         pl.format("round {} opponent", pl.col("round")),
+         pl.format("'{}' is not a starting rank (expected digits, or 0000 for no opponent)", pl.col("_opp"))),
+        (~pl.col("_colour").is_in(["w", "b", "-", " ", ""]), pl.format("round {} colour", pl.col("round")),
+         pl.format("'{}' is not a TRF colour code (expected w, b or -)", pl.col("_col"))),
+        (has_opp & (pl.col("_len") < pl.col("_at") + 6), pl.format("round {}", pl.col("round")),
+         pl.format("line ends at column {} inside the round block (expected opponent, colour and "
+                   "result up to column {})", pl.col("_len"), pl.col("_at") + 8)),
+        (has_opp & ~res.is_in([*RESULT_CODES_WITH_OPPONENT, "", "X", "?"]),
+         pl.format("round {} result", pl.col("round")),
+         pl.format("'{}' is not a TRF result code for a game (expected one of 1 0 = W D L + -)", res)),
+        (~has_opp & ~res.is_in([*RESULT_CODES_WITHOUT_OPPONENT, *BYE_ALIASES, ""]),
+         pl.format("round {} result", pl.col("round")),
+         pl.format("'{}' is not a TRF result code for a round without opponent "
+                   "(expected one of U F H Z + - or blank)", res)),
+        (pl.col("opponent") == pl.col("start_no"), pl.format("round {} opponent", pl.col("round")),
+         pl.format("player {} is paired with themself", pl.col("start_no"))),
+        (has_opp & ~pl.col("_exists"), pl.format("round {} opponent", pl.col("round")),
+         pl.format("opponent {} does not exist (no player line with that starting rank)", pl.col("opponent"))),
+        (pl.col("_exists") & (pl.col("_back").is_null() | ~points_back) & (pl.col("opponent") != pl.col("start_no")),
+         pl.format("round {} opponent", pl.col("round")),
+         pl.format("player {} meets {} but {}'s line says {} in that round (expected {})",
+                   pl.col("start_no"), pl.col("opponent"), pl.col("opponent"),
+                   pl.col("_back").cast(pl.String).fill_null("no opponent"), pl.col("start_no"))),
+        (points_back.fill_null(False) & ~pl.concat_str("_res", "_ores").is_in(pairs),
+         pl.format("round {} result", pl.col("round")),
+         pl.format("results do not complement: {} has '{}' against {} who has '{}' "
+                   "(expected 1/0, =/=, W/L, D/D, +/-, -/- )", pl.col("start_no"), res,
+                   pl.col("opponent"), pl.col("_ores"))),
     ]
-    # pairings point back, results complement
-    other = g.filter(has_opp).select(
-        "event", "round", pl.col("start_no").alias("opponent"), pl.col("opponent").alias("_back"),
-        pl.col("_res").alias("_ores"), pl.col("_colour").alias("_ocol"), pl.col("line").alias("_oline"))
-    known = players.filter(pl.col("start_no").is_not_null()).select(
-        "event", pl.col("start_no").alias("opponent"), pl.lit(True).alias("_exists"))
-    gp = g.filter(has_opp).join(known, on=["event", "opponent"], how="left").join(
-        other, on=["event", "round", "opponent"], how="left")
-    errors += [
-        _error_rows(gp, pl.col("_exists").is_null(), pl.format("round {} opponent", pl.col("round")),
-                    pl.format("opponent {} does not exist (no player line with that starting rank)",
-                              pl.col("opponent"))),
-        _error_rows(gp, pl.col("_exists") & (pl.col("_back").is_null() | (pl.col("_back") != pl.col("start_no"))),
-                    pl.format("round {} opponent", pl.col("round")),
-                    pl.format("player {} meets {} but {}'s line says {} in that round (expected {})",
-                              pl.col("start_no"), pl.col("opponent"), pl.col("opponent"),
-                              pl.col("_back").cast(pl.String).fill_null("no opponent"), pl.col("start_no"))),
-        _error_rows(gp.filter(pl.col("_back") == pl.col("start_no")),
-                    ~pl.concat_list("_res", "_ores").list.join("").is_in(
-                        ["".join(c) for c in COMPLEMENTS] + ["X", "?", "XX", "??"]),
-                    pl.format("round {} result", pl.col("round")),
-                    pl.format("results do not complement: {} has '{}' against {} who has '{}' "
-                              "(expected 1/0, =/=, W/L, D/D, +/-, -/- )", pl.col("start_no"), pl.col("_res"),
-                              pl.col("opponent"), pl.col("_ores"))),
+    notes: list[tuple[pl.Expr, pl.Expr, pl.Expr]] = [
+        (points_back.fill_null(False) & (pl.col("_colour") == pl.col("_ocol")) & pl.col("_colour").is_in(["w", "b"])
+         & (pl.col("start_no") < pl.col("opponent")), pl.format("round {} colour", pl.col("round")),
+         pl.format("players {} and {} both have colour '{}'", pl.col("start_no"), pl.col("opponent"),
+                   pl.col("_colour"))),
+        (has_opp & res.is_in(["", "X", "?"]) & (pl.col("start_no") < pl.col("opponent")),
+         pl.format("round {} result", pl.col("round")),
+         pl.format("game {}-{} has no result yet; standings count only the rounds before it",
+                   pl.col("start_no"), pl.col("opponent"))),
+        (~has_opp & res.is_in(list(BYE_ALIASES)), pl.format("round {} result", pl.col("round")),
+         pl.format("result '{}' without an opponent read as bye '{}'", res,
+                   res.replace_strict(BYE_ALIASES, default=""))),
     ]
-    warn_rows = [
-        _error_rows(gp.filter(pl.col("_back") == pl.col("start_no")),
-                    (pl.col("_colour") == pl.col("_ocol")) & pl.col("_colour").is_in(["w", "b"])
-                    & (pl.col("start_no") < pl.col("opponent")),
-                    pl.format("round {} colour", pl.col("round")),
-                    pl.format("players {} and {} both have colour '{}'", pl.col("start_no"), pl.col("opponent"),
-                              pl.col("_colour"))),
-        _error_rows(g, has_opp & res.is_in(["", "X", "?"]) & (pl.col("start_no") < pl.col("opponent")),
-                    pl.format("round {} result", pl.col("round")),
-                    pl.format("game {}-{} has no result yet; standings count only the rounds before it",
-                              pl.col("start_no"), pl.col("opponent"))),
-        _error_rows(g, ~has_opp & res.is_in(list(BYE_ALIASES)), pl.format("round {} result", pl.col("round")),
-                    pl.format("result '{}' without an opponent read as bye '{}'", pl.col("_res"),
-                              res.replace_strict(BYE_ALIASES, default=""))),
-    ]
+    err = _problems(g, checks)
+    warn = _problems(g, notes)
     g = g.with_columns(pl.when(~has_opp & res.is_in(list(BYE_ALIASES))).then(
         res.replace_strict(BYE_ALIASES, default="")).otherwise(res).alias("_res"))
-    ores = gp.select("event", "round", "start_no", "_ores")
-    g = g.join(ores, on=["event", "round", "start_no"], how="left")
-    gt = (pl.when(has_opp & pl.col("_res").is_in(["1", "0", "=", "W", "D", "L"])).then(pl.lit("played"))
-          .when(has_opp & (pl.col("_res") == "+")).then(pl.lit("forfeit_win"))
-          .when(has_opp & (pl.col("_res") == "-") & (pl.col("_ores") == "-")).then(pl.lit("double_forfeit"))
-          .when(has_opp & (pl.col("_res") == "-")).then(pl.lit("forfeit_loss"))
+    gt = (pl.when(has_opp & res.is_in(["1", "0", "=", "W", "D", "L"])).then(pl.lit("played"))
+          .when(has_opp & (res == "+")).then(pl.lit("forfeit_win"))
+          .when(has_opp & (res == "-") & (pl.col("_ores") == "-")).then(pl.lit("double_forfeit"))
+          .when(has_opp & (res == "-")).then(pl.lit("forfeit_loss"))
           .when(has_opp).then(pl.lit("pending"))
-          .when(pl.col("_res") == "U").then(pl.lit("pab"))
-          .when(pl.col("_res").is_in(["F", "+"])).then(pl.lit("full_bye"))
-          .when(pl.col("_res") == "H").then(pl.lit("half_bye"))
-          .when(pl.col("_res").is_in(["Z", "-"])).then(pl.lit("zero_bye"))
+          .when(res == "U").then(pl.lit("pab"))
+          .when(res.is_in(["F", "+"])).then(pl.lit("full_bye"))
+          .when(res == "H").then(pl.lit("half_bye"))
+          .when(res.is_in(["Z", "-"])).then(pl.lit("zero_bye"))
           .otherwise(pl.lit("absent")))
     g = g.with_columns(gt.alias("game_type"),
                        pl.when(pl.col("_colour").is_in(["w", "b"])).then(pl.col("_colour")).alias("colour"),
-                       pl.when(pl.col("_res") != "").then(pl.col("_res")).alias("result"))
-    err = pl.concat(errors)
-    warn = pl.concat(warn_rows)
+                       pl.when(res != "").then(res).alias("result"))
     return g, err, warn
+
+
+def _problems(df: pl.DataFrame, checks: list[tuple[pl.Expr, pl.Expr, pl.Expr]]) -> pl.DataFrame:
+    """Rows failing any check, one per failed check: file, line, column, reason (one pass when all pass)."""
+    flags = df.select([cond.fill_null(False).alias(f"_c{i}") for i, (cond, _, _) in enumerate(checks)])
+    if not flags.select(pl.any_horizontal(pl.all()).any()).item():
+        return pl.DataFrame(schema={"file": pl.Int32, "line": pl.Int32, "column": pl.String, "reason": pl.String})
+    return pl.concat([_error_rows(df, flags[f"_c{i}"], column, reason)
+                      for i, (_, column, reason) in enumerate(checks)])
 
 
 def _complete(games: pl.DataFrame, players: pl.DataFrame, tournaments: pl.DataFrame) -> tuple[
         pl.DataFrame, pl.DataFrame]:
-    """Fill missing rounds as 'absent', compute points, rounds played and the event type."""
+    """Points per round, rounds played and the event type (every line already has a block per round)."""
     n_rounds = games.group_by("event").agg(pl.col("round").max().alias("_n"))
-    t = tournaments.join(n_rounds, on="event", how="left").with_columns(
-        pl.max_horizontal(pl.col("_n").fill_null(0), pl.col("rounds")).alias("_grid"))
-    # the grid of every player x round up to the longest line (or the planned rounds when longer)
-    grid = players.filter(pl.col("start_no").is_not_null()).select("event", "start_no").join(
-        t.select("event", pl.int_ranges(1, pl.col("_n").fill_null(0) + 1, dtype=pl.Int16).alias("round")),
-        on="event").explode("round").drop_nulls("round")
-    g = grid.join(games.select("event", "start_no", "round", "opponent", "colour", "result", "game_type"),
-                  on=["event", "start_no", "round"], how="left").with_columns(
-        pl.col("game_type").fill_null("absent"))
-    kind = (pl.when(pl.col("game_type") == "played").then(
-                pl.when(pl.col("result").is_in(["1", "W"])).then(pl.col("pts_win"))
-                .when(pl.col("result").is_in(["=", "D"])).then(pl.col("pts_draw"))
-                .otherwise(pl.col("pts_loss")))
-            .when(pl.col("game_type") == "forfeit_win").then(pl.col("pts_forfeit_win"))
-            .when(pl.col("game_type").is_in(["forfeit_loss", "double_forfeit"])).then(pl.col("pts_forfeit_loss"))
-            .when(pl.col("game_type") == "pab").then(pl.col("pts_pab"))
-            .when(pl.col("game_type") == "full_bye").then(pl.col("pts_full_bye"))
-            .when(pl.col("game_type") == "half_bye").then(pl.col("pts_half_bye"))
-            .when(pl.col("game_type").is_in(["zero_bye", "absent"])).then(pl.col("pts_zero_bye"))
+    t = tournaments.sort("event").join(n_rounds, on="event", how="left")
+    event = pl.Series(games["event"])
+    scoring = {k: t[f"pts_{k}"].gather(event) for k in SCORING_KINDS}  # events are numbered 0..E-1
+    gtype = pl.col("game_type")
+    kind = (pl.when(gtype == "played").then(
+                pl.when(pl.col("result").is_in(["1", "W"])).then(scoring["win"])
+                .when(pl.col("result").is_in(["=", "D"])).then(scoring["draw"])
+                .otherwise(scoring["loss"]))
+            .when(gtype == "forfeit_win").then(scoring["forfeit_win"])
+            .when(gtype.is_in(["forfeit_loss", "double_forfeit"])).then(scoring["forfeit_loss"])
+            .when(gtype == "pab").then(scoring["pab"])
+            .when(gtype == "full_bye").then(scoring["full_bye"])
+            .when(gtype == "half_bye").then(scoring["half_bye"])
+            .when(gtype.is_in(["zero_bye", "absent"])).then(scoring["zero_bye"])
             .otherwise(0))
-    g = g.join(t.select("event", *[f"pts_{k}" for k in SCORING_KINDS]), on="event").with_columns(
+    g = games.select("event", "start_no", "round", "opponent", "colour", "result", "game_type").with_columns(
         kind.cast(pl.Int32).alias("points"),
-        pl.col("game_type").is_in(["played"]).alias("played"),
-        pl.col("game_type").cast(GAME_SCHEMA["game_type"]),
+        (gtype == "played").alias("played"),
+        gtype.cast(GAME_SCHEMA["game_type"]),
         pl.col("colour").cast(GAME_SCHEMA["colour"]),
     ).rename({"start_no": "player"})
     # rounds played: leading rounds with at least one result and no pending game
@@ -467,7 +484,8 @@ def _complete(games: pl.DataFrame, players: pl.DataFrame, tournaments: pl.DataFr
     first_pending = by_round.filter(pl.col("_pending")).group_by("event").agg(
         (pl.col("round").min() - 1).alias("_fp"))
     last_paired = by_round.filter(pl.col("_paired")).group_by("event").agg(pl.col("round").max().alias("_lp"))
-    rr = _round_robin_structure(g)
+    undeclared = t.filter(pl.col("_declared_type").is_null())["event"]
+    rr = _round_robin_structure(g.filter(pl.col("event").is_in(undeclared.implode())))
     t = t.join(first_pending, on="event", how="left").join(last_paired, on="event", how="left").join(
         rr, on="event", how="left").with_columns(
         # a file holding every planned round is complete; otherwise trailing rounds without a single
