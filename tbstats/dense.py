@@ -8,6 +8,7 @@ by (tournament, start number); ``tix`` maps each player row to its tournament ro
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 import polars as pl
@@ -62,17 +63,34 @@ class Dense:
 
     def is_type(self, names: tuple[str, ...]) -> np.ndarray:
         """Mask of counted player-rounds whose game type is one of ``names``."""
-        return np.isin(self.gtype, _codes(names)) & self.counted
+        table = np.zeros(len(GAME_TYPE), dtype=bool)
+        table[_codes(names)] = True
+        return table[self.gtype] & self.counted
 
-    @property
+    @cached_property
     def played(self) -> np.ndarray:
         """Over-the-board games."""
         return (self.gtype == GAME_TYPE["played"]) & self.counted
 
-    @property
+    @cached_property
     def has_opp(self) -> np.ndarray:
         """Rounds with a scheduled opponent (games and forfeits)."""
         return (self.opp != NO_OPP) & self.counted
+
+    @cached_property
+    def opp_row(self) -> np.ndarray:
+        """The opponent's row, 0 where there is none (mask with ``has_opp``): safe for gathers."""
+        return np.where(self.opp != NO_OPP, self.opp, 0)
+
+    @cached_property
+    def points(self) -> np.ndarray:
+        """Points awarded in the counted rounds, 0 elsewhere."""
+        return np.where(self.counted, self.pts, 0)
+
+    @cached_property
+    def score(self) -> np.ndarray:
+        """Each player's score over the counted rounds, units."""
+        return self.points.sum(axis=1)
 
     def per_player(self, per_tournament: np.ndarray) -> np.ndarray:
         """Broadcast a per-tournament array to players."""
@@ -95,9 +113,9 @@ def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int
     t = batch.tournaments.sort("tournament")
     p = batch.players.sort("tournament", "start_no")
     t_ids = t["tournament"].to_numpy()
-    t_row = pl.DataFrame({"tournament": t_ids, "_t": np.arange(len(t_ids), dtype=np.int64)})
-    prow = p.select("tournament", "start_no").with_row_index("_p").join(t_row, on="tournament")
-    tix = prow["_t"].to_numpy().astype(np.int64)
+    # rows by sorted int64 keys (tournament, start number): no joins on the hot path
+    p_t = p["tournament"].to_numpy()
+    tix = np.searchsorted(t_ids, p_t).astype(np.int64)
     P = p.height
     n = t["rounds_played"].to_numpy().astype(np.int64)
     if after_round is not None:
@@ -106,32 +124,50 @@ def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int
             how="left")["_r"].fill_null(0).to_numpy().astype(np.int64)
         n = np.minimum(in_file, after_round)
     R = int(n.max()) if len(n) else 0
-    g = batch.games.filter(pl.col("round") <= R).join(
-        prow.select("tournament", pl.col("start_no").alias("player"), pl.col("_p")),
-        on=["tournament", "player"]).join(
-        prow.select("tournament", pl.col("start_no").alias("opponent"), pl.col("_p").alias("_o")),
-        on=["tournament", "opponent"], how="left")
-    rows = g["_p"].to_numpy().astype(np.int64)
+    g = batch.games.filter(pl.col("round") <= R).select(
+        "tournament", "player", "opponent", "round", "points",
+        pl.col("game_type").to_physical().alias("gtype"),
+        (pl.col("colour") == "b").fill_null(False).alias("black"),
+        pl.col("result").replace_strict({"1": WIN, "W": WIN, "=": DRAW, "D": DRAW}, default=LOSS,
+                                        return_dtype=pl.Int8).alias("outcome"))
+    start_no = p["start_no"].to_numpy().astype(np.int64)
+    first_row = np.searchsorted(tix, np.arange(len(t_ids)))          # each tournament's first player row
+    count = np.bincount(tix, minlength=len(t_ids))
+    g_tix = np.searchsorted(t_ids, g["tournament"].to_numpy())
+    player_no = g["player"].to_numpy().astype(np.int64)
+    opp_no = g["opponent"].fill_null(0).to_numpy().astype(np.int64)
+    last_no = np.zeros(len(t_ids), dtype=np.int64)
+    np.maximum.at(last_no, tix, start_no)
+    if bool((last_no == count).all()):
+        # start numbers 1..N in every tournament (the usual case): a row is an offset, no search needed
+        base = first_row[g_tix] - 1
+        rows = base + player_no
+        opp_found = (opp_no > 0) & (opp_no <= count[g_tix])
+        opp_rows = np.where(opp_found, base + opp_no, 0)
+    else:
+        p_keys = (tix << 24) | start_no
+        g_t = g_tix.astype(np.int64) << 24
+        rows = np.searchsorted(p_keys, g_t | player_no)
+        opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
+        opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
     cols = g["round"].to_numpy().astype(np.int64) - 1
     opp = np.full((P, R), NO_OPP, dtype=np.int64)
     pts = np.zeros((P, R), dtype=np.int64)
-    gtype = np.full((P, R), -1, dtype=np.int8)
+    gtype = np.full((P, R), GAME_TYPE["absent"], dtype=np.int8)  # a round without a row is not paired
     black = np.zeros((P, R), dtype=bool)
-    opp[rows, cols] = g["_o"].fill_null(NO_OPP).to_numpy()
+    result = np.zeros((P, R), dtype=np.int8)
+    opp[rows, cols] = np.where(opp_found, opp_rows, NO_OPP)
     pts[rows, cols] = g["points"].to_numpy()
-    gtype[rows, cols] = g["game_type"].to_physical().to_numpy()
-    black[rows, cols] = (g["colour"].cast(pl.String) == "b").fill_null(False).to_numpy()
-    gtype[gtype < 0] = GAME_TYPE["absent"]  # a round without a row is a round not paired
-    result = np.zeros((P, R), dtype="U1")
-    result[rows, cols] = g["result"].fill_null("").to_numpy()
+    gtype[rows, cols] = g["gtype"].to_numpy()
+    black[rows, cols] = g["black"].to_numpy()
+    result[rows, cols] = g["outcome"].to_numpy()
 
     W = t["pts_win"].to_numpy().astype(np.int64)
     D = t["pts_draw"].to_numpy().astype(np.int64)
     Wp, Dp = W[tix][:, None], D[tix][:, None]
     played = gtype == GAME_TYPE["played"]
-    outcome = np.where(played, np.where(np.isin(result, ["1", "W"]), WIN,
-                                        np.where(np.isin(result, ["=", "D"]), DRAW, LOSS)),
-                       np.where(pts >= Wp, WIN, np.where(pts >= Dp, DRAW, LOSS))).astype(np.int8)
+    # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
+    outcome = np.where(played, result, np.where(pts >= Wp, WIN, np.where(pts >= Dp, DRAW, LOSS))).astype(np.int8)
     if force_type is None:
         rr = (t["event_type"].cast(pl.String) == "round_robin").to_numpy()
     else:
@@ -140,6 +176,6 @@ def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int
     dense = Dense(
         t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
         scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix,
-        start_no=p["start_no"].to_numpy().astype(np.int64), rating=rating,
+        start_no=start_no, rating=rating,
         opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=np.zeros((P, R), dtype=bool))
     return dense.with_counted_rounds(n)

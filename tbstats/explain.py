@@ -97,7 +97,7 @@ def explain(batch: Batch, *, player: int, tiebreak: str, rules: str = "fide-2026
         table["opponent_score"].append(_dec(el.oppscore[i, r], scale) if present else None)
         own = present and int(el.category[i, r]) != 0 and not (opp != NO_OPP and el.predetermined[i])
         table["dummy_uncapped"].append(_dec(el.uncapped[i, r], scale) if own else None)
-        cap = int(el.cap[i, r])
+        cap = int(el.cap[i, r]) if own else 0
         table["cap"].append("16.4.1 opponent's adjusted score" if cap == CAP_OPPONENT else
                             "16.4.2 draws x rounds" if cap == CAP_DRAWS else None)
         if family == "SB":

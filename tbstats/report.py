@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, cast
 
 import numpy as np
 import polars as pl
@@ -40,8 +40,8 @@ ChartFormat = Literal["png", "svg"]
 CHART_FORMATS: Final = ("png", "svg")
 
 #: Most pairs drawn in the bar chart, most pairs drawn per breakdown chart, most numeric values per breakdown.
-MAX_BARS: Final = 40
-MAX_BREAKDOWN_PAIRS: Final = 8
+MAX_BARS: Final = 50
+MAX_BREAKDOWN_PAIRS: Final = 6
 MAX_BREAKDOWN_VALUES: Final = 12
 #: Label lengths in charts (longer names end with an ellipsis; the tables show them in full).
 LABEL_CHARS: Final = 18
@@ -51,6 +51,8 @@ _CSS_DPI: Final = 96
 _ACCENT: Final = "#2f6db5"
 _PALETTE: Final = ("#2f6db5", "#e07b39", "#3a9d5d", "#c2405a", "#8a63b8", "#8c6d46", "#d16fb0", "#6b7785",
                    "#b5a22c", "#2aa1b3")
+_EMPTY_HEIGHT: Final = 1.1     # inches: a chart that only says there is nothing to draw
+_FEW: Final = 10             # breakdown values with fewer tournaments get hollow markers
 _ORDINAL_FEATURES: Final = ("rounds", "players", "year", "rating_band", "unplayed")
 _ORDERED_LABELS: Final = {"0%": 0, "<5%": 1, "5-15%": 2, ">=15%": 3}
 _METRICS: Final = frozenset({"a", "b", "tournaments", "winner_changed", "podium_changed", "topk_changed",
@@ -58,7 +60,7 @@ _METRICS: Final = frozenset({"a", "b", "tournaments", "winner_changed", "podium_
                              "winner_changed_lo95", "winner_changed_hi95"})
 _DRILL_FIXED: Final = frozenset({"a", "b", "source", "tournament", "start_no", "name", "points", "rank_a",
                                  "rank_b", "explain"})
-_RC: Final[dict[str, Any]] = {
+_RC: Final[dict[Any, Any]] = {
     "svg.fonttype": "path",        # glyphs as paths: the chart looks the same without any font installed
     "text.parse_math": False,      # a '$' in a configuration name is text, not mathtext
     "font.family": "sans-serif",
@@ -164,7 +166,7 @@ def _pairs_chart(comparison: Comparison, title: str | None) -> Figure:
     ranked = _ranked_pairs(comparison)
     shown = ranked.head(MAX_BARS)
     n = shown.height
-    fig = _figure(10, 1.3 + 0.3 * max(n, 2))
+    fig = _figure(10, 1.3 + (0.3 if n <= 15 else 0.22) * max(n, 2) if n else _EMPTY_HEIGHT)
     ax = fig.add_subplot()
     if title:
         ax.set_title(title)
@@ -181,7 +183,7 @@ def _pairs_chart(comparison: Comparison, title: str | None) -> Figure:
     top = float(hi.max())
     room = max(top, 1.0) * 0.34
     for yi, r, h, k, t in zip(y, rate, hi, shown["winner_changed"], shown["tournaments"], strict=True):
-        ax.text(h + room * 0.04, yi, f"{r:.1f}%  ({k}/{t})", va="center", fontsize=8, color="#2b2f36")
+        ax.text(float(h + room * 0.04), float(yi), f"{r:.1f}%  ({k}/{t})", va="center", fontsize=8, color="#2b2f36")
     ax.set_xlim(0, top + room)
     ticks = [t for t in ax.get_xticks() if 0 <= t <= min(100.0, top)] or [0.0]
     ax.set_xticks(ticks, labels=[f"{t:g}%" for t in ticks])
@@ -216,15 +218,25 @@ def _heatmap_chart(comparison: Comparison, title: str | None) -> Figure:
 
     names, rate, kendall = _matrices(comparison)
     k = len(names)
-    cell = 0.55 if k <= 6 else 0.42 if k <= 12 else 0.3
-    side = max(2.8, cell * k + 1.6)
-    stacked = 2 * side + 1.4 > 10
-    fig = _figure(min(10.0, side + 1.4) if stacked else 2 * side + 1.4, (2 * side if stacked else side) + 0.5)
+    stacked = k > 12
+    cell = 0.5 if k <= 6 else 0.34 if k <= 12 else 0.3
+    square = max(1.6, cell * k)                   # the matrix itself, in inches
+    margin = min(0.08 * max((len(x) for x in names), default=4), 1.15) + 0.25   # the (cut) tick labels
+    panel_w, panel_h = square + margin + 0.9, square + margin + 0.45   # + colour bar; + title
+    if stacked:
+        fig = _figure(panel_w, 2 * panel_h)
+    else:
+        fig = _figure(2 * panel_w, panel_h)
     axes = fig.subplots(2, 1) if stacked else fig.subplots(1, 2)
     if title:
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold", fontsize=10)
-    panels = ((rate, "winner changed (%)", "YlOrRd", lambda v: f"{v:.0f}" if k > 6 else f"{v:.1f}"),
-              (kendall, "mean Kendall distance", "PuBu", lambda v: f"{v:.3f}"[1:] if 0 <= v < 1 else f"{v:.2f}"))
+    def percent(v: float) -> str:
+        return f"{v:.0f}" if k > 6 else f"{v:.1f}"
+
+    def distance(v: float) -> str:
+        return f"{v:.3f}"[1:] if 0 <= v < 1 else f"{v:.2f}"
+
+    panels = ((rate, "winner changed (%)", "YlOrRd", percent), (kendall, "mean Kendall distance", "PuBu", distance))
     labels = [_short(n, 14) for n in names]
     for ax, (matrix, label, cmap_name, fmt) in zip(np.ravel(axes), panels, strict=True):
         cmap = matplotlib.colormaps[cmap_name].with_extremes(bad="#eef0f3")
@@ -244,7 +256,7 @@ def _heatmap_chart(comparison: Comparison, title: str | None) -> Figure:
         ax.grid(which="minor", color="white", linewidth=1.5)
         ax.tick_params(which="minor", length=0)
         if k <= 16:
-            size = 8 if k <= 8 else 6.5
+            size = 8 if k <= 6 else 6.5
             for i in range(k):
                 for j in range(k):
                     v = shown[i, j]
@@ -254,7 +266,7 @@ def _heatmap_chart(comparison: Comparison, title: str | None) -> Figure:
                         ax.text(j, i, "n/a", ha="center", va="center", fontsize=size, color="#8a929c")
                         continue
                     dark = v / vmax > 0.6
-                    ax.text(j, i, fmt(v), ha="center", va="center", fontsize=size,
+                    ax.text(j, i, fmt(float(v)), ha="center", va="center", fontsize=size,
                             color="white" if dark else "#1d2430")
         fig.colorbar(image, ax=ax, shrink=0.75, pad=0.02)
     return fig
@@ -263,20 +275,22 @@ def _heatmap_chart(comparison: Comparison, title: str | None) -> Figure:
 def _depth_chart(comparison: Comparison, title: str | None) -> Figure:
     """Stacked bars per configuration: at which list position the tie for first place was settled."""
     import matplotlib
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
 
     names = [str(x) for x in comparison.configs["config"].to_list()]
     depth = comparison.depth
     k = len(names)
-    fig = _figure(10, 1.5 + 0.42 * max(k, 2))
+    totals = depth.group_by("config").agg(pl.col("settled_here").sum())
+    widest = _int(totals["settled_here"].max()) if totals.height else 0
+    fig = _figure(10, 1.5 + 0.42 * max(k, 2) if widest else _EMPTY_HEIGHT)
     ax = fig.add_subplot()
     if title:
         ax.set_title(title)
-    totals = depth.group_by("config").agg(pl.col("settled_here").sum())
-    widest = int(totals["settled_here"].max() or 0) if totals.height else 0
     if widest == 0:
         _no_data(ax, "No tournament had a shared first place on points under any configuration.")
         return fig
-    positions = int(depth.filter(pl.col("tiebreak") != "(not settled)")["depth"].max() or 1)
+    positions = _int(depth.filter(pl.col("tiebreak") != "(not settled)")["depth"].max()) or 1
     blues = matplotlib.colormaps["Blues"]
     colours = [blues(0.85 - 0.6 * i / max(positions - 1, 1)) for i in range(positions)]
     used: dict[int, str] = {}
@@ -303,9 +317,8 @@ def _depth_chart(comparison: Comparison, title: str | None) -> Figure:
     ax.tick_params(axis="y", length=0)
     ax.spines["left"].set_visible(False)
     ax.xaxis.grid(True)
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("tournaments with a shared first place on points")
-    from matplotlib.patches import Patch
     handles = [Patch(facecolor=colours[p - 1], label=f"{_ordinal(p)} tie-break") for p in sorted(used) if p > 0]
     if 0 in used:
         handles.append(Patch(facecolor="#c9ced6", hatch="///", edgecolor="white", label="not settled"))
@@ -389,7 +402,8 @@ def _grouped(table: pl.DataFrame, column: str) -> tuple[pl.DataFrame, list[str],
 def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, title: str | None) -> Figure:
     """Winner-change rate by feature value: lines (ordered features) or grouped bars, one per pair."""
     column = _feature_column(feature, table)
-    fig = _figure(10, 3.9)
+    single = table[column].n_unique() <= 1
+    fig = _figure(10, _EMPTY_HEIGHT if table.is_empty() else 2.8 if single else 3.9)
     ax = fig.add_subplot()
     if title:
         ax.set_title(title)
@@ -403,7 +417,7 @@ def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, 
     shown = ranked[:MAX_BREAKDOWN_PAIRS]
     x = np.arange(len(order))
     where = {label: i for i, label in enumerate(order)}
-    ordinal = column in _ORDINAL_FEATURES or table[column].dtype.is_numeric()
+    ordinal = (column in _ORDINAL_FEATURES or table[column].dtype.is_numeric()) and len(order) >= 3
     width = 0.8 / max(len(shown), 1)
     for n, (a, b) in enumerate(shown):
         rows = grouped.filter((pl.col("a") == a) & (pl.col("b") == b))
@@ -417,6 +431,9 @@ def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, 
         label = _pair_label(a, b)
         if ordinal:
             ax.plot(xs, rate, marker="o", markersize=4, linewidth=1.6, color=colour, label=label)
+            few = np.array([counts[int(i)] < _FEW for i in xs], dtype=bool)
+            ax.plot(xs[few], rate[few], linestyle="none", marker="o", markersize=6, markerfacecolor="white",
+                    markeredgecolor=colour, markeredgewidth=1.4)
             if len(shown) <= 3:
                 ax.fill_between(xs, lo, hi, color=colour, alpha=0.12, linewidth=0)
         else:
@@ -432,7 +449,11 @@ def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, 
     ax.yaxis.grid(True)
     ax.yaxis.set_major_formatter("{x:g}%")
     ax.set_ylabel("winner changed")
-    bands = " (band: 95% interval)" if ordinal and len(shown) <= 3 else "" if ordinal else " (bars: 95% interval)"
+    hollow = ordinal and any(c < _FEW for c in counts)
+    notes = ["band: 95% interval" if ordinal and len(shown) <= 3 else "" if ordinal else "whiskers: 95% interval",
+             f"hollow: fewer than {_FEW} tournaments" if hollow else ""]
+    bands = "; ".join(x for x in notes if x)
+    bands = f" ({bands})" if bands else ""
     ax.set_xlabel(f"{feature}{bands}")
     legend_title = "pair" if len(ranked) <= len(shown) else f"top {len(shown)} of {len(ranked)} pairs"
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), title=legend_title)
@@ -493,7 +514,9 @@ def write_charts(comparison: Comparison, directory: str | Path, *, fmt: ChartFor
 
 # -------------------------------------------------------------------------------------------------- HTML
 
-_XML_PROLOGUE = re.compile(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*|<metadata>.*?</metadata>\s*", re.S)
+# the XML prologue, metadata and matplotlib's per-file style sheet (which _CSS holds once, scoped to charts)
+_XML_PROLOGUE = re.compile(r"<\?xml[^>]*\?>\s*|<!DOCTYPE[^>]*>\s*|<metadata>.*?</metadata>\s*"
+                           r"|<style[^>]*>[^<]*</style>\s*", re.S)
 
 
 def _inline_svg(chart: Chart) -> str:
@@ -521,6 +544,11 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
+def _int(value: object) -> int:
+    """A polars scalar (or None) as an int."""
+    return int(cast(Any, value) or 0)
+
+
 def _e(value: object) -> str:
     """HTML-escaped text of a value (quotes too)."""
     return html.escape("" if value is None else str(value), quote=True)
@@ -537,6 +565,15 @@ def _num(value: object) -> str:
     if isinstance(value, list):
         return ", ".join(_num(v) for v in value)
     return str(value)
+
+
+def _plural(n: int, word: str) -> str:
+    """A count with its noun.
+
+    >>> _plural(1, "pair"), _plural(1200, "tournament")
+    ('1 pair', '1,200 tournaments')
+    """
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def _pct(x: float, digits: int = 1) -> str:
@@ -574,17 +611,19 @@ def table_html(df: pl.DataFrame, *, limit: int | None = 1000, caption: str | Non
 def _headline(comparison: Comparison) -> str:
     pairs, configs = comparison.pairs, comparison.configs
     t = comparison.tournaments
-    n_tournaments = t["tournament"].n_unique() if t.height else int(configs["tournaments"].max() or 0)
+    n_tournaments = t["tournament"].n_unique() if t.height else _int(configs["tournaments"].max())
     cards = [_card("Tournaments compared", f"{n_tournaments:,}", _computable_note(comparison)),
-             _card("Configurations", f"{configs.height}", f"{pairs.height} pairs compared")]
+             _card("Configurations", f"{configs.height}", _plural(pairs.height, "pair") + " compared")]
     ranked = _ranked_pairs(comparison)
     if ranked.height:
         top = ranked.row(0, named=True)
+        level = ranked.filter(pl.col("winner_changed_rate") == top["winner_changed_rate"]).height - 1
+        also = f" · as high in {level} other pair{'s' if level > 1 else ''}" if level else ""
         cards.append(_card(
             "Highest winner-change rate", _pct(top["winner_changed_rate"]),
             f'<span class="pair">{_e(top["a"])} <span class="vs">vs</span> {_e(top["b"])}</span>'
             f'{top["winner_changed"]:,} of {top["tournaments"]:,} tournaments · 95% interval '
-            f'{_interval(top["winner_changed_lo95"], top["winner_changed_hi95"])}', raw=True))
+            f'{_interval(top["winner_changed_lo95"], top["winner_changed_hi95"])}{also}', raw=True))
     else:
         cards.append(_card("Highest winner-change rate", "n/a", "no pair ranked a tournament in common"))
     usable = configs.filter(pl.col("tournaments") > 0)
@@ -599,8 +638,9 @@ def _headline(comparison: Comparison) -> str:
     if t.height:
         changed = t.filter("computable").group_by("tournament").agg(pl.col("winner_changed").any())
         k = int(changed["winner_changed"].sum())
+        share = f"{_pct(k / changed.height)} of " if changed.height else ""
         cards.append(_card("Winner changed under some pair", f"{k:,}",
-                           f"{_pct(k / max(changed.height, 1))} of {changed.height:,} tournaments"))
+                           f"{share}{_plural(changed.height, 'tournament')} ranked by both sides of a pair"))
     return f'<div class="cards">{"".join(cards)}</div>'
 
 
@@ -637,7 +677,7 @@ def _configs_table(comparison: Comparison) -> str:
         share = _pct(r["tiebreaks_needed_rate"]) if r["tournaments"] else "–"
         bar = max(0.0, min(100.0, 100 * float(r["tiebreaks_needed_rate"] or 0)))
         rows.append(
-            f'<tr><td class="cfg">{_e(r["config"])}</td><td><code>{_e(r["definition"])}</code></td>'
+            f'<tr><td class="cfg">{_e(r["config"])}</td><td><code>{_definition(r)}</code></td>'
             f'<td class="num">{r["tournaments"]:,}</td>'
             f'<td class="num">{needed:,} <span class="muted">({share})</span>'
             f'<span class="meter"><span style="width:{bar:.1f}%"></span></span></td>'
@@ -649,44 +689,71 @@ def _configs_table(comparison: Comparison) -> str:
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
+def _definition(row: Mapping[str, Any]) -> str:
+    """The configuration's EDITION:SPECS without its name, escaped, breakable after commas."""
+    text = str(row["definition"])
+    prefix = f"{row['config']}="
+    text = text[len(prefix):] if text.startswith(prefix) else text
+    return ",<wbr>".join(_e(part) for part in text.split(","))
+
+
 def _drilldown_html(comparison: Comparison, limit: int) -> str:
     d = comparison.drilldown
     if d.is_empty() or "a" not in d.columns:
         return '<p class="empty">No tournament changed its winner between any pair of configurations.</p>'
     d = d.with_columns(pl.struct("a", "b", "tournament").rle_id().alias("_group"))
-    groups = int(d["_group"].max() or 0) + 1
+    groups = _int(d["_group"].max()) + 1
     values = [c for c in d.columns if c not in _DRILL_FIXED and c != "_group"]
+    shown = d.filter(pl.col("_group") < limit)
+    short_of = _short_sources([str(x or "") for x in shown["source"].unique(maintain_order=True).to_list()])
     body = []
-    for part in d.filter(pl.col("_group") < limit).partition_by("_group", maintain_order=True):
+    for part in shown.partition_by("_group", maintain_order=True):
         part = part.sort("rank_a", "rank_b", "start_no")
         first = part.row(0, named=True)
         a, b = str(first["a"]), str(first["b"])
         source = str(first["source"] or "")
-        short = source.replace("\\", "/").rsplit("/", 1)[-1] or source
-        span = part.height
+        short = short_of.get(source, source)
         for i, row in enumerate(part.iter_rows(named=True)):
             cells = []
             if i == 0:
+                span = 2 * part.height
                 cells.append(f'<td rowspan="{span}" class="pair"><span class="cfg">{_e(a)}</span> '
                              f'<span class="vs">vs</span> <span class="cfg">{_e(b)}</span></td>')
                 cells.append(f'<td rowspan="{span}" class="src" title="{_e(source)}">{_e(short)}</td>')
-            cells.append(f'<td>{_e(row["name"])} <span class="muted">#{_e(row["start_no"])}</span></td>')
+            cells.append(f'<td class="player">{_e(row["name"])} <span class="muted">#{_e(row["start_no"])}</span></td>')
             cells.append(f'<td class="num">{_e(_num(row["points"]))}</td>')
             for rank in (row["rank_a"], row["rank_b"]):
                 cls = "num first" if rank == 1 else "num"
                 cells.append(f'<td class="{cls}">{_e(rank)}</td>')
-            cells.append(f"<td>{_deciding(row, values, a, b)}</td>")
-            cells.append(f'<td><code class="cmd">{_e(row["explain"])}</code></td>')
-            start = ' class="group"' if i == 0 else ""
-            body.append(f"<tr{start}>{''.join(cells)}</tr>")
+            cells.append(f'<td class="values">{_deciding(row, values, a, b)}</td>')
+            body.append(f'<tr class="{"player group" if i == 0 else "player"}">{"".join(cells)}</tr>')
+            body.append(f'<tr class="cmd"><td colspan="5"><code>{_e(row["explain"])}</code></td></tr>')
     note = ""
     if groups > limit:
         note = (f'<p class="note">Showing the first {limit} of {groups:,} (pair, tournament) cases; '
                 "the full table is <code>Comparison.drilldown</code>.</p>")
-    return ('<div class="scroll"><table class="drill"><thead><tr><th>Pair (A vs B)</th><th>Source</th>'
+    return (f'<p class="note">{groups:,} (pair, tournament) case{"s" if groups != 1 else ""}; rank 1 in '
+            'bold.</p>'
+            '<div class="scroll"><table class="drill"><thead><tr><th>Pair (A vs B)</th><th>Source</th>'
             '<th>Player</th><th class="num">Points</th><th class="num">Rank A</th><th class="num">Rank B</th>'
-            f'<th>Deciding values</th><th>Look closer</th></tr></thead><tbody>{"".join(body)}</tbody>'
-            f"</table></div>{note}")
+            f'<th>Deciding values</th></tr></thead><tbody>{"".join(body)}</tbody></table></div>{note}')
+
+
+def _short_sources(sources: Sequence[str]) -> dict[str, str]:
+    """Sources without the folders they all share (the full path stays in the cell's tooltip).
+
+    >>> _short_sources(["/data/2019/open.trf", "/data/2020/open.trf"])
+    {'/data/2019/open.trf': '2019/open.trf', '/data/2020/open.trf': '2020/open.trf'}
+    >>> _short_sources(["/data/a.trf"])
+    {'/data/a.trf': 'a.trf'}
+    """
+    parts = [s.replace("\\", "/").split("/") for s in sources]
+    common = 0
+    if parts:
+        shortest = min(len(p) for p in parts) - 1      # keep at least the file name
+        while common < shortest and all(p[common] == parts[0][common] for p in parts):
+            common += 1
+    return {s: "/".join(p[common:]) or s for s, p in zip(sources, parts, strict=True)}
 
 
 def _deciding(row: Mapping[str, Any], columns: Sequence[str], a: str, b: str) -> str:
@@ -718,8 +785,8 @@ header.top p{margin:0;color:#b8c4d6}
 .card .value{font-size:30px;font-weight:700;line-height:1.25;font-variant-numeric:tabular-nums}
 .card .detail{font-size:13px;color:var(--muted)}
 .card .pair{display:block;color:var(--fg);font-weight:600;overflow-wrap:anywhere}
-nav{margin:18px 0 0;font-size:14px}
-nav a{color:var(--accent);text-decoration:none;margin-right:16px;white-space:nowrap}
+nav{margin:18px 0 0;font-size:14px;display:flex;flex-wrap:wrap;gap:4px 18px}
+nav a{color:var(--accent);text-decoration:none;white-space:nowrap}
 section{background:var(--card);border-radius:10px;padding:18px 22px;margin:18px 0;
  box-shadow:0 1px 3px rgba(16,24,40,.08)}
 section h2{margin:0 0 4px;font-size:19px}
@@ -727,6 +794,7 @@ section h3{margin:18px 0 4px;font-size:16px}
 section > p,.lead{margin:0 0 10px;color:var(--muted);max-width:80ch}
 figure.chart{margin:8px 0 4px}
 figure.chart svg,figure.chart img{display:block;max-width:100%;height:auto}
+figure.chart svg *{stroke-linejoin:round;stroke-linecap:butt}
 figcaption{font-size:13px;color:var(--muted);margin-top:4px}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;font-size:13px;width:100%;font-variant-numeric:tabular-nums}
@@ -737,12 +805,18 @@ td.num,th.num{text-align:right}
 tbody tr:hover td{background:#f7f9fc}
 table.drill tr.group td{border-top:2px solid #cfd6df}
 td.first{font-weight:700;color:var(--accent)}
-td.src{overflow-wrap:anywhere;max-width:240px}
+td.src{overflow-wrap:anywhere;max-width:220px}
+table.drill{width:auto}
+td.pair{white-space:nowrap}
+td.values{white-space:nowrap}
+td.player{white-space:nowrap}
+table.drill tr.player td{border-bottom:0}
+table.drill tr.cmd td{padding-top:0}
+table.drill tr.cmd code{font-size:11.5px;color:#4a525c}
 .cfg{font-weight:600}
 .vs,.muted{color:var(--muted);font-weight:400}
 code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f1f3f6;padding:1px 4px;
- border-radius:4px;overflow-wrap:anywhere}
-code.cmd{display:inline-block;max-width:420px}
+ border-radius:4px}
 .meter{display:block;height:4px;background:#e9edf2;border-radius:2px;margin-top:3px}
 .meter span{display:block;height:4px;background:var(--accent);border-radius:2px}
 details{margin-top:8px}
@@ -755,7 +829,7 @@ footer{color:var(--muted);font-size:12px;padding:8px 0 32px}
 
 def render_html(comparison: Comparison, *, title: str, breakdowns: Mapping[str, pl.DataFrame] | None = None,
                 extra_tables: Mapping[str, pl.DataFrame] | None = None, charts: ChartFormat = "svg",
-                drilldown_limit: int = 300) -> str:
+                drilldown_limit: int = 200) -> str:
     """One self-contained HTML page for a comparison: headline figures, charts, tables and the drill-down.
 
     ``breakdowns`` maps a feature name to its :func:`tbstats.compare.breakdown` table (one chart each);
@@ -794,8 +868,8 @@ def render_html(comparison: Comparison, *, title: str, breakdowns: Mapping[str, 
                       "tie-break that settled it; hatched: still shared after the whole list.")
         + "<details><summary>Depth table</summary>" + table_html(comparison.depth, limit=None) + "</details>")))
     sections.append(("drilldown", "Tournaments whose winner changed", (
-        "<p>Players ranked first under either configuration of a pair, with their tie-break values. "
-        "Run the command in the last column to see how a value was computed.</p>"
+        "<p>Players ranked first under either configuration of a pair, with their tie-break values; under "
+        "each player, the command that shows how the first tie-break of configuration A was computed.</p>"
         + _drilldown_html(comparison, drilldown_limit))))
     for i, (name, table) in enumerate((extra_tables or {}).items(), start=1):
         sections.append((f"extra-{i}", name, table_html(table)))
@@ -803,7 +877,8 @@ def render_html(comparison: Comparison, *, title: str, breakdowns: Mapping[str, 
     nav = "".join(f'<a href="#{sid}">{_e(heading)}</a>' for sid, heading, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{_e(heading)}</h2>{content}</section>'
                    for sid, heading, content in sections)
-    subtitle = (f"{n_configs} configurations, {n_pairs} pairs, {n_tournaments:,} tournaments")
+    subtitle = ", ".join((_plural(n_configs, "configuration"), _plural(n_pairs, "pair"),
+                          _plural(n_tournaments, "tournament")))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

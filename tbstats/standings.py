@@ -20,14 +20,38 @@ _BIG = np.iinfo(np.int64).max // 4
 
 
 def refine(labels: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """New dense labels ordered by (label, key): groups split where ``key`` differs."""
-    order = np.lexsort((key, labels))
-    ls, ks = labels[order], key[order]
-    change = np.ones(len(order), dtype=bool)
-    change[1:] = (ls[1:] != ls[:-1]) | (ks[1:] != ks[:-1])
-    out = np.empty(len(order), dtype=np.int64)
-    out[order] = np.cumsum(change) - 1
+    """Split tied groups by ``key`` (ascending = better); only players in groups of two or more are sorted.
+
+    Labels are positions: a group's label is the global position (0-based, players of all tournaments in
+    order) of its first member, so a group of size s covers positions label .. label + s - 1. Splitting a
+    group gives each part the position of its first member; other groups keep their labels.
+    """
+    size = np.bincount(labels, minlength=len(labels))
+    tied = np.nonzero(size[labels] > 1)[0]
+    if len(tied) == 0:
+        return labels
+    lab, k = labels[tied], key[tied]
+    order = np.lexsort((k, lab))
+    lab, k = lab[order], k[order]
+    pos = np.arange(len(order))
+    new_part = np.ones(len(order), dtype=bool)
+    new_part[1:] = (lab[1:] != lab[:-1]) | (k[1:] != k[:-1])
+    new_group = np.ones(len(order), dtype=bool)
+    new_group[1:] = lab[1:] != lab[:-1]
+    part_first = np.maximum.accumulate(np.where(new_part, pos, 0))
+    group_first = np.maximum.accumulate(np.where(new_group, pos, 0))
+    out = labels.copy()
+    out[tied[order]] = lab + part_first - group_first
     return out
+
+
+def initial_labels(tix: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Position labels of the groups of equal ``key`` within each tournament (players sorted by tix)."""
+    first = np.zeros(len(tix), dtype=np.int64)
+    if len(tix):
+        starts = np.r_[0, np.nonzero(np.diff(tix))[0] + 1]
+        first = np.repeat(starts, np.diff(np.r_[starts, len(tix)]))
+    return refine(first, key)
 
 
 def sort_key(values: Values, higher_is_better: bool) -> np.ndarray:
@@ -37,19 +61,9 @@ def sort_key(values: Values, higher_is_better: bool) -> np.ndarray:
 
 
 def competition_rank(labels: np.ndarray, tix: np.ndarray) -> np.ndarray:
-    """Rank 1, 2, 2, 4 within each tournament from ordered labels."""
-    order = np.lexsort((labels, tix))
-    ls, ts = labels[order], tix[order]
-    pos = np.arange(len(order))
-    t_start = np.ones(len(order), dtype=bool)
-    t_start[1:] = ts[1:] != ts[:-1]
-    g_start = t_start.copy()
-    g_start[1:] |= ls[1:] != ls[:-1]
-    first_t = np.maximum.accumulate(np.where(t_start, pos, 0))
-    first_g = np.maximum.accumulate(np.where(g_start, pos, 0))
-    out = np.empty(len(order), dtype=np.int64)
-    out[order] = first_g - first_t + 1
-    return out
+    """Rank 1, 2, 2, 4 within each tournament from position labels (players sorted by tix)."""
+    first = initial_labels(tix, np.zeros(len(tix), dtype=np.int64))
+    return labels - first + 1
 
 
 @dataclass(frozen=True)
@@ -74,51 +88,44 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
 
     6.1.2: repeat meetings count as the average of their games. 6.2: when all have met, separate standings
     decide, reapplied to any still-tied subset. 6.3 (``partial``, Swiss): a player alone on top whatever the
-    missing games is ranked first, and so on; DE then restarts on the rest.
+    missing games is ranked first, and so on; DE then restarts on the rest. All tied groups of the batch
+    are processed together; each pass splits or settles every group still open.
     """
     d = ctx.dense
+    P = d.players
+    size = np.bincount(labels, minlength=P)[labels]
     m = _meetings(ctx, forfeits)
-    max_meet = 1
-    if len(m.i):
-        _, counts = np.unique(m.i * d.players + m.j, return_counts=True)
-        max_meet = int(counts.max())
-    L = int(np.lcm.reduce(np.arange(1, max_meet + 1)))  # common denominator of the 6.1.2 averages
-    Wl = d.per_player(d.W) * L
+    within = (size[m.i] > 1) & (labels[m.i] == labels[m.j])   # only games inside tied groups can matter
+    mi, mj, mp = m.i[within], m.j[within], m.pts[within]
     rr = d.per_player(d.round_robin)
-    labels = refine(labels, np.zeros_like(labels))
-    done = np.zeros(d.players, dtype=bool)
+    done = np.zeros(P, dtype=bool)
     while True:
-        size = np.bincount(labels, minlength=labels.max() + 1)[labels]
+        size = np.bincount(labels, minlength=P)[labels]
         active = (size > 1) & ~done
         if not active.any():
             return labels
-        inside = active[m.i] & (labels[m.i] == labels[m.j])
-        i, j, p = m.i[inside], m.j[inside], m.pts[inside]
-        pair = i * d.players + j
-        uniq, inv, cnt = np.unique(pair, return_inverse=True, return_counts=True)
+        inside = active[mi] & (labels[mi] == labels[mj])
+        i, j, p = mi[inside], mj[inside], mp[inside]
+        uniq, inv, cnt = np.unique(i * P + j, return_inverse=True, return_counts=True)
+        L = int(np.lcm.reduce(np.arange(1, int(cnt.max()) + 1))) if len(cnt) else 1  # 6.1.2 averages
         pair_pts = np.bincount(inv, weights=p, minlength=len(uniq)).astype(np.int64)
-        owner = uniq // d.players
-        score = np.bincount(owner, weights=pair_pts * (L // cnt), minlength=d.players).astype(np.int64)
-        met = np.bincount(owner, minlength=d.players)
-        all_met_player = (met == size - 1) | rr
-        g_all = np.ones(labels.max() + 1, dtype=bool)
-        np.logical_and.at(g_all, labels, all_met_player)
-        all_met = g_all[labels]
+        owner = uniq // P
+        score = np.bincount(owner, weights=pair_pts * (L // cnt), minlength=P).astype(np.int64)
+        met = np.bincount(owner, minlength=P)
+        not_all_met = np.bincount(labels, weights=active & (met != size - 1) & ~rr, minlength=P) > 0
+        all_met = active & ~not_all_met[labels]
 
-        # 6.2: separate standings among the group
-        split = refine(labels, np.where(active & all_met, -score, 0))
-        n_parts = np.zeros(labels.max() + 1, dtype=np.int64)
-        first = np.unique(np.stack([labels, split]), axis=1)
-        np.add.at(n_parts, first[0], 1)
-        unresolved_62 = active & all_met & (n_parts[labels] == 1)
+        # 6.2: separate standings among the group; a group that does not split stays tied
+        split = refine(labels, np.where(all_met, -score, 0))
+        changed = np.bincount(labels, weights=split != labels, minlength=P) > 0
+        unresolved = all_met & ~changed[labels]
 
         # 6.3: rank from the top while a player stays alone on top whatever the missing games
-        cand = active & ~all_met & bool(partial)
-        sub = np.zeros(d.players, dtype=np.int64)
-        unresolved_63 = active & ~all_met
-        if cand.any():
-            best = score + Wl * (size - 1 - met)   # a rival's best case: winning every missing game
-            rows = np.nonzero(cand)[0]
+        open_63 = active & ~all_met
+        sub = np.zeros(P, dtype=np.int64)
+        if partial and open_63.any():
+            best = score + d.per_player(d.W) * L * (size - 1 - met)   # a rival winning every missing game
+            rows = np.nonzero(open_63)[0]
             order = rows[np.lexsort((-score[rows], labels[rows]))]
             lab = labels[order]
             g_starts = _starts(lab)
@@ -127,18 +134,17 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
             beaten = score[rev] > _segment_cummax_exclusive(best[rev], _starts(lab[::-1]))
             ranked = _segment_cumand(beaten[::-1], g_starts)
             group_size = size[order]
-            n_ranked = np.zeros(labels.max() + 1, dtype=np.int64)
-            np.add.at(n_ranked, lab, ranked)
+            n_ranked = np.bincount(lab, weights=ranked, minlength=P)
             ranked |= n_ranked[lab] >= group_size - 1    # the last one left is placed too
             first = np.maximum.accumulate(np.where(g_starts, np.arange(len(order)), 0))
             sub[order] = np.where(ranked, np.arange(len(order)) - first, group_size)
-            unresolved_63 = np.zeros(d.players, dtype=bool)
-            unresolved_63[order] = n_ranked[lab] == 0
-            if not partial:
-                unresolved_63 |= active & ~all_met
-        new_labels = refine(labels, np.where(active & all_met, -score, sub))
-        done |= unresolved_62 | unresolved_63
-        labels = new_labels
+            nothing = np.zeros(P, dtype=bool)
+            nothing[order] = n_ranked[lab] == 0
+            unresolved |= nothing
+        else:
+            unresolved |= open_63
+        labels = refine(labels, np.where(all_met, -score, sub))
+        done |= unresolved
 
 
 def _starts(labels: np.ndarray) -> np.ndarray:
@@ -173,7 +179,7 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np
     """
     d = ctx.dense
     pts = ctx.values(TieBreakSpec("PTS"), edition, kernel_of("PTS"))
-    labels = refine(d.tix, -pts.num)
+    labels = initial_labels(d.tix, -pts.num)
     steps = [competition_rank(labels, d.tix)]
     for spec in specs:
         tb = get_tiebreak(spec.name)

@@ -35,8 +35,8 @@ class Elements:
     present: np.ndarray      # [P,R] the round is an element of BH/SB
     oppscore: np.ndarray     # [P,R] the opponent's (or dummy's) score for that element, units
     vur: np.ndarray          # [P,R] the element is a voluntary unplayed round for Cut purposes (16.5)
-    uncapped: np.ndarray     # [P,R] the dummy's value before caps (explain), 0 elsewhere
-    cap: np.ndarray          # [P,R] CAP_* that bounded the dummy
+    uncapped: np.ndarray     # [P,R] the dummy's value before caps (explain; meaningful where an own element)
+    cap: np.ndarray          # [P,R] CAP_* that bounded the dummy (where an own element)
     predetermined: np.ndarray  # [P] pre-determined (round-robin) rules apply to the player's event
 
     @property
@@ -47,78 +47,73 @@ class Elements:
 
 def categories(d: Dense) -> np.ndarray:
     """C.07 16.2 category of every counted player-round; requested byes split by what follows (16.2.3/5)."""
-    g = d.gtype
-    cat = np.full(g.shape, NOT_COUNTED, dtype=np.int8)
-    code = {name: GAME_TYPE[name] for name in GAME_TYPE}
-    cat[g == code["played"]] = PLAYED
-    cat[(g == code["pab"]) | (g == code["full_bye"])] = CAT_PAB_FPB
-    cat[g == code["forfeit_win"]] = CAT_FORFEIT_WIN
-    cat[(g == code["forfeit_loss"]) | (g == code["double_forfeit"])] = CAT_FORFEIT_LOSS
-    vur = d.is_type(VUR_TYPES)
-    non_vur = d.counted & ~vur
+    table = np.full(len(GAME_TYPE), NOT_COUNTED, dtype=np.int8)
+    table[GAME_TYPE["played"]] = PLAYED
+    table[[GAME_TYPE["pab"], GAME_TYPE["full_bye"]]] = CAT_PAB_FPB
+    table[GAME_TYPE["forfeit_win"]] = CAT_FORFEIT_WIN
+    table[[GAME_TYPE["forfeit_loss"], GAME_TYPE["double_forfeit"]]] = CAT_FORFEIT_LOSS
+    cat = table[d.gtype]
+    non_vur = d.counted & ~d.is_type(VUR_TYPES)
     # any non-VUR round strictly after r: reverse cumulative OR, shifted by one
     later = np.zeros_like(non_vur)
     later[:, :-1] = np.flip(np.logical_or.accumulate(np.flip(non_vur[:, 1:], axis=1), axis=1), axis=1)
     requested = d.is_type(REQUESTED_BYE_TYPES)
-    cat[requested & later] = CAT_BYE_FOLLOWED
-    cat[requested & ~later] = CAT_BYE_TRAILING
+    cat[requested] = np.where(later[requested], CAT_BYE_FOLLOWED, CAT_BYE_TRAILING)
     cat[~d.counted] = NOT_COUNTED
     return cat
 
 
-def apply_rules(d: Dense, rules: RuleSet) -> Elements:
-    """Run the unplayed-round stage of edition ``rules`` over the dense view (rules.md 4.7)."""
-    cat = categories(d)
-    counted = d.counted
-    pts = np.where(counted, d.pts, 0)
-    score = pts.sum(axis=1)
+def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) -> Elements:
+    """Run the unplayed-round stage of edition ``rules`` over the dense view (rules.md 4.7).
+
+    ``category`` (from :func:`categories`, edition-independent) may be passed in to share it.
+    """
+    cat = categories(d) if category is None else category
+    pts = d.points
+    score = d.score
     Dp = d.per_player(d.D)
-    Wp = d.per_player(d.W)
     n = d.per_player(d.n)
     predetermined = d.per_player(d.round_robin) & rules.predetermined
-    unplayed = counted & (cat != PLAYED)
+    unplayed = d.counted & (cat != PLAYED)
 
     if rules.opponent_score == "fide":
-        adjusted = np.where(cat == CAT_BYE_TRAILING, Dp[:, None], pts).sum(axis=1)
+        adjusted = score + ((cat == CAT_BYE_TRAILING) * (Dp[:, None] - pts)).sum(axis=1)
     elif rules.opponent_score == "all_unplayed_draw":
-        adjusted = np.where(unplayed, Dp[:, None], pts).sum(axis=1)
+        adjusted = score + (unplayed * (Dp[:, None] - pts)).sum(axis=1)
     else:
         adjusted = score
     as_opponent = np.where(predetermined, score, adjusted)
 
-    has_opp = d.opp != NO_OPP
-    opp_row = np.where(has_opp, d.opp, 0)
-    opp_value = as_opponent[opp_row]
-    played = counted & (cat == PLAYED)
-    forfeit = d.is_type(FORFEIT_TYPES) & has_opp
-    game_like = played | (forfeit & predetermined[:, None])
+    opp_value = as_opponent[d.opp_row]
+    forfeit = d.is_type(FORFEIT_TYPES) & d.has_opp
+    game_like = d.played | (forfeit & predetermined[:, None]) if predetermined.any() else d.played
 
     # the element of an unplayed round (4.4 dummy, C.02 virtual opponent, US 0, or none)
-    uncapped = np.zeros_like(pts)
-    cap = np.zeros(pts.shape, dtype=np.int8)
+    cap = np.zeros((1, 1), dtype=np.int8)
     own = rules.own_unplayed
     if own == "dummy":
-        uncapped = np.broadcast_to(score[:, None], pts.shape).copy()
-        dummy = uncapped.copy()
+        uncapped = np.broadcast_to(score[:, None], pts.shape)
+        dummy = uncapped
         if rules.dummy_caps:
             cap_value = np.where(forfeit, opp_value, (Dp * n)[:, None])
-            cap = np.where(dummy > cap_value, np.where(forfeit, CAP_OPPONENT, CAP_DRAWS), CAP_NONE).astype(np.int8)
-            dummy = np.minimum(dummy, cap_value)
+            over = uncapped > cap_value
+            cap = np.where(over, np.where(forfeit, CAP_OPPONENT, CAP_DRAWS), CAP_NONE).astype(np.int8)
+            dummy = np.where(over, cap_value, uncapped)
     elif own == "virtual_opponent":
         before = np.cumsum(pts, axis=1) - pts                      # S_P(r-1)
         r = np.arange(1, d.rounds + 1)[None, :]
-        uncapped = before + (Wp[:, None] - pts) + Dp[:, None] * (n[:, None] - r)
+        uncapped = before + (d.per_player(d.W)[:, None] - pts) + Dp[:, None] * (n[:, None] - r)
         dummy = uncapped
     else:
-        dummy = np.zeros_like(pts)
-    own_element = unplayed & ~game_like & ~predetermined[:, None] & (own != "none")
+        uncapped = dummy = np.zeros((1, 1), dtype=pts.dtype)
+    own_element = unplayed & ~game_like & ~predetermined[:, None] if own != "none" else np.zeros_like(unplayed)
 
     present = game_like | own_element
     oppscore = np.where(game_like, opp_value, np.where(own_element, dummy, 0))
-    vur = own_element & d.is_type(VUR_TYPES) & rules.vur_cuts
+    vur = own_element & d.is_type(VUR_TYPES) if rules.vur_cuts else np.zeros_like(own_element)
     return Elements(dense=d, rules=rules, score=score, as_opponent=as_opponent, category=cat, present=present,
-                    oppscore=oppscore, vur=vur, uncapped=np.where(own_element, uncapped, 0),
-                    cap=np.where(own_element, cap, CAP_NONE).astype(np.int8), predetermined=predetermined)
+                    oppscore=oppscore, vur=vur, uncapped=np.broadcast_to(uncapped, pts.shape),
+                    cap=np.broadcast_to(cap, pts.shape), predetermined=predetermined)
 
 
 def fore_view(d: Dense) -> Dense:

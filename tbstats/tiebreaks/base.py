@@ -10,7 +10,7 @@ import numpy as np
 from tbstats.dense import Dense
 from tbstats.rules import get_ruleset
 from tbstats.spec import TieBreakSpec
-from tbstats.unplayed import Elements, apply_rules, fore_view
+from tbstats.unplayed import Elements, apply_rules, categories, fore_view
 
 _BIG = np.iinfo(np.int64).max // 4
 
@@ -47,6 +47,7 @@ class Context:
     _elements: dict[tuple[str, bool], Elements] = field(default_factory=dict)
     _values: dict[tuple[str, str], Values] = field(default_factory=dict)
     _fore: Dense | None = None
+    _categories: dict[bool, np.ndarray] = field(default_factory=dict)
 
     def fore(self) -> Dense:
         if self._fore is None:
@@ -57,7 +58,10 @@ class Context:
         """The unplayed-round stage of ``edition`` (on the Fore Buchholz view when ``fore``), cached."""
         key = (edition, fore)
         if key not in self._elements:
-            self._elements[key] = apply_rules(self.fore() if fore else self.dense, get_ruleset(edition))
+            dense = self.fore() if fore else self.dense
+            if fore not in self._categories:
+                self._categories[fore] = categories(dense)
+            self._elements[key] = apply_rules(dense, get_ruleset(edition), self._categories[fore])
         return self._elements[key]
 
     def values(self, spec: TieBreakSpec, edition: str,

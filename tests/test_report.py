@@ -1,0 +1,232 @@
+"""The HTML report and the chart files: structure, self-containment, escaping and determinism."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import html
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polars as pl
+import pytest
+from helpers import requires_shared
+
+from tbstats.compare import Comparison, breakdown, compare, parse_config
+from tbstats.errors import TbstatsError
+from tbstats.games import Batch
+from tbstats.io.sources import load
+
+pytestmark = requires_shared()
+
+FIXTURES = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "fixtures"
+EVIL = '<script>alert(1)</script> & "x"'
+CONFIGS = ("bh=fide-2026:BH", "sb=fide-2026:SB", "win=fide-2026:WIN", "ps=fide-2026:PS,BH")
+FEATURES = ("type", "rounds", "unplayed")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+class Page(HTMLParser):
+    """Start tags with their attributes, text per element class, and every text node."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.texts: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+
+    def handle_data(self, data: str) -> None:
+        self.texts.append(data)
+
+    def all(self, tag: str, cls: str | None = None) -> list[dict[str, str]]:
+        return [a for t, a in self.tags if t == tag and (cls is None or cls in a.get("class", "").split())]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.texts)
+
+
+@pytest.fixture(scope="module")
+def batch() -> Batch:
+    return load([str(FIXTURES)], on_error="collect").batch
+
+
+@pytest.fixture(scope="module")
+def comparison(batch: Batch) -> Comparison:
+    return compare(batch, [parse_config(c) for c in CONFIGS])
+
+
+@pytest.fixture(scope="module")
+def breakdowns(comparison: Comparison) -> dict[str, pl.DataFrame]:
+    return {f: breakdown(comparison, f) for f in FEATURES}
+
+
+@pytest.fixture(scope="module")
+def page_svg(comparison: Comparison, breakdowns: dict[str, pl.DataFrame]) -> str:
+    from tbstats.report import render_html
+
+    pytest.importorskip("matplotlib")
+    extra = {"Load <summary>": pl.DataFrame({"files": [13], "note": ["<b>bold</b> & more"]})}
+    return render_html(comparison, title="Fixtures & <friends>", breakdowns=breakdowns, extra_tables=extra)
+
+
+@pytest.fixture(scope="module")
+def page_png(comparison: Comparison, breakdowns: dict[str, pl.DataFrame]) -> str:
+    from tbstats.report import render_html
+
+    pytest.importorskip("matplotlib")
+    return render_html(comparison, title="Fixtures", breakdowns=breakdowns, charts="png")
+
+
+def test_one_document_with_headline_figures(comparison: Comparison, page_svg: str) -> None:
+    page = Page(page_svg)
+    assert page_svg.startswith("<!DOCTYPE html>")
+    assert [len(page.all(t)) for t in ("html", "head", "body", "title", "style")] == [1, 1, 1, 1, 1]
+    assert "Fixtures & <friends>" in page.text
+    top = comparison.pairs.sort("winner_changed_rate", descending=True).row(0, named=True)
+    assert top["winner_changed_rate"] > 0   # the fixtures give the headline something to show
+    rate = f"{100 * top['winner_changed_rate']:.1f}%"
+    interval = f"{100 * top['winner_changed_lo95']:.1f}–{100 * top['winner_changed_hi95']:.1f}%"
+    needed = comparison.configs["tiebreaks_needed_rate"][0]
+    cards = page_svg[page_svg.index('<div class="cards">'):page_svg.index("<nav>")]
+    for figure in (f">{comparison.tournaments['tournament'].n_unique()}<", f">{comparison.configs.height}<", rate,
+                   interval, f"{100 * needed:.1f}%"):
+        assert figure in cards, figure
+
+
+def test_a_chart_per_section(page_svg: str, page_png: str) -> None:
+    expected = 3 + len(FEATURES)   # pairs, disagreement, depth, one per breakdown
+    for text, fmt in ((page_svg, "svg"), (page_png, "png")):
+        figures = text.split('<figure class="chart"')[1:]
+        assert len(figures) == expected
+        for fig in figures:
+            body = fig[:fig.index("</figure>")]
+            if fmt == "svg":
+                assert body.count("<svg") == 1 and "<img" not in body
+            else:
+                assert body.count('<img src="data:image/png;base64,') == 1 and "<svg" not in body
+                data = body.split("base64,", 1)[1].split('"', 1)[0]
+                assert base64.b64decode(data).startswith(PNG_MAGIC)
+
+
+def test_inline_svg_ids_are_unique(page_svg: str) -> None:
+    ids = [a["id"] for _, a in Page(page_svg).tags if "id" in a]
+    assert len(ids) == len(set(ids))
+
+
+def test_drilldown_rows(comparison: Comparison, page_svg: str) -> None:
+    page = Page(page_svg)
+    drill = comparison.drilldown
+    assert drill.height > 0
+    assert len(page.all("tr", "player")) == drill.height
+    assert len(page.all("tr", "group")) == drill.select("a", "b", "tournament").unique().height
+    for command in drill["explain"].to_list():
+        assert command in page.text
+
+
+def test_self_contained(page_svg: str, page_png: str) -> None:
+    for text in (page_svg, page_png):
+        low = text.lower()
+        for needle in ('src="http', "<link", "<script", "@import", "url(http", "<iframe", "<object"):
+            assert needle not in low, needle
+        page = Page(text)
+        for _, attrs in page.tags:
+            for name, value in attrs.items():
+                if name == "src" or name.endswith("href"):   # matplotlib inlines colour bars as PNG
+                    assert value.startswith(("#", "data:image/png;base64,")), value[:40]
+
+
+@pytest.fixture(scope="module")
+def evil_page(batch: Batch) -> str:
+    from tbstats.report import render_html
+
+    pytest.importorskip("matplotlib")
+    players = batch.players.with_columns(pl.lit(EVIL).alias("name"))
+    tournaments = batch.tournaments.with_columns(
+        (pl.lit(EVIL + " /") + pl.col("tournament").cast(pl.String)).alias("source"))
+    evil = Batch(tournaments, players, batch.games, batch.warnings)
+    configs = [parse_config(c) for c in CONFIGS]
+    configs[0] = dataclasses.replace(configs[0], name=EVIL)
+    result = compare(evil, configs)
+    return render_html(result, title=EVIL, breakdowns={"type": breakdown(result, "type")},
+                       extra_tables={EVIL: pl.DataFrame({EVIL: [EVIL]})})
+
+
+def test_data_text_is_escaped(evil_page: str) -> None:
+    assert EVIL not in evil_page
+    assert "<script" not in evil_page.lower()
+    assert html.escape(EVIL) in evil_page
+    page = Page(evil_page)
+    assert not page.all("script")
+    names = [t for t in page.texts if t.strip() == EVIL]
+    assert len(names) > 10                   # title, config name, players, extra table
+    assert any(EVIL in a.get("title", "") for a in page.all("td", "src"))
+
+
+def test_deterministic(comparison: Comparison, breakdowns: dict[str, pl.DataFrame], page_svg: str,
+                       tmp_path: Path) -> None:
+    from tbstats.report import render_html, write_charts
+
+    extra = {"Load <summary>": pl.DataFrame({"files": [13], "note": ["<b>bold</b> & more"]})}
+    again = render_html(comparison, title="Fixtures & <friends>", breakdowns=breakdowns, extra_tables=extra)
+    assert again == page_svg
+    first = write_charts(comparison, tmp_path / "one", fmt="png")
+    second = write_charts(comparison, tmp_path / "two", fmt="png")
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_write_charts(comparison: Comparison, breakdowns: dict[str, pl.DataFrame], tmp_path: Path,
+                      fmt: str) -> None:
+    from tbstats.report import write_charts
+
+    pytest.importorskip("matplotlib")
+    paths = write_charts(comparison, tmp_path / "charts", fmt=fmt, breakdowns=breakdowns)  # type: ignore[arg-type]
+    assert [p.name for p in paths] == [f"{n}.{fmt}" for n in (
+        "winner_change_by_pair", "disagreement", "tiebreak_depth", *(f"breakdown_{f}" for f in FEATURES))]
+    for path in paths:
+        data = path.read_bytes()
+        if fmt == "svg":
+            assert ET.fromstring(data).tag.endswith("svg")
+            assert b"<dc:date>" not in data
+        else:
+            assert data.startswith(PNG_MAGIC)
+
+
+def test_many_configurations(batch: Batch) -> None:
+    """Ten configurations (45 pairs) still render, and every pair is in the per-pair table."""
+    from tbstats.report import render_html
+
+    pytest.importorskip("matplotlib")
+    specs = ["BH", "SB", "WIN", "PS", "ARO", "AOB", "DE", "BH/C1", "BPG", "SB,BH"]
+    result = compare(batch, [parse_config(f"config_with_a_long_name_{i}=fide-2026:{s}") for i, s in enumerate(specs)])
+    assert result.pairs.height == 45
+    text = render_html(result, title="ten")
+    assert len(Page(text).all("svg")) == 3
+    assert text.count("<tr><td>config_with_a_long_name_") >= 45
+
+
+def test_errors(comparison: Comparison, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tbstats.report import render_html
+
+    with pytest.raises(TbstatsError, match="unknown chart format"):
+        render_html(comparison, title="x", charts="gif")  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(TbstatsError, match=r"pip install 'tbstats\[plots\]'"):
+        render_html(comparison, title="x")
+
+
+def test_import_does_not_load_matplotlib() -> None:
+    code = "import sys, tbstats.report; print('matplotlib' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
