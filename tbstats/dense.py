@@ -151,8 +151,8 @@ def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int
         opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
         opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
     cols = g["round"].to_numpy().astype(np.int64) - 1
-    opp = np.full((P, R), NO_OPP, dtype=np.int64)
-    pts = np.zeros((P, R), dtype=np.int64)
+    opp = np.full((P, R), NO_OPP, dtype=np.int32)   # int32 halves the memory traffic of the hot arrays
+    pts = np.zeros((P, R), dtype=np.int32)
     gtype = np.full((P, R), GAME_TYPE["absent"], dtype=np.int8)  # a round without a row is not paired
     black = np.zeros((P, R), dtype=bool)
     result = np.zeros((P, R), dtype=np.int8)

@@ -430,12 +430,13 @@ def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, 
         colour = _PALETTE[n % len(_PALETTE)]
         label = _pair_label(a, b)
         if ordinal:
-            ax.plot(xs, rate, marker="o", markersize=4, linewidth=1.6, color=colour, label=label)
             few = np.array([counts[int(i)] < _FEW for i in xs], dtype=bool)
+            xs = xs + (n - (len(shown) - 1) / 2) * min(0.06, 0.4 / len(shown))   # dodge the whiskers
+            ax.errorbar(xs, rate, yerr=np.vstack([rate - lo, hi - rate]), fmt="none", ecolor=colour,
+                        elinewidth=0.9, alpha=0.45)
+            ax.plot(xs, rate, marker="o", markersize=4, linewidth=1.6, color=colour, label=label)
             ax.plot(xs[few], rate[few], linestyle="none", marker="o", markersize=6, markerfacecolor="white",
                     markeredgecolor=colour, markeredgewidth=1.4)
-            if len(shown) <= 3:
-                ax.fill_between(xs, lo, hi, color=colour, alpha=0.12, linewidth=0)
         else:
             pos = xs - 0.4 + width * (n + 0.5)
             ax.bar(pos, rate, width=width * 0.92, color=colour, label=label)
@@ -450,8 +451,7 @@ def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, 
     ax.yaxis.set_major_formatter("{x:g}%")
     ax.set_ylabel("winner changed")
     hollow = ordinal and any(c < _FEW for c in counts)
-    notes = ["band: 95% interval" if ordinal and len(shown) <= 3 else "" if ordinal else "whiskers: 95% interval",
-             f"hollow: fewer than {_FEW} tournaments" if hollow else ""]
+    notes = ["whiskers: 95% interval", f"hollow: fewer than {_FEW} tournaments" if hollow else ""]
     bands = "; ".join(x for x in notes if x)
     bands = f" ({bands})" if bands else ""
     ax.set_xlabel(f"{feature}{bands}")

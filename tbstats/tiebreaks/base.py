@@ -96,13 +96,28 @@ class Context:
 def pick(mask: np.ndarray, keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise lexicographic arg-min of ``keys`` over ``mask``; ties go to the earliest column.
 
-    Returns (column index, row has a candidate).
+    Returns (column index, row has a candidate). The keys are folded into one int64 when their ranges
+    allow it (one masked arg-min), else compared one after the other.
     """
+    has = np.asarray(mask.any(axis=1), dtype=bool)
+    combined = np.zeros(mask.shape, dtype=np.int64)
+    span = 1
+    for key in keys:
+        lo, hi = (int(key.min()), int(key.max())) if key.size else (0, 0)
+        width = hi - lo + 1
+        if span * width >= _BIG // 4:
+            return _pick_lexicographic(mask, keys), has
+        combined = combined * width + (key - lo)
+        span *= width
+    return np.where(mask, combined, _BIG).argmin(axis=1), has
+
+
+def _pick_lexicographic(mask: np.ndarray, keys: list[np.ndarray]) -> np.ndarray:
     cand = mask.copy()
     for key in keys:
         vals = np.where(cand, key, _BIG)
         cand &= vals == vals.min(axis=1, keepdims=True)
-    return cand.argmax(axis=1), np.asarray(cand.any(axis=1), dtype=bool)
+    return cand.argmax(axis=1)
 
 
 #: Why an element was cut (explain): the least significant value, a VUR cut first (16.5), the most significant.
@@ -124,12 +139,16 @@ def cut_order(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarra
     not_vur = (~vur).astype(np.int64)
     columns = np.zeros((present.shape[0], low + high), dtype=np.int64)
     reasons = np.zeros((present.shape[0], low + high), dtype=np.int8)
+    any_vur = bool(vur.any())
     for step in range(low + high):
         if step < low:
             keys = [oppscore, contribution, not_vur] if by_oppscore else [contribution, not_vur]
             lsv, has = pick(keep, keys)
-            v, has_vur = pick(keep & vur, [contribution, oppscore])
-            use_v = has_vur & ~vur[rows, lsv] & (contribution[rows, v] >= contribution[rows, lsv])
+            if any_vur:
+                v, has_vur = pick(keep & vur, [contribution, oppscore])
+                use_v = has_vur & ~vur[rows, lsv] & (contribution[rows, v] >= contribution[rows, lsv])
+            else:
+                v, use_v = lsv, np.zeros(len(rows), dtype=bool)
             col = np.where(use_v, v, lsv)
             reason = np.where(use_v, CUT_VUR, CUT_LOWEST)
         else:
