@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import shlex
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -332,6 +333,8 @@ def _drilldown(ctx: Context, batch: Batch, a: Config, b: Config, sa: Standings, 
             v = ctx.values(spec, FIXED_EDITION.get(spec.name, spec.edition or cfg.rules), kernel_of(spec.name))
             out = out.with_columns(pl.Series(col, np.where(v.defined, v.num / v.den, math.nan)[rows]).fill_nan(None))
     first = next((s for s in (a.specs or ()) if get_tiebreak(s.name).kind == "value"), None)
-    hint = pl.format("tbstats explain {} --player {} --tiebreak {} --rules {}", pl.col("source"), pl.col("start_no"),
-                     pl.lit(str(first) if first else "BH"), pl.lit(a.rules))
-    return out.with_columns(hint.alias("explain"))
+    spec_text = str(first) if first else "BH"
+    hints = [f"tbstats explain {shlex.quote(src.split('#')[0])} --player {no} --tiebreak {spec_text} --rules {a.rules}"
+             + (f" --tournament {tid}" if "#" in src else "")
+             for src, no, tid in zip(out["source"], out["start_no"], out["tournament"], strict=True)]
+    return out.with_columns(pl.Series("explain", hints, dtype=pl.String))

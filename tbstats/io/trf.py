@@ -182,7 +182,7 @@ def _int_field(name: str, start: int, length: int) -> pl.Expr:
     return _strip("text", start, length).alias(name)
 
 
-def _error_rows(df: pl.DataFrame, mask: pl.Expr, column: str | pl.Expr, reason: pl.Expr) -> pl.DataFrame:
+def _error_rows(df: pl.DataFrame, mask: pl.Expr | pl.Series, column: str | pl.Expr, reason: pl.Expr) -> pl.DataFrame:
     col_expr = pl.lit(column) if isinstance(column, str) else column
     return df.filter(mask).select(
         "file", "line", col_expr.cast(pl.String).alias("column"), reason.cast(pl.String).alias("reason"))
