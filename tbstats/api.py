@@ -57,11 +57,12 @@ def tiebreak_values(ctx: Context, spec: TieBreakSpec, rules: str) -> Values:
 
 def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
             force_type: str | None = None, after_round: int | None = None, unrated_rating: int | None = None,
-            context: Context | None = None) -> pl.DataFrame:
+            lots: int | None = None, context: Context | None = None) -> pl.DataFrame:
     """One row per player: source, tournament, start_no, name, rating, points, rank, then one column per spec.
 
     ``rank`` orders by points then the specs in the order given (C.07 4.2). Partition tie-breaks (DE) have
-    no value: their column holds the rank that points and the list up to and including DE give.
+    no value: their column holds the rank that points and the list up to and including DE give. With
+    ``lots`` (a seed), ties left at the end are broken by a seeded drawing of lots instead of shared.
     """
     parsed = _specs(specs)
     rules = check_edition(rules)
@@ -86,7 +87,9 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
         "rating": players["rating"],
         "points": pl.Series(pts.as_float()),
     }
-    steps = rank_steps(ctx, parsed, rules)
+    if lots is not None:
+        ctx.lots_seed = lots
+    steps = rank_steps(ctx, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules)
     columns["rank"] = pl.Series(steps[-1])
     for i, spec in enumerate(parsed):
         name = str(spec)

@@ -335,6 +335,6 @@ def _drilldown(ctx: Context, batch: Batch, a: Config, b: Config, sa: Standings, 
     first = next((s for s in (a.specs or ()) if get_tiebreak(s.name).kind == "value"), None)
     spec_text = str(first) if first else "BH"
     hints = [f"tbstats explain {shlex.quote(src.split('#')[0])} --player {no} --tiebreak {spec_text} --rules {a.rules}"
-             + (f" --tournament {tid}" if "#" in src else "")
-             for src, no, tid in zip(out["source"], out["start_no"], out["tournament"], strict=True)]
+             + (f" --tournament {int(src.rsplit('#', 1)[1]) - 1}" if "#" in src else "")
+             for src, no in zip(out["source"], out["start_no"], strict=True)]
     return out.with_columns(pl.Series("explain", hints, dtype=pl.String))

@@ -71,6 +71,7 @@ TIEBREAKS: Final[dict[str, TieBreak]] = {t.name: t for t in (
          "average perfect performance of opponents", rating_based=True),
     _row("RTNG", rating.own_rating, "C.07 10.6", "own rating (higher first)", mods=frozenset({"R"}),
          rating_based=True),
+    _row("LOTS", results.drawing_of_lots, "C.07 4.2", "drawing of lots (seeded; --lots SEED)", integer=True),
     _row("USCF-MM", uscf.modified_median, "US 34E1", "modified median"),
     _row("USCF-SOLKOFF", uscf.solkoff, "US 34E2", "Solkoff (US adjusted scores)"),
     _row("USCF-CUM", uscf.cumulative, "US 34E3", "cumulative score, less unplayed wins and byes"),

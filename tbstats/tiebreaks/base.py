@@ -44,6 +44,7 @@ class Context:
     dense: Dense
     edition_of: np.ndarray                 # [T] resolved edition name per tournament (for 'auto')
     unrated_rating: int | None = None
+    lots_seed: int = 0                      # the seed of the drawing of lots (LOTS)
     _elements: dict[tuple[str, bool], Elements] = field(default_factory=dict)
     _values: dict[tuple[str, str], Values] = field(default_factory=dict)
     _fore: Dense | None = None

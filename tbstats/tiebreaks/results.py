@@ -91,3 +91,20 @@ def pairing_number(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """TPN: the tournament pairing number; lower ranks higher unless /R (C.07 7.8)."""
     d = ctx.dense
     return Values(d.start_no.copy(), _ones(d), np.ones(d.players, dtype=bool))
+
+
+def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
+    """LOTS: a seeded drawing of lots (C.07 4.2: remaining ties "should be broken by drawing of lots").
+
+    Each player draws a 62-bit number from (seed, tournament id, start number) through splitmix64, so a
+    draw does not depend on which other tournaments share the batch.
+    """
+    d = ctx.dense
+    x = (np.uint64(ctx.lots_seed) * np.uint64(0x9E3779B97F4A7C15)
+         + d.t_ids[d.tix].astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9)
+         + d.start_no.astype(np.uint64) * np.uint64(0x94D049BB133111EB))
+    with np.errstate(over="ignore"):
+        for shift, mult in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+            x = (x ^ (x >> np.uint64(shift))) * np.uint64(mult)
+        x ^= x >> np.uint64(31)
+    return Values((x >> np.uint64(2)).astype(np.int64), _ones(d), np.ones(d.players, dtype=bool))
