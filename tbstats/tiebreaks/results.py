@@ -100,10 +100,10 @@ def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     draw does not depend on which other tournaments share the batch.
     """
     d = ctx.dense
-    x = (np.uint64(ctx.lots_seed) * np.uint64(0x9E3779B97F4A7C15)
-         + d.t_ids[d.tix].astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9)
-         + d.start_no.astype(np.uint64) * np.uint64(0x94D049BB133111EB))
     with np.errstate(over="ignore"):
+        x = (np.full(d.players, ctx.lots_seed, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+             + d.t_ids[d.tix].astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9)
+             + d.start_no.astype(np.uint64) * np.uint64(0x94D049BB133111EB))
         for shift, mult in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
             x = (x ^ (x >> np.uint64(shift))) * np.uint64(mult)
         x ^= x >> np.uint64(31)
