@@ -87,8 +87,13 @@ def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
     """Rank every tournament of the batch under ``config`` (one pass; from-file groups events by list)."""
     d = ctx.dense
     T = len(d.n)
+    cached = ctx.standings_cache.get(str(config))
+    if isinstance(cached, Standings):
+        return cached
     if config.specs is not None:
-        return Standings(config, rank_steps(ctx, list(config.specs), config.rules), np.ones(T, dtype=bool))
+        result = Standings(config, rank_steps(ctx, list(config.specs), config.rules), np.ones(T, dtype=bool))
+        ctx.standings_cache[str(config)] = result
+        return result
     lists = _declared_lists(batch)
     n_steps = max((len(s) for s in lists if s is not None), default=0) + 1
     steps = [np.zeros(d.players, dtype=np.int64) for _ in range(n_steps)]
@@ -98,7 +103,9 @@ def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
         these = rank_steps(ctx, list(key), config.rules)
         for k in range(n_steps):
             steps[k][rows] = these[min(k, len(these) - 1)][rows]
-    return Standings(config, steps, computable)
+    result = Standings(config, steps, computable)
+    ctx.standings_cache[str(config)] = result
+    return result
 
 
 def _declared_lists(batch: Batch) -> list[list[TieBreakSpec] | None]:
@@ -146,26 +153,33 @@ def _padded(ranks: np.ndarray, tix: np.ndarray, T: int) -> tuple[np.ndarray, np.
     return out, mask
 
 
-def kendall_distance(a: np.ndarray, b: np.ndarray, tix: np.ndarray, T: int, chunk_cells: int = 4_000_000) -> np.ndarray:
+def kendall_distance(a: np.ndarray, b: np.ndarray, tix: np.ndarray, T: int, chunk_cells: int = 8_000_000) -> np.ndarray:
     """Normalised Kendall distance per tournament between two rankings with ties (players sorted by tix).
 
     A pair ordered oppositely counts 1, a pair tied in one ranking only counts ½; the sum is divided by the
-    number of pairs. 0 = same order, 1 = reversed.
+    number of pairs. 0 = same order, 1 = reversed. Tournaments are bucketed by size (powers of two) so
+    that one large event does not pad every small one.
     """
-    ra, mask = _padded(a, tix, T)
-    rb, _ = _padded(b, tix, T)
+    n = np.bincount(tix, minlength=T)
     out = np.zeros(T)
-    width = ra.shape[1]
-    step = max(1, chunk_cells // max(width * width, 1))
-    for lo in range(0, T, step):
-        sa = np.sign(ra[lo:lo + step, :, None] - ra[lo:lo + step, None, :])
-        sb = np.sign(rb[lo:lo + step, :, None] - rb[lo:lo + step, None, :])
-        m = mask[lo:lo + step, :, None] & mask[lo:lo + step, None, :]
-        upper = np.triu(np.ones((width, width), dtype=bool), 1)[None]
-        pair = m & upper
-        discord = np.where(pair, np.where(sa * sb < 0, 1.0, np.where((sa == 0) != (sb == 0), 0.5, 0.0)), 0.0)
-        n = mask[lo:lo + step].sum(axis=1)
-        out[lo:lo + step] = discord.sum(axis=(1, 2)) / np.maximum(n * (n - 1) / 2, 1)
+    bucket = np.ceil(np.log2(np.maximum(n, 2))).astype(np.int64)
+    for k in np.unique(bucket):
+        chosen = np.nonzero(bucket == k)[0]
+        rows = np.isin(tix, chosen)
+        local = np.searchsorted(chosen, tix[rows])
+        ra, _ = _padded(a[rows], local, len(chosen))   # padding ranks are equal in both: such pairs never count
+        rb, _ = _padded(b[rows], local, len(chosen))
+        if max(int(a.max(initial=0)), int(b.max(initial=0))) < 2**14:   # small ints: a quarter of the traffic
+            ra, rb = np.minimum(ra, 2**14).astype(np.int16), np.minimum(rb, 2**14).astype(np.int16)
+        i, j = np.triu_indices(ra.shape[1], 1)
+        weight = np.zeros(len(chosen), dtype=np.int64)
+        step = max(1, chunk_cells // max(len(i), 1))
+        for lo in range(0, len(chosen), step):
+            sa = np.sign(ra[lo:lo + step, i] - ra[lo:lo + step, j]).astype(np.int8)
+            sb = np.sign(rb[lo:lo + step, i] - rb[lo:lo + step, j]).astype(np.int8)
+            weight[lo:lo + step] = 2 * ((sa * sb) < 0).sum(axis=1) + ((sa == 0) != (sb == 0)).sum(axis=1)
+        m = n[chosen]
+        out[chosen] = weight / 2 / np.maximum(m * (m - 1) / 2, 1)
     return out
 
 
@@ -225,6 +239,8 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     T = len(d.n)
     feats = features(batch, ctx)
     results = {c.name: standings(ctx, batch, c) for c in configs}
+    sources = batch.tournaments.sort("tournament")["source"].to_numpy()
+    names = batch.players.sort("tournament", "start_no")["name"].to_numpy()
     pair_rows, tour_parts, drill_parts = [], [], []
     for a, b in combinations(configs, 2):
         sa, sb = results[a.name], results[b.name]
@@ -234,7 +250,12 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
         podium = _sets_differ(ra, rb, 3, d.tix, T) & ok
         topk = _sets_differ(ra, rb, top, d.tix, T) & ok
         anyr = (np.bincount(d.tix, weights=ra != rb, minlength=T) > 0) & ok
-        kd = kendall_distance(ra, rb, d.tix, T)
+        kd = np.zeros(T)
+        changed = np.nonzero(anyr)[0]      # identical rankings are at distance 0: only the others are paired
+        if len(changed):
+            rows = np.isin(d.tix, changed)
+            kd[changed] = kendall_distance(ra[rows], rb[rows], np.searchsorted(changed, d.tix[rows]),
+                                           len(changed))
         n = int(ok.sum())
         lo, hi = wilson(int(winner.sum()), n)
         pair_rows.append({
@@ -250,7 +271,7 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
             pl.lit(a.name).alias("a"), pl.lit(b.name).alias("b"), pl.Series("computable", ok),
             pl.Series("winner_changed", winner), pl.Series("podium_changed", podium),
             pl.Series("topk_changed", topk), pl.Series("any_rank_changed", anyr), pl.Series("kendall_distance", kd)))
-        drill_parts.append(_drilldown(ctx, batch, a, b, sa, sb, winner))
+        drill_parts.append(_drilldown(ctx, sources, names, a, b, sa, sb, winner))
     tournaments = pl.concat(tour_parts)
     return Comparison(
         pairs=pl.DataFrame(pair_rows).with_columns(cs.float().round(6)),
@@ -310,17 +331,15 @@ def _depth_rows(s: Standings, tix: np.ndarray, T: int) -> pl.DataFrame:
                                       "settled_here": pl.Int64})
 
 
-def _drilldown(ctx: Context, batch: Batch, a: Config, b: Config, sa: Standings, sb: Standings,
-               changed: np.ndarray) -> pl.DataFrame:
+def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, b: Config, sa: Standings,
+               sb: Standings, changed: np.ndarray) -> pl.DataFrame:
     """Players ranked first under either configuration, in tournaments whose winner changed."""
     d = ctx.dense
     rows = np.nonzero(changed[d.tix] & ((sa.steps[-1] == 1) | (sb.steps[-1] == 1)))[0]
-    t = batch.tournaments.sort("tournament")
-    names = batch.players.sort("tournament", "start_no")["name"].to_numpy()
     pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
     out = pl.DataFrame({
         "a": [a.name] * len(rows), "b": [b.name] * len(rows),
-        "source": t["source"].to_numpy()[d.tix[rows]], "tournament": d.t_ids[d.tix[rows]],
+        "source": sources[d.tix[rows]], "tournament": d.t_ids[d.tix[rows]],
         "start_no": d.start_no[rows], "name": names[rows],
         "points": pts.as_float()[rows], "rank_a": sa.steps[-1][rows], "rank_b": sb.steps[-1][rows]},
         schema_overrides={"name": pl.String, "source": pl.String})

@@ -1,4 +1,9 @@
-"""Comparison reports: one self-contained HTML page with charts, and the same charts as separate files.
+"""Reports: one self-contained HTML page with charts, and the same charts as separate files.
+
+Two pages share one skeleton (header, headline cards, navigation, sections), one table layout and one way
+of drawing and embedding charts: :func:`render_html` for ``tbstats compare`` (how often configurations
+disagree on real tournaments) and :func:`render_simulation_html` for ``tbstats simulate`` (how well each
+configuration recovers true strength on simulated tournaments, against a random baseline).
 
 The page needs nothing but itself: the style sheet is inline, charts are inline SVG (or PNG data URIs),
 there is no script and no font or image is fetched. Every text that comes from data (player names,
@@ -18,11 +23,12 @@ import html
 import io
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, cast
 
 import numpy as np
 import polars as pl
@@ -460,13 +466,39 @@ def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, 
     return fig
 
 
-def _chart_list(comparison: Comparison, breakdowns: Mapping[str, pl.DataFrame] | None, fmt: ChartFormat,
-                *, titled: bool) -> list[Chart]:
-    """Draw and encode every chart (pairs, disagreement, depth, one per breakdown)."""
+#: A chart to draw: file stem, heading, and a function that draws it (given the title to put on it, or None).
+Plan: TypeAlias = tuple[str, str, "Callable[[str | None], Figure]"]
+
+
+def _draw(plans: Sequence[Plan], fmt: ChartFormat, *, titled: bool) -> list[Chart]:
+    """Draw and encode the planned charts, in order; ``titled`` puts each heading on its chart."""
     if fmt not in CHART_FORMATS:
         raise TbstatsError(f"unknown chart format {fmt!r} (expected one of {', '.join(CHART_FORMATS)})")
     _require_matplotlib()
-    plans: list[tuple[str, str, Any]] = [
+    charts = []
+    with _style():
+        for name, title, draw in plans:
+            fig = draw(title if titled else None)
+            charts.append(Chart(name, title, fmt, _encode(fig, fmt, name)))
+    return charts
+
+
+def _save(charts: Sequence[Chart], directory: str | Path) -> list[Path]:
+    """Write each chart to ``directory`` as ``NAME.svg`` or ``NAME.png``; return the paths."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for chart in charts:
+        path = out / f"{chart.name}.{chart.fmt}"
+        path.write_bytes(chart.data)
+        paths.append(path)
+    return paths
+
+
+def _chart_list(comparison: Comparison, breakdowns: Mapping[str, pl.DataFrame] | None, fmt: ChartFormat,
+                *, titled: bool) -> list[Chart]:
+    """Draw and encode every chart (pairs, disagreement, depth, one per breakdown)."""
+    plans: list[Plan] = [
         ("winner_change_by_pair", "Winner-change rate per pair of configurations",
          lambda t: _pairs_chart(comparison, t)),
         ("disagreement", "Disagreement between configurations",
@@ -476,13 +508,8 @@ def _chart_list(comparison: Comparison, breakdowns: Mapping[str, pl.DataFrame] |
     ]
     for feature, table in (breakdowns or {}).items():
         plans.append((f"breakdown_{_slug(feature)}", f"Winner-change rate by {feature}",
-                      lambda t, f=feature, df=table: _breakdown_chart(comparison, f, df, t)))
-    charts = []
-    with _style():
-        for name, title, draw in plans:
-            fig = draw(title if titled else None)
-            charts.append(Chart(name, title, fmt, _encode(fig, fmt, name)))
-    return charts
+                      partial(_breakdown_chart, comparison, feature, table)))
+    return _draw(plans, fmt, titled=titled)
 
 
 def _slug(text: str) -> str:
@@ -501,15 +528,240 @@ def write_charts(comparison: Comparison, directory: str | Path, *, fmt: ChartFor
     Charts: ``winner_change_by_pair``, ``disagreement``, ``tiebreak_depth`` and ``breakdown_FEATURE`` for
     each entry of ``breakdowns`` (feature name -> :func:`tbstats.compare.breakdown` table).
     """
-    out = Path(directory)
-    charts = _chart_list(comparison, breakdowns, fmt, titled=True)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for chart in charts:
-        path = out / f"{chart.name}.{fmt}"
-        path.write_bytes(chart.data)
-        paths.append(path)
-    return paths
+    return _save(_chart_list(comparison, breakdowns, fmt, titled=True), directory)
+
+
+# ------------------------------------------------------------------------------------- simulation charts
+
+#: The configuration :func:`tbstats.evaluate.random_baseline` adds: ties broken by a drawing of lots.
+BASELINE: Final = "random"
+_BASELINE_COLOUR: Final = "#5f6b78"
+_SMALL_WIDTH: Final = 5.2      # inches: charts shown two abreast on the simulation page
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One order-quality measure of :func:`tbstats.evaluate.evaluate` and how the report shows it."""
+
+    column: str
+    title: str       # chart heading
+    short: str       # table heading
+    share: bool      # a proportion (shown in %), else a correlation (-1..1)
+    reading: str     # which way is better, for the axis
+    text: str        # what it measures
+
+
+MEASURES: Final = (
+    Measure("strongest_first", "Strongest player ranked first in the tie", "Strongest first", True,
+            "higher is better",
+            "Share of groups tied on points whose truly strongest member ends first in the group; a first place "
+            "still shared by k players counts 1/k, the chance a drawing of lots would give."),
+    Measure("kendall_tied", "Order inside tied groups (Kendall τ-b)", "τ\u2011b in tied groups", False,
+            "higher is better",
+            "Kendall's tau-b between the final order and true strength inside each group tied on points "
+            "(groups whose order is still completely tied are left out)."),
+    Measure("kendall", "Whole standings vs strength (Kendall τ-b)", "Kendall τ\u2011b", False, "higher is better",
+            "Kendall's tau-b between the final standings and true strength, over whole tournaments."),
+    Measure("spearman", "Whole standings vs strength (Spearman ρ)", "Spearman ρ", False, "higher is better",
+            "Spearman's rho between the final standings and true strength, over whole tournaments."),
+    Measure("unbroken", "Ties left after the whole list", "Unbroken", True, "lower is better",
+            "Share of groups tied on points that still hold a tie after every tie-break of the list."),
+    Measure("first_settles_first", "First tie-break settles first place", "First settles first", True,
+            "higher: fewer need a second tie-break",
+            "Of the tournaments with a shared first place on points, the share in which the first tie-break "
+            "alone leaves one player first (a drawing of lots always does)."),
+)
+#: The measures drawn against the swept parameter.
+SWEPT_MEASURES: Final = ("strongest_first", "kendall_tied", "unbroken", "first_settles_first")
+_MEASURE: Final = {m.column: m for m in MEASURES}
+
+
+def _check_measures(table: pl.DataFrame, what: str, extra: Sequence[str] = ()) -> None:
+    needed = ["config", "definition", "tied_groups", "shared_first_on_points", *extra,
+              *(f"{m.column}{s}" for m in MEASURES for s in ("", "_lo95", "_hi95"))]
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        source = "sweep" if extra else "evaluate"
+        raise TbstatsError(f"{what} lacks the columns {', '.join(missing)}. "
+                           f"Hint: pass the table tbstats.evaluate.{source}() returns")
+
+
+def _names(*tables: pl.DataFrame | None) -> list[str]:
+    """Configuration names in order of appearance, the random baseline last."""
+    seen: dict[str, None] = {}
+    for t in tables:
+        if t is not None:
+            seen.update((str(x), None) for x in t["config"].to_list())
+    return [n for n in seen if n != BASELINE] + [n for n in seen if n == BASELINE]
+
+
+def _colours(names: Sequence[str]) -> dict[str, str]:
+    """One colour per configuration, the same in every chart; the baseline grey."""
+    palette = [c for c in _PALETTE if c != "#6b7785"]
+    others = [n for n in names if n != BASELINE]
+    out = {n: palette[i % len(palette)] for i, n in enumerate(others)}
+    out[BASELINE] = _BASELINE_COLOUR
+    return out
+
+
+def _estimates(rows: pl.DataFrame, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Value, low and high end of the 95% interval (in % for shares); an interval that is not known is
+    the value itself, so no whisker is drawn."""
+    scale = 100.0 if m.share else 1.0
+
+    def column(name: str) -> np.ndarray:
+        return rows[name].cast(pl.Float64).fill_null(float("nan")).to_numpy() * scale
+
+    v, lo, hi = column(m.column), column(f"{m.column}_lo95"), column(f"{m.column}_hi95")
+    lo = np.minimum(np.where(np.isfinite(lo), lo, v), v)
+    hi = np.maximum(np.where(np.isfinite(hi), hi, v), v)
+    return v, lo, hi
+
+
+def _measure_axis(ax: Axes, m: Measure, axis: Literal["x", "y"]) -> None:
+    """Percent ticks for shares; no tick beyond what the measure can reach (100%, or 1)."""
+    top = 100.0 if m.share else 1.0
+    bottom = 0.0 if m.share else -1.0
+    ticks = ax.get_xticks() if axis == "x" else ax.get_yticks()
+    low, high = ax.get_xlim() if axis == "x" else ax.get_ylim()
+    kept = [float(t) for t in ticks if bottom - 1e-9 <= t <= top + 1e-9 and low - 1e-9 <= t <= high + 1e-9]
+    labels = [f"{t:g}%" if m.share else f"{t:g}" for t in kept]
+    if axis == "x":
+        ax.set_xticks(kept, labels=labels)
+    else:
+        ax.set_yticks(kept, labels=labels)
+
+
+def _dot_chart(table: pl.DataFrame, m: Measure, colours: Mapping[str, str], title: str | None) -> Figure:
+    """Dot and whisker per configuration for one measure; the random baseline as a dashed line and band."""
+    names = _names(table)
+    n = len(names)
+    fig = _figure(_SMALL_WIDTH, 1.05 + 0.3 * max(n, 2) if n else _EMPTY_HEIGHT)
+    ax = fig.add_subplot()
+    if title:
+        ax.set_title(title)
+    if n == 0:
+        _no_data(ax, "No configuration was evaluated.")
+        return fig
+    ordered = pl.DataFrame({"config": names}).join(table.with_columns(pl.col("config").cast(pl.String)),
+                                                   on="config", how="left", maintain_order="left")
+    v, lo, hi = _estimates(ordered, m)
+    finite = np.isfinite(v)
+    if not finite.any():
+        _no_data(ax, "Not defined for this simulation (no tied group to measure).")
+        return fig
+    base = n - 1 if names[-1] == BASELINE else None
+    if base is not None and finite[base]:
+        ax.axvspan(float(lo[base]), float(hi[base]), color=_BASELINE_COLOUR, alpha=0.10, linewidth=0)
+        ax.axvline(float(v[base]), color=_BASELINE_COLOUR, linestyle=(0, (4, 3)), linewidth=1)
+    if base is not None and n > 1:
+        ax.axhline(base - 0.5, color="#d5dae1", linewidth=0.8)
+    low, high = float(lo[finite].min()), float(hi[finite].max())
+    span = max(high - low, 10.0 if m.share else 0.1)
+    left = low - 0.06 * span
+    for k, name in enumerate(names):
+        colour = colours[name]
+        if not finite[k]:
+            ax.text(left, k, "  n/a", va="center", fontsize=8, color="#8a929c")
+            continue
+        baseline = k == base
+        ax.errorbar([v[k]], [k], xerr=[[v[k] - lo[k]], [hi[k] - v[k]]], fmt="o", color=colour, ecolor=colour,
+                    elinewidth=1.6, capsize=3, markersize=6.5, markeredgewidth=1.5,
+                    markerfacecolor="white" if baseline else colour, zorder=3)
+        text = f"{v[k]:.1f}%" if m.share else f"{v[k]:.3f}"
+        ax.text(float(hi[k]) + 0.02 * span, k, text, va="center", fontsize=8, color="#2b2f36", zorder=4,
+                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 0.8})
+    ax.set_xlim(left, high + 0.2 * span)
+    _measure_axis(ax, m, "x")
+    ax.set_yticks(range(n), labels=[_short(x) + (" (baseline)" if x == BASELINE else "") for x in names])
+    if base is not None:
+        label = ax.get_yticklabels()[base]
+        label.set_color(_BASELINE_COLOUR)
+        label.set_fontstyle("italic")
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.xaxis.grid(True)
+    ax.spines["left"].set_visible(False)
+    ax.tick_params(axis="y", length=0)
+    ax.set_xlabel(f"{m.reading}; whiskers: 95% interval")
+    return fig
+
+
+def _sweep_chart(sweep: pl.DataFrame, parameter: str, m: Measure, colours: Mapping[str, str],
+                 title: str | None) -> Figure:
+    """The measure against the swept parameter: a line per configuration with its 95% band, random dashed."""
+    part = sweep.filter(pl.col("parameter") == parameter)
+    names = _names(part)
+    rows_of_legend = -(-len(names) // 3)
+    fig = _figure(_SMALL_WIDTH, 3.0 + 0.2 * rows_of_legend)
+    ax = fig.add_subplot()
+    if title:
+        ax.set_title(title)
+    values = sorted(float(x) for x in part["value"].drop_nulls().unique().to_list())
+    if not values:
+        _no_data(ax, f"No value of {parameter} was simulated.")
+        return fig
+    for name in names:
+        rows = part.filter(pl.col("config").cast(pl.String) == name).sort("value")
+        x = rows["value"].cast(pl.Float64).to_numpy()
+        v, lo, hi = _estimates(rows, m)
+        baseline = name == BASELINE
+        colour = colours[name]
+        if len(x) > 1:
+            ok = np.isfinite(v)
+            ax.fill_between(x[ok], lo[ok], hi[ok], color=colour, alpha=0.09 if baseline else 0.15, linewidth=0)
+        else:
+            ax.errorbar(x, v, yerr=np.vstack([v - lo, hi - v]), fmt="none", ecolor=colour, elinewidth=1.2,
+                        capsize=3)
+        ax.plot(x, v, color=colour, linewidth=1.4 if baseline else 1.8, marker="o",
+                markersize=3.5 if baseline else 4.5, linestyle=(0, (4, 3)) if baseline else "-",
+                markerfacecolor="white" if baseline else colour, label=_short(name) + (" (baseline)" if baseline
+                                                                                        else ""))
+    if len(values) <= 12:
+        ax.set_xticks(values, labels=[plain(x).removesuffix(".0") for x in values])
+    if len(values) > 1:
+        pad = 0.04 * (values[-1] - values[0])
+        ax.set_xlim(values[0] - pad, values[-1] + pad)
+    ax.yaxis.grid(True)
+    _measure_axis(ax, m, "y")
+    ax.set_xlabel(f"{parameter} (bands: 95% interval)")
+    ax.set_ylabel(m.short)
+    fig.legend(loc="outside lower center", ncol=min(len(names), 3), handlelength=2.6)
+    return fig
+
+
+def _sweep_parameters(sweep: pl.DataFrame | None) -> list[str]:
+    if sweep is None or sweep.is_empty():
+        return []
+    return [str(x) for x in sweep["parameter"].unique(maintain_order=True).to_list()]
+
+
+def _simulation_chart_list(table: pl.DataFrame, sweep: pl.DataFrame | None, fmt: ChartFormat) -> list[Chart]:
+    """A dot-and-whisker chart per measure, then a line chart per swept measure and parameter (all titled)."""
+    _check_measures(table, "the evaluation table")
+    if sweep is not None:
+        _check_measures(sweep, "the sweep table", ("parameter", "value"))
+    colours = _colours(_names(table, sweep))
+    plans: list[Plan] = [(f"measure_{m.column}", m.title, partial(_dot_chart, table, m, colours))
+                         for m in MEASURES]
+    swept = sweep if sweep is not None else pl.DataFrame()
+    for parameter in _sweep_parameters(swept):
+        for column in SWEPT_MEASURES:
+            m = _MEASURE[column]
+            plans.append((f"sweep_{_slug(parameter)}_{column}", f"{m.title}, by {parameter}",
+                          partial(_sweep_chart, swept, parameter, m, colours)))
+    return _draw(plans, fmt, titled=True)
+
+
+def write_simulation_charts(table: pl.DataFrame, directory: str | Path, *, fmt: ChartFormat,
+                            sweep: pl.DataFrame | None = None) -> list[Path]:
+    """Write each chart of the simulation report to ``directory`` as ``NAME.svg`` or ``NAME.png``.
+
+    Charts: ``measure_MEASURE`` for each measure of :data:`MEASURES` (``table`` is the output of
+    :func:`tbstats.evaluate.evaluate` or :func:`tbstats.evaluate.run`), and, when ``sweep`` (the output of
+    :func:`tbstats.evaluate.sweep`) is given, ``sweep_PARAMETER_MEASURE`` for each of :data:`SWEPT_MEASURES`.
+    Returns the paths in that order.
+    """
+    return _save(_simulation_chart_list(table, sweep, fmt), directory)
 
 
 # -------------------------------------------------------------------------------------------------- HTML
@@ -589,23 +841,37 @@ def _interval(lo: float, hi: float) -> str:
     return f"{100 * lo:.1f}–{100 * hi:.1f}%"
 
 
+#: A table cell: its class attribute ('' for none) and its HTML (already escaped).
+Cell: TypeAlias = tuple[str, str]
+
+
+def _cells(tag: str, cells: Iterable[Cell]) -> str:
+    return "".join(f'<{tag} class="{cls}">{body}</{tag}>' if cls else f"<{tag}>{body}</{tag}>"
+                   for cls, body in cells)
+
+
+def _row(cells: Iterable[Cell], cls: str = "") -> str:
+    """One table row of ready cells."""
+    return f'<tr class="{cls}">{_cells("td", cells)}</tr>' if cls else f'<tr>{_cells("td", cells)}</tr>'
+
+
+def _table(head: Iterable[Cell], rows: Iterable[str], *, caption: str | None = None, cls: str = "") -> str:
+    """The one table layout of the pages: header cells, ready rows (:func:`_row`), in a scrolling box."""
+    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
+    attr = f' class="{cls}"' if cls else ""
+    return (f'<div class="scroll"><table{attr}>{cap}<thead><tr>{_cells("th", head)}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
 def table_html(df: pl.DataFrame, *, limit: int | None = 1000, caption: str | None = None) -> str:
     """A polars table as an escaped HTML table (numbers right-aligned), cut to ``limit`` rows."""
-    numeric = [t.is_numeric() for t in df.schema.values()]
+    kinds = ["num" if t.is_numeric() else "" for t in df.schema.values()]
     shown = df if limit is None else df.head(limit)
-    head = "".join(f'<th class="num">{_e(c)}</th>' if n else f"<th>{_e(c)}</th>"
-                   for c, n in zip(df.columns, numeric, strict=True))
-    rows = []
-    for row in shown.iter_rows():
-        cells = "".join(f'<td class="num">{_e(_num(v))}</td>' if n else f"<td>{_e(_num(v))}</td>"
-                        for v, n in zip(row, numeric, strict=True))
-        rows.append(f"<tr>{cells}</tr>")
+    rows = (_row((k, _e(_num(v))) for v, k in zip(row, kinds, strict=True)) for row in shown.iter_rows())
     note = ""
     if limit is not None and df.height > limit:
         note = f'<p class="note">Showing the first {limit} of {df.height} rows.</p>'
-    cap = f"<caption>{_e(caption)}</caption>" if caption else ""
-    return (f'<div class="scroll"><table>{cap}<thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table></div>{note}')
+    return _table(((k, _e(c)) for c, k in zip(df.columns, kinds, strict=True)), rows, caption=caption) + note
 
 
 def _headline(comparison: Comparison) -> str:
@@ -641,7 +907,7 @@ def _headline(comparison: Comparison) -> str:
         share = f"{_pct(k / changed.height)} of " if changed.height else ""
         cards.append(_card("Winner changed under some pair", f"{k:,}",
                            f"{share}{_plural(changed.height, 'tournament')} ranked by both sides of a pair"))
-    return f'<div class="cards">{"".join(cards)}</div>'
+    return _cards(cards)
 
 
 def _computable_note(comparison: Comparison) -> str:
@@ -655,6 +921,10 @@ def _computable_note(comparison: Comparison) -> str:
 def _card(label: str, value: str, detail: str, *, raw: bool = False) -> str:
     return (f'<div class="card"><div class="label">{_e(label)}</div><div class="value">{_e(value)}</div>'
             f'<div class="detail">{detail if raw else _e(detail)}</div></div>')
+
+
+def _cards(cards: Iterable[str]) -> str:
+    return f'<div class="cards">{"".join(cards)}</div>'
 
 
 def _pairs_table(comparison: Comparison) -> pl.DataFrame:
@@ -676,17 +946,14 @@ def _configs_table(comparison: Comparison) -> str:
         needed = r["tiebreaks_needed_at_top"]
         share = _pct(r["tiebreaks_needed_rate"]) if r["tournaments"] else "–"
         bar = max(0.0, min(100.0, 100 * float(r["tiebreaks_needed_rate"] or 0)))
-        rows.append(
-            f'<tr><td class="cfg">{_e(r["config"])}</td><td><code>{_definition(r)}</code></td>'
-            f'<td class="num">{r["tournaments"]:,}</td>'
-            f'<td class="num">{needed:,} <span class="muted">({share})</span>'
-            f'<span class="meter"><span style="width:{bar:.1f}%"></span></span></td>'
-            f'<td class="num">{r["settled"]:,}</td><td class="num">{r["not_settled"]:,}</td>'
-            f'<td class="num">{r["not_computable"]:,}</td></tr>')
-    return ('<div class="scroll"><table><thead><tr><th>Configuration</th><th>Definition</th>'
-            '<th class="num">Tournaments</th><th class="num">Shared first on points</th>'
-            '<th class="num">Settled</th><th class="num">Not settled</th><th class="num">Not computable</th>'
-            f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+        rows.append(_row([
+            ("cfg", _e(r["config"])), ("", f"<code>{_definition(r)}</code>"), ("num", f'{r["tournaments"]:,}'),
+            ("num", f'{needed:,} <span class="muted">({share})</span>'
+                    f'<span class="meter"><span style="width:{bar:.1f}%"></span></span>'),
+            ("num", f'{r["settled"]:,}'), ("num", f'{r["not_settled"]:,}'), ("num", f'{r["not_computable"]:,}')]))
+    head = [("", "Configuration"), ("", "Definition"), ("num", "Tournaments"), ("num", "Shared first on points"),
+            ("num", "Settled"), ("num", "Not settled"), ("num", "Not computable")]
+    return _table(head, rows)
 
 
 def _definition(row: Mapping[str, Any]) -> str:
@@ -823,6 +1090,17 @@ details{margin-top:8px}
 summary{cursor:pointer;color:var(--accent);font-size:14px}
 .note,.empty{color:var(--muted);font-size:13px}
 footer{color:var(--muted);font-size:12px;padding:8px 0 32px}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:6px 24px}
+.charts figure.chart{margin:8px 0 10px}
+.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:0 24px;align-items:start}
+table.measures th{white-space:normal;vertical-align:bottom}
+table.measures td.num{white-space:nowrap}
+table.settings td.num{font-variant-numeric:tabular-nums}
+.ci{display:block;font-size:11.5px;color:var(--muted)}
+td.config code.def{display:table;margin-top:2px;font-size:11.5px}
+tr.baseline td{background:#f7f8fa}
+.tag{display:inline-block;font-size:11px;font-weight:600;color:var(--muted);border:1px solid var(--line);
+ border-radius:9px;padding:0 6px;margin-left:4px;vertical-align:1px}
 @media print{header.top{padding-bottom:24px}.cards{margin-top:12px}section{box-shadow:none;break-inside:avoid}}
 """
 
@@ -840,7 +1118,7 @@ def render_html(comparison: Comparison, *, title: str, breakdowns: Mapping[str, 
     drawn = {c.name: c for c in _chart_list(comparison, breakdowns, charts, titled=False)}
     n_configs, n_pairs = comparison.configs.height, comparison.pairs.height
     n_tournaments = comparison.tournaments["tournament"].n_unique() if comparison.tournaments.height else 0
-    sections: list[tuple[str, str, str]] = []
+    sections: list[Section] = []
 
     sections.append(("pairs", "Winner changes per pair", (
         "<p>Share of tournaments whose winner (the set of players ranked first) differs between the two "
@@ -874,15 +1152,167 @@ def render_html(comparison: Comparison, *, title: str, breakdowns: Mapping[str, 
     for i, (name, table) in enumerate((extra_tables or {}).items(), start=1):
         sections.append((f"extra-{i}", name, table_html(table)))
 
+    subtitle = ", ".join((_plural(n_configs, "configuration"), _plural(n_pairs, "pair"),
+                          _plural(n_tournaments, "tournament")))
+    return _page(title, subtitle, _headline(comparison), sections)
+
+
+#: A page section: anchor id, heading (text) and body (HTML).
+Section: TypeAlias = tuple[str, str, str]
+
+
+def _page(title: str, subtitle: str, headline: str, sections: Sequence[Section]) -> str:
+    """The page skeleton both reports share: header, headline cards, a navigation bar, the sections, footer."""
     nav = "".join(f'<a href="#{sid}">{_e(heading)}</a>' for sid, heading, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{_e(heading)}</h2>{content}</section>'
                    for sid, heading, content in sections)
-    subtitle = ", ".join((_plural(n_configs, "configuration"), _plural(n_pairs, "pair"),
-                          _plural(n_tournaments, "tournament")))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f'<header class="top"><div class="wrap"><h1>{_e(title)}</h1><p>{_e(subtitle)}</p></div></header>\n'
-        f'<main class="wrap">{_headline(comparison)}<nav>{nav}</nav>\n{body}\n</main>\n'
+        f'<main class="wrap">{headline}<nav>{nav}</nav>\n{body}\n</main>\n'
         f'<footer class="wrap">Made by tbstats {_e(__version__)}.</footer>\n</body>\n</html>\n')
+
+
+# ------------------------------------------------------------------------------------------ simulation page
+
+def render_simulation_html(table: pl.DataFrame, *, title: str, settings: Mapping[str, object],
+                           sweep: pl.DataFrame | None = None, charts: ChartFormat = "svg") -> str:
+    """One self-contained HTML page for an order-quality evaluation on simulated tournaments.
+
+    ``table`` is the output of :func:`tbstats.evaluate.evaluate` (or the table of
+    :func:`tbstats.evaluate.run`); the configuration named ``random`` is the drawing-of-lots baseline.
+    ``settings`` (the simulation configuration) is shown as a table; ``sweep`` (the output of
+    :func:`tbstats.evaluate.sweep`) adds a line chart per swept measure. The page shares the skeleton,
+    cards, tables and chart embedding of :func:`render_html`: nothing on it refers to another file or
+    address, all data text is escaped, and equal inputs give identical pages.
+    """
+    drawn = {c.name: c for c in _simulation_chart_list(table, sweep, charts)}
+    names = _names(table)
+    sections: list[Section] = []
+    baseline = BASELINE in names
+    intro = ("<p>Each panel shows every configuration's estimate with its 95% interval"
+             + (", and the random baseline (ties broken by a drawing of lots) as a dashed line over its grey "
+                "interval band." if baseline else ".") + "</p>")
+    figures = "".join(_chart_html(drawn[f"measure_{m.column}"], _e(m.text)) for m in MEASURES)
+    sections.append(("measures", "Order quality per configuration", f'{intro}<div class="charts">{figures}</div>'))
+    sections.append(("figures", "All figures", (
+        "<p>Estimates with their 95% interval underneath (Wilson for shares, normal for means).</p>"
+        + _measures_table(table) + "<details><summary>Unrounded table</summary>"
+        + table_html(table, limit=None) + "</details>")))
+    sections.append(("settings", "Simulation settings", _settings_html(settings)))
+    for i, parameter in enumerate(_sweep_parameters(sweep), start=1):
+        part = cast(pl.DataFrame, sweep).filter(pl.col("parameter") == parameter)
+        n_values = part["value"].n_unique()
+        figures = "".join(_chart_html(drawn[f"sweep_{_slug(parameter)}_{c}"], _e(_MEASURE[c].text))
+                          for c in SWEPT_MEASURES)
+        sections.append((f"sweep-{i}", f"Sensitivity to {parameter}", (
+            f"<p>The same simulation run again for {_plural(n_values, 'value')} of {_e(parameter)}, all other "
+            "settings unchanged; lines join the estimates, bands are 95% intervals"
+            + (", the random baseline is dashed" if BASELINE in _names(part) else "") + ".</p>"
+            + f'<div class="charts">{figures}</div><details><summary>Sweep table</summary>'
+            + _measures_table(part, lead=("value",)) + "</details>")))
+    n_configs = len([n for n in names if n != BASELINE])
+    parts = [_plural(n_configs, "configuration") + (" and the random baseline" if baseline else "")]
+    if isinstance(settings.get("tournaments"), int):
+        parts.append(_plural(cast(int, settings["tournaments"]), "simulated tournament"))
+    parts += [f"swept over {p}" for p in _sweep_parameters(sweep)]
+    return _page(title, ", ".join(parts), _simulation_headline(table, settings), sections)
+
+
+def _simulation_headline(table: pl.DataFrame, settings: Mapping[str, object]) -> str:
+    n = settings.get("tournaments")
+    facts = [f"{_num(settings[k])} {label}" for k, label in (("players", "players"), ("rounds", "rounds"))
+             if settings.get(k) is not None]
+    facts += [_num(settings[k]) for k in ("kind", "scoring") if settings.get(k) is not None]
+    if settings.get("seed") is not None:
+        facts.append(f"seed {_num(settings['seed'])}")
+    cards = [_card("Tournaments simulated", f"{n:,}" if isinstance(n, int) else _num(n) or "–",
+                   " · ".join(facts) or "see the settings")]
+    tied = _int(table["tied_groups"].max()) if table.height else 0
+    shared = _int(table["shared_first_on_points"].max()) if table.height else 0
+    cards.append(_card("Tied groups", f"{tied:,}", "groups of players level on points, where the tie-breaks "
+                       f"decide; {_plural(shared, 'tournament')} with a shared first place"))
+    cards.append(_best_card(table))
+    names = _names(table)
+    n_configs = len([x for x in names if x != BASELINE])
+    cards.append(_card("Configurations", f"{n_configs}", "plus the random baseline (drawing of lots)"
+                       if BASELINE in names else "no random baseline in this run"))
+    return _cards(cards)
+
+
+def _best_card(table: pl.DataFrame) -> str:
+    """The configuration that most often ranks the strongest tied player first, against the baseline."""
+    label = "Best configuration"
+    rows = table.with_columns(pl.col("config").cast(pl.String)).filter(
+        pl.col("strongest_first").is_not_nan() & pl.col("strongest_first").is_not_null())
+    candidates = rows.filter(pl.col("config") != BASELINE).sort(
+        ["strongest_first", "config"], descending=[True, False])
+    if not candidates.height:
+        return _card(label, "n/a", "only the random baseline was evaluated" if rows.height
+                     else "no group tied on points to measure")
+    best = candidates.row(0, named=True)
+    level = candidates.filter(pl.col("strongest_first") == best["strongest_first"]).height - 1
+    detail = (f'<span class="pair">{_e(best["config"])}</span>ranks the strongest tied player first; 95% '
+              f'interval {_interval(best["strongest_first_lo95"], best["strongest_first_hi95"])}')
+    if level:
+        detail += f" · as high in {level} other configuration{'s' if level > 1 else ''}"
+    base = rows.filter(pl.col("config") == BASELINE)
+    if base.height:
+        b = base.row(0, named=True)
+        gain = 100 * (best["strongest_first"] - b["strongest_first"])
+        apart = best["strongest_first_lo95"] > b["strongest_first_hi95"] or \
+            best["strongest_first_hi95"] < b["strongest_first_lo95"]
+        detail += (f' · <b>{gain:+.1f} points</b> over the random baseline ({_pct(b["strongest_first"])}; '
+                   f'intervals {"do not overlap" if apart else "overlap"})')
+    return _card(label, _pct(best["strongest_first"]), detail, raw=True)
+
+
+def _estimate_cell(row: Mapping[str, Any], m: Measure) -> Cell:
+    """A measure's value with its 95% interval underneath."""
+    v, lo, hi = (row[f"{m.column}{s}"] for s in ("", "_lo95", "_hi95"))
+
+    def text(x: object) -> str:
+        if x is None or not math.isfinite(cast(float, x)):
+            return "–"
+        return f"{100 * cast(float, x):.1f}" if m.share else f"{cast(float, x):.3f}"
+
+    value = text(v) + ("%" if m.share and text(v) != "–" else "")
+    interval = "" if text(lo) == "–" else f'<span class="ci">{text(lo)}–{text(hi)}{"%" if m.share else ""}</span>'
+    return "num", f"{value}{interval}"
+
+
+def _measures_table(df: pl.DataFrame, *, lead: Sequence[str] = ()) -> str:
+    """Every measure per configuration (and ``lead`` columns first, e.g. the swept value)."""
+    head: list[Cell] = [("num", _e(c)) for c in lead] + [("", "Configuration"), ("num", "Tied groups")]
+    head += [("num", _e(m.short)) for m in MEASURES] + [("num", "Shared first on points")]
+    rank = {name: i for i, name in enumerate(_names(df))}
+    ordered = df.with_columns(pl.col("config").cast(pl.String)).with_columns(
+        pl.col("config").replace_strict(rank, return_dtype=pl.Int64).alias("_rank")).sort([*lead, "_rank"])
+    rows = []
+    for r in ordered.iter_rows(named=True):
+        base = r["config"] == BASELINE
+        name = (f'<span class="cfg">{_e(r["config"])}</span>' + (' <span class="tag">baseline</span>' if base else "")
+                + f'<code class="def">{_definition(r)}</code>')
+        cells: list[Cell] = [("num", _e(_num(r[c]))) for c in lead]
+        cells += [("config", name), ("num", f'{_int(r["tied_groups"]):,}')]
+        cells += [_estimate_cell(r, m) for m in MEASURES]
+        cells.append(("num", f'{_int(r["shared_first_on_points"]):,}'))
+        rows.append(_row(cells, "baseline" if base else ""))
+    return _table(head, rows, cls="measures")
+
+
+def _settings_html(settings: Mapping[str, object]) -> str:
+    """The settings as name/value tables, side by side when there are many."""
+    items = list(settings.items())
+    if not items:
+        return '<p class="empty">No settings were given.</p>'
+    columns = 1 if len(items) <= 8 else 3
+    per = -(-len(items) // columns)
+    head: list[Cell] = [("", "Setting"), ("", "Value")]
+    tables = []
+    for start in range(0, len(items), per):
+        rows = [_row([("", _e(k)), ("num", "–" if v is None else _e(_num(v)))]) for k, v in items[start:start + per]]
+        tables.append(_table(head, rows, cls="settings"))
+    return f'<div class="cols">{"".join(tables)}</div>'

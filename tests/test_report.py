@@ -17,8 +17,10 @@ from helpers import requires_shared
 
 from tbstats.compare import Comparison, breakdown, compare, parse_config
 from tbstats.errors import TbstatsError
+from tbstats.evaluate import run, sweep
 from tbstats.games import Batch
 from tbstats.io.sources import load
+from tbstats.simulate import SimulationConfig
 
 pytestmark = requires_shared()
 
@@ -134,16 +136,20 @@ def test_drilldown_rows(comparison: Comparison, page_svg: str) -> None:
         assert command in page.text
 
 
+def assert_self_contained(text: str) -> None:
+    low = text.lower()
+    for needle in ('src="http', "<link", "<script", "@import", "url(http", "<iframe", "<object"):
+        assert needle not in low, needle
+    page = Page(text)
+    for _, attrs in page.tags:
+        for name, value in attrs.items():
+            if name == "src" or name.endswith("href"):   # matplotlib inlines colour bars as PNG
+                assert value.startswith(("#", "data:image/png;base64,")), value[:40]
+
+
 def test_self_contained(page_svg: str, page_png: str) -> None:
     for text in (page_svg, page_png):
-        low = text.lower()
-        for needle in ('src="http', "<link", "<script", "@import", "url(http", "<iframe", "<object"):
-            assert needle not in low, needle
-        page = Page(text)
-        for _, attrs in page.tags:
-            for name, value in attrs.items():
-                if name == "src" or name.endswith("href"):   # matplotlib inlines colour bars as PNG
-                    assert value.startswith(("#", "data:image/png;base64,")), value[:40]
+        assert_self_contained(text)
 
 
 @pytest.fixture(scope="module")
@@ -230,3 +236,133 @@ def test_import_does_not_load_matplotlib() -> None:
     code = "import sys, tbstats.report; print('matplotlib' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+# ------------------------------------------------------------------------------------------ simulation page
+
+SIM_NAME = '<b>&"x"'
+SIM = SimulationConfig(tournaments=60, players=16, rounds=7, seed=3)
+SIM_SETTINGS = {f.name: getattr(SIM, f.name) for f in dataclasses.fields(SIM) if f.name != "chunk"}
+SIM_CHARTS = [*(f"measure_{m}" for m in ("strongest_first", "kendall_tied", "kendall", "spearman", "unbroken",
+                                         "first_settles_first")),
+              *(f"sweep_rounds_{m}" for m in ("strongest_first", "kendall_tied", "unbroken", "first_settles_first"))]
+
+
+@pytest.fixture(scope="module")
+def sim_table() -> pl.DataFrame:
+    b = dataclasses.replace(parse_config("b=fide-2026:SB,DE,KS"), name=SIM_NAME)
+    return run(SIM, [parse_config("a=fide-2026:BH/C1,BH,SB"), b])[1]
+
+
+@pytest.fixture(scope="module")
+def sim_sweep() -> pl.DataFrame:
+    return sweep(SimulationConfig(tournaments=30, players=12, rounds=5, seed=1), [parse_config("a=fide-2026:BH")],
+                 "rounds", [5, 7])
+
+
+@pytest.fixture(scope="module")
+def sim_page(sim_table: pl.DataFrame, sim_sweep: pl.DataFrame) -> str:
+    from tbstats.report import render_simulation_html
+
+    pytest.importorskip("matplotlib")
+    return render_simulation_html(sim_table, title="Simulated & <tested>", settings=SIM_SETTINGS, sweep=sim_sweep)
+
+
+def test_simulation_page_structure(sim_table: pl.DataFrame, sim_page: str) -> None:
+    page = Page(sim_page)
+    assert sim_page.startswith("<!DOCTYPE html>")
+    assert [len(page.all(t)) for t in ("html", "head", "body", "title", "style")] == [1, 1, 1, 1, 1]
+    assert "Simulated & <tested>" in page.text
+    sections = [a["id"] for a in page.all("section")]
+    assert sections == ["measures", "figures", "settings", "sweep-1"]
+    assert [a["href"] for a in page.all("a")] == [f"#{s}" for s in sections]
+    # header cards: tournaments, tied groups, the best configuration with its interval and its gain over random
+    cards = sim_page[sim_page.index('<div class="cards">'):sim_page.index("<nav>")]
+    best = sim_table.filter(pl.col("config") != "random").sort("strongest_first", descending=True).row(0, named=True)
+    random = sim_table.filter(pl.col("config") == "random").row(0, named=True)
+    gain = 100 * (best["strongest_first"] - random["strongest_first"])
+    for figure in (">60<", f">{sim_table['tied_groups'][0]:,}<", f">{100 * best['strongest_first']:.1f}%<",
+                   html.escape(best["config"]), f"{100 * best['strongest_first_lo95']:.1f}–",
+                   f"{gain:+.1f} points", f"({100 * random['strongest_first']:.1f}%;"):
+        assert figure in cards, figure
+    # one chart per measure, one per swept measure
+    assert [a["id"] for a in page.all("figure", "chart")] == [f"chart-{n}" for n in SIM_CHARTS]
+    assert sim_page.count("<svg") == len(SIM_CHARTS)
+    # the table: one row per configuration, the baseline marked
+    table = sim_page[sim_page.index('<table class="measures">'):]
+    table = table[:table.index("</table>")]
+    assert len(Page(table).all("tr")) == 1 + sim_table.height
+    assert len(Page(table).all("tr", "baseline")) == 1
+    assert "fide-2026:LOTS" in table and f"{100 * best['strongest_first']:.1f}%" in table
+    # settings
+    settings = sim_page[sim_page.index('<section id="settings">'):sim_page.index('<section id="sweep-1">')]
+    settings_text = Page(settings).text
+    for key, value in SIM_SETTINGS.items():
+        assert key in settings_text and str(value) in settings_text, key
+
+
+def test_simulation_png_charts(sim_table: pl.DataFrame) -> None:
+    from tbstats.report import render_simulation_html
+
+    pytest.importorskip("matplotlib")
+    text = render_simulation_html(sim_table, title="png", settings={}, charts="png")
+    figures = text.split('<figure class="chart"')[1:]
+    assert len(figures) == 6
+    for fig in figures:
+        body = fig[:fig.index("</figure>")]
+        assert "<svg" not in body
+        data = body.split('<img src="data:image/png;base64,', 1)[1].split('"', 1)[0]
+        assert base64.b64decode(data).startswith(PNG_MAGIC)
+    assert_self_contained(text)
+    assert "No settings were given." in text
+
+
+def test_simulation_page_is_self_contained_and_escaped(sim_page: str) -> None:
+    assert_self_contained(sim_page)
+    assert SIM_NAME not in sim_page
+    assert html.escape(SIM_NAME) in sim_page
+    page = Page(sim_page)
+    assert not page.all("script")
+    assert sum(t == SIM_NAME for t in page.texts) >= 2      # the figures table and the unrounded table
+    ids = [a["id"] for _, a in page.tags if "id" in a]
+    assert len(ids) == len(set(ids))
+
+
+def test_simulation_deterministic(sim_table: pl.DataFrame, sim_sweep: pl.DataFrame, sim_page: str,
+                                  tmp_path: Path) -> None:
+    from tbstats.report import render_simulation_html, write_simulation_charts
+
+    again = render_simulation_html(sim_table, title="Simulated & <tested>", settings=SIM_SETTINGS, sweep=sim_sweep)
+    assert again == sim_page
+    first = write_simulation_charts(sim_table, tmp_path / "one", fmt="png")
+    second = write_simulation_charts(sim_table, tmp_path / "two", fmt="png")
+    assert [p.name for p in first] == [f"{n}.png" for n in SIM_CHARTS[:6]]
+    assert [p.read_bytes() for p in first] == [p.read_bytes() for p in second]
+    assert all(p.read_bytes().startswith(PNG_MAGIC) for p in first)
+    svg = write_simulation_charts(sim_table, tmp_path / "svg", fmt="svg", sweep=sim_sweep)
+    assert [p.name for p in svg] == [f"{n}.svg" for n in SIM_CHARTS]
+    for path in svg:
+        data = path.read_bytes()
+        assert ET.fromstring(data).tag.endswith("svg") and b"<dc:date>" not in data
+
+
+def test_simulation_without_baseline(sim_table: pl.DataFrame) -> None:
+    from tbstats.report import render_simulation_html
+
+    pytest.importorskip("matplotlib")
+    text = render_simulation_html(sim_table.filter(pl.col("config") != "random"), title="t", settings=SIM_SETTINGS)
+    page = Page(text)
+    assert "no random baseline in this run" in page.text
+    assert not page.all("tr", "baseline")
+    assert "plus the random baseline" not in text and "dashed" not in text
+
+
+def test_simulation_errors(sim_table: pl.DataFrame) -> None:
+    from tbstats.report import render_simulation_html
+
+    with pytest.raises(TbstatsError, match="lacks the columns strongest_first"):
+        render_simulation_html(sim_table.drop("strongest_first"), title="x", settings={})
+    with pytest.raises(TbstatsError, match=r"the sweep table lacks the columns parameter, value"):
+        render_simulation_html(sim_table, title="x", settings={}, sweep=sim_table)
+    with pytest.raises(TbstatsError, match="unknown chart format"):
+        render_simulation_html(sim_table, title="x", settings={}, charts="gif")  # type: ignore[arg-type]

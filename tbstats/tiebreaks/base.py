@@ -49,6 +49,8 @@ class Context:
     _values: dict[tuple[str, str], Values] = field(default_factory=dict)
     _fore: Dense | None = None
     _categories: dict[bool, np.ndarray] = field(default_factory=dict)
+    #: rankings per configuration (filled by :func:`tbstats.compare.standings`)
+    standings_cache: dict[str, object] = field(default_factory=dict)
 
     def fore(self) -> Dense:
         if self._fore is None:
