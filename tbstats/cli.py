@@ -543,6 +543,9 @@ DEFAULT_ORDERS = {
               help="Also write every simulated tournament as a TRF file into DIR.")
 @click.option("--archive", type=click.Path(), default=None, metavar="PATH",
               help="Also write the simulated archive (columnar model; .parquet/.arrow/.csv or a directory).")
+@click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Also write the report's charts to DIR (see --chart-format).")
+@click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True)
 @click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
               help="Output format (default: from the -o extension, else csv). html: the report with charts.")
 @click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True), default=None,
@@ -551,7 +554,7 @@ def simulate_cmd(tournaments: int, players: int, rounds: int | None, kind: str, 
                  half_byes: float, zero_byes: float, forfeits: float, double_forfeits: float, withdrawals: float,
                  unrated: float, draw_rate: float, configs: tuple[str, ...], config_file: str | None,
                  no_baseline: bool, sweep: str | None, workers: int, trf_dir: str | None, archive: str | None,
-                 output_format: str | None, output_path: str | None) -> None:
+                 charts: str | None, chart_format: str, output_format: str | None, output_path: str | None) -> None:
     """Simulate tournaments with known true strengths and measure which tie-break order recovers them.
 
     Per configuration, over all groups tied on points: strongest_first (the truly strongest is ranked
@@ -596,11 +599,16 @@ def simulate_cmd(tournaments: int, players: int, rounds: int | None, kind: str, 
             (directory / (source.replace("/", "_") + ".trf")).write_text(text, encoding="utf-8")
     if archive:
         tabular.write_model(sim.batch, archive)
+    if charts:
+        from tbstats import report
+
+        report.write_simulation_charts(table, Path(charts), fmt=chart_format, sweep=swept)  # type: ignore[arg-type]
     if fmt == "html":
         from tbstats import report
 
         settings = {f.name: getattr(config, f.name) for f in fields(config) if f.name != "chunk"}
-        page = report.render_simulation_html(table, title="tbstats simulate", settings=settings, sweep=swept)
+        page = report.render_simulation_html(table, title="tbstats simulate", settings=settings, sweep=swept,
+                                             charts=chart_format)  # type: ignore[arg-type]
         if output_path:
             Path(output_path).write_text(page, encoding="utf-8")
         else:

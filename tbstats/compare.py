@@ -239,8 +239,8 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     T = len(d.n)
     feats = features(batch, ctx)
     results = {c.name: standings(ctx, batch, c) for c in configs}
-    sources = batch.tournaments.sort("tournament")["source"].to_numpy()
-    names = batch.players.sort("tournament", "start_no")["name"].to_numpy()
+    source_of = np.asarray(batch.tournaments.sort("tournament")["source"].to_numpy())
+    name_of = np.asarray(batch.players.sort("tournament", "start_no")["name"].to_numpy())
     pair_rows, tour_parts, drill_parts = [], [], []
     for a, b in combinations(configs, 2):
         sa, sb = results[a.name], results[b.name]
@@ -271,7 +271,7 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
             pl.lit(a.name).alias("a"), pl.lit(b.name).alias("b"), pl.Series("computable", ok),
             pl.Series("winner_changed", winner), pl.Series("podium_changed", podium),
             pl.Series("topk_changed", topk), pl.Series("any_rank_changed", anyr), pl.Series("kendall_distance", kd)))
-        drill_parts.append(_drilldown(ctx, sources, names, a, b, sa, sb, winner))
+        drill_parts.append(_drilldown(ctx, source_of, name_of, a, b, sa, sb, winner))
     tournaments = pl.concat(tour_parts)
     return Comparison(
         pairs=pl.DataFrame(pair_rows).with_columns(cs.float().round(6)),

@@ -162,14 +162,15 @@ def evaluate(sim: Simulation, configs: Sequence[Config], *, ctx: Context | None 
         first_after = st.steps[1] if len(st.steps) > 1 else st.steps[0]
         settled_by_first = (np.bincount(d.tix, weights=first_after == 1, minlength=T) == 1) & first_shared_on_points
         row: dict[str, object] = {"config": config.name, "definition": str(config), "tied_groups": G}
-        for name, values in (("strongest_first", success), ("kendall_tied", kt), ("kendall", k_all),
-                             ("spearman", s_all)):
-            mean, lo, hi = _mean_ci(values)
-            row.update({name: mean, f"{name}_lo95": lo, f"{name}_hi95": hi})
+        measures: tuple[tuple[str, np.ndarray], ...] = (
+            ("strongest_first", success), ("kendall_tied", kt), ("kendall", k_all), ("spearman", s_all))
+        for name, values in measures:
+            mean, low, high = _mean_ci(np.asarray(values, dtype=np.float64))
+            row.update({name: mean, f"{name}_lo95": low, f"{name}_hi95": high})
         for name, hits, n in (("unbroken", int(unbroken.sum()), G),
                               ("first_settles_first", int(settled_by_first.sum()), int(first_shared_on_points.sum()))):
-            lo, hi = wilson(hits, n)
-            row.update({name: hits / max(n, 1), f"{name}_lo95": float(lo), f"{name}_hi95": float(hi)})
+            lo95, hi95 = wilson(hits, n)
+            row.update({name: hits / max(n, 1), f"{name}_lo95": float(lo95), f"{name}_hi95": float(hi95)})
         row["shared_first_on_points"] = int(first_shared_on_points.sum())
         rows.append(row)
     return pl.DataFrame(rows).with_columns(cs.float().round(6))
@@ -199,7 +200,8 @@ def sweep(sim_config: SimulationConfig, configs: Sequence[Config], parameter: st
     field_name = SWEEPABLE[parameter]
     parts = []
     for value in values:
-        cast = int(value) if field_name in ("rounds", "players") else float(value)
-        _, table = run(replace(sim_config, **{field_name: cast}), configs, baseline=baseline, workers=workers)
+        cast: int | float = int(value) if field_name in ("rounds", "players") else float(value)
+        changed = replace(sim_config, **{field_name: cast})  # type: ignore[arg-type]
+        _, table = run(changed, configs, baseline=baseline, workers=workers)
         parts.append(table.with_columns(pl.lit(parameter).alias("parameter"), pl.lit(float(value)).alias("value")))
     return pl.concat(parts, how="diagonal_relaxed")
