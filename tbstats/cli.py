@@ -337,12 +337,15 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     parsed = _spec_list(specs)
     stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
                                   batch_files=batch_files)
+    buchholz = [str(s) for s in parsed if s.name in ("BH", "FB", "AOB")]
+    round_robins = 0
     parts = []
     ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
     try:
         for batch, ledger in stream:
             ledgers.append(ledger)
             if batch.n_tournaments:
+                round_robins += int((batch.tournaments["event_type"] == "round_robin").sum())
                 parts.append(api.compute(batch, parsed, rules=engine.rules, force_type=engine.force_type,
                                          after_round=engine.after_round, unrated_rating=engine.unrated_rating,
                                          lots=lots))
@@ -350,6 +353,10 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
         write_ledger(inputs, _ledger_of(exc))
         raise
     report_load(inputs, pl.concat(ledgers), stream.summary())
+    if buchholz and (round_robins if engine.force_type is None else engine.force_type == "round_robin") \
+            and not inputs.quiet:
+        click.echo(f"Warning: {', '.join(buchholz)} computed for round robins; Buchholz tie-breaks must not be "
+                   "used in round robins (C.07 2026, Art. 8 note)", err=True)
     if not parts:
         parts.append(api.compute(Batch(empty("tournaments"), empty("players"), empty("games")), parsed,
                                  rules=engine.rules))
