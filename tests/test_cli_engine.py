@@ -27,9 +27,9 @@ def test_compute_columns_named_by_canonical_specs() -> None:
 def test_undefined_values_are_empty_in_csv_and_null_in_json() -> None:
     path = str(FIXTURES / "swiss_2026.trf")
     csv_out = list(csv.reader(run("compute", path, "-t", "ARO,BH", "-q", "--format", "csv").stdout.splitlines()))
-    assert csv_out[1][7] == "" and csv_out[1][8] == "26.5"  # ARO undefined: unrated players present
+    assert csv_out[1][7] == "" and csv_out[1][8] == "26.0"  # ARO undefined: unrated players present
     rows = json.loads(run("compute", path, "-t", "ARO,BH", "-q", "--format", "json").stdout)
-    assert rows[0]["ARO"] is None and rows[0]["BH"] == 26.5
+    assert rows[0]["ARO"] is None and rows[0]["BH"] == 26.0
     rated = json.loads(run("compute", path, "-t", "ARO", "-q", "--format", "json", "--unrated-rating", "1400").stdout)
     assert all(isinstance(r["ARO"], int) for r in rated)
 
