@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, Literal, TypeVar, cast
 
 import click
 import polars as pl
@@ -211,6 +211,51 @@ def output_options(f: F) -> F:
 def emit(df: pl.DataFrame, output: Output) -> None:
     """Write a result table as the output options say."""
     write_table(df, output.format, output.path)
+
+
+@dataclass(frozen=True)
+class ReportOutput:
+    """Output of the commands that also render a report: a table format or html, and optional charts."""
+
+    format: str
+    path: str | None
+    charts: str | None
+    chart_format: Literal["svg", "png"]
+
+
+def report_options(f: F) -> F:
+    """Add ``--format csv|tsv|json|md|parquet|html``, ``-o FILE``, ``--charts DIR``, ``--chart-format``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, output_format: str | None, output_path: str | None, charts: str | None,
+                chart_format: Literal["svg", "png"], **kwargs: Any) -> Any:
+        fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
+        if fmt not in (*FORMATS, "html"):
+            fmt = "csv"
+        if fmt == "parquet" and output_path is None:
+            raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
+        return f(*args, output=ReportOutput(fmt, output_path, charts, chart_format), **kwargs)
+
+    options = [
+        click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
+                     help="Output format (default: from the -o extension, else csv). html: the report with charts."),
+        click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True), default=None,
+                     metavar="FILE", help="Write to FILE instead of stdout."),
+        click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
+                     help="Also write the report's charts to DIR (see --chart-format)."),
+        click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+def write_page(page: str, output: ReportOutput) -> None:
+    """Write an HTML page to ``-o FILE`` or stdout."""
+    if output.path:
+        Path(output.path).write_text(page, encoding="utf-8")
+    else:
+        click.echo(page, nl=False)
 
 
 # ----------------------------------------------------------------------------------------------- commands
@@ -422,17 +467,10 @@ def _load_batch(inputs: Inputs) -> tuple[Batch, int]:
               help="Break the rates down by a tournament feature (repeatable).")
 @click.option("--table", type=click.Choice(["pairs", "configs", "depth", "drilldown", "tournaments"]),
               default="pairs", show_default=True, help="Which table to write (all of them go into html).")
-@click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Also write the report's charts to DIR (see --chart-format).")
-@click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True)
-@click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
-              help="Output format (default: from the -o extension, else csv). html: the whole report.")
-@click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True), default=None,
-              metavar="FILE", help="Write to FILE instead of stdout.")
+@report_options
 @click.pass_context
 def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], config_file: str | None, top: int,
-                by: tuple[str, ...], table: str, charts: str | None, chart_format: str, output_format: str | None,
-                output_path: str | None) -> None:
+                by: tuple[str, ...], table: str, output: ReportOutput) -> None:
     """How often configurations (edition + tie-break order) change winners, podiums and rankings.
 
     One row per pair of configurations: tournaments, winner_changed (the set of rank-1 players differs),
@@ -445,28 +483,17 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
     from tbstats import compare as cmp
 
     parsed = [cmp.parse_config(c) for c in configs] + (cmp.read_configs(config_file) if config_file else [])
-    fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
-    if fmt not in (*FORMATS, "html"):
-        fmt = "csv"
-    if fmt in ("parquet", "html") and output_path is None and fmt == "parquet":
-        raise click.UsageError("--format parquet needs -o/--output FILE")
     batch, rejected = _load_batch(inputs)
     result = cmp.compare(batch, parsed, top=top)
     breakdowns = {feature: cmp.breakdown(result, feature) for feature in by}
-    if charts:
+    if output.charts or output.format == "html":
         from tbstats import report
 
-        report.write_charts(result, Path(charts), fmt=chart_format,  # type: ignore[arg-type]
-                            breakdowns=breakdowns)
-    if fmt == "html":
-        from tbstats import report
-
-        page = report.render_html(result, title="tbstats compare", breakdowns=breakdowns,
-                                  charts=chart_format)  # type: ignore[arg-type]
-        if output_path:
-            Path(output_path).write_text(page, encoding="utf-8")
-        else:
-            click.echo(page, nl=False)
+        if output.charts:
+            report.write_charts(result, Path(output.charts), fmt=output.chart_format, breakdowns=breakdowns)
+        if output.format == "html":
+            write_page(report.render_html(result, title="tbstats compare", breakdowns=breakdowns,
+                                          charts=output.chart_format), output)
     else:
         frames = {"pairs": result.pairs, "configs": result.configs, "depth": result.depth,
                   "drilldown": result.drilldown, "tournaments": result.tournaments}
@@ -474,7 +501,7 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
         if breakdowns and table == "pairs":
             out = pl.concat([b.with_columns(pl.lit(f).alias("feature"), pl.col(f).cast(pl.String).alias("value"))
                              .drop(f) for f, b in breakdowns.items()], how="diagonal_relaxed")
-        emit(out, Output(fmt, output_path))
+        emit(out, Output(output.format, output.path))
     ctx.exit(exit_code(rejected))
 
 
@@ -550,18 +577,12 @@ DEFAULT_ORDERS = {
               help="Also write every simulated tournament as a TRF file into DIR.")
 @click.option("--archive", type=click.Path(), default=None, metavar="PATH",
               help="Also write the simulated archive (columnar model; .parquet/.arrow/.csv or a directory).")
-@click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="Also write the report's charts to DIR (see --chart-format).")
-@click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True)
-@click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
-              help="Output format (default: from the -o extension, else csv). html: the report with charts.")
-@click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True), default=None,
-              metavar="FILE", help="Write to FILE instead of stdout.")
+@report_options
 def simulate_cmd(tournaments: int, players: int, rounds: int | None, kind: str, seed: int, scoring: str,
                  half_byes: float, zero_byes: float, forfeits: float, double_forfeits: float, withdrawals: float,
                  unrated: float, draw_rate: float, configs: tuple[str, ...], config_file: str | None,
                  no_baseline: bool, sweep: str | None, workers: int, trf_dir: str | None, archive: str | None,
-                 charts: str | None, chart_format: str, output_format: str | None, output_path: str | None) -> None:
+                 output: ReportOutput) -> None:
     """Simulate tournaments with known true strengths and measure which tie-break order recovers them.
 
     Per configuration, over all groups tied on points: strongest_first (the truly strongest is ranked
@@ -578,11 +599,6 @@ def simulate_cmd(tournaments: int, players: int, rounds: int | None, kind: str, 
     parsed = [cmp.parse_config(c) for c in configs] + (cmp.read_configs(config_file) if config_file else [])
     if not parsed:
         parsed = [cmp.parse_config(c) for c in DEFAULT_ORDERS[kind]]
-    fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
-    if fmt not in (*FORMATS, "html"):
-        fmt = "csv"
-    if fmt == "parquet" and output_path is None:
-        raise click.UsageError("--format parquet needs -o/--output FILE")
     try:
         config = SimulationConfig(tournaments=tournaments, players=players, rounds=rounds, kind=kind,  # type: ignore[arg-type]
                                   seed=seed, scoring=scoring, half_bye_rate=half_byes, zero_bye_rate=zero_byes,
@@ -606,20 +622,15 @@ def simulate_cmd(tournaments: int, players: int, rounds: int | None, kind: str, 
             (directory / (source.replace("/", "_") + ".trf")).write_text(text, encoding="utf-8")
     if archive:
         tabular.write_model(sim.batch, archive)
-    if charts:
+    if output.charts or output.format == "html":
         from tbstats import report
 
-        report.write_simulation_charts(table, Path(charts), fmt=chart_format, sweep=swept)  # type: ignore[arg-type]
-    if fmt == "html":
-        from tbstats import report
-
-        settings = {f.name: getattr(config, f.name) for f in fields(config) if f.name != "chunk"}
-        page = report.render_simulation_html(table, title="tbstats simulate", settings=settings, sweep=swept,
-                                             charts=chart_format)  # type: ignore[arg-type]
-        if output_path:
-            Path(output_path).write_text(page, encoding="utf-8")
-        else:
-            click.echo(page, nl=False)
+        if output.charts:
+            report.write_simulation_charts(table, Path(output.charts), fmt=output.chart_format, sweep=swept)
+        if output.format == "html":
+            settings = {f.name: getattr(config, f.name) for f in fields(config) if f.name != "chunk"}
+            write_page(report.render_simulation_html(table, title="tbstats simulate", settings=settings, sweep=swept,
+                                                     charts=output.chart_format), output)
     else:
         emit(pl.concat([table, swept], how="diagonal_relaxed") if swept is not None else table,
-             Output(fmt, output_path))
+             Output(output.format, output.path))
