@@ -151,23 +151,25 @@ def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int
         opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
         opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
     cols = g["round"].to_numpy().astype(np.int64) - 1
-    opp = np.full((P, R), NO_OPP, dtype=np.int32)   # int32 halves the memory traffic of the hot arrays
-    pts = np.zeros((P, R), dtype=np.int32)
-    gtype = np.full((P, R), GAME_TYPE["absent"], dtype=np.int8)  # a round without a row is not paired
-    black = np.zeros((P, R), dtype=bool)
-    result = np.zeros((P, R), dtype=np.int8)
-    opp[rows, cols] = np.where(opp_found, opp_rows, NO_OPP)
-    pts[rows, cols] = g["points"].to_numpy()
-    gtype[rows, cols] = g["gtype"].to_numpy()
-    black[rows, cols] = g["black"].to_numpy()
-    result[rows, cols] = g["outcome"].to_numpy()
-
     W = t["pts_win"].to_numpy().astype(np.int64)
     D = t["pts_draw"].to_numpy().astype(np.int64)
-    Wp, Dp = W[tix][:, None], D[tix][:, None]
-    played = gtype == GAME_TYPE["played"]
+    points = g["points"].to_numpy()
+    g_type = g["gtype"].to_numpy()
     # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
-    outcome = np.where(played, result, np.where(pts >= Wp, WIN, np.where(pts >= Dp, DRAW, LOSS))).astype(np.int8)
+    g_outcome = np.where(g_type == GAME_TYPE["played"], g["outcome"].to_numpy(),
+                         np.where(points >= W[g_tix], WIN, np.where(points >= D[g_tix], DRAW, LOSS)))
+
+    def grid(values: np.ndarray, fill: int, dtype: type) -> np.ndarray:
+        """A players x rounds array holding ``values`` at the games' cells (one flat put per column)."""
+        out: np.ndarray = np.full(P * R, fill, dtype=dtype)
+        out[rows * R + cols] = values
+        return out.reshape(P, R)
+
+    opp = grid(np.where(opp_found, opp_rows, NO_OPP), NO_OPP, np.int32)  # int32: half the memory traffic
+    pts = grid(points, 0, np.int32)
+    gtype = grid(g_type, GAME_TYPE["absent"], np.int8)  # a round without a row is a round not paired
+    black = grid(g["black"].to_numpy(), False, np.bool_)
+    outcome = grid(g_outcome, LOSS, np.int8)
     if force_type is None:
         rr = (t["event_type"].cast(pl.String) == "round_robin").to_numpy()
     else:
