@@ -48,7 +48,7 @@ def main() -> None:
     result = compare(batch, configs, ctx=ctx)
     t_pairs = time.perf_counter() - t1
     total = time.perf_counter() - t0
-    print(f"compare(): rankings again (tie-break values cached) and {result.pairs.height} pairs of statistics: "
+    print(f"compare(): rankings cached per configuration; {result.pairs.height} pairs of statistics: "
           f"{t_pairs:.2f} s")
     print(f"total for {len(configs)} configurations: {total:.2f} s "
           f"({batch.games.height / total:,.0f} game rows/s)")
