@@ -11,7 +11,7 @@ import math
 import re
 import shlex
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
@@ -224,8 +224,7 @@ def features(batch: Batch, ctx: Context) -> pl.DataFrame:
     })
 
 
-def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Context | None = None,
-            by: Iterable[str] = ()) -> Comparison:
+def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Context | None = None) -> Comparison:
     """Compare every pair of configurations over the batch (rules.md 8: competition ranks, shared ties)."""
     from tbstats.api import make_context
 
@@ -302,14 +301,10 @@ def _shared_first(ranks: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
     return np.bincount(tix, weights=ranks == 1, minlength=T) > 1
 
 
-def _top_tied_after(step: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
-    return _shared_first(step, tix, T)
-
-
 def _config_row(s: Standings, tix: np.ndarray, T: int) -> dict[str, object]:
     ok = s.computable
-    tied_on_points = _top_tied_after(s.steps[0], tix, T) & ok
-    unsettled = _top_tied_after(s.steps[-1], tix, T) & ok
+    tied_on_points = _shared_first(s.steps[0], tix, T) & ok
+    unsettled = _shared_first(s.steps[-1], tix, T) & ok
     return {"config": s.config.name, "definition": str(s.config), "tournaments": int(ok.sum()),
             "not_computable": int((~ok).sum()),
             "tiebreaks_needed_at_top": int(tied_on_points.sum()),
@@ -320,7 +315,7 @@ def _config_row(s: Standings, tix: np.ndarray, T: int) -> dict[str, object]:
 def _depth_rows(s: Standings, tix: np.ndarray, T: int) -> pl.DataFrame:
     """For each list position k: tournaments whose tie for first was settled exactly by tie-break k."""
     ok = s.computable
-    tied = [_top_tied_after(step, tix, T) & ok for step in s.steps]
+    tied = [_shared_first(step, tix, T) & ok for step in s.steps]
     labels = ["PTS", *(str(x) for x in s.config.specs)] if s.config.specs is not None else [
         "PTS", *(f"#{k}" for k in range(1, len(s.steps)))]
     rows = [{"config": s.config.name, "depth": k, "tiebreak": labels[k],

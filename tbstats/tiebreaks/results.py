@@ -78,10 +78,8 @@ def standard_points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """STD: 1 per round scoring more than the scheduled opponent (or than a draw, unplayed), ½ per equal (C.07 7.7)."""
     d = ctx.dense
     has_opp = d.opp != NO_OPP
-    rows = np.arange(d.players)[:, None]
     cols = np.arange(d.rounds)[None, :]
-    other = np.where(has_opp, d.pts[np.where(has_opp, d.opp, 0), cols], d.per_player(d.D)[:, None])
-    del rows
+    other = np.where(has_opp, d.pts[d.opp_row, cols], d.per_player(d.D)[:, None])
     halves = np.where(d.pts > other, 2, np.where(d.pts == other, 1, 0))
     return Values(np.where(d.counted, halves, 0).sum(axis=1), np.full(d.players, 2, dtype=np.int64),
                   np.ones(d.players, dtype=bool))
