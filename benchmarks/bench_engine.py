@@ -5,7 +5,8 @@ Prints figures; it asserts nothing. Run: ``python benchmarks/bench_engine.py --t
 - ingest: the archive is written as TRF text once (not timed), then read back by ``read_trf`` in chunks
   of ``--batch-files`` files, as ``tbstats ingest`` does: game rows per second.
 - engine: the standard Swiss list ``BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE`` from the columnar model:
-  game rows per second, and each kernel family's share of the time.
+  game rows per second, and each kernel family's share of the time; then the whole ``compute()`` table
+  on one and on two threads (runs of whole tournaments per thread).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import resource
 import time
 from collections import defaultdict
 
-from tbstats.api import make_context
+from tbstats.api import compute, make_context
 from tbstats.io.trf import read_trf, write_trf
 from tbstats.simulate import SimulationConfig, simulate
 from tbstats.spec import parse_specs
@@ -81,6 +82,12 @@ def main() -> None:
     print(f"engine: {STANDARD_LIST} under {args.rules}: {total:.2f} s = {rows / total:,.0f} game rows/s")
     for family, seconds in sorted(family_time.items(), key=lambda kv: -kv[1]):
         print(f"  {family:<28} {seconds:6.2f} s  {100 * seconds / total:5.1f}%")
+    # the whole compute() table (context, values, ranks, polars output), on one and on two threads
+    for workers in (1, 2):
+        t0 = time.perf_counter()
+        compute(batch, STANDARD_LIST, rules=args.rules, workers=workers)
+        dt = time.perf_counter() - t0
+        print(f"compute() table, {workers} thread(s): {dt:.2f} s = {rows / dt:,.0f} game rows/s")
     print(f"peak memory (max RSS): {peak_mb():,.0f} MB")
 
 

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
@@ -38,6 +39,15 @@ def make_context(batch: Batch, *, rules: str = "fide-2026", force_type: str | No
     return Context(dense, editions.astype(str), unrated_rating=unrated_rating)
 
 
+def split_batch(batch: Batch, parts: int) -> list[Batch]:
+    """Split a batch into ``parts`` runs of whole tournaments with about as many players each."""
+    ids = batch.tournaments.sort("tournament")["tournament"]
+    sizes = batch.players.group_by("tournament").len().sort("tournament")
+    counts = ids.to_frame().join(sizes, on="tournament", how="left")["len"].fill_null(0).to_numpy()
+    bounds = np.searchsorted(np.cumsum(counts), np.linspace(0, counts.sum(), parts + 1)[1:-1])
+    return [batch.select(chunk.tolist()) for chunk in np.split(ids.to_numpy(), bounds) if len(chunk)]
+
+
 def _specs(specs: str | Sequence[str] | Sequence[TieBreakSpec]) -> list[TieBreakSpec]:
     if isinstance(specs, str):
         return parse_specs(specs)
@@ -57,15 +67,24 @@ def tiebreak_values(ctx: Context, spec: TieBreakSpec, rules: str) -> Values:
 
 def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
             force_type: str | None = None, after_round: int | None = None, unrated_rating: int | None = None,
-            lots: int | None = None, context: Context | None = None) -> pl.DataFrame:
+            lots: int | None = None, context: Context | None = None, workers: int = 1) -> pl.DataFrame:
     """One row per player: source, tournament, start_no, name, rating, points, rank, then one column per spec.
 
     ``rank`` orders by points then the specs in the order given (C.07 4.2). Partition tie-breaks (DE) have
     no value: their column holds the rank that points and the list up to and including DE give. With
     ``lots`` (a seed), ties left at the end are broken by a seeded drawing of lots instead of shared.
+    ``workers`` > 1 splits the batch into that many runs of whole tournaments computed on threads (numpy
+    and polars release the GIL); the table is the same.
     """
     parsed = _specs(specs)
     rules = check_edition(rules)
+    if workers > 1 and context is None and batch.n_tournaments >= 2 * workers:
+        parts = split_batch(batch, workers)
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            tables = list(pool.map(lambda part: compute(
+                part, parsed, rules=rules, force_type=force_type, after_round=after_round,
+                unrated_rating=unrated_rating, lots=lots), parts))
+        return pl.concat(tables)
     if batch.players.is_empty():
         schema: dict[str, pl.DataType] = {
             "source": pl.String(), "tournament": pl.Int64(), "start_no": pl.Int32(), "name": pl.String(),

@@ -365,13 +365,15 @@ def _spec_list(text: str) -> list[TieBreakSpec]:
 @engine_options
 @click.option("-t", "--tiebreaks", "specs", required=True, metavar="SPEC[,SPEC...]",
               help="Ordered tie-breaks, e.g. 'BH/C1,BH,SB,DE,WIN' (see `tbstats tiebreaks`).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Threads computing parts of each batch (the table does not depend on it).")
 @click.option("--lots", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Break ties left after the list by a seeded drawing of lots (default: tied players share a rank).")
 @click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True,
               help="TRF files computed per batch.")
 @click.pass_context
-def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, lots: int | None,
-            batch_files: int) -> None:
+def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, workers: int,
+            lots: int | None, batch_files: int) -> None:
     """Compute tie-breaks and standings: one row per player.
 
     Columns: source, tournament, start_no, name, rating, points, rank, then one column per SPEC named
@@ -393,7 +395,7 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
                 round_robins += int((batch.tournaments["event_type"] == "round_robin").sum())
                 parts.append(api.compute(batch, parsed, rules=engine.rules, force_type=engine.force_type,
                                          after_round=engine.after_round, unrated_rating=engine.unrated_rating,
-                                         lots=lots))
+                                         lots=lots, workers=workers))
     except FormatError as exc:
         write_ledger(inputs, _ledger_of(exc))
         raise

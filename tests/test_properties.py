@@ -144,3 +144,12 @@ def test_batch_equals_tournaments_one_by_one(events: list[reference.RefTournamen
     together = compute(read_trf(texts).batch, specs, rules=edition)
     alone = pl.concat([compute(read_trf([x]).batch, specs, rules=edition) for x in texts])
     assert together.drop("tournament").equals(alone.drop("tournament"))
+
+
+@SETTINGS
+@given(st.lists(tournaments(max_players=10, max_rounds=7), min_size=4, max_size=8), st.sampled_from(EDITIONS))
+def test_threads_give_the_same_table(events: list[reference.RefTournament], edition: str) -> None:
+    """compute(workers=2) splits the batch into runs of whole tournaments: the table is identical."""
+    batch = read_trf([(f"t{i}.trf", to_trf(t).encode()) for i, t in enumerate(events)]).batch
+    specs = "BH/C1,SB/M1,FB,AOB,KS,TPR,DE,LOTS"
+    assert compute(batch, specs, rules=edition, workers=2).equals(compute(batch, specs, rules=edition))
