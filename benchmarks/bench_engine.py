@@ -64,7 +64,7 @@ def main() -> None:
     # ---- engine
     specs = parse_specs(STANDARD_LIST)
     t0 = time.perf_counter()
-    ctx = make_context(batch, rules=args.rules)
+    ctx = make_context(batch)
     t_dense = time.perf_counter() - t0
     family_time: dict[str, float] = defaultdict(float)
     family_time["dense view"] = t_dense

@@ -27,11 +27,9 @@ from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.tiebreaks.base import Context, Values
 
 
-def make_context(batch: Batch, *, rules: str = "fide-2026", force_type: str | None = None,
-                 after_round: int | None = None, unrated_rating: int | None = None,
-                 default_edition: str = "fide-2026") -> Context:
-    """Build the dense view and the per-tournament editions once; reuse the context for many specs."""
-    rules = check_edition(rules)
+def make_context(batch: Batch, *, force_type: str | None = None, after_round: int | None = None,
+                 unrated_rating: int | None = None, default_edition: str = "fide-2026") -> Context:
+    """Build the dense view and each tournament's own edition once; one context serves every edition and spec."""
     dense = build_dense(batch, force_type=force_type, after_round=after_round)
     t = batch.tournaments.sort("tournament")
     # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
@@ -92,7 +90,7 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
         schema.update({str(s): pl.Int64() if get_tiebreak(s.name).integer else pl.Float64()
                        for s in parsed})
         return pl.DataFrame(schema=schema)
-    ctx = context or make_context(batch, rules=rules, force_type=force_type, after_round=after_round,
+    ctx = context or make_context(batch, force_type=force_type, after_round=after_round,
                                   unrated_rating=unrated_rating)
     d = ctx.dense
     players = batch.players.sort("tournament", "start_no")

@@ -54,7 +54,7 @@ def explain(batch: Batch, *, player: int, tiebreak: str, rules: str = "fide-2026
             raise TbstatsError(f"the input holds {len(ids)} tournaments; choose one with --tournament")
         tournament = ids[0]
     one = batch.select([tournament])
-    ctx = make_context(one, rules=rules, force_type=force_type)
+    ctx = make_context(one, force_type=force_type)
     d = ctx.dense
     rows = np.nonzero(d.start_no == player)[0]
     if len(rows) == 0:

@@ -41,7 +41,7 @@ class RuleSet:
     predetermined: bool
     #: C.07 (2026) 15.2: in pre-determined events, forfeit losses stay unplayed in type B tie-breaks.
     rr_forfeit_loss_unplayed: bool
-    #: Which tie-breaks exist under this edition (2026 adds STD, TPN, RTNG), informational.
+    #: The dates the edition applies to; ``auto`` picks the edition by a tournament's start date.
     valid_from: dt.date | None = None
     valid_to: dt.date | None = None
 
@@ -96,11 +96,12 @@ def auto_edition(start: dt.date | None, default: str = DEFAULT_EDITION) -> str:
     """
     if start is None:
         return default
-    if start < dt.date(2023, 9, 1):
-        return "fide-legacy"
-    if start < dt.date(2026, 3, 1):
-        return "fide-2024"
-    return "fide-2026"
+    for rules in RULESETS.values():  # the dated FIDE editions; uscf and naive carry no dates
+        dated = rules.valid_from is not None or rules.valid_to is not None
+        if dated and (rules.valid_from is None or start >= rules.valid_from) and (
+                rules.valid_to is None or start <= rules.valid_to):
+            return rules.name
+    return default
 
 
 # ---------------------------------------------------------------------------------------------- scoring

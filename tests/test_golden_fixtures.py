@@ -43,7 +43,7 @@ def _expected(name: str) -> list[dict[str, str]]:
 @cache
 def _context(name: str, edition: str):  # type: ignore[no-untyped-def]
     batch = load_trf(FIXTURES / f"{name}.trf")
-    return make_context(batch, rules=edition)
+    return make_context(batch)
 
 
 def _two_decimals(column: str) -> bool:

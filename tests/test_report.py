@@ -77,7 +77,6 @@ def breakdowns(comparison: Comparison) -> dict[str, pl.DataFrame]:
 def page_svg(comparison: Comparison, breakdowns: dict[str, pl.DataFrame]) -> str:
     from tbstats.report import render_html
 
-    pytest.importorskip("matplotlib")
     extra = {"Load <summary>": pl.DataFrame({"files": [13], "note": ["<b>bold</b> & more"]})}
     return render_html(comparison, title="Fixtures & <friends>", breakdowns=breakdowns, extra_tables=extra)
 
@@ -86,7 +85,6 @@ def page_svg(comparison: Comparison, breakdowns: dict[str, pl.DataFrame]) -> str
 def page_png(comparison: Comparison, breakdowns: dict[str, pl.DataFrame]) -> str:
     from tbstats.report import render_html
 
-    pytest.importorskip("matplotlib")
     return render_html(comparison, title="Fixtures", breakdowns=breakdowns, charts="png")
 
 
@@ -156,7 +154,6 @@ def test_self_contained(page_svg: str, page_png: str) -> None:
 def evil_page(batch: Batch) -> str:
     from tbstats.report import render_html
 
-    pytest.importorskip("matplotlib")
     players = batch.players.with_columns(pl.lit(EVIL).alias("name"))
     tournaments = batch.tournaments.with_columns(
         (pl.lit(EVIL + " /") + pl.col("tournament").cast(pl.String)).alias("source"))
@@ -196,7 +193,6 @@ def test_write_charts(comparison: Comparison, breakdowns: dict[str, pl.DataFrame
                       fmt: str) -> None:
     from tbstats.report import write_charts
 
-    pytest.importorskip("matplotlib")
     paths = write_charts(comparison, tmp_path / "charts", fmt=fmt, breakdowns=breakdowns)  # type: ignore[arg-type]
     assert [p.name for p in paths] == [f"{n}.{fmt}" for n in (
         "winner_change_by_pair", "disagreement", "tiebreak_depth", *(f"breakdown_{f}" for f in FEATURES))]
@@ -213,7 +209,6 @@ def test_many_configurations(batch: Batch) -> None:
     """Ten configurations (45 pairs) still render, and every pair is in the per-pair table."""
     from tbstats.report import render_html
 
-    pytest.importorskip("matplotlib")
     specs = ["BH", "SB", "WIN", "PS", "ARO", "AOB", "DE", "BH/C1", "BPG", "SB,BH"]
     result = compare(batch, [parse_config(f"config_with_a_long_name_{i}=fide-2026:{s}") for i, s in enumerate(specs)])
     assert result.pairs.height == 45
@@ -264,7 +259,6 @@ def sim_sweep() -> pl.DataFrame:
 def sim_page(sim_table: pl.DataFrame, sim_sweep: pl.DataFrame) -> str:
     from tbstats.report import render_simulation_html
 
-    pytest.importorskip("matplotlib")
     return render_simulation_html(sim_table, title="Simulated & <tested>", settings=SIM_SETTINGS, sweep=sim_sweep)
 
 
@@ -304,7 +298,6 @@ def test_simulation_page_structure(sim_table: pl.DataFrame, sim_page: str) -> No
 def test_simulation_png_charts(sim_table: pl.DataFrame) -> None:
     from tbstats.report import render_simulation_html
 
-    pytest.importorskip("matplotlib")
     text = render_simulation_html(sim_table, title="png", settings={}, charts="png")
     figures = text.split('<figure class="chart"')[1:]
     assert len(figures) == 6
@@ -349,7 +342,6 @@ def test_simulation_deterministic(sim_table: pl.DataFrame, sim_sweep: pl.DataFra
 def test_simulation_without_baseline(sim_table: pl.DataFrame) -> None:
     from tbstats.report import render_simulation_html
 
-    pytest.importorskip("matplotlib")
     text = render_simulation_html(sim_table.filter(pl.col("config") != "random"), title="t", settings=SIM_SETTINGS)
     page = Page(text)
     assert "no random baseline in this run" in page.text
