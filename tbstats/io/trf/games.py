@@ -126,13 +126,13 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
 
     block = windows(buf, base, 8, blen - at)
     ws = is_whitespace(block)
-    opp_win = block[:, :4]
-    opp_val, opp_ok = parse_int(opp_win, ws[:, :4])
-    opp_blank = ws[:, 0] & ws[:, 1] & ws[:, 2] & ws[:, 3]
-    col_codes = block[:, 5]
+    opp_win = block[:4]
+    opp_val, opp_ok = parse_int(opp_win, ws[:4])
+    opp_blank = ws[0] & ws[1] & ws[2] & ws[3]
+    col_codes = block[5]
     colour = _ids(_COLOUR_ID, col_codes)
-    res_codes = block[:, 7]
-    res = _ids(_RESULT_ID, res_codes, ws[:, 7])
+    res_codes = block[7]
+    res = _ids(_RESULT_ID, res_codes, ws[7])
 
     event = p.event[li]
     me_ok = p.start_ok[li]

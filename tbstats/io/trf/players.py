@@ -42,30 +42,30 @@ class Players:
 def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFrame]:
     """Slice every player line into its fields; problems: bad starting ranks and ratings, duplicates."""
     win = lines.window(0, 91)
-    start, start_ok = parse_int(win[:, 4:8])
+    start, start_ok = parse_int(win[4:8])
     # sort by event and starting rank (file order among equals), so games come out in the model's order
     key = event.astype(np.int64) * 20000 + np.where(start_ok, start, -10000) + 10000
     order = np.argsort(key, kind="stable")
     lines = lines.subset(order)
-    win, event, start, start_ok = win[order], event[order], start[order], start_ok[order]
+    win, event, start, start_ok = win[:, order], event[order], start[order], start_ok[order]
     ws = is_whitespace(win)
-    rating, rating_ok = parse_int(win[:, 48:52], ws[:, 48:52])
-    fide, fide_ok = parse_int(win[:, 57:68], ws[:, 57:68])
-    rank, rank_ok = parse_int(win[:, 85:89], ws[:, 85:89])
-    points, points_ok = parse_points(win[:, 80:84], ws[:, 80:84])
+    rating, rating_ok = parse_int(win[48:52], ws[48:52])
+    fide, fide_ok = parse_int(win[57:68], ws[57:68])
+    rank, rank_ok = parse_int(win[85:89], ws[85:89])
+    points, points_ok = parse_points(win[80:84], ws[80:84])
     n = len(order)
 
     def positive(values: np.ndarray, ok: np.ndarray, dtype: pl.DataType) -> pl.Series:
         return pl.Series(values, dtype=dtype).scatter(np.flatnonzero(~(ok & (values > 0))), None)
 
     def optional(name: str, lo: int, hi: int) -> pl.Series:
-        col = text_column(win[:, lo:hi], name, ws[:, lo:hi])
+        col = text_column(win[lo:hi], name, ws[lo:hi])
         return pl.select(pl.when(col != "").then(col).alias(name)).to_series()
 
     table = pl.DataFrame({
         "file": lines.file, "line": lines.line, "event": event,
         "start_no": pl.Series(start, dtype=pl.Int32).scatter(np.flatnonzero(~start_ok), None),
-        "name": text_column(win[:, 14:47], "name", ws[:, 14:47]), "sex": optional("sex", 9, 10),
+        "name": text_column(win[14:47], "name", ws[14:47]), "sex": optional("sex", 9, 10),
         "title": optional("title", 10, 13), "rating": positive(rating, rating_ok, pl.Int32()),
         "federation": optional("federation", 53, 56), "fide_id": positive(fide, fide_ok, pl.Int64()),
         "birth": optional("birth", 69, 79), "declared_rank": positive(rank, rank_ok, pl.Int32()),
@@ -79,7 +79,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
     # problems, in file order: starting ranks, ratings, then duplicates
     problems = []
     bad_start = ~start_ok | (start <= 0)
-    rat_a, rat_b = stripped(win[:, 48:52], ws[:, 48:52])
+    rat_a, rat_b = stripped(win[48:52], ws[48:52])
     bad_rating = ~rating_ok & (rat_b > rat_a)
     first = np.ones(n, dtype=bool)
     first[1:] = (key[order][1:] != key[order][:-1])
@@ -93,7 +93,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
         rows = _file_order(mask, order)
         if rows.size:
             df = pl.DataFrame({"file": lines.file[rows], "line": lines.line[rows],
-                               "_text": texts_of(win[:, field[0]:field[1]], rows)})
+                               "_text": texts_of(win[field[0]:field[1]], rows)})
             problems.append(problem_rows(df, column, pl.format(reason, pl.col("_text"))))
     rows = _file_order(dup, order)
     if rows.size:
@@ -101,7 +101,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
                            "_first": first_line[rows]})
         problems.append(problem_rows(df, "starting rank (cols 5-8)", pl.format(
             "duplicate starting rank {} (first used on line {})", pl.col("_no"), pl.col("_first"))))
-    players = Players(lines, event, inverse, start, start_ok, points, points_ok, win[:, 80:84], table)
+    players = Players(lines, event, inverse, start, start_ok, points, points_ok, win[80:84], table)
     return players, pl.concat(problems) if problems else no_problems()
 
 
@@ -117,23 +117,28 @@ def parse_points(win: np.ndarray, ws: np.ndarray) -> tuple[np.ndarray, np.ndarra
     Plain decimals are computed here; any other text (exponents, ``inf``, ``nan``...) goes through polars.
     """
     a, b = stripped(win, ws)
-    cols = np.arange(win.shape[1])[None, :]
-    inside = (cols >= a[:, None]) & (cols < b[:, None])
-    digit = (win >= 48) & (win <= 57)
-    sep = (win == 46) | (win == 44)
-    sign = (cols == a[:, None]) & ((win == 43) | (win == 45))
-    n_digits = (digit & inside).sum(axis=1)
-    plain = np.all(digit | sep | sign | ~inside, axis=1) & ((sep & inside).sum(axis=1) <= 1)
-    plain &= n_digits > 0
-    sep_at = np.where((sep & inside).any(axis=1), (sep & inside).argmax(axis=1), b)
-    frac = inside & digit & (cols > sep_at[:, None])
-    k = frac.sum(axis=1)
-    weight = np.where(inside & digit, 10 ** np.clip(sep_at[:, None] - 1 - cols + k[:, None]
-                                                    + (cols > sep_at[:, None]), 0, 18), 0)
-    whole = (np.where(digit, win.astype(np.int64) - 48, 0) * weight).sum(axis=1)
-    value = whole / 10.0 ** k
-    negative = np.take_along_axis(win, a[:, None], axis=1)[:, 0] == 45
-    value = np.where(negative, -value, value)
+    n = win.shape[1]
+    first = win[np.minimum(a, win.shape[0] - 1), np.arange(n)]
+    signed = (first == 43) | (first == 45)
+    plain = np.ones(n, dtype=bool)
+    digits = np.zeros(n, dtype=np.int64)
+    seps = np.zeros(n, dtype=np.int64)
+    frac = np.zeros(n, dtype=np.int64)
+    whole = np.zeros(n, dtype=np.int64)
+    for j in range(win.shape[0]):
+        col = win[j]
+        inside = (j >= a + signed) & (j < b)
+        digit = (col >= 48) & (col <= 57)
+        sep = (col == 46) | (col == 44)
+        plain &= digit | sep | ~inside
+        seps += inside & sep
+        use = inside & digit
+        digits += use
+        frac += use & (seps > 0)
+        whole = np.where(use, whole * 10 + (col.astype(np.int64) - 48), whole)
+    plain &= (seps <= 1) & (digits > 0)
+    value = whole / 10.0 ** frac
+    value = np.where(first == 45, -value, value)
     ok = plain.copy()
     other = np.flatnonzero(~plain & (b > a))
     if other.size:
