@@ -347,7 +347,7 @@ class BatchStream:
         ledger.append(result.errors)
         table = pl.concat(ledger).unique(maintain_order=True).with_columns(
             pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
-        table = table.sort("_order", "line", nulls_last=False, maintain_order=True).drop("_order")
+        table = table.sort("_order", maintain_order=True).drop("_order")  # read_trf orders rows within a file
         bad = set(table.filter(~_is_skip())["path"].to_list())
         self.skipped += sum(i.kind == "skip" for i in chunk)
         self.files += sum(i.kind != "skip" for i in chunk)

@@ -124,7 +124,7 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     base = lines.start[li] + at
     buf = lines.buf
 
-    block = windows(buf, base, 8, blen - at)
+    block = windows(buf, base, 10, blen - at)
     ws = is_whitespace(block)
     opp_win = block[:4]
     opp_val, opp_ok = parse_int(opp_win, ws[:4])
@@ -161,15 +161,35 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
                 res_codes[row[rows]].tolist(), found[rows].tolist(), strict=True)],
             "_back": pl.Series(back[rows], dtype=pl.Int32).scatter(np.flatnonzero(~back_ok[rows]), None),
             "_len": blen[rows], "_at": at[rows], "_colour": [chr(c).lower() for c in col_codes[rows].tolist()],
+            "_block": ["".join(map(chr, b)).rstrip() for b in block[:8, rows].T.tolist()],
+            "_gap": gap_col[rows],
         })
 
     rd = pl.format("round {}", pl.col("round"))
+    # a block out of line (shifted by a column): a character where the block has a blank (cols 5, 7, 9, 10)
+    stray = np.zeros(len(rnd), dtype=bool)
+    gap_col = np.zeros(len(rnd), dtype=np.int64)
+    for off in (9, 8, 6, 4):
+        here = ~ws[off] & (at + off < blen)
+        stray |= here
+        gap_col = np.where(here, at + off + 1, gap_col)
+    first_stray = stray.copy()
+    if stray.any():
+        rows = np.flatnonzero(stray)
+        earlier = np.zeros(len(rnd), dtype=bool)
+        earlier[rows[1:]] = li[rows[1:]] == li[rows[:-1]]
+        first_stray &= ~earlier
+    cut = has_opp & ((blen < at + 6) | ((blen < at + 8) & found & (ores != 0)))
     checks: list[tuple[np.ndarray, pl.Expr, pl.Expr]] = [
         (~opp_ok & ~opp_blank, pl.format("round {} opponent", pl.col("round")),
          pl.format("'{}' is not a starting rank (expected digits, or 0000 for no opponent)", pl.col("_opp"))),
         (colour == 4, pl.format("round {} colour", pl.col("round")),
          pl.format("'{}' is not a TRF colour code (expected w, b or -)", pl.col("_col"))),
-        (has_opp & (blen < at + 6), rd,
+        (first_stray, rd,
+         pl.format("round {} block '{}' is out of line: column {} should be blank (a block is 'NNNN c r' at "
+                   "columns {}-{}; shifted by a column?)", pl.col("round"), pl.col("_block"), pl.col("_gap"),
+                   pl.col("_at") + 1, pl.col("_at") + 8)),
+        (cut, rd,
          pl.format("line ends at column {} inside the round block (expected opponent, colour and "
                    "result up to column {})", pl.col("_len"), pl.col("_at") + 8)),
         (has_opp & ~_in(res, [*RESULT_CODES_WITH_OPPONENT, "", "X", "?"]),
@@ -198,9 +218,6 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
          pl.format("round {} colour", pl.col("round")),
          pl.format("players {} and {} both have colour '{}'", pl.col("start_no"), pl.col("opponent"),
                    pl.col("_colour"))),
-        (has_opp & pending & me_ok & (me < opp), pl.format("round {} result", pl.col("round")),
-         pl.format("game {}-{} has no result yet; standings count only the rounds before it",
-                   pl.col("start_no"), pl.col("opponent"))),
         (~has_opp & _in(res, list(BYE_ALIASES)), pl.format("round {} result", pl.col("round")),
          pl.format("result '{}' without an opponent read as bye '{}'", pl.col("_res"),
                    pl.col("_res").replace_strict(BYE_ALIASES, default=""))),
@@ -231,7 +248,8 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
                  ("half_bye", "half_bye"), ("zero_bye", "zero_bye"), ("absent", "zero_bye")):
         kind[gt == GAME_TYPE[t]] = kind_of[k]
     pts = np.where(kind >= 0, points[event, np.maximum(kind, 0)], 0) if len(kind) else np.zeros(0, np.int64)
-    out = {"line": li, "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
+    out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
+           "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}
     return out, errors, warnings
 
