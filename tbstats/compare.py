@@ -85,7 +85,7 @@ class Standings:
 
 def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
     """Rank every tournament of the batch under ``config`` (one pass; from-file groups events by list)."""
-    d = ctx.dense
+    d = ctx.roster
     T = len(d.n)
     cached = ctx.standings_cache.get(str(config))
     if isinstance(cached, Standings):
@@ -234,7 +234,7 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     if len(set(names)) != len(names):
         raise TbstatsError(f"configuration names must differ: {', '.join(names)}")
     ctx = ctx or make_context(batch)
-    d = ctx.dense
+    d = ctx.roster
     T = len(d.n)
     feats = features(batch, ctx)
     results = {c.name: standings(ctx, batch, c) for c in configs}
@@ -329,7 +329,7 @@ def _depth_rows(s: Standings, tix: np.ndarray, T: int) -> pl.DataFrame:
 def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, b: Config, sa: Standings,
                sb: Standings, changed: np.ndarray) -> pl.DataFrame:
     """Players ranked first under either configuration, in tournaments whose winner changed."""
-    d = ctx.dense
+    d = ctx.roster
     rows = np.nonzero(changed[d.tix] & ((sa.steps[-1] == 1) | (sb.steps[-1] == 1)))[0]
     pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
     out = pl.DataFrame({
