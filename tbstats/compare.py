@@ -22,7 +22,7 @@ import polars.selectors as cs
 
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
-from tbstats.kendall import kendall_distance, kendall_distances
+from tbstats.kendall import kendall_distances
 from tbstats.rules import check_edition
 from tbstats.spec import TieBreakSpec, parse_specs
 from tbstats.standings import rank_steps
@@ -206,7 +206,7 @@ class Partial:
                        move(self.drilldown), self.limit)
 
 
-def _check_configs(configs: Sequence[Config]) -> None:
+def check_configs(configs: Sequence[Config]) -> None:
     if len(configs) < 2:
         raise TbstatsError("compare needs at least two configurations (--config NAME=EDITION:SPECS, twice)")
     names = [c.name for c in configs]
@@ -219,7 +219,7 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     """Compare every pair of configurations over one batch (rules.md 8: competition ranks, shared ties)."""
     from tbstats.api import make_context
 
-    _check_configs(configs)
+    check_configs(configs)
     ctx = ctx or make_context(batch)
     d = ctx.dense
     T = len(d.n)
@@ -242,7 +242,7 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
             pl.Series("winner_changed", winner), pl.Series("podium_changed", _sets_differ(ra, rb, 3, d.tix, T) & ok[p]),
             pl.Series("topk_changed", _sets_differ(ra, rb, top, d.tix, T) & ok[p]),
             pl.Series("any_rank_changed", anyr[p]), pl.Series("kendall_distance", kd[p])))
-        shared.append([int((_shared_first(ra, d.tix, T) & ok[p]).sum()), int((_shared_first(rb, d.tix, T) & ok[p]).sum())])
+        shared.append([int((_shared_first(r, d.tix, T) & ok[p]).sum()) for r in (ra, rb)])
         if drilldown_limit is not None:
             winner = winner & (np.cumsum(winner) <= drilldown_limit)
         drill_parts.append(_drilldown(ctx, source_of, name_of, configs[a], configs[b], results[a], results[b],
@@ -268,7 +268,8 @@ def combine(parts: Sequence[Partial]) -> Comparison:
     shared = sum((p.shared_first for p in parts), start=np.zeros((len(pairs), 2), dtype=np.int64))
     pair_rows = []
     for k, (a, b) in enumerate(pairs):
-        t = tournaments.filter((pl.col("a") == configs[a].name) & (pl.col("b") == configs[b].name) & pl.col("computable"))
+        t = tournaments.filter((pl.col("a") == configs[a].name) & (pl.col("b") == configs[b].name)
+                               & pl.col("computable"))
         n = t.height
         winner = int(t["winner_changed"].sum())
         lo, hi = wilson(winner, n)

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 import polars as pl
 
@@ -35,10 +35,6 @@ from tbstats.io.sources import OnError, Part, Tally
 
 P = TypeVar("P")
 T = TypeVar("T")
-
-
-class Shiftable(Protocol):
-    def shifted(self, offset: int) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -98,7 +94,7 @@ class Executor:
     def run(self, fn: Callable[[Part], _Done[P]], parts: Sequence[Part]) -> Iterator[_Done[P]]:
         if self.client is not None:
             futures = self.client
-            n = max(len(futures.scheduler_info(n_workers=-1).get("workers", {})), 1)
+            n = max(len(futures.nthreads()), 1)
             yield from _ordered(lambda p: futures.submit(fn, p, pure=False), lambda fut: fut.result(), parts,
                                 2 * n)
         elif self.workers > 1:
@@ -126,12 +122,13 @@ def scheduler_client(scheduler: str | None) -> Iterator[Any]:
         count = scheduler.partition(":")[2] or "2"
         if not count.isdigit() or int(count) < 1:
             raise TbstatsError(f"--scheduler {scheduler!r}: expected local or local:N with N >= 1")
-        with LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=50) as cluster, Client(cluster) as client:
+        cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+                               dashboard_address=None, silence_logs=50)
+        with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
             yield client
         return
     try:
-        client = Client(scheduler, timeout=10)
+        client = Client(scheduler, timeout=10)  # type: ignore[no-untyped-call]
     except OSError as exc:
         raise TbstatsError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc})") from None
     with client:

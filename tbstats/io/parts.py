@@ -26,6 +26,7 @@ from tbstats.games import Batch, check_schema, empty
 from tbstats.io import tabular
 from tbstats.io.tabular import TABLES, Format
 
+
 @dataclass(frozen=True)
 class TablePart:
     """A run of whole tournaments of one model: where to read it, never its data.
