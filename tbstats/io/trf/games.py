@@ -56,6 +56,18 @@ for _a, _b in (("X", ""), ("", "X"), ("?", ""), ("", "?"), ("X", "X"), ("?", "?"
     _PAIR_OK[_RES[_a], _RES[_b]] = True
 
 
+_KIND: Final = {k: i for i, k in enumerate(SCORING_KINDS)}
+#: Scoring kind of each game type (-1: no points, a pending game), and of each result of a played game.
+_KIND_OF_TYPE = np.full(len(GAME_TYPE), -1, dtype=np.int64)
+for _t, _k in (("forfeit_win", "forfeit_win"), ("forfeit_loss", "forfeit_loss"), ("double_forfeit", "forfeit_loss"),
+               ("pab", "pab"), ("full_bye", "full_bye"), ("half_bye", "half_bye"), ("zero_bye", "zero_bye"),
+               ("absent", "zero_bye")):
+    _KIND_OF_TYPE[GAME_TYPE[_t]] = _KIND[_k]
+_KIND_OF_RESULT = np.full(_OTHER + 1, _KIND["loss"], dtype=np.int64)
+for _c, _k in (("1", "win"), ("W", "win"), ("=", "draw"), ("D", "draw")):
+    _KIND_OF_RESULT[_RES[_c]] = _KIND[_k]
+
+
 def row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
     """One int64 per (event, start number, round): event < 2^29, start number < 2^20, round < 2^14."""
     return (event.astype(np.int64) << 34) | (start_no.astype(np.int64) << 14) | rnd.astype(np.int64)
@@ -237,17 +249,11 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
             (has_opp & (res == _RES["+"]), "forfeit_win"),
             (has_opp & _in(res, ["1", "0", "=", "W", "D", "L"]), "played")):
         gt[cond] = GAME_TYPE[game_type]
-    kind_of = {k: i for i, k in enumerate(SCORING_KINDS)}
-    kind = np.full(len(res), -1, dtype=np.int64)
-    played = gt == GAME_TYPE["played"]
-    kind[played] = kind_of["loss"]
-    kind[played & _in(res, ["1", "W"])] = kind_of["win"]
-    kind[played & _in(res, ["=", "D"])] = kind_of["draw"]
-    for t, k in (("forfeit_win", "forfeit_win"), ("forfeit_loss", "forfeit_loss"),
-                 ("double_forfeit", "forfeit_loss"), ("pab", "pab"), ("full_bye", "full_bye"),
-                 ("half_bye", "half_bye"), ("zero_bye", "zero_bye"), ("absent", "zero_bye")):
-        kind[gt == GAME_TYPE[t]] = kind_of[k]
-    pts = np.where(kind >= 0, points[event, np.maximum(kind, 0)], 0) if len(kind) else np.zeros(0, np.int64)
+    kind = _KIND_OF_TYPE[gt]
+    kind = np.where(gt == GAME_TYPE["played"], _KIND_OF_RESULT[res], kind)
+    n_kinds = len(SCORING_KINDS)
+    pts = np.where(kind >= 0, points.reshape(-1)[event * n_kinds + np.maximum(kind, 0)], 0) if len(kind) else \
+        np.zeros(0, np.int64)
     out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
            "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}

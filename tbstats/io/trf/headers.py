@@ -104,6 +104,7 @@ def _kind(text: str) -> tuple[int, str]:
     return _SKIP, code
 
 
+@lru_cache(maxsize=65536)
 def to_int(text: str | None) -> int | None:
     if not text:
         return None
@@ -111,10 +112,12 @@ def to_int(text: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _tb_list(text: str | None) -> list[str]:
+@lru_cache(maxsize=65536)
+def _tb_list(text: str | None) -> list[str]:  # (shared between events: never modified)
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
+@lru_cache(maxsize=65536)
 def _declared_type(code: str | None, text: str | None) -> str | None:
     """Event type from 192 or 092 (rules.md 2.3); None when the pairing structure must decide."""
     for value in (code, text):
@@ -131,21 +134,32 @@ def _declared_type(code: str | None, text: str | None) -> str | None:
 def _range_problems(rec: dict[str, tuple[str, int]], scoring: list[tuple[str, str, int]]) -> list[
         tuple[int, str, str]]:
     """Header numbers outside their fields: (line, record, reason) for rounds, players and scoring values."""
+    values = tuple(rec[c][0] if c in rec else None for c in _RANGED)
+    found = _range_reasons(values, tuple(t for _, t, _ in scoring))
+    return [(rec[_RANGED[i]][1] if i < len(_RANGED) else scoring[i - len(_RANGED)][2],
+             _RANGED[i] if i < len(_RANGED) else scoring[i - len(_RANGED)][0], reason) for i, reason in found]
+
+
+_RANGED: Final = ("XXR", "142", "062")
+
+
+@lru_cache(maxsize=65536)
+def _range_reasons(values: tuple[str | None, ...], scoring: tuple[str, ...]) -> list[tuple[int, str]]:
+    """Reasons by record index (``_RANGED`` then the scoring records), once per distinct record text."""
     out = []
-    for code, limit, what in (("XXR", MAX_ROUNDS, "rounds"), ("142", MAX_ROUNDS, "rounds"),
-                              ("062", 9999, "players (starting ranks have 4 digits)")):
-        value, line = rec.get(code, ("", 0))
-        m = re.match(r"\s*(\d+)", value)
+    for i, (code, limit, what) in enumerate((("XXR", MAX_ROUNDS, "rounds"), ("142", MAX_ROUNDS, "rounds"),
+                                             ("062", 9999, "players (starting ranks have 4 digits)"))):
+        m = re.match(r"\s*(\d+)", values[i] or "")
         if m and (len(m.group(1).lstrip("0")) > len(str(limit)) or int(m.group(1)) > limit):
             shown = m.group(1) if len(m.group(1)) <= 20 else f"{m.group(1)[:20]}... ({len(m.group(1))} digits)"
-            out.append((line, code, f"{code} {shown}: at most {limit} {what}"))
-    for code, text, line in scoring:
+            out.append((i, f"{code} {shown}: at most {limit} {what}"))
+    for j, text in enumerate(scoring):
         for m in re.finditer(r"(\d+)(?:[.,](\d+))?", text[4:]):
             whole, decimals = m.group(1).lstrip("0"), m.group(2) or ""
             if len(whole) > 3 or (whole and int(whole) > MAX_POINTS) or len(decimals.rstrip("0")) > 3:
                 shown = m.group(0) if len(m.group(0)) <= 20 else f"{m.group(0)[:20]}..."
-                out.append((line, code, f"scoring value {shown} out of range (at most {MAX_POINTS} points per "
-                                        "game, with at most 3 decimals)"))
+                out.append((len(_RANGED) + j, f"scoring value {shown} out of range (at most {MAX_POINTS} points "
+                                              "per game, with at most 3 decimals)"))
                 break
     return out
 

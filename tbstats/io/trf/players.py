@@ -80,8 +80,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
     # problems, in file order: starting ranks, ratings, then duplicates
     problems = []
     bad_start = ~start_ok | (start <= 0)
-    rat_a, rat_b = stripped(win[48:52], ws[48:52])
-    bad_rating = (~rating_ok & (rat_b > rat_a)) | (rating_ok & (rating < 0))  # '-100' is no rating either
+    bad_rating = (~rating_ok & ~ws[48:52].all(axis=0)) | (rating_ok & (rating < 0))  # '-100' is no rating either
     first = np.ones(n, dtype=bool)
     first[1:] = (key[order][1:] != key[order][:-1])
     first_line = lines.line[np.maximum.accumulate(np.where(first, np.arange(n), 0))] if n else lines.line
@@ -108,8 +107,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
             (80, 84, points_ok, "points (cols 81-84)", "'{}' is not a number of points: declared points not checked"),
             (85, 89, rank_ok, "rank (cols 86-89)", "'{}' is not a rank (expected digits): declared rank left blank"),
             (57, 68, fide_ok, "FIDE id (cols 58-68)", "'{}' is not a FIDE id (expected digits): left blank")):
-        a, b = stripped(win[lo:hi], ws[lo:hi])
-        rows = _file_order(~ok & (b > a), order)
+        rows = _file_order(~ok & ~ws[lo:hi].all(axis=0), order)
         if rows.size:
             df = pl.DataFrame({"file": lines.file[rows], "line": lines.line[rows],
                                "_text": texts_of(win[lo:hi], rows)})
