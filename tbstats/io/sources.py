@@ -306,6 +306,7 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
             raise TbstatsError(f"{name} must be at least 1, not {value}")
     out: list[Part] = []
     chunk: list[_Item] = []
+    n_trf = 0  # TRF files in ``chunk`` (counted, not recounted per file)
     known = True
     total = 0
     for item in _expand([str(i) for i in inputs]):
@@ -313,13 +314,14 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
             chunk.append(item)
             if item.kind == "trf":
                 known = False
-                if sum(i.kind == "trf" for i in chunk) >= batch_files:
+                n_trf += 1
+                if n_trf >= batch_files:
                     out.append(Part(tuple(chunk)))
-                    chunk = []
+                    chunk, n_trf = [], 0
             continue
         if chunk:
             out.append(Part(tuple(chunk)))
-            chunk = []
+            chunk, n_trf = [], 0
         try:
             runs = parts.plan_model(item.path, item.name, batch_size)
         except TbstatsError as exc:
