@@ -126,7 +126,7 @@ def _as_text(codes: np.ndarray) -> str:
 def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
     from ``room`` characters on (the line's end)."""
-    if buf.dtype == np.uint8 and width <= 16:
+    if buf.dtype == np.uint8 and width + 8 <= PAD:
         return _byte_windows(buf, at, width, room)
     pos = np.minimum(at, len(buf) - width)
     out = np.empty((width, len(pos)), dtype=buf.dtype)
@@ -143,7 +143,7 @@ _BLANKS = np.uint64(0x2020202020202020)
 def _byte_windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
     """:func:`windows` of a byte buffer: eight bytes per gather (an unaligned 64-bit view), split by shifts."""
     words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
-    pos = np.minimum(at, len(buf) - 16)
+    pos = np.minimum(at, len(buf) - width - 8)
     out = np.empty((width, len(pos)), dtype=np.uint8)
     for w in range(0, width, 8):
         keep = _KEEP[np.clip(room - w, 0, 8)]
