@@ -204,7 +204,7 @@ def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
 
 
 def _strip_end(buf: np.ndarray, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """Lengths without trailing whitespace: a few vectorised steps, then one pass per remaining line."""
+    """Lengths without trailing whitespace: a few vectorised steps, then one pass over the remaining lines."""
     length = length.copy()
     active = np.flatnonzero(length > 0)
     for _ in range(_TRAILING_STEPS):
@@ -213,9 +213,15 @@ def _strip_end(buf: np.ndarray, starts: np.ndarray, length: np.ndarray) -> np.nd
         active = active[is_whitespace(buf[starts[active] + length[active] - 1])]
         length[active] -= 1
         active = active[length[active] > 0]
-    for i in active:
-        kept = np.flatnonzero(~is_whitespace(buf[starts[i]:starts[i] + length[i]]))
-        length[i] = kept[-1] + 1 if kept.size else 0
+    short = active[length[active] <= 4096]
+    if short.size:  # long blank tails: one pass over those lines (a maximum per line)
+        idx = ranges(starts[short], length[short])
+        within = idx - np.repeat(starts[short], length[short])
+        solid_end = np.where(is_whitespace(buf[idx]), 0, within + 1)
+        length[short] = np.maximum.reduceat(solid_end, np.concatenate([[0], np.cumsum(length[short])[:-1]]))
+    for i in active[length[active] > 4096].tolist():  # few: each is over 4 KB of the buffer
+        solid = np.flatnonzero(~is_whitespace(buf[starts[i]:starts[i] + length[i]]))
+        length[i] = solid[-1] + 1 if solid.size else 0
     return length
 
 
