@@ -49,7 +49,10 @@ def refine(labels: np.ndarray, key: np.ndarray) -> np.ndarray:
         np.cumsum(np.bincount(cell, minlength=n_groups * span), out=below[1:])
         out[tied] = lab + below[cell] - below[gid * span]
         return out
-    order = np.lexsort((k, lab))
+    if span < 2 ** 31 and len(labels) < 2 ** 31:
+        order = np.argsort(lab * span + (k - lo))      # one int64 key: (group, key) in order
+    else:
+        order = np.lexsort((k, lab))
     lab, k = lab[order], k[order]
     pos = np.arange(len(order))
     new_part = np.ones(len(order), dtype=bool)
