@@ -333,7 +333,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
 
     # buckets by counted rounds, each a block of one flat buffer per array: no event padded to a longer one
     widths, t_bucket = np.unique(n, return_inverse=True)
-    t_bucket = t_bucket.reshape(-1)
+    t_bucket = t_bucket.reshape(-1).astype(np.int16 if len(widths) < 2 ** 15 else np.int64)  # radix sorts
     R_of = np.maximum(widths, 1)
     p_bucket = t_bucket[tix]
     b_players = np.bincount(p_bucket, minlength=len(widths))

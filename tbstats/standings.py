@@ -49,8 +49,9 @@ def refine(labels: np.ndarray, key: np.ndarray) -> np.ndarray:
         np.cumsum(np.bincount(cell, minlength=n_groups * span), out=below[1:])
         out[tied] = lab + below[cell] - below[gid * span]
         return out
-    if span < 2 ** 31 and len(labels) < 2 ** 31:
-        order = np.argsort(lab * span + (k - lo))      # one int64 key: (group, key) in order
+    if n_groups * span < 2 ** 62:
+        gid = np.cumsum(groups)[lab] - 1
+        order = radix_order((gid * span + (k - lo)).astype(np.uint64), n_groups * span)
     else:
         order = np.lexsort((k, lab))
     lab, k = lab[order], k[order]
@@ -63,6 +64,20 @@ def refine(labels: np.ndarray, key: np.ndarray) -> np.ndarray:
     group_first = np.maximum.accumulate(np.where(new_group, pos, 0))
     out[tied[order]] = lab + part_first - group_first
     return out
+
+
+def radix_order(keys: np.ndarray, bound: int) -> np.ndarray:
+    """A stable sorting permutation of non-negative integer ``keys`` < ``bound``, in linear time.
+
+    Least significant digit first, 16 bits a pass: numpy's stable sort of 16-bit integers is a radix sort.
+    """
+    order = np.arange(len(keys))
+    shift = 0
+    while shift == 0 or (bound - 1) >> shift:
+        digit = ((keys[order] >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.uint16)
+        order = order[np.argsort(digit, kind="stable")]
+        shift += 16
+    return order
 
 
 def tournament_first(tix: np.ndarray) -> np.ndarray:
