@@ -86,7 +86,7 @@ class Standings:
 
 def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
     """Rank every tournament of the batch under ``config`` (one pass; from-file groups events by list)."""
-    d = ctx.dense
+    d = ctx.roster
     T = len(d.n)
     cached = ctx.standings_cache.get(str(config))
     if isinstance(cached, Standings):
@@ -221,7 +221,7 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
 
     check_configs(configs)
     ctx = ctx or make_context(batch)
-    d = ctx.dense
+    d = ctx.roster
     T = len(d.n)
     feats = features(batch, ctx)
     results = [standings(ctx, batch, c) for c in configs]
@@ -362,7 +362,7 @@ def _depth_rows(config: Config, settled: np.ndarray, counts: np.ndarray) -> pl.D
 def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, b: Config, sa: Standings,
                sb: Standings, changed: np.ndarray) -> pl.DataFrame:
     """Players ranked first under either configuration, in tournaments whose winner changed."""
-    d = ctx.dense
+    d = ctx.roster
     rows = np.nonzero(changed[d.tix] & ((sa.steps[-1] == 1) | (sb.steps[-1] == 1)))[0]
     pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
     out = pl.DataFrame({
