@@ -33,6 +33,8 @@ RESULTS = HERE / "RESULTS.md"
 SEED = 8
 #: The shape of the size sweep (about 225 game rows per event, like issue 8's archive).
 SIZE_SHAPE = (25, 9)
+#: Archives up to this many game rows run each stage REPEAT times (fresh setup each time) and keep the fastest.
+REPEAT, REPEAT_UP_TO = 3, 500_000
 SHAPES = [(20, 5), (20, 13), (60, 9), (150, 11), (600, 5), (600, 13)]
 SHAPE_STAGES = ["ingest-cli", "read-sources", "load", "dense", "unplayed", "opponents", "results", "rating", "uscf",
                 "de", "standings", "compute", "simulate"]
@@ -49,8 +51,8 @@ class Profile:
 
 PROFILES = {
     "quick": Profile("quick", (1000,), 60_000, 4, 40),
-    "default": Profile("default", (1000, 10_000), 400_000, 20, 200),
-    "full": Profile("full", (1000, 10_000, 100_000), 2_000_000, 100, 1000),
+    "default": Profile("default", (1000, 10_000), 400_000, 40, 500),
+    "full": Profile("full", (1000, 10_000, 100_000), 2_000_000, 200, 1000),
 }
 
 
@@ -63,15 +65,15 @@ def child_main(args: argparse.Namespace) -> int:
         figures = (peers.reference_stage if args.stage == "reference" else peers.tiebreakserver_stage)(
             Path(args.archive), args.rules)
     else:
-        figures = run_stage(args.stage, Path(args.archive), args.rules)
+        figures = run_stage(args.stage, Path(args.archive), args.rules, args.repeat)
     print(json.dumps(figures))
     return 0
 
 
-def in_child(stage: str, root: Path, rules: str) -> dict[str, Any]:
+def in_child(stage: str, root: Path, rules: str, repeat: int = 1) -> dict[str, Any]:
     """Run one stage in a fresh interpreter; a failure is a row with the error, not the end of the run."""
     done = subprocess.run([sys.executable, str(HERE / "run.py"), "--stage", stage, "--archive", str(root),
-                           "--rules", rules], capture_output=True, text=True, check=False)
+                           "--rules", rules, "--repeat", str(repeat)], capture_output=True, text=True, check=False)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -139,15 +141,16 @@ def _rate(rows: float, seconds: float) -> str:
 
 def stage_table(rows: list[dict[str, Any]]) -> list[str]:
     out = ["| stage | events | game rows | seconds | CPU s | game rows/s | RSS before MB | peak RSS MB | "
-           "bytes/game row | note |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+           "bytes/game row | stage bytes/game row | note |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         if "error" in r:
-            out.append(f"| {LABELS[r['stage']]} | {r['events']:,} | | | | | | | | FAILED: {r['error']} |")
+            out.append(f"| {LABELS[r['stage']]} | {r['events']:,} | | | | | | | | | FAILED: {r['error']} |")
             continue
         before = _mb(r["rss_before"]) if r["rss_before"] else "-"
+        added = f"{(r['rss_peak'] - r['rss_before']) / max(r['rows'], 1):,.0f}" if r["rss_before"] else "-"
         out.append(f"| {LABELS[r['stage']]} | {r['events']:,} | {r['rows']:,} | {_sec(r['seconds'])} | "
                    f"{r['cpu']:.2f} | {_rate(r['rows'], r['seconds'])} | {before} | {_mb(r['rss_peak'])} | "
-                   f"{r['rss_peak'] / max(r['rows'], 1):,.0f} | {r['note']} |")
+                   f"{r['rss_peak'] / max(r['rows'], 1):,.0f} | {added} | {r['note']} |")
     return out
 
 
@@ -179,23 +182,53 @@ def shape_table(rows: list[dict[str, Any]], shapes: list[tuple[int, int]], event
     by = {(r["stage"], r["shape"]): r for r in rows if "error" not in r}
     for stage in SHAPE_STAGES:
         cells = [by.get((stage, s)) for s in shapes]
-        rates = [_rate(c["rows"], c["seconds"]) if c else "failed" for c in cells]
+        if all(c is None for c in cells):
+            continue
+        rates = [_rate(c["rows"], c["seconds"]) if c else "-" for c in cells]
         out.append(f"| {LABELS[stage]} | " + " | ".join(rates) + " |")
     return out
 
 
 # ------------------------------------------------------------------------------------------- driver
 
+def targets(rows: list[dict[str, Any]], sizes: tuple[int, ...]) -> list[str]:
+    """Issue 8's targets next to what this run measured on its largest archive."""
+    by = {(r["stage"], r["events"]): r for r in rows if "error" not in r}
+    big = sizes[-1]
+    out = [f"Issue 8 targets (its archive: 6,000 events, 1.37M game rows), measured here at {big:,} events:"]
+    for stage, goal in (("compute-cli", 1.2e6), ("compute", 8e6), ("compute-w2", 12e6)):
+        r = by.get((stage, big))
+        if r:
+            rate = r["rows"] / r["seconds"]
+            out.append(f"- {LABELS[stage]}: {_rate(r['rows'], r['seconds'])} game rows/s (target ≥ "
+                       f"{_rate(goal, 1)}{', met' if rate >= goal else ', not met'})")
+    if 100_000 in sizes and 10_000 in sizes:
+        for stage in ("compute", "dense", "unplayed", "standings"):
+            a, b = by.get((stage, 10_000)), by.get((stage, 100_000))
+            if a and b:
+                f = b["seconds"] / (10 * a["seconds"])
+                out.append(f"- {LABELS[stage]}: 100k events take {f:.2f} × ten times the 10k time (target ≤ 1.20"
+                           f"{', met' if f <= 1.2 else ', not met'})")
+    trf = ", ".join(f"{e:,} events {by[('compute-cli', e)]['trf_bytes'] / 1e6:,.1f} MB" for e in sizes
+                    if ("compute-cli", e) in by)
+    if trf:
+        out.append(f"- TRF sizes: {trf}")
+    return out
+
+
 def wanted(stage: str, only: set[str] | None) -> bool:
     return only is None or stage in only
 
 
-def run_archive(archive: Archive, rules: str, stages: list[str], label: str) -> list[dict[str, Any]]:
+def run_archive(archive: Archive, rules: str, stages: list[str], label: str, repeat: int | None
+                ) -> list[dict[str, Any]]:
     out = []
     meta = archive.meta()
+    if repeat is None:
+        repeat = REPEAT if meta["game_rows"] <= REPEAT_UP_TO else 1
     for stage in stages:
-        r = in_child(stage, archive.root, rules)
-        r.update(events=meta["events"], shape=(meta["players"], meta["rounds"]))
+        r = in_child(stage, archive.root, rules, repeat)
+        r.update(events=meta["events"], shape=(meta["players"], meta["rounds"]), trf_bytes=meta["trf_bytes"])
         if "error" not in r:
             print(f"  {label:<14} {LABELS[stage]:<28} {r['seconds']:8.3f} s  "
                   f"{_rate(r['rows'], r['seconds']):>8} rows/s  peak {_mb(r['rss_peak']):>6} MB", file=sys.stderr)
@@ -268,9 +301,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", default=str(RESULTS), help="the file the tables are appended to")
     ap.add_argument("--stage", help=argparse.SUPPRESS)
     ap.add_argument("--archive", help=argparse.SUPPRESS)
+    ap.add_argument("--repeat", type=int, help=f"runs per stage, fastest kept (default: {REPEAT} for archives up to "
+                    f"{REPEAT_UP_TO:,} game rows, else 1)")
     args = ap.parse_args(argv)
     if args.stage:
+        args.repeat = args.repeat or 1
         return child_main(args)
+    if args.repeat is not None and args.repeat < 1:
+        ap.error("--repeat must be at least 1")
 
     profile = PROFILES["quick" if args.quick else "full" if args.full else "default"]
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else profile.sizes
@@ -291,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
                                    rounds=SIZE_SHAPE[1], seed=SEED)
             archives.append(archive)
             stages = ["ingest-cli", *(s for s in STAGES if s != "ingest-cli" and wanted(s, only))]
-            size_rows += run_archive(archive, args.rules, stages, f"{events:,} ev")
+            size_rows += run_archive(archive, args.rules, stages, f"{events:,} ev", args.repeat)
         shape_rows: list[dict[str, Any]] = []
         shape_events: dict[tuple[int, int], int] = {}
         shapes = [] if args.no_shapes else SHAPES
@@ -301,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"archive: {events:,} events {p}×{r} (writing TRF, untimed)", file=sys.stderr)
             archive = make_archive(work / f"shape-{p}x{r}-{events}", events=events, players=p, rounds=r, seed=SEED)
             stages = ["ingest-cli", *(s for s in SHAPE_STAGES if s != "ingest-cli" and wanted(s, only))]
-            shape_rows += run_archive(archive, args.rules, stages, f"{p}×{r}")
+            shape_rows += run_archive(archive, args.rules, stages, f"{p}×{r}", args.repeat)
         peer_lines: list[str] = []
         notes: list[str] = []
         if not args.no_peers and archives:
@@ -347,6 +385,7 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
     if size_rows:
         out += [f"### Stages by archive size ({SIZE_SHAPE[0]} players × {SIZE_SHAPE[1]} rounds)", "",
                 *stage_table(size_rows), ""]
+        out += [*targets(size_rows, sizes), ""]
         if len(sizes) > 1:
             out += ["### Growth with the archive", "",
                     "µs per game row at each size; `B vs A` = (time per row at B) / (time per row at A), "
@@ -369,6 +408,8 @@ def argv_of(args: argparse.Namespace) -> list[str]:
         if value and not (name == "rules" and value == "fide-2026"):
             flags.append(f"--{name} {value}")
     flags += [f"--{n.replace('_', '-')}" for n in ("no_shapes", "no_peers") if getattr(args, n)]
+    if args.repeat is not None:
+        flags.append(f"--repeat {args.repeat}")
     return flags
 
 
