@@ -1,0 +1,255 @@
+"""Option families shared by the commands, each defined once: inputs, outputs, reports, rules."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal, TypeVar, cast
+
+import click
+import polars as pl
+
+from tbstats.cli.base import EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
+from tbstats.errors import FormatError, TbstatsError
+from tbstats.io import sources
+from tbstats.io.sources import LoadResult, OnError
+from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.output import FORMATS, write_table
+from tbstats.rules import EDITIONS, check_edition
+from tbstats.spec import TieBreakSpec, parse_specs
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# ----------------------------------------------------------------------------------------------- inputs
+
+@dataclass(frozen=True)
+class Inputs:
+    """The input arguments and options of a command."""
+
+    paths: tuple[str, ...]
+    on_error: OnError | None = None
+    errors: str | None = None
+    quiet: bool = False
+
+    @property
+    def mode(self) -> OnError:
+        """``--on-error``, else raise for a single file and collect for anything that may hold many."""
+        if self.on_error is not None:
+            return self.on_error
+        if len(self.paths) == 1:
+            path = self.paths[0]
+            single = os.path.isfile(path) or not (os.path.exists(path) or sources.is_pattern(path))
+            if single and not sources.is_archive(path):
+                return "raise"
+        return "collect"
+
+
+def input_options(f: F) -> F:
+    """Add ``INPUT...`` arguments and ``--on-error``, ``--errors FILE``, ``--quiet``; pass ``inputs``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, paths: tuple[str, ...], on_error: OnError | None, errors: str | None,
+                quiet: bool, **kwargs: Any) -> Any:
+        return f(*args, inputs=Inputs(paths, on_error, errors, quiet), **kwargs)
+
+    options = [
+        click.argument("paths", nargs=-1, required=True, metavar="INPUT..."),
+        click.option("--on-error", type=click.Choice(["raise", "collect"]), default=None,
+                     help="raise: stop at the first problem (exit 3); collect: skip bad files, list them and "
+                          "exit 1. Default: raise for a single file, collect otherwise."),
+        click.option("--errors", type=click.Path(dir_okay=False, writable=True), default=None,
+                     metavar="FILE", help="Write every problem as CSV (path,line,column,reason)."),
+        click.option("-q", "--quiet", is_flag=True,
+                     help="No progress bar, problem list or closing count on stderr."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+def load_inputs(inputs: Inputs, *, batch_files: int = 2000) -> LoadResult:
+    """Load the inputs in the chosen error mode, then report problems and the count on stderr."""
+    try:
+        result = sources.load(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
+                              batch_files=batch_files)
+    except FormatError as exc:
+        write_ledger(inputs, ledger_of(exc))
+        raise
+    report_load(inputs, result.ledger, result.summary())
+    return result
+
+
+def ledger_of(exc: FormatError) -> pl.DataFrame:
+    return pl.DataFrame([{"path": exc.path, "line": exc.line, "column": exc.column, "reason": exc.reason}],
+                        schema=ERROR_SCHEMA, orient="row")
+
+
+def write_ledger(inputs: Inputs, ledger: pl.DataFrame) -> None:
+    """Write the ledger to ``--errors FILE`` when one was given."""
+    if inputs.errors is not None:
+        write_table(ledger, "csv", inputs.errors)
+
+
+def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str) -> None:
+    """Write ``--errors FILE``; unless quiet, print the first problems, the skipped count and the summary."""
+    write_ledger(inputs, ledger)
+    if inputs.quiet:
+        return
+    skipped = ledger["reason"].str.starts_with(sources.SKIPPED)
+    problems = ledger.filter(~skipped)
+    for row in problems.head(SHOWN_PROBLEMS).iter_rows(named=True):
+        click.echo(str(FormatError(row["path"], row["line"], row["column"], row["reason"])), err=True)
+    if problems.height > SHOWN_PROBLEMS:
+        more = problems.height - SHOWN_PROBLEMS
+        hint = "" if inputs.errors else " (--errors FILE lists them all)"
+        click.echo(f"... and {more} more problems{hint}", err=True)
+    n_skipped = ledger.filter(skipped)["path"].n_unique()
+    if n_skipped:
+        click.echo(f"skipped {n_skipped} files that are not tournament files", err=True)
+    click.echo(summary, err=True)
+
+
+def exit_code(rejected: int) -> int:
+    """1 when some inputs were rejected, else 0."""
+    return EXIT_REJECTED if rejected else EXIT_OK
+
+
+# ----------------------------------------------------------------------------------------------- outputs
+
+@dataclass(frozen=True)
+class Output:
+    """Where and how a command writes its table."""
+
+    format: str
+    path: str | None
+
+
+_BY_SUFFIX: Final = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "md", ".parquet": "parquet"}
+
+
+def output_options(f: F) -> F:
+    """Add ``--format csv|tsv|json|md|parquet`` and ``-o/--output FILE``; pass ``output``.
+
+    The format defaults to the output file's extension, else csv. Parquet needs ``-o``.
+    """
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, output_format: str | None, output_path: str | None, **kwargs: Any) -> Any:
+        fmt = output_format
+        if fmt is None:
+            fmt = _BY_SUFFIX.get(Path(output_path).suffix.lower(), "csv") if output_path else "csv"
+        if fmt == "parquet" and output_path is None:
+            raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
+        return f(*args, output=Output(fmt, output_path), **kwargs)
+
+    options = [
+        click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
+                     help="Output format (default: from the -o extension, else csv)."),
+        click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True),
+                     default=None, metavar="FILE", help="Write the table to FILE instead of stdout."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+def emit(df: pl.DataFrame, output: Output) -> None:
+    """Write a result table as the output options say."""
+    write_table(df, output.format, output.path)
+
+
+@dataclass(frozen=True)
+class ReportOutput:
+    """Output of the commands that also render a report: a table format or html, and optional charts."""
+
+    format: str
+    path: str | None
+    charts: str | None
+    chart_format: Literal["svg", "png"]
+
+
+def report_options(f: F) -> F:
+    """Add ``--format csv|tsv|json|md|parquet|html``, ``-o FILE``, ``--charts DIR``, ``--chart-format``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, output_format: str | None, output_path: str | None, charts: str | None,
+                chart_format: Literal["svg", "png"], **kwargs: Any) -> Any:
+        fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
+        if fmt not in (*FORMATS, "html"):
+            fmt = "csv"
+        if fmt == "parquet" and output_path is None:
+            raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
+        return f(*args, output=ReportOutput(fmt, output_path, charts, chart_format), **kwargs)
+
+    options = [
+        click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
+                     help="Output format (default: from the -o extension, else csv). html: the report with charts."),
+        click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True), default=None,
+                     metavar="FILE", help="Write to FILE instead of stdout."),
+        click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
+                     help="Also write the report's charts to DIR (see --chart-format)."),
+        click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+def write_page(page: str, output: ReportOutput) -> None:
+    """Write an HTML page to ``-o FILE`` or stdout."""
+    if output.path:
+        Path(output.path).write_text(page, encoding="utf-8")
+    else:
+        click.echo(page, nl=False)
+
+
+# ------------------------------------------------------------------------------------------- tie-breaks
+
+@dataclass(frozen=True)
+class Engine:
+    """Rule options shared by the commands that compute tie-breaks."""
+
+    rules: str
+    force_type: str | None
+    after_round: int | None
+    unrated_rating: int | None
+
+
+def engine_options(f: F) -> F:
+    """Add ``--rules``, ``--swiss/--round-robin``, ``--after-round`` and ``--unrated-rating``; pass ``engine``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, rules: str, force_type: str | None, after_round: int | None,
+                unrated_rating: int | None, **kwargs: Any) -> Any:
+        try:
+            edition = check_edition(rules)
+        except TbstatsError as exc:
+            raise click.BadParameter(str(exc), param_hint="--rules") from None
+        return f(*args, engine=Engine(edition, force_type, after_round, unrated_rating), **kwargs)
+
+    options = [
+        click.option("--rules", default="fide-2026", show_default=True, metavar="EDITION",
+                     help="Rule edition: " + ", ".join(EDITIONS) + " (auto: by each tournament's start date)."),
+        click.option("--swiss", "force_type", flag_value="swiss", default=None,
+                     help="Treat every event as a Swiss (C.07 16), whatever was detected."),
+        click.option("--round-robin", "force_type", flag_value="round_robin",
+                     help="Treat every event as pre-determined pairings (C.07 15.2)."),
+        click.option("--after-round", type=click.IntRange(min=1), default=None, metavar="N",
+                     help="Standings after round N (default: every round with results)."),
+        click.option("--unrated-rating", type=click.IntRange(min=1), default=None, metavar="R",
+                     help="Rating for unrated players in rating tie-breaks (C.07 10); without it, "
+                          "rating tie-breaks are undefined in events with unrated players."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+def _spec_list(text: str) -> list[TieBreakSpec]:
+    try:
+        return parse_specs(text)
+    except TbstatsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--tiebreaks") from None
