@@ -249,9 +249,13 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         notes.append(f"reference failed: {ref['error']}")
     else:
         ratio = ref["seconds"] / ref["tbstats_seconds"]
+        ref_rate = ref["rows"] / ref["seconds"]
+        at_scale = [f"{LABELS[r['stage']]} at {r['events']:,} events {r['rows'] / r['seconds'] / ref_rate:,.0f}x"
+                    for r in sizes if r["stage"] == "compute" and "error" not in r]
         lines.append(f"| tests/reference.py (Fraction loops) | {ref['events']:,} | {ref['rows']:,} | "
                      f"{_sec(ref['seconds'])} | {_rate(ref['rows'], ref['seconds'])} | {ratio:,.0f}x | standings of "
-                     f"the list; {ref['ranks_equal']:,}/{ref['ranks']:,} ranks equal to tbstats |")
+                     f"the list; {ref['ranks_equal']:,}/{ref['ranks']:,} ranks equal to tbstats"
+                     + "".join(f"; {a}" for a in at_scale) + " |")
         lines.append(f"| tbstats api.compute, same batch | {ref['events']:,} | {ref['rows']:,} | "
                      f"{_sec(ref['tbstats_seconds'])} | {_rate(ref['rows'], ref['tbstats_seconds'])} | 1x | "
                      "small batch: fixed costs dominate |")
