@@ -2,7 +2,8 @@
 
 Every stage loads its input untimed (the model written by ``tbstats ingest``, or the TRF files), then times
 one public entry point with ``time.perf_counter`` and prints one JSON line: seconds, CPU seconds, game rows,
-the process's peak RSS before and after the timed part, and a note. Stages that run a ``tbstats`` command
+the RSS when the timer starts, the peak RSS while it runs (the peak is reset first where Linux allows), and
+a note. Stages that run a ``tbstats`` command
 time the whole child process and report the child's CPU time and peak RSS.
 """
 
@@ -124,6 +125,16 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _reset_peak() -> bool:
+    """Reset this process's peak RSS to its current RSS (Linux >= 4.0), so a stage's peak is its own and not
+    that of loading its input; elsewhere the peak stays the process's since it started."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
 @dataclass
 class Clock:
     """Times one block; ``children`` measures the child processes (a ``tbstats`` command) instead."""
@@ -141,6 +152,8 @@ class Clock:
         return resource.RUSAGE_CHILDREN if self.children else resource.RUSAGE_SELF
 
     def __enter__(self) -> Clock:
+        if not self.children:
+            _reset_peak()
         self.rss_before = 0 if self.children else _maxrss(self.who)
         self._c0 = _cpu(self.who)
         self._t0 = time.perf_counter()
