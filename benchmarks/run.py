@@ -34,7 +34,7 @@ SEED = 8
 #: The shape of the size sweep (about 225 game rows per event, like issue 8's archive).
 SIZE_SHAPE = (25, 9)
 #: Archives up to this many game rows run each stage REPEAT times (fresh setup each time) and keep the fastest.
-REPEAT, REPEAT_UP_TO = 3, 500_000
+REPEAT, REPEAT_UP_TO = 3, 250_000
 SHAPES = [(20, 5), (20, 13), (60, 9), (150, 11), (600, 5), (600, 13)]
 SHAPE_STAGES = ["ingest-cli", "read-sources", "load", "dense", "unplayed", "opponents", "results", "rating", "uscf",
                 "de", "standings", "compute", "simulate"]
