@@ -206,8 +206,9 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
     Raises :class:`~tbstats.errors.FormatError` for a board whose opponent belongs to no team or to the
     player's own team, and for a team whose boards face several teams in one round. Warns (``warnings``)
     when a team without opponent in a round is marked by no 320/240 record, and when declared 310 MP/GP
-    differ from the computed ones. ``team_pab`` (MP, GP) scores such an unmarked round of a team that plays
-    later as a team PAB worth these points (for files that mark no team byes, rules.md 9.8).
+    differ from the computed ones. ``team_pab`` (MP, GP) scores such an unmarked round as a team PAB worth these
+    points when the team is the only one of the round without opponent and its boards scored nothing (for
+    files that mark no team byes, rules.md 9.8).
     """
     ids = team_event_ids(batch)
     t_rows = batch.tournaments.filter(pl.col("tournament").is_in(ids)).sort("tournament")
@@ -326,6 +327,15 @@ def _matches(t: dict[str, object], ev: _Event, per: pl.DataFrame, erow: dict[str
                              + [r for (r, tm) in ev.forfeits if tm == team] + [0]) for team in team_nos}
     rows: list[tuple[object, ...]] = []
     unmarked: dict[int, list[int]] = {}
+    # the one team of a round without opponent and without 330/320/240: the pairing-allocated bye candidate
+    free: dict[int, list[int]] = {}
+    for team in team_nos:
+        for r in range(1, rounds + 1):
+            c = cells.get((r, team))
+            if (c is None or c["_opp"] is None) and not {(r, team)} & (ev.forfeits.keys() | ev.pab.keys()
+                                                                    | ev.byes.keys()):
+                free.setdefault(r, []).append(team)
+    alone = {r: teams[0] for r, teams in free.items() if len(teams) == 1}
     for team in team_nos:
         for r in range(1, rounds + 1):
             c = cells.get((r, team))
@@ -348,7 +358,7 @@ def _matches(t: dict[str, object], ev: _Event, per: pl.DataFrame, erow: dict[str
                 kind = {"H": "half_bye", "Z": "zero_bye", "F": "full_bye"}[ev.byes[(r, team)][0]]
                 mp, gp = {"half_bye": (td, B * D), "zero_bye": (tl, 0), "full_bye": (tw, B * W)}[kind]
                 rows.append((tid, team, r, None, kind, None, mp, gp))
-            elif team_pab is not None and r <= last_active[team] and gp == 0:
+            elif team_pab is not None and gp == 0 and alone.get(r) == team:
                 rows.append((tid, team, r, None, "pab", None, team_pab[0], team_pab[1]))
             elif bool(erow["round_robin"]):
                 rows.append((tid, team, r, None, "free_round", None, tl, 0))
@@ -357,7 +367,7 @@ def _matches(t: dict[str, object], ev: _Event, per: pl.DataFrame, erow: dict[str
                 unmarked.setdefault(team, []).append(r)
                 rows.append((tid, team, r, None, "pab", None, tw, gp))
             else:
-                if r <= last_active[team]:
+                if r <= last_active[team] or alone.get(r) == team:
                     unmarked.setdefault(team, []).append(r)
                 rows.append((tid, team, r, None, "absent", None, tl, gp))
     for team, rs in unmarked.items():

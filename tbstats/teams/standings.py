@@ -11,12 +11,14 @@ TBR/BBE over the event (12.2, 12.3). EDE works group by group in Python: tied gr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
 import polars as pl
 
 from tbstats.dense import FORFEIT_TYPES, Dense
+from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import auto_edition, check_edition
 from tbstats.spec import TieBreakSpec
@@ -30,10 +32,17 @@ CHAINS = {"EDE": (), "EDET": ("TBR",), "EDEB": ("BBE",), "EDEBT": ("BC", "TBR"),
 
 
 def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: str | None = None,
-                      default_edition: str = "fide-2026") -> TeamContext:
-    """The team views of ``batch`` and each event's own edition by date (for 'auto')."""
+                      primary: str | None = None, default_edition: str = "fide-2026") -> TeamContext:
+    """The team views of ``batch`` and each event's own edition by date (for 'auto').
+
+    ``primary`` ('MP' or 'GP') overrides the primary score the events declare in 192 (default MP).
+    """
     tb = tb or build_teams(batch)
     td = build_team_dense(batch, tb, force_type=force_type)
+    if primary is not None:
+        if primary.upper() not in ("MP", "GP"):
+            raise TbstatsError(f"primary score {primary!r} must be MP or GP")
+        td = replace(td, primary=np.full(len(td.primary), primary.upper(), dtype=object))
     starts = batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
         tb.events["tournament"].implode()))["start_date"].to_list()
     editions = np.array([auto_edition(s, default_edition) for s in starts], dtype=object).astype(str)
@@ -224,7 +233,7 @@ def _column(name: str, values: Values, integer: bool) -> pl.Series:
 
 
 def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
-                  force_type: str | None = None, teams: TeamBatch | None = None,
+                  force_type: str | None = None, primary: str | None = None, teams: TeamBatch | None = None,
                   context: TeamContext | None = None) -> pl.DataFrame:
     """One row per team of every team event: source, tournament, team, name, mp, gp, rank, then one column
     per spec (partition tie-breaks such as EDE hold the rank after the list up to them, as DE does)."""
@@ -234,7 +243,7 @@ def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSp
         parsed = [s if isinstance(s, TieBreakSpec) else t for s in specs
                   for t in ([s] if isinstance(s, TieBreakSpec) else parse_team_specs(s))]
     rules = check_edition(rules)
-    tc = context or make_team_context(batch, teams, force_type=force_type)
+    tc = context or make_team_context(batch, teams, force_type=force_type, primary=primary)
     td = tc.td
     labels = [spec_label(s) for s in parsed]
     if td.mp.players == 0:
