@@ -7,6 +7,7 @@ from typing import Final
 import polars as pl
 
 from tbstats.games import GAME_TYPES, Batch
+from tbstats.teams.model import team_event_ids
 
 #: The per-type count columns, in the order of :data:`tbstats.games.GAME_TYPES`.
 TYPE_COLUMNS: Final = GAME_TYPES
@@ -18,7 +19,8 @@ def summary_table(batch: Batch, *, by_tournament: bool = False) -> pl.DataFrame:
     Columns: ``tournaments`` (whole batch only), ``players``, ``rounds`` (planned rounds; summed over the
     batch), ``rounds_played`` (per tournament only), ``game_rows`` (player-rounds), one count per game type
     (``played``, ``forfeit_win``, ..., ``pending``) and ``warnings``. Per tournament, ``warnings`` counts the
-    warnings of its source (for an event of a multi-event file, also those of the whole file).
+    warnings of its source (for an event of a multi-event file, also those of the whole file). The whole-batch
+    row ends with ``team_events`` (per tournament, ``event_type`` says ``team``).
 
     >>> from tbstats.games import empty
     >>> summary_table(Batch(empty("tournaments"), empty("players"), empty("games"))).row(0)[:4]
@@ -52,5 +54,6 @@ def summary_table(batch: Batch, *, by_tournament: bool = False) -> pl.DataFrame:
         "game_rows": [batch.games.height],
         **{name: [int(per[name].sum())] for name in TYPE_COLUMNS},
         "warnings": [batch.warnings.height],
+        "team_events": [len(team_event_ids(batch))],
     }, schema={c: pl.Int64 for c in ["tournaments", "players", "rounds", "game_rows", *TYPE_COLUMNS,
-                                      "warnings"]})
+                                      "warnings", "team_events"]})

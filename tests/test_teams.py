@@ -7,14 +7,19 @@ team sample.
 
 from __future__ import annotations
 
+import io
 import json
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from click.testing import CliRunner, Result
+from helpers import FIXTURES, REAL, load_trf, requires_shared
 
+from tbstats.cli import main
 from tbstats.errors import FormatError, UnknownTieBreakError
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf, write_trf
@@ -23,7 +28,6 @@ from tbstats.standings import competition_rank, initial_labels
 from tbstats.teams.model import build_teams
 from tbstats.teams.standings import compute_teams, extended_direct_encounter, make_team_context
 from tbstats.teams.tiebreaks import parse_team_spec
-from tests.helpers import FIXTURES, REAL, load_trf, requires_shared
 
 pytestmark = requires_shared()
 
@@ -258,3 +262,69 @@ def test_individual_tiebreaks_on_team_views(held: Batch) -> None:
     opponents = {1: [8, 4, 7, 2, 5, 3]}          # team 1's forfeit win is no ARO element
     aro = int(np.floor(sum(strength[o] for o in opponents[1]) / 6 + 0.5))
     assert table.filter(pl.col("team") == 1)["ARO"][0] == aro
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+
+def _run(args: list[str]) -> Result:
+    return CliRunner().invoke(main, args)
+
+
+def test_cli_compute_teams_and_the_player_note() -> None:
+    result = _run(["compute", str(HELD), "--teams", "-t", "BH:MP,EDE,SSSC", "--rules", "fide-2024", "-q"])
+    assert result.exit_code == 0, result.output
+    table = pl.read_csv(io.StringIO(result.stdout))
+    assert table.columns == ["source", "tournament", "team", "name", "mp", "gp", "rank", "BH:MP", "EDE", "SSSC"]
+    assert table.filter(pl.col("team") == 1).row(0)[4:] == (10.0, 17.5, 1, 64.0, 1, 38.83)
+    players = _run(["compute", str(HELD), "-t", "BH"])
+    assert players.exit_code == 0
+    assert "Note: 1 team event(s): rows are players" in players.stderr
+    assert pl.read_csv(io.StringIO(players.stdout)).height == 56
+
+
+def test_cli_team_options_and_errors() -> None:
+    bad = _run(["compute", str(HELD), "--teams", "-t", "BH:MP/P"])
+    assert bad.exit_code == 2 and "modifier P is not defined for BH" in bad.output
+    assert _run(["compute", str(HELD), "--teams", "-t", "BH", "--team-pab", "x"]).exit_code == 2
+    assert _run(["explain", str(HELD), "--teams", "-t", "BH:MP"]).exit_code == 2   # --team missing
+    pab = _run(["compute", str(HELTOUR), "--teams", "-t", "BH:MP", "--team-pab", "1:3", "--rules", "auto"])
+    assert pab.exit_code == 0, pab.output
+    assert "team 15 has no opponent in round(s) 1 and no 320/240 record marks a bye: read as a team PAB" \
+        in pab.stderr
+    table = pl.read_csv(io.StringIO(pab.stdout))
+    assert sorted(table["mp"].to_list(), reverse=True)[:3] == [11.0, 10.0, 9.0]
+
+
+def test_cli_from_file_lists(tmp_path: Path) -> None:
+    text = HELD.read_text().replace("202 MPvGP", "202 MPvGP,EDE,BH:MP")
+    path = tmp_path / "held.trf"
+    path.write_text(text)
+    result = _run(["compute", str(path), "--teams", "-t", "from-file", "--rules", "fide-2024", "-q"])
+    assert result.exit_code == 0, result.output
+    table = pl.read_csv(io.StringIO(result.stdout))
+    assert table.columns[-3:] == ["MPvGP", "EDE", "BH:MP"]
+    assert table.sort("rank")["team"].to_list()[:5] == [5, 1, 2, 4, 3]
+    sample = _run(["compute", str(SHARLY), "--teams", "-t", "from-file"])   # EMGSB/C1/P: /P is not defined
+    assert sample.exit_code == 0 and "modifier P is not defined for EMGSB" in sample.stderr
+
+
+def test_cli_explain_team_and_registry() -> None:
+    result = _run(["explain", str(HELD), "--teams", "--team", "1", "-t", "BH:GP/C1", "--rules", "fide-2026",
+                   "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("team 1 (Team 1): BH:GP/C1 = 96.5 under fide-2026")
+    rows = pl.read_csv(io.StringIO(result.stdout))
+    r6 = rows.filter(pl.col("round") == 6).row(0, named=True)
+    assert (r6["match_type"], r6["opponent_score"], r6["cap"]) == ("forfeit_win", 12.5,
+                                                                   "16.4.1 opponent's adjusted score")
+    reg = pl.read_csv(io.StringIO(_run(["tiebreaks", "--teams"]).stdout))
+    assert {"MPvGP", "EMGSB", "EDEBT", "SSSC", "BH", "BC"} <= set(reg["name"])
+
+
+def test_info_and_compare_count_team_events() -> None:
+    info = pl.read_csv(io.StringIO(_run(["info", str(HELD), str(SHARLY), "-q"]).stdout))
+    assert info["team_events"][0] == 2
+    result = _run(["compare", str(HELD), "--config", "a=fide-2024:BH", "--config", "b=fide-2026:BH", "--by",
+                   "type", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "team" in result.stdout and "swiss" not in result.stdout

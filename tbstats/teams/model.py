@@ -103,6 +103,10 @@ def parse_team_scoring(records: list[str]) -> dict[str, Fraction]:
     return points
 
 
+def _decimal(value: Fraction) -> str:
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+
+
 def _number(text: str) -> int | None:
     text = text.strip()
     return int(text) if text.isdigit() else None
@@ -327,6 +331,7 @@ def _matches(t: dict[str, object], ev: _Event, per: pl.DataFrame, erow: dict[str
                              + [r for (r, tm) in ev.forfeits if tm == team] + [0]) for team in team_nos}
     rows: list[tuple[object, ...]] = []
     unmarked: dict[int, list[int]] = {}
+    given: dict[int, list[int]] = {}
     # the one team of a round without opponent and without 330/320/240: the pairing-allocated bye candidate
     free: dict[int, list[int]] = {}
     for team in team_nos:
@@ -359,6 +364,7 @@ def _matches(t: dict[str, object], ev: _Event, per: pl.DataFrame, erow: dict[str
                 mp, gp = {"half_bye": (td, B * D), "zero_bye": (tl, 0), "full_bye": (tw, B * W)}[kind]
                 rows.append((tid, team, r, None, kind, None, mp, gp))
             elif team_pab is not None and gp == 0 and alone.get(r) == team:
+                given.setdefault(team, []).append(r)
                 rows.append((tid, team, r, None, "pab", None, team_pab[0], team_pab[1]))
             elif bool(erow["round_robin"]):
                 rows.append((tid, team, r, None, "free_round", None, tl, 0))
@@ -370,6 +376,10 @@ def _matches(t: dict[str, object], ev: _Event, per: pl.DataFrame, erow: dict[str
                 if r <= last_active[team] or alone.get(r) == team:
                     unmarked.setdefault(team, []).append(r)
                 rows.append((tid, team, r, None, "absent", None, tl, gp))
+    for team, rs in given.items():
+        warnings.append({"source": source, "line": None, "field": f"team {team}",
+                         "message": f"team {team} has no opponent in round(s) {', '.join(map(str, rs))} and no "
+                                    "320/240 record marks a bye: read as a team PAB with the given MP and GP"})
     for team, rs in unmarked.items():
         warnings.append({"source": source, "line": None, "field": f"team {team}",
                          "message": f"team {team} has no opponent in round(s) {', '.join(map(str, rs))} and no "
@@ -392,6 +402,6 @@ def _declared_warnings(teams: pl.DataFrame, matches: pl.DataFrame, events: pl.Da
             if declared is not None and value is not None and declared != value:
                 out.append({"source": r["source"], "line": None, "field": f"team {r['team']} {key.upper()}",
                             "message": f"declared {key.upper()} {r[f'declared_{key}']} of team {r['team']} "
-                                       f"differ from the computed {Fraction(value, scale)} "
+                                       f"differ from the computed {_decimal(Fraction(value, scale))} "
                                        f"(record {r['record'][:46].rstrip()!r})"})
     return out

@@ -275,3 +275,46 @@ def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSp
     if rules == "auto":
         columns["edition"] = pl.Series(tc.edition_of[td.mp.tix])
     return pl.DataFrame(columns)
+
+
+def event_list(t: dict[str, object]) -> list[str]:
+    """An event's own team tie-break list: 212 without its leading primary score, else 202 (rules.md 2.3)."""
+    standings = [s for s in (t["standings_tiebreaks"] or []) if s.strip()]  # type: ignore[attr-defined]
+    if standings and standings[0].strip().upper() in ("PTS", "MPTS", "GPTS"):
+        standings = standings[1:]
+    return standings or [s for s in (t["tiebreaks"] or []) if s.strip()]  # type: ignore[attr-defined]
+
+
+def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_type: str | None = None,
+                            teams: TeamBatch | None = None) -> tuple[pl.DataFrame, list[str]]:
+    """Team standings with each event's own 212/202 list; events grouped by list, computed once per group.
+
+    Returns the table (columns of all lists, null where an event's list lacks a spec) and one note per
+    team event left out because its list is empty or cannot be computed (e.g. ``/P`` on BH, which C.07
+    does not define, rules.md 5.6).
+    """
+    tb = teams or build_teams(batch)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    notes: list[str] = []
+    rows = batch.tournaments.filter(pl.col("tournament").is_in(tb.events["tournament"].implode()))
+    for t in rows.sort("tournament").iter_rows(named=True):
+        listed = event_list(t)
+        if not listed:
+            notes.append(f"{t['source']}: no 202/212 tie-break list")
+            continue
+        try:
+            key = tuple(spec_label(s) for s in parse_team_specs(listed))
+        except TbstatsError as exc:
+            notes.append(f"{t['source']}: {exc}")
+            continue
+        groups.setdefault(key, []).append(int(t["tournament"]))
+    parts = []
+    for key, ids in groups.items():
+        part = batch.select(ids)
+        keep = pl.col("tournament").is_in(ids)
+        sub = TeamBatch(tb.events.filter(keep), tb.teams.filter(keep), tb.members.filter(keep),
+                        tb.matches.filter(keep), tb.boards.filter(keep), tb.warnings)
+        parts.append(compute_teams(part, list(key), rules=rules, force_type=force_type, teams=sub))
+    if not parts:
+        return compute_teams(batch.select([]), [], rules=rules), notes
+    return pl.concat(parts, how="diagonal_relaxed"), notes
