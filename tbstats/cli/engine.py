@@ -11,31 +11,29 @@ from typing import Any, TypeVar, cast
 import click
 import polars as pl
 
-from tbstats import api
 from tbstats import explain as explain_mod
+from tbstats import runs
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
+    Batches,
     Engine,
     Inputs,
     Output,
     _spec_list,
+    batch_options,
     emit,
     engine_options,
     exit_code,
     input_options,
-    ledger_of,
     output_options,
-    report_load,
-    write_ledger,
+    streamed,
 )
-from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch, empty
+from tbstats.errors import TbstatsError
 from tbstats.io import sources
-from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.spec import TieBreakSpec
 from tbstats.teams.explain import explain_team
-from tbstats.teams.model import build_teams, team_event_ids
-from tbstats.teams.standings import compute_teams, compute_teams_from_file
+from tbstats.teams.model import build_teams
+from tbstats.teams.runs import compute_teams_run
 from tbstats.teams.tiebreaks import TEAM_TIEBREAKS, parse_team_specs
 from tbstats.tiebreaks import TIEBREAKS
 
@@ -85,16 +83,13 @@ def _team_spec_list(text: str) -> list[TieBreakSpec]:
 @engine_options
 @click.option("-t", "--tiebreaks", "specs", required=True, metavar="SPEC[,SPEC...]",
               help="Ordered tie-breaks, e.g. 'BH/C1,BH,SB,DE,WIN' (see `tbstats tiebreaks`).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Threads computing parts of each batch (the table does not depend on it).")
 @click.option("--lots", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Break ties left after the list by a seeded drawing of lots (default: tied players share a rank).")
-@click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="TRF files computed per batch.")
+@batch_options
 @team_options
 @click.pass_context
-def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, workers: int,
-            lots: int | None, batch_files: int, teams: Teams) -> None:
+def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, lots: int | None,
+            batches: Batches, teams: Teams) -> None:
     """Compute tie-breaks and standings: one row per player (one per team with --teams).
 
     Columns: source, tournament, start_no, name, rating, points, rank, then one column per SPEC named
@@ -107,28 +102,21 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     212/202 list). Partition tie-breaks (DE, EDE and its chains, TBR, BBE) hold the rank, as DE does.
     """
     if teams.on:
-        _compute_teams(ctx, inputs, output, engine, specs, batch_files, teams)
-        return
+        team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
+        with streamed(inputs, batches) as run:
+            table, notes = compute_teams_run(run, team_specs, rules=engine.rules, force_type=engine.force_type,
+                                             team_pab=teams.pab)
+        if not inputs.quiet:
+            for note in notes:
+                click.echo(f"Warning: {note}", err=True)
+        emit(table, output)
+        ctx.exit(exit_code(run.rejected))
     parsed = _spec_list(specs)
-    stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
-                                  batch_files=batch_files)
     buchholz = [str(s) for s in parsed if s.name in ("BH", "FB", "AOB")]
-    round_robins = team_events = 0
-    parts = []
-    ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
-    try:
-        for batch, ledger in stream:
-            ledgers.append(ledger)
-            if batch.n_tournaments:
-                round_robins += int((batch.tournaments["event_type"] == "round_robin").sum())
-                team_events += len(team_event_ids(batch))
-                parts.append(api.compute(batch, parsed, rules=engine.rules, force_type=engine.force_type,
-                                         after_round=engine.after_round, unrated_rating=engine.unrated_rating,
-                                         lots=lots, workers=workers))
-    except FormatError as exc:
-        write_ledger(inputs, ledger_of(exc))
-        raise
-    report_load(inputs, pl.concat(ledgers), stream.summary())
+    with streamed(inputs, batches) as run:
+        table, round_robins, team_events = runs.compute(
+            run, parsed, rules=engine.rules, force_type=engine.force_type, after_round=engine.after_round,
+            unrated_rating=engine.unrated_rating, lots=lots)
     if buchholz and (round_robins if engine.force_type is None else engine.force_type == "round_robin") \
             and not inputs.quiet:
         click.echo(f"Warning: {', '.join(buchholz)} computed for round robins; Buchholz tie-breaks must not be "
@@ -136,49 +124,8 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     if team_events and not inputs.quiet:
         click.echo(f"Note: {team_events} team event(s): rows are players ranked as individuals; --teams gives "
                    "team standings", err=True)
-    if not parts:
-        parts.append(api.compute(Batch(empty("tournaments"), empty("players"), empty("games")), parsed,
-                                 rules=engine.rules))
-    emit(pl.concat(parts), output)
-    ctx.exit(exit_code(stream.rejected))
-
-
-def _compute_teams(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str,
-                   batch_files: int, teams: Teams) -> None:
-    """compute --teams: one row per team of every team event (rules.md Section 9)."""
-    from_file = specs.strip().lower() == "from-file"
-    parsed = [] if from_file else _team_spec_list(specs)
-    stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
-                                  batch_files=batch_files)
-    parts = []
-    ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
-    notes: list[str] = []
-    try:
-        for batch, ledger in stream:
-            ledgers.append(ledger)
-            if not batch.n_tournaments:
-                continue
-            tb = build_teams(batch, team_pab=teams.pab)
-            notes += [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)]
-            if from_file:
-                table, skipped = compute_teams_from_file(batch, rules=engine.rules, force_type=engine.force_type,
-                                                         teams=tb)
-                notes += skipped
-            else:
-                table = compute_teams(batch, parsed, rules=engine.rules, force_type=engine.force_type, teams=tb)
-            parts.append(table)
-    except FormatError as exc:
-        write_ledger(inputs, ledger_of(exc))
-        raise
-    report_load(inputs, pl.concat(ledgers), stream.summary())
-    if not inputs.quiet:
-        for note in notes:
-            click.echo(f"Warning: {note}", err=True)
-    if not parts:
-        parts.append(compute_teams(Batch(empty("tournaments"), empty("players"), empty("games")), parsed,
-                                   rules=engine.rules))
-    emit(pl.concat(parts, how="diagonal_relaxed"), output)
-    ctx.exit(exit_code(stream.rejected))
+    emit(table, output)
+    ctx.exit(exit_code(run.rejected))
 
 
 @main.command(epilog=EPILOG)
