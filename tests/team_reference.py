@@ -29,6 +29,7 @@ class TeamEvent:
     pab: tuple[Fraction, Fraction]                  # 320 MP, GP
     schedule: dict[int, list[Round]] = field(default_factory=dict)   # team -> rounds
     strength: dict[int, int] = field(default_factory=dict)
+    cache: dict[tuple[int, str], list[Fraction]] = field(default_factory=dict, repr=False)
 
     W = Fraction(1)
     D = Fraction(1, 2)
@@ -58,7 +59,10 @@ def unit(event: TeamEvent, ref: str) -> tuple[Fraction, Fraction]:
 
 
 def points(event: TeamEvent, team: int, ref: str) -> list[Fraction]:
-    return [event.match(team, r)[2 if ref == "MP" else 3] for r in range(event.rounds)]
+    key = (team, ref)
+    if key not in event.cache:
+        event.cache[key] = [event.match(team, r)[2 if ref == "MP" else 3] for r in range(event.rounds)]
+    return event.cache[key]
 
 
 def score(event: TeamEvent, team: int, ref: str) -> Fraction:

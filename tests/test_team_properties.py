@@ -3,20 +3,30 @@
 Generated events: team Swiss events with team PABs (320), requested team byes (240 H/Z), forfeited and
 double-forfeited matches (330), board forfeits, reserves, withdrawals and 2/1/0 or 3/1/0 match scoring; and
 team round robins (free rounds, forfeited matches). They are written as TRF text and read back, so the team
-model is part of what is checked.
+model is part of what is checked. ``HYPOTHESIS_PROFILE=thorough`` runs long hunts.
 """
 
 from __future__ import annotations
 
+import os
 from fractions import Fraction
 
 import polars as pl
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from team_reference import TeamEvent, board_count, buchholz, ede_ranks, extended_sb, score, sssc
 
 from tbstats.io.trf import read_trf
 from tbstats.teams.standings import compute_teams
+
+
+def _examples(default_run: int) -> int:
+    """Fewer examples than the profile in the default run (each builds and ranks a whole team event);
+    ``HYPOTHESIS_PROFILE=thorough`` runs the profile's number."""
+    if os.environ.get("HYPOTHESIS_PROFILE", "ci") == "ci":
+        return default_run
+    return int(settings.default.max_examples)
+
 
 RESULT_POINTS = {"1": Fraction(1), "=": Fraction(1, 2), "0": Fraction(0), "+": Fraction(1), "-": Fraction(0)}
 OTHER = {"1": "0", "=": "=", "0": "1", "+": "-", "-": "+"}
@@ -166,6 +176,7 @@ def _check(event: TeamEvent, text: str, edition: str) -> None:
         assert ede[t] == ranks[t], (t, ede, ranks)
 
 
+@settings(max_examples=_examples(25))
 @given(team_events())
 def test_team_kernels_match_the_reference(generated: tuple[TeamEvent, str]) -> None:
     event, text = generated
@@ -173,12 +184,14 @@ def test_team_kernels_match_the_reference(generated: tuple[TeamEvent, str]) -> N
         _check(event, text, edition)
 
 
+@settings(max_examples=_examples(15))
 @given(team_events(round_robin=True))
 def test_team_round_robins_match_the_reference(generated: tuple[TeamEvent, str]) -> None:
     event, text = generated
     _check(event, text, "fide-2026")
 
 
+@settings(max_examples=_examples(10))
 @given(team_events(round_robin=False))
 def test_events_in_one_batch_are_independent(generated: tuple[TeamEvent, str]) -> None:
     """Two copies of an event in one batch get the same team rows (kernels never mix events)."""

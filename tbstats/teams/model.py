@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
@@ -245,6 +246,7 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
         pl.col("points").sum().alias("_gp"),
         (pl.col("game_type") == "pending").any().alias("_pending"),
         fielded.sum().alias("_fielded"),
+        ((pl.col("result") == "+") & pl.col("opponent").is_null()).sum().alias("_plus"),
         pl.col("colour").sort_by(pl.when(fielded).then(pl.col("order")).otherwise(9999)).first().alias("_colour"))
     boards_df = _boards(g.filter(fielded), parsed)
     event_rows = []
@@ -254,7 +256,11 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
         ev = parsed[tid]
         mine = per.filter(pl.col("tournament") == tid)
         played = mine.filter(pl.col("_opp").is_not_null())
-        n_boards = max([len(v) for v in ev.lineups.values()] + [int(played["_fielded"].max() or 0), 1])  # type: ignore[arg-type]
+        # boards: the longest line-up, else the most boards fielded in a match, else the most boards won
+        # without opponent (a forfeited match won, a team PAB), else the smallest team
+        n_boards = max([len(v) for v in ev.lineups.values()] + [int(played["_fielded"].max() or 0)]  # type: ignore[arg-type]
+                       + [int(mine["_plus"].max() or 0)]) or min(  # type: ignore[arg-type]
+            Counter(team for team, _, _ in ev.members).values(), default=1)
         rr = _is_round_robin(t, played)
         erow = _event_table(t, t["records"] or [], n_boards, rr)
         event_rows.append(erow)
