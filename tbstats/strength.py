@@ -72,6 +72,7 @@ class Fit:
     """A leave-one-event-out fit: the strength per (tournament, start_no), and what it rests on."""
 
     table: pl.DataFrame      # tournament, start_no, strength (null when not covered)
+    ratings: pl.DataFrame    # fide, strength: the fit of the whole archive
     games: int               # games used (each once)
     fide_ids: int            # distinct FIDE ids with at least one game
     participants: int        # players of all events
@@ -114,7 +115,8 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 50
     out[rows] = _refit(r, row[rows], p_event[rows], start, n_games, order, j, s, event)
     strength = pl.Series("strength", out).fill_nan(None)
     table = participants.select("tournament", "start_no").with_columns(strength)
-    return Fit(table, len(games) // 2, len(ids), participants.height, int(strength.is_not_null().sum()))
+    ratings = pl.DataFrame({"fide": ids, "strength": r}, schema={"fide": pl.Int64, "strength": pl.Float64})
+    return Fit(table, ratings, len(games) // 2, len(ids), participants.height, int(strength.is_not_null().sum()))
 
 
 def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarray, n_games: np.ndarray,

@@ -23,6 +23,7 @@ from tbstats.cli.options import (
 )
 from tbstats.cli.simulation import DEFAULT_ORDERS
 from tbstats.errors import FormatError
+from tbstats.fairness import BREAKDOWNS
 from tbstats.games import Batch
 from tbstats.io import sources
 from tbstats.io.trf import ERROR_SCHEMA
@@ -45,6 +46,9 @@ from tbstats.io.trf import ERROR_SCHEMA
 @click.option("--diff", "pairs", multiple=True, metavar="A,B",
               help="Pairs of configurations to difference in --table difference (repeatable; default: the "
                    "first configuration against each other one).")
+@click.option("--by", "by", multiple=True, type=click.Choice(BREAKDOWNS), metavar="BREAKDOWN",
+              help="Restrict --table favour/difference to these breakdowns (repeatable): "
+                   + ", ".join(BREAKDOWNS) + " (default: all; html shows all).")
 @click.option("--table", type=click.Choice(["measures", "favour", "difference"]), default="measures",
               show_default=True, help="Which table to write (all of them go into html).")
 @click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True,
@@ -54,8 +58,8 @@ from tbstats.io.trf import ERROR_SCHEMA
 @report_options
 @click.pass_context
 def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], config_file: str | None, proxy: str,
-                 seed: int, no_baseline: bool, pairs: tuple[str, ...], table: str, batch_files: int, workers: int,
-                 output: ReportOutput) -> None:
+                 seed: int, no_baseline: bool, pairs: tuple[str, ...], by: tuple[str, ...], table: str,
+                 batch_files: int, workers: int, output: ReportOutput) -> None:
     """Which tie-break order ranks tied players closer to their strength, and whom it favours, on real events.
 
     --table measures (one row per configuration, as simulate): strongest_first, kendall_tied, kendall,
@@ -113,5 +117,8 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
                                                    charts=output.chart_format), output)
     else:
         frames = {"measures": result.measures, "favour": result.favour, "difference": result.differences}
-        emit(frames[table], Output(output.format, output.path))
+        out = frames[table]
+        if by and table != "measures":
+            out = out.filter(pl.col("breakdown").is_in(list(by)))
+        emit(out, Output(output.format, output.path))
     ctx.exit(exit_code(streams[0].rejected))
