@@ -1,6 +1,6 @@
 """``tbstats evaluate`` over an archive: order quality against a strength proxy, and whom tie-breaks favour.
 
-The archive is read in batches of whole tournaments (:func:`tbstats.io.sources.iter_batches`); each batch
+The archive is read in batches of whole tournaments (a :class:`tbstats.pipeline.Run`, :func:`numbered`); each batch
 gives a :class:`tbstats.evaluate.Partial` (per-group values) and :class:`tbstats.fairness.Counts` (integer
 counts), which combine exactly, so the tables do not depend on the batch size or the number of workers.
 With the ``archive`` proxy the archive is read twice: once to fit the strengths
@@ -9,7 +9,7 @@ With the ``archive`` proxy the archive is read twice: once to fit the strengths
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -20,6 +20,8 @@ from tbstats import fairness, strength
 from tbstats.compare import Config
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
+from tbstats.io import tabular
+from tbstats.pipeline import Run
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,23 @@ def evaluate_batch(batch: Batch, configs: Sequence[Config], *, proxy: str = "rat
             fairness.count(batch, ctx, configs, pairs))
 
 
-def evaluate_archive(batches: Callable[[], Iterable[Batch]], configs: Sequence[Config], *, proxy: str = "rating",
-                     lots_seed: int = 0, pairs: Sequence[tuple[str, str]] | None = None,
-                     workers: int = 1) -> ArchiveEvaluation:
-    """Evaluate every configuration over the batches ``batches()`` yields (called twice for ``archive``).
+def _same(batch: Batch) -> Batch:
+    return batch
 
+
+def numbered(run: Run) -> Iterator[Batch]:
+    """The run's batches in input order, with their tournament ids of the whole input (the drawing of lots
+    and the archive fit are keyed on them; a run numbers each batch from 0 where it is read)."""
+    for m in run.map(_same):
+        yield tabular.renumber(m.value, m.first_id)
+
+
+def evaluate_archive(batches: Iterable[Batch], configs: Sequence[Config], *, proxy: str = "rating",
+                     fit_batches: Iterable[Batch] | None = None, lots_seed: int = 0,
+                     pairs: Sequence[tuple[str, str]] | None = None, workers: int = 1) -> ArchiveEvaluation:
+    """Evaluate every configuration over ``batches`` (whole tournaments, ids unique across them).
+
+    The ``archive`` proxy first fits the strengths on ``fit_batches`` (the same archive, read once more).
     ``workers`` > 1 splits each batch into runs of whole tournaments computed on threads.
     """
     from tbstats.api import split_batch
@@ -73,8 +87,10 @@ def evaluate_archive(batches: Callable[[], Iterable[Batch]], configs: Sequence[C
     fairness.check_pairs(chosen, configs)
     fit = None
     if proxy == "archive":
+        if fit_batches is None:
+            raise TbstatsError("the archive proxy needs the archive to fit (fit_batches)")
         games, participants = [], []
-        for batch in batches():
+        for batch in fit_batches:
             g, p = strength.games_of(batch)
             games.append(g)
             participants.append(p)
@@ -89,7 +105,7 @@ def evaluate_archive(batches: Callable[[], Iterable[Batch]], configs: Sequence[C
     partials: list[ev.Partial] = []
     counts = fairness.Counts()
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for batch in batches():
+        for batch in batches:
             if not batch.n_tournaments:
                 continue
             parts = split_batch(batch, workers) if workers > 1 and batch.n_tournaments >= 2 * workers else [batch]

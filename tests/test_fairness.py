@@ -63,6 +63,9 @@ def test_evaluate_gives_the_simulate_table(tmp_path: Path, suffix: str) -> None:
     ev = CliRunner().invoke(main, ["evaluate", archive, "--strength", "strength", "-q", *common])
     assert ev.exit_code == 0, ev.output
     assert ev.stdout == sim.stdout
+    split = CliRunner().invoke(main, ["evaluate", archive, "--strength", "strength", "-q", *common,
+                                      "--batch-size", "7", "--workers", "2"])
+    assert split.stdout == sim.stdout   # the lots are drawn on the archive's tournament ids, not a batch's
     assert [line.split(",")[0] for line in ev.stdout.splitlines()[1:]] == ["new", "old", "random"]
     other_lots = CliRunner().invoke(main, ["evaluate", archive, "--strength", "strength", "-q", "-c", NEW, "-c", OLD,
                                            "--seed", "8"])
@@ -72,7 +75,7 @@ def test_evaluate_gives_the_simulate_table(tmp_path: Path, suffix: str) -> None:
 
 def test_tables_do_not_depend_on_batches_or_workers(batch: Batch) -> None:
     def run(parts: list[Batch], workers: int = 1) -> tuple[pl.DataFrame, ...]:
-        result = evaluate_archive(lambda: iter(parts), CONFIGS, proxy="strength", lots_seed=3, workers=workers)
+        result = evaluate_archive(parts, CONFIGS, proxy="strength", lots_seed=3, workers=workers)
         return result.measures, result.favour, result.differences
 
     whole = run([batch])
@@ -83,7 +86,7 @@ def test_tables_do_not_depend_on_batches_or_workers(batch: Batch) -> None:
 
 
 def test_rating_proxy_leaves_out_unrated(batch: Batch) -> None:
-    result = evaluate_archive(lambda: iter([batch]), CONFIGS, proxy="rating")
+    result = evaluate_archive([batch], CONFIGS, proxy="rating")
     row = result.measures.row(0, named=True)
     players = batch.players
     assert row["players_left_out"] == players["rating"].null_count() > 0
@@ -97,7 +100,7 @@ def test_rating_proxy_leaves_out_unrated(batch: Batch) -> None:
 
 def test_favour_counts_by_hand(batch: Batch) -> None:
     """Ties won and chance rates per unplayed kind, counted player by player from compute's ranks."""
-    result = evaluate_archive(lambda: iter([batch]), CONFIGS, proxy="strength", pairs=[("new", "old")])
+    result = evaluate_archive([batch], CONFIGS, proxy="strength", pairs=[("new", "old")])
     ranks = compute(batch, "BH/C1,BH,SB", rules="fide-2026").select("tournament", "start_no", "points", "rank")
     kinds = batch.games.group_by("tournament", "player").agg(pl.col("game_type").cast(pl.String)).rename(
         {"player": "start_no"})
@@ -215,6 +218,9 @@ def test_archive_proxy_on_real_files() -> None:
     assert result.exit_code in (0, 1), result.output
     assert "Bradley-Terry (Elo) fit, leave-one-event-out" in result.stderr
     row = pl.read_csv(result.stdout.encode()).row(0, named=True)
+    split = CliRunner().invoke(main, ["evaluate", str(trf), "--strength", "archive", "-c", NEW, "--no-baseline",
+                                      "--format", "csv", "--batch-files", "5", "--batch-size", "3", "--workers", "2"])
+    assert split.stdout == result.stdout
     batch = sources.load([str(trf)], on_error="collect").batch
     games, participants = strength.games_of(batch)
     fit = strength.fit(games, participants)
@@ -236,12 +242,12 @@ def test_evaluate_errors(tmp_path: Path) -> None:
 
 
 def test_evaluate_page(tmp_path: Path, batch: Batch) -> None:
-    from tbstats.fairness_report import render_html, write_charts
+    from tbstats.report import render_fairness_html, write_fairness_charts
 
-    result = evaluate_archive(lambda: iter([batch]), CONFIGS, proxy="rating", pairs=[("new", "old")])
-    page = render_html(result, title="t")
+    result = evaluate_archive([batch], CONFIGS, proxy="rating", pairs=[("new", "old")])
+    page = render_fairness_html(result, title="t")
     for anchor in ('id="measures"', 'id="favour"', 'id="difference"', "chart-favour_unplayed",
                    "chart-difference_new_old", "chart-measure_strongest_first"):
         assert anchor in page, anchor
-    names = sorted(p.name for p in write_charts(result, tmp_path, fmt="svg"))
+    names = sorted(p.name for p in write_fairness_charts(result, tmp_path, fmt="svg"))
     assert "favour_rating_band.svg" in names and len(names) == 6 + 5 + 1

@@ -2,31 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import click
 import polars as pl
 
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
+    Batches,
     Inputs,
     Output,
     ReportOutput,
+    batch_options,
     emit,
     exit_code,
     input_options,
-    ledger_of,
-    report_load,
     report_options,
-    write_ledger,
+    streamed,
     write_page,
 )
 from tbstats.cli.simulation import DEFAULT_ORDERS
-from tbstats.errors import FormatError
 from tbstats.fairness import BREAKDOWNS
-from tbstats.games import Batch
-from tbstats.io import sources
-from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.pipeline import Run
 
 
 @main.command(name="evaluate", epilog=EPILOG)
@@ -51,15 +46,12 @@ from tbstats.io.trf import ERROR_SCHEMA
                    + ", ".join(BREAKDOWNS) + " (default: all; html shows all).")
 @click.option("--table", type=click.Choice(["measures", "favour", "difference"]), default="measures",
               show_default=True, help="Which table to write (all of them go into html).")
-@click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="TRF files read per batch.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Threads computing parts of each batch (the tables do not depend on it).")
 @report_options
+@batch_options
 @click.pass_context
 def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], config_file: str | None, proxy: str,
                  seed: int, no_baseline: bool, pairs: tuple[str, ...], by: tuple[str, ...], table: str,
-                 batch_files: int, workers: int, output: ReportOutput) -> None:
+                 output: ReportOutput, batches: Batches) -> None:
     """Which tie-break order ranks tied players closer to their strength, and whom it favours, on real events.
 
     --table measures (one row per configuration, as simulate): strongest_first, kendall_tied, kendall,
@@ -85,35 +77,23 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
             if not sep or not a.strip() or not b.strip():
                 raise click.BadParameter(f"{text!r}: expected A,B (two configuration names)", param_hint="--diff")
             chosen.append((a.strip(), b.strip()))
-    ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
-    streams: list[sources.BatchStream] = []
-
-    def batches() -> Iterator[Batch]:
-        first = not streams
-        stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet and first,
-                                      batch_files=batch_files)
-        streams.append(stream)
-        for batch, ledger in stream:
-            if first:
-                ledgers.append(ledger)
-            yield batch
-
-    try:
-        result = archive_eval.evaluate_archive(batches, all_configs, proxy=proxy, lots_seed=seed, pairs=chosen,
-                                               workers=workers)
-    except FormatError as exc:
-        write_ledger(inputs, ledger_of(exc))
-        raise
-    report_load(inputs, pl.concat(ledgers), streams[0].summary())
+    with streamed(inputs, batches) as run:
+        fit_run = None
+        if proxy == "archive":   # a first, silent pass over the same inputs fits the strengths
+            fit_run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
+                          workers=batches.workers, client=run.client)
+        result = archive_eval.evaluate_archive(
+            archive_eval.numbered(run), all_configs, proxy=proxy, lots_seed=seed, pairs=chosen,
+            fit_batches=archive_eval.numbered(fit_run) if fit_run is not None else None, workers=batches.workers)
     if result.fit is not None and not inputs.quiet:
         click.echo(result.fit.describe(), err=True)
     if output.charts or output.format == "html":
-        from tbstats import fairness_report
+        from tbstats import report
 
         if output.charts:
-            fairness_report.write_charts(result, output.charts, fmt=output.chart_format)
+            report.write_fairness_charts(result, output.charts, fmt=output.chart_format)
         if output.format == "html":
-            write_page(fairness_report.render_html(result, title="tbstats evaluate",
+            write_page(report.render_fairness_html(result, title="tbstats evaluate",
                                                    charts=output.chart_format), output)
     else:
         frames = {"measures": result.measures, "favour": result.favour, "difference": result.differences}
@@ -121,4 +101,4 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
         if by and table != "measures":
             out = out.filter(pl.col("breakdown").is_in(list(by)))
         emit(out, Output(output.format, output.path))
-    ctx.exit(exit_code(streams[0].rejected))
+    ctx.exit(exit_code(run.rejected))

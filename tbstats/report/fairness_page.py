@@ -1,6 +1,6 @@
 """The ``tbstats evaluate`` page: order quality against a strength proxy, and whom tie-breaks favour.
 
-It shares the skeleton, cards, tables, colours and chart embedding of the other reports (:mod:`tbstats.report`);
+It shares the skeleton, cards, tables, colours and chart embedding of the other pages of the package;
 the measures section is the simulation page's. Two chart kinds are its own: per breakdown, each value's rate
 of ties won relative to the chance rate (1 = chance) per configuration; per pair of configurations, the
 paired difference of those rates, value by value.
@@ -15,31 +15,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-# the report's shared pieces, in one place (they move with the report package)
-from tbstats.report import (
-    BASELINE,
-    Chart,
-    ChartFormat,
-    Plan,
-    Section,
-    _card,
-    _cards,
-    _chart_html,
-    _colours,
-    _draw,
-    _e,
-    _figure,
-    _measures_table,
-    _names,
-    _no_data,
-    _page,
-    _plural,
-    _save,
-    _short,
-    _simulation_chart_list,
-    _slug,
-    table_html,
-)
+from tbstats.report.charts import Chart, ChartFormat, Plan, _draw, _figure, _no_data, _save, _short, _slug
+from tbstats.report.page import Section, _card, _cards, _chart_html, _e, _page, _plural, table_html
+from tbstats.report.simulation_charts import BASELINE, _colours, _names, _simulation_chart_list
+from tbstats.report.simulation_page import _measures_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -130,7 +109,7 @@ def _charts(result: ArchiveEvaluation, fmt: ChartFormat) -> list[tuple[str, list
     return [("measures", measures), ("favour", _draw(_plans(result), fmt, titled=True))]
 
 
-def write_charts(result: ArchiveEvaluation, directory: str | Path, *, fmt: ChartFormat) -> list[Path]:
+def write_fairness_charts(result: ArchiveEvaluation, directory: str | Path, *, fmt: ChartFormat) -> list[Path]:
     """Write every chart of the page to ``directory``: ``measure_*``, ``favour_*``, ``difference_*``."""
     return _save([c for _, charts in _charts(result, fmt) for c in charts], directory)
 
@@ -147,7 +126,7 @@ def _headline(result: ArchiveEvaluation) -> str:
     return _cards(cards)
 
 
-def render_html(result: ArchiveEvaluation, *, title: str, charts: ChartFormat = "svg") -> str:
+def render_fairness_html(result: ArchiveEvaluation, *, title: str, charts: ChartFormat = "svg") -> str:
     """One self-contained HTML page: measures against the proxy, ties won against chance, differences."""
     (_, measures), (_, favour) = _charts(result, charts)
     sections: list[Section] = []
