@@ -13,6 +13,13 @@ For each configuration (edition + ordered list) over every group of players tied
 
 Every figure comes with a 95% interval (Wilson for proportions, normal for means). A configuration whose
 list is ``LOTS`` alone is the random baseline.
+
+The strength may be a proxy (``tbstats evaluate``: ratings, a column, an archive fit): players without one
+(NaN) are left out of every measure, and a tied group with fewer than two such members is left out of
+``strongest_first`` and ``kendall_tied`` (``groups_left_out``, ``players_left_out``). When several members
+share the top strength, ``strongest_first`` credits the share of the group's first place held by one of
+them (with distinct strengths this is the 1/k rule above). :func:`measure` gives one batch's
+:class:`Partial`; :func:`combine` joins those of batches of whole tournaments and :func:`table` averages.
 """
 
 from __future__ import annotations

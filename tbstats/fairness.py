@@ -78,7 +78,7 @@ def _add(a: pl.DataFrame, b: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     return pl.concat([a, b]).group_by(keys).agg(pl.col("n").sum()).sort(keys)
 
 
-def player_features(batch: Batch, d: Dense) -> dict[str, list[tuple[str, np.ndarray]]]:
+def player_features(d: Dense) -> dict[str, list[tuple[str, np.ndarray]]]:
     """Per breakdown: (value, mask over players) pairs; a player may fall under several unplayed kinds."""
     counted = d.counted
     out: dict[str, list[tuple[str, np.ndarray]]] = {"all": [("all", np.ones(d.players, dtype=bool))]}
@@ -124,7 +124,7 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
     labels = initial_labels(d.tix, -d.score)
     k = np.bincount(labels, minlength=d.players)[labels]
     tied = k > 1
-    features = player_features(batch, d)
+    features = player_features(d)
     features["seed_in_group"] = _seed_in_group(d, labels, tied)
     shared: dict[str, np.ndarray] = {}
     for config in configs:

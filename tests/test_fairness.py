@@ -143,7 +143,7 @@ def test_withdrawal_and_late_entry_are_told_apart() -> None:
              player(3, "C", "1800", ["        ", "   1 b 0", "0000 - H"]),      # late entry, then a bye
              player(4, "D", "1700", ["        ", "   2 w 0", "   1 b 0"])]      # late entry
     b = read_trf([("demo.trf", ("\n".join(lines) + "\n").encode())]).batch
-    feats = fairness.player_features(b, make_context(b).dense)
+    feats = fairness.player_features(make_context(b).dense)
     unplayed = {name: mask.nonzero()[0].tolist() for name, mask in feats["unplayed"]}
     assert unplayed["withdrawal"] == [1]
     assert unplayed["late_entry"] == [2, 3]
@@ -251,3 +251,24 @@ def test_evaluate_page(tmp_path: Path, batch: Batch) -> None:
         assert anchor in page, anchor
     names = sorted(p.name for p in write_fairness_charts(result, tmp_path, fmt="svg"))
     assert "favour_rating_band.svg" in names and len(names) == 6 + 5 + 1
+
+
+@pytest.mark.parametrize(("values", "expected", "left_out"), [
+    ([4.0, 3.0, 2.0, 1.0], 1.0, 0),        # the stronger of the tied pair (start no 2) is ranked first by TPN
+    ([1.0, 2.0, 3.0, 4.0], 0.0, 0),
+    ([0.0, 5.0, 5.0, 0.0], 1.0, 0),        # a shared top strength: the first of the group is one of the strongest
+    ([1.0, 2.0, math.nan, 4.0], None, 1),  # fewer than two members with a strength: the group is left out
+])
+def test_strongest_first_on_a_known_group(values: list[float], expected: float | None, left_out: int) -> None:
+    from trf_samples import GOOD
+
+    from tbstats.evaluate import measure, table
+
+    b = read_trf([("good.trf", GOOD.encode())]).batch   # points 1.5, 1, 1, 0.5: players 2 and 3 tied
+    row = table(measure(b, np.array(values), [parse_config("a=fide-2026:TPN")])).row(0, named=True)
+    assert row["tied_groups"] == 1 and row["groups_left_out"] == left_out
+    assert row["players_left_out"] == sum(math.isnan(v) for v in values)
+    if expected is None:
+        assert math.isnan(row["strongest_first"])
+    else:
+        assert row["strongest_first"] == expected
