@@ -358,13 +358,14 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
             batch, ledger = _read_trf(part.items, archives)
         finally:
             archives.close()
-        return ledger, list(parts.runs(batch, batch_size)) if batch.n_tournaments else []
+        return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size)] if batch.n_tournaments else []
     assert part.model is not None
     try:
         batch = parts.read_part(part.table) if part.table is not None else tabular.read_model(part.model.path)
     except TbstatsError as exc:
         return _rows(part.model.name, _without_prefix(str(exc), part.model.path)), []
-    return pl.DataFrame(schema=ERROR_SCHEMA), [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size)]
+    return pl.DataFrame(schema=ERROR_SCHEMA), [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size,
+                                                                                        by_source=False)]
 
 
 def _read_trf(chunk: Sequence[_Item], archives: _Archives) -> tuple[Batch, pl.DataFrame]:
