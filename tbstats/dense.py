@@ -135,8 +135,9 @@ class Dense(Roster):
 
     @cached_property
     def opp_row(self) -> np.ndarray:
-        """The opponent's row, 0 where there is none (mask with ``has_opp``): safe for gathers."""
-        return np.maximum(self.opp, 0)
+        """The opponent's row, 0 where there is none (mask with ``has_opp``): safe for gathers (intp: numpy
+        converts narrower index arrays before every gather)."""
+        return np.maximum(self.opp, 0).astype(np.intp)
 
     @cached_property
     def points(self) -> np.ndarray:
@@ -209,9 +210,7 @@ def _fields(ro: Roster) -> dict[str, np.ndarray]:
 def _rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
     """Positions of ``keys`` in the sorted unique ``sorted_ids`` (an offset when the ids are consecutive)."""
     if len(sorted_ids) and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:
-        if len(sorted_ids) < 2 ** 31:
-            return np.subtract(keys, sorted_ids[0], out=np.empty(len(keys), dtype=np.int32), casting="unsafe")
-        return keys - sorted_ids[0]
+        return np.subtract(keys, sorted_ids[0], dtype=np.intp)
     return np.searchsorted(sorted_ids, keys)
 
 
@@ -335,10 +334,10 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     local_t[t_order] = np.arange(T) - t_first[t_bucket[t_order]]
     row_cell = offset[p_bucket] + local * R_of[p_bucket]   # a player's first cell
     trash = int(offset[-1])                                 # one spare cell for games beyond the counted rounds
-    ix = np.int32 if trash < 2 ** 31 - 1 and P < 2 ** 31 - 1 else np.int64  # indices: half the memory traffic
 
-    # each game's cell and its opponent's row in the bucket (no joins; per-game work in 32-bit integers)
-    g_tix = g_tix.astype(ix, copy=False)
+    # each game's cell and its opponent's row in the bucket, from per-tournament tables (no joins). Indices
+    # are intp (numpy converts narrower index arrays first); values that only get stored are 32-bit.
+    g_tix = g_tix.astype(np.intp, copy=False)
     player_no = g["player"].to_numpy()
     opp_no = g["opponent"].fill_null(0).to_numpy()
     points = g["points"].to_numpy()
@@ -350,18 +349,13 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     if bool((last_no == count).all()):
         # start numbers 1..N in every tournament (the usual case): a row is an offset from the first player's
         head = np.minimum(first, max(P - 1, 0))
-        R_t = R_of[t_bucket].astype(ix)
-        cell = (row_cell[head] - R_t - 1).astype(ix) if P else np.zeros(T, dtype=ix)
-        cell = cell[g_tix]
-        if len(widths) > 1:
-            cell += player_no * R_t[g_tix]
-        else:
-            cell += player_no * ix(R_of[0])
+        R_t = R_of[t_bucket]
+        cell = (row_cell[head] - R_t - 1)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int64)
+        cell += player_no * (R_t.astype(np.int32)[g_tix] if len(widths) > 1 else np.int32(R_of[0]))
         cell += g_round
         opp_found = opp_no > 0
-        opp_found &= opp_no <= count.astype(ix)[g_tix]
-        opp_local = (local[head] - 1).astype(ix) if P else np.zeros(T, dtype=ix)
-        opp_local = opp_local[g_tix]
+        opp_found &= opp_no <= count.astype(np.int32)[g_tix]
+        opp_local = (local[head] - 1).astype(np.int32)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int32)
         opp_local += opp_no
     else:
         p_keys = (tix << 24) | start_no
@@ -369,8 +363,8 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
         rows = np.searchsorted(p_keys, g_t | player_no)
         opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
         opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
-        cell = (row_cell[rows] + g_round - 1).astype(ix)
-        opp_local = local[opp_rows].astype(ix) if P else np.zeros(len(rows), dtype=ix)
+        cell = row_cell[rows] + g_round - 1
+        opp_local = local[opp_rows].astype(np.int32) if P else np.zeros(len(rows), dtype=np.int32)
     opp_local[~opp_found] = NO_OPP
     if len(g_round) and int(g_round.max()) > int(n.min(initial=0)):
         cell[g_round > n.astype(np.int16 if n.max(initial=0) < 2 ** 15 else np.int64)[g_tix]] = trash
