@@ -44,12 +44,33 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
 
 
 def split_batch(batch: Batch, parts: int) -> list[Batch]:
-    """Split a batch into ``parts`` runs of whole tournaments with about as many players each."""
-    ids = batch.tournaments.sort("tournament")["tournament"]
-    sizes = batch.players.group_by("tournament").len().sort("tournament")
-    counts = ids.to_frame().join(sizes, on="tournament", how="left")["len"].fill_null(0).to_numpy()
+    """Split a batch into ``parts`` runs of whole tournaments with about as many players each.
+
+    Tables sorted by tournament (as the readers write them) are cut into slices, without copies;
+    others are filtered.
+    """
+    ids = batch.tournaments["tournament"].to_numpy()
+    if not bool((ids[1:] > ids[:-1]).all()):
+        ids = np.sort(ids)
+    p_t = batch.players["tournament"].to_numpy()
+    counts = np.bincount(np.searchsorted(ids, p_t), minlength=len(ids)) if len(ids) else np.zeros(0, np.int64)
     bounds = np.searchsorted(np.cumsum(counts), np.linspace(0, counts.sum(), parts + 1)[1:-1])
-    return [batch.select(chunk.tolist()) for chunk in np.split(ids.to_numpy(), bounds) if len(chunk)]
+    chunks = [chunk for chunk in np.split(ids, bounds) if len(chunk)]
+    tables = (batch.tournaments, batch.players, batch.games)
+    keys = [df["tournament"].to_numpy() for df in tables]
+    if not all(bool((k[1:] >= k[:-1]).all()) for k in keys):
+        return [batch.select(chunk.tolist()) for chunk in chunks]
+    out = []
+    for chunk in chunks:
+        lo, hi = int(chunk[0]), int(chunk[-1])
+        sliced = []
+        for df, k in zip(tables, keys, strict=True):
+            a, b = np.searchsorted(k, lo, side="left"), np.searchsorted(k, hi, side="right")
+            sliced.append(df.slice(int(a), int(b - a)))
+        srcs = sliced[0]["source"]
+        out.append(Batch(sliced[0], sliced[1], sliced[2],
+                         batch.warnings.filter(pl.col("source").is_in(srcs.implode()))))
+    return out
 
 
 def _specs(specs: str | Sequence[str] | Sequence[TieBreakSpec]) -> list[TieBreakSpec]:

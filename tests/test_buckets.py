@@ -96,5 +96,8 @@ def test_players_out_of_order_keep_their_rows() -> None:
                      batch.games.sample(fraction=1.0, shuffle=True, seed=2))
     specs = "BH/C1,SB,FB,AOB,TPR,DE"
     assert compute(shuffled, specs).equals(compute(batch, specs))
+    # runs of whole tournaments on two threads: sliced when the tables are sorted, filtered when not
+    assert compute(shuffled, specs, workers=2).equals(compute(batch, specs))
+    assert compute(batch, specs, workers=3).equals(compute(batch, specs))
     assert compute(shuffled, specs).select("tournament", "start_no").equals(
         pl.DataFrame(batch.players.sort("tournament", "start_no").select("tournament", "start_no")))
