@@ -158,7 +158,7 @@ def _read_dir(directory: Path) -> Batch:
                               f"{table}.csv or a {table}/ directory of part files)")
         if src.is_dir():
             parts = [_read_table(q, table) for q in _parts(src)]
-            tables[table] = pl.concat(parts) if parts else empty(table)
+            tables[table] = pl.concat(parts, how="diagonal_relaxed") if parts else empty(table)
         else:
             tables[table] = _read_table(src, table)
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables["warnings"])
