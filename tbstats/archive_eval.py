@@ -39,6 +39,10 @@ def with_baseline(configs: Sequence[Config], baseline: bool) -> list[Config]:
     """The configurations plus the drawing-of-lots baseline (as ``tbstats simulate`` adds it)."""
     if not configs:
         raise TbstatsError("no configuration to evaluate (give -c NAME=EDITION:SPECS)")
+    listed = [c.name for c in configs if c.specs is None]
+    if listed:
+        raise TbstatsError(f"{', '.join(listed)}: evaluate needs an explicit tie-break list (from-file lists differ "
+                           "by tournament and may be missing; compare and audit read them)")
     names = [c.name for c in configs]
     if len(set(names)) != len(names) or (baseline and "random" in names):
         raise TbstatsError(f"configuration names must differ (and 'random' is the baseline's): {', '.join(names)}")

@@ -181,22 +181,34 @@ def test_archive_fit_is_stationary_and_leaves_the_event_out() -> None:
     r = dict(fit.ratings.iter_rows())
     c = math.log(10) / 400
 
-    def gradient(x: float, rows: pl.DataFrame) -> float:
-        p = 1 / (1 + 10 ** (-(x - rows["opp"].replace_strict(r).to_numpy()) / 400))
+    def gradient(x: float, rows: pl.DataFrame, opponents: dict[int, float]) -> float:
+        p = 1 / (1 + 10 ** (-(x - rows["opp"].replace_strict(opponents, default=None).fill_null(
+            rows["opp"].replace_strict(r)).to_numpy()) / 400))
         return float(c * (rows["score"].to_numpy() - p).sum() - x / strength.PRIOR_SD**2)
 
+    def solve(rows: pl.DataFrame, opponents: dict[int, float]) -> float:
+        lo, hi = -3000.0, 3000.0
+        for _ in range(100):   # bisection on the decreasing gradient
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if gradient(mid, rows, opponents) > 0 else (lo, mid)
+        return lo
+
     for fide in (1000, 1007, 1030):   # the whole fit: every player's gradient vanishes
-        assert abs(gradient(r[fide], games.filter(pl.col("fide") == fide))) < 1e-6
+        assert abs(gradient(r[fide], games.filter(pl.col("fide") == fide), {})) < 1e-6
+    first = strength.fit(games, participants, passes=1).table.join(participants, on=["tournament", "start_no"])
     table = fit.table.join(participants, on=["tournament", "start_no"])
     for event, no in ((0, 3), (5, 1), (17, 8)):
         fide = int(participants.filter((pl.col("tournament") == event) & (pl.col("start_no") == no))["fide"][0])
         rows = games.filter((pl.col("fide") == fide) & (pl.col("tournament") != event))
-        lo, hi = -3000.0, 3000.0
-        for _ in range(100):   # bisection on the decreasing gradient of the games outside the event
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if gradient(mid, rows) > 0 else (lo, mid)
+        # pass 1: the games outside the event against the whole-fit opponents
+        got = first.filter((pl.col("tournament") == event) & (pl.col("fide") == fide))["strength"][0]
+        assert got == pytest.approx(solve(rows, {}), abs=1e-3)
+        # pass 2: opponents who also played in the event at their pass-1 strength without it
+        same_event = dict(first.filter(pl.col("tournament") == event).drop_nulls("strength").select(
+            "fide", "strength").iter_rows())
         got = table.filter((pl.col("tournament") == event) & (pl.col("fide") == fide))["strength"][0]
-        assert got == pytest.approx(lo, abs=1e-3)
+        assert got == pytest.approx(solve(rows, same_event), abs=1e-3)
+        assert same_event.keys() & set(rows["opp"].to_list())   # the second pass did change opponents
     alone = table.filter(pl.col("fide") == 1059)
     assert alone.height == 1 and alone["strength"][0] is None
     elsewhere = participants.join(games.select(pl.col("tournament").alias("other"), "fide").unique(), on="fide").filter(
@@ -239,6 +251,8 @@ def test_evaluate_errors(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "expected A,B" in bad.output
     bad = runner.invoke(main, ["evaluate", str(root / archive), "-c", "random=fide-2026:BH"])
     assert bad.exit_code == 3 and "'random' is the baseline's" in bad.output
+    bad = runner.invoke(main, ["evaluate", str(root / archive), "-c", "x=fide-2026:from-file"])
+    assert bad.exit_code == 3 and "x: evaluate needs an explicit tie-break list" in bad.output
 
 
 def test_evaluate_page(tmp_path: Path, batch: Batch) -> None:
