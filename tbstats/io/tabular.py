@@ -105,7 +105,8 @@ def is_model_dir(path: str | Path) -> bool:
     """Whether ``path`` is a directory dataset: it holds a ``tournaments`` table file or part directory."""
     p = Path(path)
     return p.is_dir() and (any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS)
-                           or ((p / "tournaments").is_dir() and bool(_parts(p / "tournaments"))))
+                           or ((p / "tournaments").is_dir() and any(
+                               q.is_file() and q.suffix.lower() in EXTENSIONS for q in (p / "tournaments").rglob("*"))))
 
 
 def _parts(directory: Path) -> list[Path]:
