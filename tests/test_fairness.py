@@ -19,7 +19,7 @@ from tbstats.cli import main
 from tbstats.compare import parse_config
 from tbstats.evaluate import with_strength
 from tbstats.games import Batch
-from tbstats.io import sources
+from tbstats.io import sources, tabular
 from tbstats.io.trf import read_trf
 from tbstats.simulate import SimulationConfig, simulate
 
@@ -286,3 +286,23 @@ def test_strongest_first_on_a_known_group(values: list[float], expected: float |
         assert math.isnan(row["strongest_first"])
     else:
         assert row["strongest_first"] == expected
+
+
+def test_strength_survives_ingest_next_to_files_without_it(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    sample, examples = str(root / "data" / "sample_archive.parquet"), str(root / "data" / "examples")
+    for target, first_has_it in ((tmp_path / "ds", None), (tmp_path / "a.parquet", True),
+                                 (tmp_path / "b.parquet", False)):
+        order = [examples, sample] if first_has_it is False else [sample, examples]
+        done = CliRunner().invoke(main, ["ingest", *order, "-o", str(target), "--batch-size", "50", "-q"])
+        assert done.exit_code == 0, done.output
+        players = tabular.read_model(target).players
+        if first_has_it is False:   # a flat file keeps the optional columns of its first batch
+            assert "strength" not in players.columns
+            continue
+        assert players["strength"].is_not_null().sum() == 200 * 24
+        assert players["strength"].is_null().sum() == players.height - 200 * 24 > 0
+        ev = CliRunner().invoke(main, ["evaluate", str(target), "--strength", "strength", "-q", "-c", NEW,
+                                       "--batch-size", "30"])
+        assert ev.exit_code == 0, ev.output
+        assert pl.read_csv(ev.stdout.encode())["players_left_out"][0] == players.height - 200 * 24
