@@ -22,6 +22,7 @@ from tbstats.games import Batch
 from tbstats.io import sources, tabular
 from tbstats.io.trf import read_trf
 from tbstats.simulate import SimulationConfig, simulate
+from tbstats.teams.model import team_event_ids
 
 NEW = "new=fide-2026:BH/C1,BH,SB"
 OLD = "old=fide-2024:BH/C1,BH,SB"
@@ -236,7 +237,8 @@ def test_archive_proxy_on_real_files() -> None:
     batch = sources.load([str(trf)], on_error="collect").batch
     games, participants = strength.games_of(batch)
     fit = strength.fit(games, participants)
-    assert row["players_left_out"] == participants.height - fit.covered > 0
+    individual = fit.table.filter(~pl.col("tournament").is_in(team_event_ids(batch)))
+    assert row["players_left_out"] == individual["strength"].is_null().sum() > 0
 
 
 def test_evaluate_errors(tmp_path: Path) -> None:
@@ -305,4 +307,17 @@ def test_strength_survives_ingest_next_to_files_without_it(tmp_path: Path) -> No
         ev = CliRunner().invoke(main, ["evaluate", str(target), "--strength", "strength", "-q", "-c", NEW,
                                        "--batch-size", "30"])
         assert ev.exit_code == 0, ev.output
-        assert pl.read_csv(ev.stdout.encode())["players_left_out"][0] == players.height - 200 * 24
+        teams = team_event_ids(tabular.read_model(target))
+        unknown = players.filter(~pl.col("tournament").is_in(teams))["strength"].is_null().sum()
+        assert pl.read_csv(ev.stdout.encode())["players_left_out"][0] == unknown > 0
+
+
+def test_team_events_are_left_out() -> None:
+    examples = Path(__file__).resolve().parents[1] / "data" / "examples"
+    both = CliRunner().invoke(main, ["evaluate", str(examples), "-c", NEW])
+    alone = CliRunner().invoke(main, ["evaluate", *(str(p) for p in sorted(examples.glob("*.trf"))
+                                                    if p.name != "team_swiss.trf"), "-c", NEW])
+    assert both.exit_code == alone.exit_code == 0, both.output
+    assert "Note: 1 team event(s) left out" in both.stderr and both.stdout == alone.stdout
+    only = CliRunner().invoke(main, ["evaluate", str(examples / "team_swiss.trf"), "-c", NEW])
+    assert only.exit_code == 3 and "no tournaments to evaluate (1 team events are left out)" in only.output
