@@ -328,3 +328,13 @@ def test_info_and_compare_count_team_events() -> None:
                    "type", "-q"])
     assert result.exit_code == 0, result.output
     assert "team" in result.stdout and "swiss" not in result.stdout
+
+
+def test_after_round_and_the_readme_example() -> None:
+    """Standings part-way (rules.md 4.8): after round 2 Willows' PAB dummy is capped at 1 MP x 2 rounds."""
+    batch = load_trf(Path(__file__).resolve().parent.parent / "data" / "examples" / "team_swiss.trf")
+    full = _ranks(compute_teams(batch, "EDE,BH:MP"))
+    assert full == {1: 2, 2: 4, 3: 3, 4: 1, 5: 5}
+    part = compute_teams(batch, "BH:MP", after_round=2)
+    assert dict(part.select("team", "BH:MP").iter_rows()) == {1: 4.0, 2: 5.0, 3: 6.0, 4: 4.0, 5: 4.0}
+    assert dict(part.select("team", "mp").iter_rows())[4] == 3.0
