@@ -232,18 +232,24 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
         member_df.select("tournament", "player", pl.col("team").alias("opp_team")),
         left_on=["tournament", "opponent"], right_on=["tournament", "player"], how="left")
     _check_boards(g, sources)
-    fielded = pl.col("opponent").is_not_null() | ((pl.col("result") == "+") & pl.col("_has_opp_team"))
-    g = g.filter(pl.col("team").is_not_null()).with_columns(
-        pl.col("opp_team").is_not_null().any().over("tournament", "team", "round").alias("_has_opp_team"))
-    g = g.sort("tournament", "team", "round", "order")
-    per = g.group_by("tournament", "team", "round", maintain_order=True).agg(
+    # a board is fielded when it has an opponent, or was won by default against an empty board of a team
+    # that did play a match that round ('0000 - +' beside boards with opponents)
+    keys = ["tournament", "team", "round"]
+    g = g.filter(pl.col("team").is_not_null()).sort("tournament", "team", "round", "order")
+    paired = pl.col("opponent").is_not_null()
+    by_default = (pl.col("result") == "+") & ~paired
+    per = g.group_by(*keys, maintain_order=True).agg(
         pl.col("opp_team").drop_nulls().first().alias("_opp"),
         pl.col("points").sum().alias("_gp"),
         (pl.col("game_type") == "pending").any().alias("_pending"),
-        fielded.sum().alias("_fielded"),
-        ((pl.col("result") == "+") & pl.col("opponent").is_null()).sum().alias("_plus"),
-        pl.col("colour").filter(fielded).first().alias("_colour"))
-    boards_df = _boards(g.filter(fielded), lineups)
+        paired.sum().alias("_paired"),
+        by_default.sum().alias("_plus"),
+        pl.col("colour").filter(paired).first().alias("_colour"))
+    per = per.with_columns((pl.col("_paired") + pl.when(pl.col("_opp").is_not_null()).then(pl.col("_plus"))
+                            .otherwise(0)).alias("_fielded")).drop("_paired")
+    defaults = g.filter(by_default).join(per.filter(pl.col("_opp").is_not_null()).select(keys), on=keys)
+    fielded_rows = pl.concat([g.filter(paired), defaults.select(g.columns)])
+    boards_df = _boards(fielded_rows, lineups)
     event_df = _events(t_rows, lineups, per, member_df)
     matches, unmarked = _all_matches(t_rows, parsed, per, event_df, team_df, team_pab)
     warnings += _unmarked_warnings(unmarked, sources)

@@ -163,10 +163,10 @@ def _encounter_key(step: str, boards: np.ndarray) -> tuple[int, ...]:
     return tuple(-int(x) for x in np.cumsum(boards)[len(boards) - 2::-1])
 
 
-def _partition_key(groups: list[np.ndarray], order_of: dict[int, int], size: int) -> np.ndarray:
+def _partition_key(order_of: dict[int, int], size: int) -> np.ndarray:
+    """A refine key: each team's part number within its group (0 first)."""
     key = np.zeros(size, dtype=np.int64)
-    for i, k in order_of.items():
-        key[i] = k
+    key[list(order_of)] = list(order_of.values())
     return key
 
 
@@ -176,8 +176,7 @@ def extended_direct_encounter(tc: TeamContext, labels: np.ndarray, spec: TieBrea
     td = tc.td
     enc = _Encounters(td, spec.forfeits)
     order_of: dict[int, int] = {}
-    groups = _groups(labels)
-    for g in groups:
+    for g in _groups(labels):
         primary_mp = td.primary[td.mp.tix[g[0]]] == "MP"
         refs = [td.mp, td.gp] if primary_mp else [td.gp, td.mp]
         parts = _ede([int(x) for x in g], refs, enc, restart)
@@ -187,7 +186,7 @@ def extended_direct_encounter(tc: TeamContext, labels: np.ndarray, spec: TieBrea
         for k, part in enumerate(parts):
             for i in part:
                 order_of[i] = k
-    return refine(labels, _partition_key(groups, order_of, len(labels)))
+    return refine(labels, _partition_key(order_of, len(labels)))
 
 
 def board_partition(tc: TeamContext, labels: np.ndarray, name: str) -> np.ndarray:
