@@ -105,7 +105,7 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
         team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
         with streamed(inputs, batches) as run:
             table, notes = compute_teams_run(run, team_specs, rules=engine.rules, force_type=engine.force_type,
-                                             team_pab=teams.pab)
+                                             after_round=engine.after_round, team_pab=teams.pab)
         if not inputs.quiet:
             for note in notes:
                 click.echo(f"Warning: {note}", err=True)

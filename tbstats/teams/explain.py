@@ -18,7 +18,8 @@ from tbstats.explain import CATEGORY, CUT_TEXT, Explanation
 from tbstats.games import Batch
 from tbstats.rules import get_ruleset
 from tbstats.teams.dense import Reference
-from tbstats.teams.model import MATCH_TYPES, TeamBatch
+from tbstats.teams.matches import MATCH_TYPES
+from tbstats.teams.model import TeamBatch
 from tbstats.teams.standings import make_team_context
 from tbstats.teams.tiebreaks import get_team_tiebreak, parse_team_spec, spec_label
 from tbstats.tiebreaks.base import cut_order
