@@ -19,9 +19,8 @@ from collections import defaultdict
 from tbstats.api import compute, make_context
 from tbstats.io.trf import read_trf, write_trf
 from tbstats.simulate import SimulationConfig, simulate
-from tbstats.spec import parse_specs
 from tbstats.standings import rank_steps
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 
 STANDARD_LIST = "BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE"
 

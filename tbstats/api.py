@@ -21,9 +21,9 @@ from tbstats.dense import build_dense
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import auto_edition, check_edition
-from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.spec import TieBreakSpec
 from tbstats.standings import rank_steps
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context, Values
 
 

@@ -15,8 +15,8 @@ import polars as pl
 from tbstats.compare import FROM_FILE, Config, standings
 from tbstats.games import Batch
 from tbstats.rules import RULESETS
-from tbstats.spec import TieBreakSpec, parse_specs
-from tbstats.tiebreaks import kernel_of
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks import kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context
 
 #: Orders tried when the declared ranks do not follow the declared (or given) order (rules.md 8, conventions).

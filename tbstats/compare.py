@@ -23,9 +23,9 @@ import polars.selectors as cs
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import check_edition
-from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.spec import TieBreakSpec
 from tbstats.standings import rank_steps
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context
 
 FROM_FILE = "from-file"

@@ -18,8 +18,7 @@ from tbstats.dense import NO_OPP
 from tbstats.errors import TbstatsError
 from tbstats.games import GAME_TYPES, Batch
 from tbstats.rules import get_ruleset
-from tbstats.spec import parse_spec
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak
+from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, parse_spec
 from tbstats.tiebreaks.base import CUT_HIGHEST, CUT_LOWEST, CUT_VUR, cut_order
 from tbstats.unplayed import CAP_DRAWS, CAP_OPPONENT
 

@@ -19,7 +19,8 @@ from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.output import FORMATS, write_table
 from tbstats.rules import EDITIONS, check_edition
-from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks import parse_specs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
