@@ -12,17 +12,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
 
+from tbstats.declared import FROM_FILE, declared_lists
 from tbstats.dense import build_dense
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import auto_edition, check_edition
 from tbstats.spec import TieBreakSpec
 from tbstats.standings import rank_steps
+from tbstats.threads import map_threads
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context, Values
 
@@ -74,14 +75,16 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
     ``workers`` > 1 splits the batch into that many runs of whole tournaments computed on threads (numpy
     and polars release the GIL); the table is the same.
     """
+    if isinstance(specs, str) and specs.strip().lower() == FROM_FILE:
+        return _compute_from_file(batch, rules=rules, force_type=force_type, after_round=after_round,
+                                  unrated_rating=unrated_rating, lots=lots, workers=workers)
     parsed = _specs(specs)
     rules = check_edition(rules)
     if workers > 1 and context is None and batch.n_tournaments >= 2 * workers:
         parts = split_batch(batch, workers)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            tables = list(pool.map(lambda part: compute(
-                part, parsed, rules=rules, force_type=force_type, after_round=after_round,
-                unrated_rating=unrated_rating, lots=lots), parts))
+        tables = map_threads(lambda part: compute(
+            part, parsed, rules=rules, force_type=force_type, after_round=after_round,
+            unrated_rating=unrated_rating, lots=lots), parts, workers=workers)
         return pl.concat(tables)
     if batch.players.is_empty():
         schema: dict[str, pl.DataType] = {
@@ -118,6 +121,30 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
     if "edition" not in columns and rules == "auto":
         columns["edition"] = pl.Series(ctx.edition_of[d.tix])
     return pl.DataFrame(columns)
+
+
+def _compute_from_file(batch: Batch, **options: object) -> pl.DataFrame:
+    """Each tournament under its own 202/212 list: a ``tiebreaks`` column names it, ``TB1``... hold the values.
+
+    Tournaments without a (readable) list are ranked by points alone, with a null ``tiebreaks``.
+    """
+    ids = batch.tournaments.sort("tournament")["tournament"].to_list()
+    groups: dict[tuple[TieBreakSpec, ...], list[int]] = {}
+    for tid, listed in zip(ids, declared_lists(batch), strict=True):
+        groups.setdefault(tuple(listed or ()), []).append(tid)
+    parts = []
+    for key, members in groups.items():
+        table = compute(batch.select(members), list(key), **options)  # type: ignore[arg-type]
+        names = [str(s) for s in key]
+        parts.append(table.rename({n: f"TB{i}" for i, n in enumerate(names, start=1)}).with_columns(
+            pl.lit(",".join(names) or None, pl.String).alias("tiebreaks"),
+            *[pl.col(f"TB{i}").cast(pl.Float64) for i in range(1, len(names) + 1)]))
+    if not parts:
+        return compute(batch, [], **options)  # type: ignore[arg-type]
+    out = pl.concat(parts, how="diagonal_relaxed").sort("tournament", "start_no")
+    lead = [c for c in out.columns if not c.startswith("TB") and c not in ("tiebreaks", "edition")]
+    positional = sorted((c for c in out.columns if c.startswith("TB")), key=lambda c: int(c[2:]))
+    return out.select(*lead, "tiebreaks", *positional, *[c for c in ("edition",) if c in out.columns])
 
 
 def _column(name: str, values: Values, integer: bool) -> pl.Series:

@@ -20,6 +20,8 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 
+from tbstats.declared import FROM_FILE
+from tbstats.declared import declared_lists as _declared_lists
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import check_edition
@@ -28,7 +30,6 @@ from tbstats.standings import rank_steps
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context
 
-FROM_FILE = "from-file"
 _CONFIG = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*=\s*([A-Za-z0-9\-]+)\s*:\s*(.*)$")
 
 
@@ -106,19 +107,6 @@ def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
     result = Standings(config, steps, computable)
     ctx.standings_cache[str(config)] = result
     return result
-
-
-def _declared_lists(batch: Batch) -> list[list[TieBreakSpec] | None]:
-    """Each tournament's own tie-break list (202, else 212 without PTS); None when absent or unknown."""
-    out: list[list[TieBreakSpec] | None] = []
-    t = batch.tournaments.sort("tournament")
-    for tb202, tb212 in zip(t["tiebreaks"].to_list(), t["standings_tiebreaks"].to_list(), strict=True):
-        listed = tb202 or [x for x in (tb212 or []) if x.strip().upper() != "PTS"]
-        try:
-            out.append(parse_specs(listed) if listed else None)
-        except TbstatsError:
-            out.append(None)
-    return out
 
 
 # ------------------------------------------------------------------------------------------- statistics

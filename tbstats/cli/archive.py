@@ -7,39 +7,45 @@ from pathlib import Path
 import click
 import polars as pl
 
-from tbstats import api
+from tbstats import api, checks
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
+    FROM_FILE_LIST,
+    Configs,
+    Engine,
     Inputs,
     Output,
     ReportOutput,
     _spec_list,
+    about_run,
+    batch_counts,
+    config_options,
     emit,
+    engine_options,
     exit_code,
     input_options,
     load_inputs,
     output_options,
+    report_checks,
     report_options,
+    tiebreaks_option,
     write_page,
 )
 from tbstats.games import Batch
-from tbstats.rules import EDITIONS, check_edition
 
 # ---------------------------------------------------------------------------------------------- archives
 
-def _load_batch(inputs: Inputs) -> tuple[Batch, int]:
-    """Load every input into one batch (for commands that compare across the whole archive)."""
+def _load_batch(inputs: Inputs) -> tuple[Batch, int, int]:
+    """Load every input into one batch (for commands that compare across the whole archive): the batch, the
+    number of rejected inputs and of files read."""
     result = load_inputs(inputs)
-    return result.batch, result.rejected
+    return result.batch, result.rejected, result.files
 
 
 @main.command(name="compare", epilog=EPILOG)
 @input_options
-@click.option("-c", "--config", "configs", multiple=True, metavar="NAME=EDITION:SPECS",
-              help="A configuration, e.g. old=fide-2024:BH/C1,BH,SB,DE,WIN (repeatable). EDITION may be auto; "
-                   "SPECS may be from-file (each tournament's own 202/212 list).")
-@click.option("--configs", "config_file", type=click.Path(exists=True, dir_okay=False), default=None,
-              metavar="FILE", help="Configurations from a TOML file ([configs] name = \"EDITION:SPECS\").")
+@config_options
+@engine_options
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
               help="K for topk_changed (the set of players ranked K or better).")
 @click.option("--by", "by", multiple=True, metavar="FEATURE",
@@ -49,7 +55,7 @@ def _load_batch(inputs: Inputs) -> tuple[Batch, int]:
               default="pairs", show_default=True, help="Which table to write (all of them go into html).")
 @report_options
 @click.pass_context
-def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], config_file: str | None, top: int,
+def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: Engine, top: int,
                 by: tuple[str, ...], table: str, output: ReportOutput) -> None:
     """How often configurations (edition + tie-break order) change winners, podiums and rankings.
 
@@ -62,9 +68,12 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
     """
     from tbstats import compare as cmp
 
-    parsed = [cmp.parse_config(c) for c in configs] + (cmp.read_configs(config_file) if config_file else [])
-    batch, rejected = _load_batch(inputs)
-    result = cmp.compare(batch, parsed, top=top)
+    parsed = configs.parse(engine.rules)
+    batch, rejected, files = _load_batch(inputs)
+    report_checks(checks.events(batch), [s for c in parsed for s in c.specs or ()], engine, quiet=inputs.quiet)
+    context = api.make_context(batch, force_type=engine.force_type, after_round=engine.after_round,
+                               unrated_rating=engine.unrated_rating)
+    result = cmp.compare(batch, parsed, top=top, ctx=context)
     breakdowns = {feature: cmp.breakdown(result, feature) for feature in by}
     if output.charts or output.format == "html":
         from tbstats import report
@@ -72,8 +81,9 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
         if output.charts:
             report.write_charts(result, Path(output.charts), fmt=output.chart_format, breakdowns=breakdowns)
         if output.format == "html":
+            about = about_run(output, inputs.paths, batch_counts(batch, files))
             write_page(report.render_html(result, title="tbstats compare", breakdowns=breakdowns,
-                                          charts=output.chart_format), output)
+                                          charts=output.chart_format, about=about), output)
     else:
         frames = {"pairs": result.pairs, "configs": result.configs, "depth": result.depth,
                   "drilldown": result.drilldown, "tournaments": result.tournaments}
@@ -88,13 +98,14 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
 @main.command(name="audit", epilog=EPILOG)
 @input_options
 @output_options
-@click.option("--rules", default="auto", show_default=True, metavar="EDITION",
-              help="Rule edition to recompute with: " + ", ".join(EDITIONS) + ".")
-@click.option("-t", "--tiebreaks", "specs", default="from-file", show_default=True, metavar="from-file|SPECS",
-              help="The order to recompute with: each file's own 202/212 list, or SPECS for every tournament.")
-@click.option("--players", "per_player", is_flag=True, help="One row per differing player instead of per tournament.")
+@engine_options(rules="auto")
+@tiebreaks_option(default="from-file")
+@click.option("--per-player", "per_player", is_flag=True,
+              help="One row per differing player instead of per tournament.")
+@click.option("--players", "per_player_alias", is_flag=True, hidden=True)
 @click.pass_context
-def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, rules: str, specs: str, per_player: bool) -> None:
+def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, per_player: bool,
+              per_player_alias: bool) -> None:
     """Recompute standings and compare them with the ranks and points declared in the files.
 
     Per tournament: players, points_differ, rank_conflicts (groups of our order that the declared ranks
@@ -103,10 +114,11 @@ def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, rules: str, sp
     """
     from tbstats.audit import audit
 
-    edition = check_edition(rules)
-    if specs != "from-file":
-        _spec_list(specs)
-    batch, rejected = _load_batch(inputs)
-    per_t, per_p = audit(batch, api.make_context(batch), rules=edition, tiebreaks=specs)
-    emit(per_p if per_player else per_t, output)
+    from_file = specs.strip().lower() == FROM_FILE_LIST
+    batch, rejected, _ = _load_batch(inputs)
+    report_checks(checks.events(batch), [] if from_file else _spec_list(specs), engine, quiet=inputs.quiet)
+    context = api.make_context(batch, force_type=engine.force_type, after_round=engine.after_round,
+                               unrated_rating=engine.unrated_rating)
+    per_t, per_p = audit(batch, context, rules=engine.rules, tiebreaks=FROM_FILE_LIST if from_file else specs)
+    emit(per_p if per_player or per_player_alias else per_t, output)
     ctx.exit(exit_code(rejected))
