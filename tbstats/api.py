@@ -47,7 +47,8 @@ def split_batch(batch: Batch, parts: int) -> list[Batch]:
     return [batch.select(chunk.tolist()) for chunk in np.split(ids.to_numpy(), bounds) if len(chunk)]
 
 
-def _specs(specs: str | Sequence[str] | Sequence[TieBreakSpec]) -> list[TieBreakSpec]:
+def as_specs(specs: str | Sequence[str | TieBreakSpec]) -> list[TieBreakSpec]:
+    """Specs from a comma-separated list, or a list of strings and specs."""
     if isinstance(specs, str):
         return parse_specs(specs)
     out: list[TieBreakSpec] = []
@@ -64,7 +65,7 @@ def tiebreak_values(ctx: Context, spec: TieBreakSpec, rules: str) -> Values:
     return ctx.values(spec, FIXED_EDITION.get(spec.name, rules), kernel_of(spec.name))
 
 
-def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
+def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: str = "fide-2026",
             force_type: str | None = None, after_round: int | None = None, unrated_rating: int | None = None,
             lots: int | None = None, context: Context | None = None, workers: int = 1) -> pl.DataFrame:
     """One row per player: source, tournament, start_no, name, rating, points, rank, then one column per spec.
@@ -78,7 +79,7 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
     if isinstance(specs, str) and specs.strip().lower() == FROM_FILE:
         return _compute_from_file(batch, rules=rules, force_type=force_type, after_round=after_round,
                                   unrated_rating=unrated_rating, lots=lots, workers=workers)
-    parsed = _specs(specs)
+    parsed = as_specs(specs)
     rules = check_edition(rules)
     if workers > 1 and context is None and batch.n_tournaments >= 2 * workers:
         parts = split_batch(batch, workers)

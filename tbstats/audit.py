@@ -13,6 +13,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from tbstats import callable_module
 from tbstats.compare import Config, standings
 from tbstats.declared import FROM_FILE
 from tbstats.games import Batch
@@ -123,3 +124,6 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
         "rank": rank[rows]}, schema_overrides={"name": pl.String, "source": pl.String}).with_columns(
         pl.col("declared_points").fill_nan(None), pl.col("declared_rank").replace(-1, None))
     return per_t, per_p
+
+
+callable_module(__name__)  # tbstats.audit(...) calls tbstats.toplevel.audit

@@ -20,6 +20,7 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 
+from tbstats import callable_module
 from tbstats.declared import FROM_FILE
 from tbstats.declared import declared_lists as _declared_lists
 from tbstats.errors import TbstatsError
@@ -247,10 +248,11 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
         lo, hi = wilson(int(winner.sum()), n)
         pair_rows.append({
             "a": a.name, "b": b.name, "tournaments": n,
-            "winner_changed": int(winner.sum()), "winner_changed_rate": winner.sum() / max(n, 1),
-            "winner_changed_lo95": float(lo), "winner_changed_hi95": float(hi),
+            # no tournament in common: the rate and its interval are not defined (null, n/a), not 0 in 0-1
+            "winner_changed": int(winner.sum()), "winner_changed_rate": winner.sum() / n if n else None,
+            "winner_changed_lo95": float(lo) if n else None, "winner_changed_hi95": float(hi) if n else None,
             "podium_changed": int(podium.sum()), "topk_changed": int(topk.sum()),
-            "any_rank_changed": int(anyr.sum()), "mean_kendall_distance": float(kd[ok].mean()) if n else 0.0,
+            "any_rank_changed": int(anyr.sum()), "mean_kendall_distance": float(kd[ok].mean()) if n else None,
             "shared_first_a": int((_shared_first(ra, d.tix, T) & ok).sum()),
             "shared_first_b": int((_shared_first(rb, d.tix, T) & ok).sum()),
         })
@@ -261,7 +263,9 @@ def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
         drill_parts.append(_drilldown(ctx, source_of, name_of, a, b, sa, sb, winner))
     tournaments = pl.concat(tour_parts)
     return Comparison(
-        pairs=pl.DataFrame(pair_rows).with_columns(cs.float().round(6)),
+        pairs=pl.DataFrame(pair_rows).with_columns(
+            pl.col(c).cast(pl.Float64) for c in ("winner_changed_rate", "winner_changed_lo95", "winner_changed_hi95",
+                                                 "mean_kendall_distance")).with_columns(cs.float().round(6)),
         configs=pl.DataFrame([_config_row(results[c.name], d.tix, T) for c in configs]),
         tournaments=tournaments,
         drilldown=pl.concat(drill_parts, how="diagonal_relaxed") if drill_parts else pl.DataFrame(),
@@ -340,3 +344,6 @@ def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, 
              + (f" --tournament {int(src.rsplit('#', 1)[1]) - 1}" if "#" in src else "")
              for src, no in zip(out["source"], out["start_no"], strict=True)]
     return out.with_columns(pl.Series("explain", hints, dtype=pl.String))
+
+
+callable_module(__name__)  # tbstats.compare(...) calls tbstats.toplevel.compare

@@ -25,6 +25,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from tbstats import callable_module
 from tbstats.api import make_context, tiebreak_values
 from tbstats.dense import DRAW, LOSS, NO_OPP, WIN
 from tbstats.errors import TbstatsError
@@ -326,3 +327,6 @@ def explain(batch: Batch, *, player: int, tiebreak: str, rules: str = "fide-2026
     summary = (f"player {player}: {spec} = {shown} under {ruleset.name} ({ruleset.title}); score {score:g}, "
                f"{n} rounds counted, {'round robin (C.07 15.2)' if d.round_robin[0] else 'Swiss'}; {reading}")
     return Explanation(frame, value, summary, is_sum, str(spec), ruleset.name, chosen, player)
+
+
+callable_module(__name__)  # tbstats.explain(...) calls tbstats.toplevel.explain
