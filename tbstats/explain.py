@@ -249,7 +249,8 @@ EXPLAINERS: Final[dict[str, Callable[[_Player], Rows]]] = {
     "TPR": _performance("ARO plus dp(p), p the percentage scored over the board (10.2); not a sum of rounds"),
     "PTP": _performance("the lowest rating whose expected score reaches the score over the board (10.3); "
                         "not a sum of rounds"),
-    "REP": _not_per_round("a count of the rounds the player elected to play (7.6); see the type column"),
+    "REP": _not_per_round("a count of the rounds the player elected to play (7.6), not itemised by round; "
+                          "see the type column"),
     "USCF-CUM": _not_per_round("the progressive score less W per unplayed win or full-point bye and D per "
                                "half-point bye (34E3); not a sum of rounds"),
     "USCF-OPPCUM": _opponents_cumulative,
