@@ -1,8 +1,12 @@
-"""A dense view of a batch: players x rounds numpy arrays, padded to the longest event and masked.
+"""A dense view of a batch: players x rounds numpy arrays, one block per round count, masked.
 
 Most tie-breaks become row-wise reductions over this view: an opponent's score is one gather through
 ``opp``, a cut is a row-wise masked arg-min. Players of all tournaments are stacked in one axis, ordered
 by (tournament, start number); ``tix`` maps each player row to its tournament row.
+
+Tournaments are bucketed by their number of counted rounds (:func:`build_buckets`), so a batch is never
+padded to its longest event: each :class:`Bucket` holds a :class:`Dense` of its own tournaments, as wide as
+their rounds. :meth:`Buckets.merge` gives the one padded view of the whole batch where a caller wants it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from tbstats.games import GAME_TYPE, Batch
 
@@ -29,9 +34,35 @@ def _codes(names: tuple[str, ...]) -> np.ndarray:
     return np.array([GAME_TYPE[n] for n in names], dtype=np.int8)
 
 
+def type_table(names: tuple[str, ...]) -> np.ndarray:
+    """A lookup table over game type codes: True for the types in ``names``."""
+    table = np.zeros(len(GAME_TYPE), dtype=bool)
+    table[_codes(names)] = True
+    return table
+
+
+def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Per-player sum of a players x rounds array (where ``mask``), int64.
+
+    ``einsum`` runs several times faster than ``sum(axis=1)`` on rows as short as a tournament's rounds.
+    """
+    if values.dtype == np.bool_:
+        values = values.view(np.uint8) if values.shape[1] < 256 else values.astype(np.int32)
+        if mask is None and values.dtype == np.uint8:
+            return np.einsum("ij->i", values).astype(np.int64)
+    if mask is None:
+        return np.einsum("ij->i", values, dtype=np.int64)
+    return np.einsum("ij,ij->i", mask.view(np.uint8), values, dtype=np.int64)
+
+
+def cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column of every True cell of a players x rounds mask, row-major (faster than ``nonzero``)."""
+    return np.divmod(np.flatnonzero(mask), max(mask.shape[1], 1))
+
+
 @dataclass(frozen=True)
-class Dense:
-    """Players x rounds arrays for a batch (rounds beyond an event's counted rounds are masked out)."""
+class Roster:
+    """The per-tournament and per-player arrays of a batch: everything without a rounds axis."""
 
     # per tournament
     t_ids: np.ndarray        # tournament id per tournament row
@@ -45,56 +76,82 @@ class Dense:
     tix: np.ndarray          # tournament row of each player
     start_no: np.ndarray
     rating: np.ndarray       # int64, 0 = unrated
-    # per player x round
-    opp: np.ndarray          # global row of the opponent, NO_OPP when none
-    pts: np.ndarray          # points awarded, units
-    gtype: np.ndarray        # GAME_TYPE code
-    black: np.ndarray        # bool: had black
-    outcome: np.ndarray      # LOSS / DRAW / WIN of the round for the player
-    counted: np.ndarray      # bool: round is within the event's counted rounds and the player has a row
 
     @property
     def players(self) -> int:
         return int(self.tix.shape[0])
 
+    def per_player(self, per_tournament: np.ndarray) -> np.ndarray:
+        """Broadcast a per-tournament array to players."""
+        return per_tournament[self.tix]
+
+    @cached_property
+    def first_row(self) -> np.ndarray:
+        """Each player's tournament's first player row (players are sorted by tournament)."""
+        starts = np.zeros(len(self.t_ids), dtype=np.int64)
+        if len(self.t_ids):
+            starts[1:] = np.cumsum(np.bincount(self.tix, minlength=len(self.t_ids)))[:-1]
+        return starts[self.tix]
+
+
+@dataclass(frozen=True)
+class Dense(Roster):
+    """Players x rounds arrays for a batch (rounds beyond an event's counted rounds are masked out)."""
+
+    # per player x round
+    opp: np.ndarray          # int32 global row of the opponent, NO_OPP when none
+    pts: np.ndarray          # int32 points awarded, units
+    gtype: np.ndarray        # int8 GAME_TYPE code
+    black: np.ndarray        # bool: had black
+    outcome: np.ndarray      # int8 LOSS / DRAW / WIN of the round for the player
+    counted: np.ndarray      # bool: round is within the event's counted rounds
+
     @property
     def rounds(self) -> int:
         return int(self.opp.shape[1])
 
+    @cached_property
+    def all_counted(self) -> bool:
+        """Every cell is a counted round (a bucket of equal round counts): masks by ``counted`` are no-ops."""
+        return bool(self.counted.all())
+
+    def in_counted(self, mask: np.ndarray) -> np.ndarray:
+        """``mask`` restricted to the counted rounds."""
+        return mask if self.all_counted else mask & self.counted
+
     def is_type(self, names: tuple[str, ...]) -> np.ndarray:
         """Mask of counted player-rounds whose game type is one of ``names``."""
-        table = np.zeros(len(GAME_TYPE), dtype=bool)
-        table[_codes(names)] = True
-        return table[self.gtype] & self.counted
+        return self.in_counted(type_table(names)[self.gtype])
 
     @cached_property
     def played(self) -> np.ndarray:
         """Over-the-board games."""
-        return (self.gtype == GAME_TYPE["played"]) & self.counted
+        return self.in_counted(self.gtype == GAME_TYPE["played"])
 
     @cached_property
     def has_opp(self) -> np.ndarray:
         """Rounds with a scheduled opponent (games and forfeits)."""
-        return (self.opp != NO_OPP) & self.counted
+        return self.in_counted(self.opp != NO_OPP)
 
     @cached_property
     def opp_row(self) -> np.ndarray:
         """The opponent's row, 0 where there is none (mask with ``has_opp``): safe for gathers."""
-        return np.where(self.opp != NO_OPP, self.opp, 0)
+        return np.maximum(self.opp, 0)
 
     @cached_property
     def points(self) -> np.ndarray:
         """Points awarded in the counted rounds, 0 elsewhere."""
-        return np.where(self.counted, self.pts, 0)
+        return self.pts if self.all_counted else np.where(self.counted, self.pts, 0)
+
+    @cached_property
+    def max_abs_points(self) -> int:
+        """The largest points value of any cell, in absolute value (bounds for compact dtypes)."""
+        return max(int(self.pts.max(initial=0)), -int(self.pts.min(initial=0)))
 
     @cached_property
     def score(self) -> np.ndarray:
-        """Each player's score over the counted rounds, units."""
-        return self.points.sum(axis=1)
-
-    def per_player(self, per_tournament: np.ndarray) -> np.ndarray:
-        """Broadcast a per-tournament array to players."""
-        return per_tournament[self.tix]
+        """Each player's score over the counted rounds, units (int64)."""
+        return row_sum(self.points)
 
     def with_counted_rounds(self, n: np.ndarray) -> Dense:
         """The same view with a different number of counted rounds per tournament."""
@@ -103,81 +160,237 @@ class Dense:
         return replace(self, n=n.astype(np.int64), counted=counted)
 
 
-def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:
-    """Build the dense view of ``batch``.
+@dataclass(frozen=True)
+class Bucket:
+    """The tournaments of a batch that count the same number of rounds, as their own dense view."""
+
+    rows: np.ndarray         # the bucket's player rows in the batch (ascending)
+    tournaments: np.ndarray  # the bucket's tournament rows in the batch (ascending)
+    dense: Dense             # rows and tournaments renumbered from 0; ``opp`` points into the bucket
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """A batch's roster and its dense view as buckets of equal round counts."""
+
+    roster: Roster
+    parts: list[Bucket]
+    #: rows of ``batch.players`` in the view's order, None when the table is in that order already
+    player_order: np.ndarray | None = None
+
+    def merge(self) -> Dense:
+        """The one view of the whole batch, padded to its longest event (the bucket itself if only one)."""
+        if len(self.parts) == 1 and len(self.parts[0].rows) == self.roster.players:
+            return self.parts[0].dense
+        ro = self.roster
+        P = ro.players
+        R = max((b.dense.rounds for b in self.parts), default=0)
+        opp = np.full((P, R), NO_OPP, dtype=np.int32)
+        pts = np.zeros((P, R), dtype=np.int32)
+        gtype = np.full((P, R), GAME_TYPE["absent"], dtype=np.int8)
+        black = np.zeros((P, R), dtype=bool)
+        outcome = np.full((P, R), LOSS, dtype=np.int8)
+        for b in self.parts:
+            d, w = b.dense, b.dense.rounds
+            opp[b.rows, :w] = np.where(d.opp != NO_OPP, b.rows[d.opp_row], NO_OPP)
+            pts[b.rows, :w] = d.pts
+            gtype[b.rows, :w] = d.gtype
+            black[b.rows, :w] = d.black
+            outcome[b.rows, :w] = d.outcome
+        counted = np.arange(R)[None, :] < ro.n[ro.tix][:, None]
+        return Dense(**_fields(ro), opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=counted)
+
+
+def _fields(ro: Roster) -> dict[str, np.ndarray]:
+    return {k: getattr(ro, k) for k in ("t_ids", "n", "planned", "W", "D", "scale", "round_robin", "tix",
+                                        "start_no", "rating")}
+
+
+def _rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
+    """Positions of ``keys`` in the sorted unique ``sorted_ids`` (an offset when the ids are consecutive)."""
+    if len(sorted_ids) and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:
+        return keys - sorted_ids[0]
+    return np.searchsorted(sorted_ids, keys)
+
+
+def _is_sorted(major: np.ndarray, minor: np.ndarray) -> bool:
+    """Whether rows are in strictly increasing (major, minor) order."""
+    if len(major) < 2:
+        return True
+    step = major[1:] - major[:-1]
+    return bool(((step > 0) | ((step == 0) & (minor[1:] > minor[:-1]))).all())
+
+
+def players_in_order(players: pl.DataFrame, order: np.ndarray | None = None) -> pl.DataFrame:
+    """The players table in the dense view's row order, (tournament, start number); sorted only if needed.
+
+    ``order`` is :attr:`Buckets.player_order` when known.
+    """
+    if order is not None:
+        return players[order]
+    if _is_sorted(players["tournament"].to_numpy(), players["start_no"].to_numpy()):
+        return players
+    return players.sort("tournament", "start_no")
+
+
+def _game_outcomes(results: pl.Series) -> np.ndarray:
+    """LOSS / DRAW / WIN of each game's result code ('1'/'W' win, '='/'D' draw, anything else a loss).
+
+    Reads the first byte of one-byte codes straight from the Arrow buffers (no per-string work).
+    """
+    table = np.full(256, LOSS, dtype=np.int8)
+    table[[ord("1"), ord("W")]] = WIN
+    table[[ord("="), ord("D")]] = DRAW
+    arr = results.cast(pl.String).rechunk().to_arrow(compat_level=pl.CompatLevel.newest())
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if pa.types.is_string_view(arr.type):
+        # 16-byte views: int32 length, then up to 12 bytes inline
+        views = arr.buffers()[1]
+        if views is None or not len(arr):
+            return np.full(len(arr), LOSS, dtype=np.int8)
+        lengths = np.frombuffer(views, dtype=np.int32).reshape(-1, 4)[arr.offset: arr.offset + len(arr), 0]
+        first = np.frombuffer(views, dtype=np.uint8).reshape(-1, 16)[arr.offset: arr.offset + len(arr), 4]
+        out = table[first]
+        out[lengths != 1] = LOSS
+    else:
+        arr = arr.cast(pa.large_string())
+        _, off_buf, data_buf = arr.buffers()
+        offsets = np.frombuffer(off_buf, dtype=np.int64)[arr.offset: arr.offset + len(arr) + 1]
+        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
+            1, dtype=np.uint8)
+        out = table[data[np.minimum(offsets[:-1], len(data) - 1)]]
+        out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
+    if arr.null_count:
+        out[results.is_null().to_numpy()] = LOSS
+    return out
+
+
+def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Buckets:
+    """Build the roster and the bucketed dense view of ``batch``.
 
     ``force_type`` ('swiss' or 'round_robin') overrides the detected event type; ``after_round`` counts
     the rounds up to that one (standings part-way through an event, rules.md 4.8), instead of the rounds
     the reader found complete.
     """
-    t = batch.tournaments.sort("tournament")
-    p = batch.players.sort("tournament", "start_no")
+    t = batch.tournaments
     t_ids = t["tournament"].to_numpy()
-    # rows by sorted int64 keys (tournament, start number): no joins on the hot path
-    p_t = p["tournament"].to_numpy()
-    tix = np.searchsorted(t_ids, p_t).astype(np.int64)
-    P = p.height
+    if not _is_sorted(t_ids, t_ids):
+        t = t.sort("tournament")
+        t_ids = t["tournament"].to_numpy()
+    T = len(t_ids)
+    p = batch.players
+    p_t, start_no = p["tournament"].to_numpy(), p["start_no"].to_numpy().astype(np.int64)
+    rating = p["rating"].fill_null(0).to_numpy().astype(np.int64)
+    player_order = None
+    if not _is_sorted(p_t, start_no):
+        player_order = np.argsort((p_t.astype(np.int64) << 32) | start_no, kind="stable")
+        p_t, start_no, rating = p_t[player_order], start_no[player_order], rating[player_order]
+    tix = _rows_of(p_t, t_ids).astype(np.int64)
+    P = len(tix)
     n = t["rounds_played"].to_numpy().astype(np.int64)
+    g = batch.games
+    g_round = g["round"].to_numpy().astype(np.int64)
+    g_tix = _rows_of(g["tournament"].to_numpy(), t_ids)
     if after_round is not None:
-        in_file = t.select("tournament").join(
-            batch.games.group_by("tournament").agg(pl.col("round").max().alias("_r")), on="tournament",
-            how="left")["_r"].fill_null(0).to_numpy().astype(np.int64)
+        in_file = np.zeros(T, dtype=np.int64)
+        if len(g_tix):
+            np.maximum.at(in_file, g_tix, g_round)
         n = np.minimum(in_file, after_round)
-    R = int(n.max()) if len(n) else 0
-    g = batch.games.filter(pl.col("round") <= R).select(
-        "tournament", "player", "opponent", "round", "points",
-        pl.col("game_type").to_physical().alias("gtype"),
-        (pl.col("colour") == "b").fill_null(False).alias("black"),
-        pl.col("result").replace_strict({"1": WIN, "W": WIN, "=": DRAW, "D": DRAW}, default=LOSS,
-                                        return_dtype=pl.Int8).alias("outcome"))
-    start_no = p["start_no"].to_numpy().astype(np.int64)
-    first_row = np.searchsorted(tix, np.arange(len(t_ids)))          # each tournament's first player row
-    count = np.bincount(tix, minlength=len(t_ids))
-    g_tix = np.searchsorted(t_ids, g["tournament"].to_numpy())
-    player_no = g["player"].to_numpy().astype(np.int64)
-    opp_no = g["opponent"].fill_null(0).to_numpy().astype(np.int64)
-    last_no = np.zeros(len(t_ids), dtype=np.int64)
-    np.maximum.at(last_no, tix, start_no)
+    W = t["pts_win"].to_numpy().astype(np.int64)
+    D = t["pts_draw"].to_numpy().astype(np.int64)
+    if force_type is None:
+        rr = (t["event_type"].cast(pl.String) == "round_robin").to_numpy()
+    else:
+        rr = np.full(T, force_type == "round_robin")
+    roster = Roster(t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
+                    scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix, start_no=start_no,
+                    rating=rating)
+
+    # the games of the counted rounds, with their player and opponent rows (no joins on the hot path)
+    g_tix = g_tix.astype(np.int64, copy=False)
+    cols = g_round - 1
+    player_no = g["player"].to_numpy()
+    opp_no = g["opponent"].fill_null(0).to_numpy()
+    points = g["points"].to_numpy()
+    g_type = g["game_type"].to_physical().to_numpy()
+    count = np.bincount(tix, minlength=T)
+    first = np.zeros(T, dtype=np.int64)
+    first[1:] = np.cumsum(count)[:-1]
+    last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
     if bool((last_no == count).all()):
         # start numbers 1..N in every tournament (the usual case): a row is an offset, no search needed
-        base = first_row[g_tix] - 1
+        base = first[g_tix] - 1
         rows = base + player_no
         opp_found = (opp_no > 0) & (opp_no <= count[g_tix])
         opp_rows = np.where(opp_found, base + opp_no, 0)
     else:
         p_keys = (tix << 24) | start_no
-        g_t = g_tix.astype(np.int64) << 24
+        g_t = g_tix << 24
         rows = np.searchsorted(p_keys, g_t | player_no)
         opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
         opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
-    cols = g["round"].to_numpy().astype(np.int64) - 1
-    W = t["pts_win"].to_numpy().astype(np.int64)
-    D = t["pts_draw"].to_numpy().astype(np.int64)
-    points = g["points"].to_numpy()
-    g_type = g["gtype"].to_numpy()
+
+    # buckets by counted rounds, each a block of one flat buffer per array: no event padded to a longer one
+    widths, t_bucket = np.unique(n, return_inverse=True)
+    t_bucket = t_bucket.reshape(-1).astype(np.int16 if len(widths) < 2 ** 15 else np.int64)  # radix sorts
+    R_of = np.maximum(widths, 1)
+    p_bucket = t_bucket[tix]
+    b_players = np.bincount(p_bucket, minlength=len(widths))
+    b_first = np.zeros(len(widths) + 1, dtype=np.int64)
+    np.cumsum(b_players, out=b_first[1:])
+    offset = np.zeros(len(widths) + 1, dtype=np.int64)      # each bucket's first cell in the flat buffers
+    np.cumsum(b_players * R_of, out=offset[1:])
+    p_order = np.argsort(p_bucket, kind="stable") if len(widths) > 1 else np.arange(P)
+    local = np.empty(P, dtype=np.int64)                     # a player's row within its bucket
+    local[p_order] = np.arange(P) - b_first[p_bucket[p_order]]
+    t_order = np.argsort(t_bucket, kind="stable") if len(widths) > 1 else np.arange(T)
+    t_first = np.zeros(len(widths) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(t_bucket, minlength=len(widths)), out=t_first[1:])
+    local_t = np.empty(T, dtype=np.int64)
+    local_t[t_order] = np.arange(T) - t_first[t_bucket[t_order]]
+    row_cell = offset[p_bucket] + local * R_of[p_bucket]   # a player's first cell
+    trash = int(offset[-1])                                 # one spare cell for games beyond the counted rounds
+    cell = row_cell[rows] + cols
+    keep = g_round <= n[g_tix]
+    if not bool(keep.all()):
+        cell = np.where(keep, cell, trash)
+
+    def flat(values: np.ndarray, fill: int, dtype: type) -> np.ndarray:
+        out: np.ndarray = np.full(trash + 1, fill, dtype=dtype)
+        out[cell] = values
+        return out
+
+    opp = flat(np.where(opp_found, local[opp_rows] if P else 0, NO_OPP), NO_OPP, np.int32)
+    pts = flat(points, 0, np.int32)
+    gtype = flat(g_type, GAME_TYPE["absent"], np.int8)       # a round without a row is a round not paired
+    black = flat((g["colour"] == "b").fill_null(False).to_numpy(), False, np.bool_)
     # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
-    g_outcome = np.where(g_type == GAME_TYPE["played"], g["outcome"].to_numpy(),
-                         np.where(points >= W[g_tix], WIN, np.where(points >= D[g_tix], DRAW, LOSS)))
+    g_outcome = _game_outcomes(g["result"])
+    unplayed = np.flatnonzero(g_type != GAME_TYPE["played"])
+    u_pts, u_t = points[unplayed], g_tix[unplayed]
+    g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
+    outcome = flat(g_outcome, LOSS, np.int8)
+    parts = []
+    for b, width in enumerate(widths):
+        b_rows = p_order[b_first[b]:b_first[b + 1]]
+        b_t = t_order[t_first[b]:t_first[b + 1]]
+        R = int(R_of[b])
+        lo, hi = int(offset[b]), int(offset[b + 1])
 
-    def grid(values: np.ndarray, fill: int, dtype: type) -> np.ndarray:
-        """A players x rounds array holding ``values`` at the games' cells (one flat put per column)."""
-        out: np.ndarray = np.full(P * R, fill, dtype=dtype)
-        out[rows * R + cols] = values
-        return out.reshape(P, R)
+        def grid(values: np.ndarray, lo: int = lo, hi: int = hi, R: int = R) -> np.ndarray:
+            return values[lo:hi].reshape(-1, R)
 
-    opp = grid(np.where(opp_found, opp_rows, NO_OPP), NO_OPP, np.int32)  # int32: half the memory traffic
-    pts = grid(points, 0, np.int32)
-    gtype = grid(g_type, GAME_TYPE["absent"], np.int8)  # a round without a row is a round not paired
-    black = grid(g["black"].to_numpy(), False, np.bool_)
-    outcome = grid(g_outcome, LOSS, np.int8)
-    if force_type is None:
-        rr = (t["event_type"].cast(pl.String) == "round_robin").to_numpy()
-    else:
-        rr = np.full(len(t_ids), force_type == "round_robin")
-    rating = p["rating"].fill_null(0).to_numpy().astype(np.int64)
-    dense = Dense(
-        t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
-        scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix,
-        start_no=start_no, rating=rating,
-        opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=np.zeros((P, R), dtype=bool))
-    return dense.with_counted_rounds(n)
+        b_roster = Roster(t_ids=t_ids[b_t], n=n[b_t], planned=roster.planned[b_t], W=W[b_t], D=D[b_t],
+                          scale=roster.scale[b_t], round_robin=rr[b_t], tix=local_t[tix[b_rows]],
+                          start_no=start_no[b_rows], rating=rating[b_rows])
+        counted = np.broadcast_to(np.arange(R)[None, :] < width, (len(b_rows), R))
+        dense = Dense(**_fields(b_roster), opp=grid(opp), pts=grid(pts), gtype=grid(gtype), black=grid(black),
+                      outcome=grid(outcome), counted=counted)
+        parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
+    return Buckets(roster, parts, player_order)
+
+
+def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:
+    """The dense view of ``batch`` in one block, padded to its longest event (see :func:`build_buckets`)."""
+    return build_buckets(batch, force_type=force_type, after_round=after_round).merge()

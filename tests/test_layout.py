@@ -9,8 +9,9 @@ from helpers import ROOT
 
 PACKAGE = ROOT / "tbstats"
 MAX_LINES = 520
-#: Modules another branch owns and is splitting (the TRF reader); listed so the check stays strict elsewhere.
-KNOWN_LARGE = frozenset({"tbstats/io/trf.py"})
+#: Modules other branches own that are over the limit on main (the streaming readers); listed so the check
+#: stays strict everywhere else. Split them, then empty this set.
+KNOWN_LARGE = frozenset({"tbstats/io/tabular.py", "tbstats/io/sources.py"})
 
 
 def _module_name(path: Path) -> str:

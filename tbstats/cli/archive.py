@@ -7,10 +7,11 @@ from pathlib import Path
 import click
 import polars as pl
 
-from tbstats import api, checks
+from tbstats import runs
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     FROM_FILE_LIST,
+    Batches,
     Configs,
     Engine,
     Inputs,
@@ -18,29 +19,21 @@ from tbstats.cli.options import (
     ReportOutput,
     _spec_list,
     about_run,
-    batch_counts,
+    batch_options,
     config_options,
     emit,
     engine_options,
     exit_code,
     input_options,
-    load_inputs,
     output_options,
     report_checks,
     report_options,
+    streamed,
     tiebreaks_option,
     write_page,
 )
-from tbstats.games import Batch
 
 # ---------------------------------------------------------------------------------------------- archives
-
-def _load_batch(inputs: Inputs) -> tuple[Batch, int, int]:
-    """Load every input into one batch (for commands that compare across the whole archive): the batch, the
-    number of rejected inputs and of files read."""
-    result = load_inputs(inputs)
-    return result.batch, result.rejected, result.files
-
 
 @main.command(name="compare", epilog=EPILOG)
 @input_options
@@ -53,10 +46,13 @@ def _load_batch(inputs: Inputs) -> tuple[Batch, int, int]:
               help="Break the rates down by a tournament feature (repeatable).")
 @click.option("--table", type=click.Choice(["pairs", "configs", "depth", "drilldown", "tournaments"]),
               default="pairs", show_default=True, help="Which table to write (all of them go into html).")
+@click.option("--drilldown", "drilldown_limit", type=click.IntRange(min=1), default=1000, show_default=True,
+              metavar="N", help="The drill-down keeps the first N tournaments of each pair whose winner changed.")
 @report_options
+@batch_options
 @click.pass_context
-def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: Engine, top: int,
-                by: tuple[str, ...], table: str, output: ReportOutput) -> None:
+def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: Engine, top: int, by: tuple[str, ...],
+                table: str, drilldown_limit: int, output: ReportOutput, batches: Batches) -> None:
     """How often configurations (edition + tie-break order) change winners, podiums and rankings.
 
     One row per pair of configurations: tournaments, winner_changed (the set of rank-1 players differs),
@@ -69,11 +65,13 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
     from tbstats import compare as cmp
 
     parsed = configs.parse(engine.rules)
-    batch, rejected, files = _load_batch(inputs)
-    report_checks(checks.events(batch), [s for c in parsed for s in c.specs or ()], engine, quiet=inputs.quiet)
-    context = api.make_context(batch, force_type=engine.force_type, after_round=engine.after_round,
-                               unrated_rating=engine.unrated_rating)
-    result = cmp.compare(batch, parsed, top=top, ctx=context)
+    cmp.check_configs(parsed)
+    seen: list[pl.DataFrame] = []
+    with streamed(inputs, batches) as run:
+        result = runs.compare(run, parsed, top=top, drilldown_limit=drilldown_limit, seen=seen,
+                              **engine.context())
+    report_checks(pl.concat(seen) if seen else pl.DataFrame(), [s for c in parsed for s in c.specs or ()], engine,
+                  quiet=inputs.quiet)
     breakdowns = {feature: cmp.breakdown(result, feature) for feature in by}
     if output.charts or output.format == "html":
         from tbstats import report
@@ -81,9 +79,10 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
         if output.charts:
             report.write_charts(result, Path(output.charts), fmt=output.chart_format, breakdowns=breakdowns)
         if output.format == "html":
-            about = about_run(output, inputs.paths, batch_counts(batch, files))
+            counts = [("files", run.files), ("tournaments", sum(x.height for x in seen))]
             write_page(report.render_html(result, title="tbstats compare", breakdowns=breakdowns,
-                                          charts=output.chart_format, about=about), output)
+                                          charts=output.chart_format,
+                                          about=about_run(output, inputs.paths, counts)), output)
     else:
         frames = {"pairs": result.pairs, "configs": result.configs, "depth": result.depth,
                   "drilldown": result.drilldown, "tournaments": result.tournaments}
@@ -92,7 +91,7 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
             out = pl.concat([b.with_columns(pl.lit(f).alias("feature"), pl.col(f).cast(pl.String).alias("value"))
                              .drop(f) for f, b in breakdowns.items()], how="diagonal_relaxed")
         emit(out, Output(output.format, output.path))
-    ctx.exit(exit_code(rejected))
+    ctx.exit(exit_code(run.rejected))
 
 
 @main.command(name="audit", epilog=EPILOG)
@@ -103,22 +102,22 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
 @click.option("--per-player", "per_player", is_flag=True,
               help="One row per differing player instead of per tournament.")
 @click.option("--players", "per_player_alias", is_flag=True, hidden=True)
+@batch_options
 @click.pass_context
 def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, per_player: bool,
-              per_player_alias: bool) -> None:
+              per_player_alias: bool, batches: Batches) -> None:
     """Recompute standings and compare them with the ranks and points declared in the files.
 
     Per tournament: players, points_differ, rank_conflicts (groups of our order that the declared ranks
     cross) and a status: agrees; points differ; agrees under EDITION (same order, other rules); agrees under
     ORDER (a conventional order); unexplained; no declared ranks; no tie-break list.
     """
-    from tbstats.audit import audit
-
     from_file = specs.strip().lower() == FROM_FILE_LIST
-    batch, rejected, _ = _load_batch(inputs)
-    report_checks(checks.events(batch), [] if from_file else _spec_list(specs), engine, quiet=inputs.quiet)
-    context = api.make_context(batch, force_type=engine.force_type, after_round=engine.after_round,
-                               unrated_rating=engine.unrated_rating)
-    per_t, per_p = audit(batch, context, rules=engine.rules, tiebreaks=FROM_FILE_LIST if from_file else specs)
+    parsed = [] if from_file else _spec_list(specs)
+    seen: list[pl.DataFrame] = []
+    with streamed(inputs, batches) as run:
+        per_t, per_p = runs.audit(run, rules=engine.rules, tiebreaks=FROM_FILE_LIST if from_file else specs,
+                                  seen=seen, **engine.context())
+    report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
     emit(per_p if per_player or per_player_alias else per_t, output)
-    ctx.exit(exit_code(rejected))
+    ctx.exit(exit_code(run.rejected))

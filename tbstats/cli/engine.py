@@ -2,34 +2,82 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, TypeVar, cast
+
 import click
 import polars as pl
 
-from tbstats import api, checks
+from tbstats import checks, runs
 from tbstats import explain as explain_mod
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     FROM_FILE_LIST,
+    Batches,
     Engine,
     Inputs,
     Output,
     _spec_list,
+    batch_options,
     emit,
     engine_options,
     exit_code,
     input_options,
-    ledger_of,
     output_options,
     report_checks,
-    report_load,
+    streamed,
     tiebreaks_option,
-    write_ledger,
 )
-from tbstats.errors import FormatError
-from tbstats.games import Batch, empty
+from tbstats.errors import TbstatsError
 from tbstats.io import sources
-from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.spec import TieBreakSpec
+from tbstats.teams.explain import explain_team
+from tbstats.teams.model import build_teams
+from tbstats.teams.runs import compute_teams_run
+from tbstats.teams.tiebreaks import TEAM_TIEBREAKS, parse_team_specs
 from tbstats.tiebreaks import TIEBREAKS
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Teams:
+    """``--teams`` and ``--team-pab MP:GP`` (team events, rules.md Section 9)."""
+
+    on: bool
+    pab: tuple[Fraction, Fraction] | None
+
+
+def team_options(f: F) -> F:
+    """Add ``--teams`` and ``--team-pab MP:GP``; pass ``teams``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, teams_flag: bool, team_pab: str | None, **kwargs: Any) -> Any:
+        pab = None
+        if team_pab is not None:
+            try:
+                mp, gp = (Fraction(x) for x in team_pab.split(":"))
+            except ValueError:
+                raise click.BadParameter(f"{team_pab!r} is not MP:GP, e.g. 1:3", param_hint="--team-pab") from None
+            pab = (mp, gp)
+        return f(*args, teams=Teams(teams_flag, pab), **kwargs)
+
+    wrapper = click.option("--team-pab", default=None, metavar="MP:GP",
+                           help="Score a team's round without opponent that no 320/240 record marks as a team "
+                                "PAB worth MP:GP when it is the round's only such team (files without 320).")(wrapper)
+    wrapper = click.option("--teams", "teams_flag", is_flag=True,
+                           help="Team standings: one row per team (team events, C.07 11-13).")(wrapper)
+    return cast(F, wrapper)
+
+
+def _team_spec_list(text: str) -> list[TieBreakSpec]:
+    try:
+        return parse_team_specs(text)
+    except TbstatsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--tiebreaks") from None
 
 
 @main.command(epilog=EPILOG)
@@ -37,60 +85,63 @@ from tbstats.tiebreaks import TIEBREAKS
 @output_options
 @engine_options
 @tiebreaks_option()
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Threads computing parts of each batch (the table does not depend on it).")
 @click.option("--lots", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Break ties left after the list by a seeded drawing of lots (default: tied players share a rank).")
-@click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="TRF files computed per batch.")
+@batch_options
+@team_options
 @click.pass_context
-def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, workers: int,
-            lots: int | None, batch_files: int) -> None:
-    """Compute tie-breaks and standings: one row per player.
+def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, lots: int | None,
+            batches: Batches, teams: Teams) -> None:
+    """Compute tie-breaks and standings: one row per player (one per team with --teams).
 
     Columns: source, tournament, start_no, name, rating, points, rank, then one column per SPEC named
     exactly as written (in canonical form, e.g. bh-c1 -> BH/C1). rank orders by points, then the specs in
     the order given, each applied only to groups still tied (C.07 4.2); players still tied share a rank.
     A DE column holds the rank after points and the specs up to and including DE. With -t from-file each
     tournament uses its own 202/212 list: a tiebreaks column names it and TB1, TB2, ... hold the values.
+
+    With --teams: source, tournament, team, name, mp, gp, rank, then one column per team SPEC (BH:MP,
+    EMGSB/C1, EDE, SSSC/K3, ...; `tbstats tiebreaks --teams` lists them, `from-file` uses each event's own
+    212/202 list). Partition tie-breaks (DE, EDE and its chains, TBR, BBE) hold the rank, as DE does.
     """
+    if teams.on:
+        team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
+        with streamed(inputs, batches) as run:
+            table, notes = compute_teams_run(run, team_specs, rules=engine.rules, force_type=engine.force_type,
+                                             team_pab=teams.pab)
+        if not inputs.quiet:
+            for note in notes:
+                click.echo(f"Warning: {note}", err=True)
+        emit(table, output)
+        ctx.exit(exit_code(run.rejected))
     from_file = specs.strip().lower() == FROM_FILE_LIST
     parsed = [] if from_file else _spec_list(specs)
-    stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
-                                  batch_files=batch_files)
-    parts = []
-    seen = []
-    ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
-    try:
-        for batch, ledger in stream:
-            ledgers.append(ledger)
-            if batch.n_tournaments:
-                seen.append(checks.events(batch))
-                parts.append(api.compute(batch, specs if from_file else parsed, rules=engine.rules,
-                                         force_type=engine.force_type, after_round=engine.after_round,
-                                         unrated_rating=engine.unrated_rating, lots=lots, workers=workers))
-    except FormatError as exc:
-        write_ledger(inputs, ledger_of(exc))
-        raise
-    report_load(inputs, pl.concat(ledgers), stream.summary())
+    seen: list[pl.DataFrame] = []
+    with streamed(inputs, batches) as run:
+        table, _, team_events = runs.compute(
+            run, FROM_FILE_LIST if from_file else parsed, rules=engine.rules, force_type=engine.force_type,
+            after_round=engine.after_round, unrated_rating=engine.unrated_rating, lots=lots, seen=seen)
     report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
-    if not parts:
-        parts.append(api.compute(Batch(empty("tournaments"), empty("players"), empty("games")), parsed,
-                                 rules=engine.rules))
-    emit(pl.concat(parts), output)
-    ctx.exit(exit_code(stream.rejected))
+    if team_events and not inputs.quiet:
+        click.echo(f"Note: {team_events} team event(s): rows are players ranked as individuals; --teams gives "
+                   "team standings", err=True)
+    emit(table, output)
+    ctx.exit(exit_code(run.rejected))
 
 
 @main.command(epilog=EPILOG)
 @click.argument("path", metavar="INPUT")
-@click.option("-p", "--player", type=click.IntRange(min=1), required=True, metavar="N",
+@click.option("-p", "--player", type=click.IntRange(min=1), default=None, metavar="N",
               help="Start number of the player.")
+@click.option("--team", "team_no", type=int, default=None, help="Pairing number of the team (with --teams).")
 @tiebreaks_option(one=True)
 @click.option("--tournament", type=int, default=None, metavar="ID",
               help="Tournament id when INPUT holds several events (the error lists them).")
 @output_options
 @engine_options
-def explain(path: str, player: int, specs: str, tournament: int | None, output: Output, engine: Engine) -> None:
+@team_options
+def explain(path: str, player: int | None, team_no: int | None, specs: str, tournament: int | None,
+            output: Output, engine: Engine, teams: Teams) -> None:
     """Show a player's tie-break round by round: what each round adds, or what the value is made of.
 
     Opponent-score tie-breaks (BH, FB, SB, the US Solkoff forms) show each round's C.07 16.2 category,
@@ -99,9 +150,29 @@ def explain(path: str, player: int, specs: str, tournament: int | None, output: 
     16.5). Counts and sums (WIN, PS, KS, ...) show what each round adds; averages (ARO, TPR, APRO, ...)
     the elements they average. The summary line (with the value) goes to stdout before a Markdown
     table; in csv, tsv, json and parquet it goes to stderr and columns tiebreak and value lead each row.
+    With --teams --team N the same for a team: its matches (opponent team, type, MP, GP) and the
+    elements of a team SPEC.
     """
-    parsed = _spec_list(specs)
     result = sources.load([path], on_error="raise")
+    if teams.on:
+        if team_no is None:
+            raise click.UsageError("explain --teams needs --team N (the team's pairing number)")
+        _team_spec_list(specs)
+        team_ex = explain_team(result.batch, team=team_no, tiebreak=specs, rules=engine.rules,
+                               tournament=tournament, force_type=engine.force_type,
+                               teams=build_teams(result.batch, team_pab=teams.pab))
+        if output.format in ("csv", "tsv", "json", "parquet") or output.path:
+            emit(team_ex.rounds, output)
+            click.echo(team_ex.summary, err=True)
+        else:
+            click.echo(team_ex.summary)
+            emit(team_ex.rounds, output)
+        return
+    if player is None:
+        raise click.UsageError("explain needs -p/--player N (or --teams --team N)")
+    parsed = _spec_list(specs)
+    if len(parsed) != 1:
+        raise click.BadParameter(f"explain takes one tie-break, got {len(parsed)}", param_hint="--tiebreaks")
     report_checks(checks.events(result.batch), [], engine, quiet=True)      # --after-round past the event
     ex = explain_mod.explain(result.batch, player=player, tiebreak=str(parsed[0]), rules=engine.rules,
                              tournament=tournament, force_type=engine.force_type,
@@ -118,9 +189,12 @@ def explain(path: str, player: int, specs: str, tournament: int | None, output: 
 
 @main.command(name="tiebreaks", epilog=EPILOG)
 @output_options
-def tiebreaks_cmd(output: Output) -> None:
+@click.option("--teams", is_flag=True, help="List the team registry (C.07 11-13 and the individual ones on MP/GP).")
+def tiebreaks_cmd(output: Output, teams: bool) -> None:
     """List the tie-break registry: name, article, modifiers, direction and description."""
-    rows = [{"name": t.name, "article": t.article, "modifiers": ",".join(sorted(t.modifiers)),
+    registry = TEAM_TIEBREAKS if teams else TIEBREAKS
+    rows = [{"name": t.name.replace("MPVGP", "MPvGP"), "article": t.article,
+             "modifiers": ",".join(sorted(t.modifiers)),
              "order": "higher first" if t.higher_is_better else "lower first",
-             "kind": t.kind, "description": t.description} for t in TIEBREAKS.values()]
+             "kind": t.kind, "description": t.description} for t in registry.values()]
     emit(pl.DataFrame(rows), output)

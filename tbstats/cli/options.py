@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import os
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar, cast, overload
@@ -24,6 +25,7 @@ from tbstats.io import sources
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.output import FORMATS, write_table
+from tbstats.pipeline import Run, scheduler_client
 from tbstats.report.page import About
 from tbstats.rules import EDITIONS, check_edition
 from tbstats.spec import TieBreakSpec
@@ -76,6 +78,60 @@ def input_options(f: F) -> F:
     for option in reversed(options):
         wrapper = option(wrapper)
     return cast(F, wrapper)
+
+
+# ---------------------------------------------------------------------------------- batches and workers
+
+#: Tournaments per batch by default: a few hundred MB at most for the usual event sizes.
+BATCH_SIZE: Final = 2000
+
+
+@dataclass(frozen=True)
+class Batches:
+    """How an archive is cut and where its batches run."""
+
+    size: int = BATCH_SIZE
+    files: int = 2000
+    workers: int = 1
+    scheduler: str | None = None
+
+
+def batch_options(f: F) -> F:
+    """Add ``--batch-size``, ``--batch-files``, ``--workers`` and ``--scheduler``; pass ``batches``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, batch_size: int, batch_files: int, workers: int, scheduler: str | None,
+                **kwargs: Any) -> Any:
+        return f(*args, batches=Batches(batch_size, batch_files, workers, scheduler), **kwargs)
+
+    options = [
+        click.option("--batch-size", type=click.IntRange(min=1), default=BATCH_SIZE, show_default=True,
+                     metavar="N", help="Tournaments per batch: memory grows with it, the output does not change."),
+        click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True, metavar="N",
+                     help="TRF files read at a time (then cut into batches of --batch-size tournaments)."),
+        click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+                     help="Batches computed at once on threads (the output does not change)."),
+        click.option("--scheduler", default=None, metavar="ADDRESS|local[:N]",
+                     help="Run the batches on Dask: the address of a running scheduler (tcp://host:8786), or "
+                          "local:N for a local cluster of N worker processes (needs tbstats[dask])."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+@contextlib.contextmanager
+def streamed(inputs: Inputs, batches: Batches) -> Iterator[Run]:
+    """A :class:`~tbstats.pipeline.Run` over the inputs; afterwards the problems and the count go to stderr."""
+    with scheduler_client(batches.scheduler) as client:
+        run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
+                  workers=batches.workers, client=client, progress=not inputs.quiet)
+        try:
+            yield run
+        except FormatError as exc:
+            write_ledger(inputs, ledger_of(exc))
+            raise
+    report_load(inputs, run.ledger, run.summary())
 
 
 def load_inputs(inputs: Inputs, *, batch_files: int = 2000) -> LoadResult:
@@ -265,6 +321,11 @@ class Engine:
     after_round: int | None
     unrated_rating: int | None
 
+    def context(self) -> dict[str, object]:
+        """The :func:`tbstats.api.make_context` options these rules set."""
+        return {"force_type": self.force_type, "after_round": self.after_round,
+                "unrated_rating": self.unrated_rating}
+
 
 @overload
 def engine_options(f: F, *, rules: str = ..., events: bool = ...) -> F: ...
@@ -344,18 +405,12 @@ def _spec_list(text: str) -> list[TieBreakSpec]:
 
 
 def tiebreaks_option(*, default: str | None = None, one: bool = False) -> Callable[[F], F]:
-    """``-t/--tiebreaks``: an ordered list of specs or ``from-file`` (one spec for ``explain``); checked at once.
+    """``-t/--tiebreaks``: an ordered list of specs or ``from-file`` (one spec for ``explain``).
 
-    The command receives the text (``specs``); ``--tiebreak`` is kept as a hidden spelling.
+    The command receives the text (``specs``) and parses it with the registry it needs (individual or
+    team) through :func:`_spec_list`, a usage error when it does not parse; ``--tiebreak`` is kept as a
+    hidden spelling.
     """
-    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-        if value is None or (not one and value.strip().lower() == FROM_FILE_LIST):
-            return value
-        parsed = _spec_list(value)
-        if one and len(parsed) != 1:
-            raise click.BadParameter(f"takes one tie-break, got {len(parsed)}", param_hint="--tiebreaks")
-        return value
-
     def decorate(f: F) -> F:
         @functools.wraps(f)
         def wrapper(*args: Any, specs: str | None, specs_alias: str | None, **kwargs: Any) -> Any:
@@ -370,9 +425,8 @@ def tiebreaks_option(*, default: str | None = None, one: bool = False) -> Callab
                      "each tournament's own 202/212 list.")
         if default is not None:
             help_text += f"  [default: {default}]"
-        wrapper = click.option("--tiebreak", "specs_alias", default=None, hidden=True, callback=check)(wrapper)
-        wrapper = click.option("-t", "--tiebreaks", "specs", default=None, metavar=metavar, callback=check,
-                               help=help_text)(wrapper)
+        wrapper = click.option("--tiebreak", "specs_alias", default=None, hidden=True)(wrapper)
+        wrapper = click.option("-t", "--tiebreaks", "specs", default=None, metavar=metavar, help=help_text)(wrapper)
         return cast(F, wrapper)
 
     return decorate

@@ -115,7 +115,8 @@ def _sweep(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
 @click.option("--trf-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Also write every simulated tournament as a TRF file into DIR.")
 @click.option("--archive", type=click.Path(), default=None, metavar="PATH",
-              help="Also write the simulated archive (columnar model; .parquet/.arrow/.csv or a directory).")
+              help="Also write the simulated archive (columnar model; .parquet/.arrow/.csv or a directory), "
+                   "with each player's true strength as the players' 'strength' column.")
 @click.option("-q", "--quiet", is_flag=True, help="No warnings on stderr.")
 @report_options
 def simulate_cmd(tournaments: int, players: int, players_alias: int | None, rounds: int | None, kind: str, seed: int,
@@ -162,7 +163,7 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
         for source, text in write_trf(sim.batch).items():
             (directory / (source.replace("/", "_") + ".trf")).write_text(text, encoding="utf-8")
     if archive:
-        tabular.write_model(sim.batch, archive)
+        tabular.write_model(ev.with_strength(sim), archive)
     if output.charts or output.format == "html":
         from tbstats import report
 

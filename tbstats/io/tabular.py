@@ -17,7 +17,9 @@ table with one row per player and round, built from the three tables (:data:`FLA
 - player columns: ``start_no``, ``name``, ``sex``, ..., ``declared_rank``, and ``line`` -> ``player_line``;
 - game columns: ``round``, ``opponent``, ``colour``, ``result``, ``points``, ``played``, ``game_type``
   (the games table's ``player`` is ``start_no``);
-- warning columns ``warning_line``, ``warning_field``, ``warning_message``.
+- warning columns ``warning_line``, ``warning_field``, ``warning_message``;
+- then the optional columns a batch carries (:data:`tbstats.games.OPTIONAL`, e.g. the players' ``strength``
+  in simulated archives), under their own names.
 
 A player without any round still has a row (``round`` null); an event without players has one row
 (``start_no`` null). A warning is a row of its own whose ``tournament`` is null, ``source`` is the warning's
@@ -32,6 +34,7 @@ and the column.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -43,7 +46,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import SchemaError, TbstatsError
-from tbstats.games import SCHEMAS, Batch, check_schema, empty
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty
 
 Format = Literal["parquet", "arrow", "csv"]
 
@@ -69,6 +72,9 @@ FLAT_COLUMNS: Final[dict[str, tuple[str, str]]] = {
        if c not in ("tournament", "player")},
     **{_RENAMES["warnings"].get(c, c): ("warnings", c) for c in SCHEMAS["warnings"] if c != "source"},
 }
+#: Optional flat columns (:data:`tbstats.games.OPTIONAL`), written after the others when a batch has them.
+FLAT_OPTIONAL: Final[dict[str, tuple[str, str]]] = {
+    c: (table, c) for table, columns in OPTIONAL.items() for c in columns}
 #: Columns a flat file must have to be taken for a tbstats model when found in a directory walk.
 FLAT_SIGNATURE: Final = ("tournament", "source", "start_no", "round", "game_type")
 
@@ -99,7 +105,8 @@ def is_model_dir(path: str | Path) -> bool:
     """Whether ``path`` is a directory dataset: it holds a ``tournaments`` table file or part directory."""
     p = Path(path)
     return p.is_dir() and (any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS)
-                           or ((p / "tournaments").is_dir() and bool(_parts(p / "tournaments"))))
+                           or ((p / "tournaments").is_dir() and any(
+                               q.is_file() and q.suffix.lower() in EXTENSIONS for q in (p / "tournaments").rglob("*"))))
 
 
 def _parts(directory: Path) -> list[Path]:
@@ -160,7 +167,7 @@ def _read_dir(directory: Path) -> Batch:
 def _read_table(path: Path, table: str) -> pl.DataFrame:
     fmt = model_format(path)
     assert fmt is not None
-    return check_schema(table, _read_file(path, fmt, dict(SCHEMAS[table])), where=str(path))
+    return check_schema(table, _read_file(path, fmt, {**SCHEMAS[table], **OPTIONAL[table]}), where=str(path))
 
 
 def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -182,7 +189,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _flat_types() -> dict[str, pl.DataType]:
-    return {flat: SCHEMAS[table][col] for flat, (table, col) in FLAT_COLUMNS.items()}
+    return {**{flat: SCHEMAS[table][col] for flat, (table, col) in FLAT_COLUMNS.items()},
+            **{flat: OPTIONAL[table][col] for flat, (table, col) in FLAT_OPTIONAL.items()}}
 
 
 def _parse_csv(raw: pl.DataFrame, types: dict[str, pl.DataType], where: str) -> pl.DataFrame:
@@ -269,6 +277,7 @@ def split_flat(flat: pl.DataFrame, *, where: str = "") -> Batch:
 
     def columns(table: str) -> list[pl.Expr]:
         names = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
+        names.update({c: c for c in OPTIONAL[table] if c in flat.columns})
         return [pl.col(flat_name).alias(c) for c, flat_name in names.items()]
 
     rows = flat.filter(pl.col("tournament").is_not_null())
@@ -302,7 +311,8 @@ def flatten(batch: Batch, *, json_lists: bool = False) -> pl.DataFrame:
     rows = t.join(p, on="tournament", how="left", maintain_order="left").join(
         g, on=["tournament", "start_no"], how="left", maintain_order="left").with_columns(
         pl.when(pl.col("tournament").is_first_distinct()).then(pl.col("records")).alias("records"))
-    return pl.concat([rows, w], how="diagonal").select(list(FLAT_COLUMNS))
+    extra = [c for c in FLAT_OPTIONAL if c in rows.columns]
+    return pl.concat([rows, w], how="diagonal").select([*FLAT_COLUMNS, *extra])
 
 
 def write_model(batch: Batch, path: str | Path, *, format: Format | None = None) -> Path:
@@ -349,13 +359,49 @@ def _json_lists(df: pl.DataFrame) -> pl.DataFrame:
                                          for v in df[c].to_list()], dtype=pl.String) for c in lists)
 
 
+#: Row groups hold whole tournaments and about this many rows (one group when a tournament is larger).
+ROW_GROUP_ROWS: Final = 1 << 20
+
+
+def _row_groups(df: pl.DataFrame) -> list[tuple[int, int]]:
+    """Offsets and lengths of row groups of whole tournaments (rows sorted by tournament)."""
+    if "tournament" not in df.columns or df.height <= ROW_GROUP_ROWS:
+        return [(0, df.height)]
+    ends = df.with_row_index("_i").group_by("tournament", maintain_order=True).agg(pl.col("_i").max() + 1)["_i"]
+    out, lo = [], 0
+    for end in ends.to_list():
+        if end - lo >= ROW_GROUP_ROWS:
+            out.append((lo, end - lo))
+            lo = end
+    if lo < df.height:
+        out.append((lo, df.height - lo))
+    return out
+
+
 def _write_file(df: pl.DataFrame, path: Path, fmt: Format) -> None:
     if fmt == "parquet":
-        df.write_parquet(path)
+        groups = _row_groups(df)
+        if len(groups) == 1:
+            df.write_parquet(path)
+            return
+        import pyarrow.parquet as pq
+
+        table = df.to_arrow()
+        with pq.ParquetWriter(str(path), table.schema) as writer:
+            for lo, n in groups:
+                writer.write_table(table.slice(lo, n), row_group_size=n)
     elif fmt == "arrow":
         df.write_ipc(path, compression="zstd")
     else:
         _json_lists(df).write_csv(path)
+
+
+def _sorted(batch: Batch) -> Batch:
+    """The batch's tables in tournament order (stable: players and rounds keep their order within one)."""
+    def sort(df: pl.DataFrame) -> pl.DataFrame:
+        return df if df["tournament"].is_sorted() else df.sort("tournament", maintain_order=True)
+
+    return Batch(sort(batch.tournaments), sort(batch.players), sort(batch.games), batch.warnings)
 
 
 def renumber(batch: Batch, first_id: int) -> Batch:
@@ -425,7 +471,7 @@ class ArchiveWriter:
         """Append a batch: its tournaments get the next free ids."""
         if self._closed:
             raise TbstatsError(f"{self.path}: writer is closed")
-        batch = renumber(batch, self._next_id)
+        batch = _sorted(renumber(batch, self._next_id))
         self._next_id += batch.n_tournaments
         self.tournaments_written += batch.n_tournaments
         if self.single:
@@ -459,7 +505,13 @@ class ArchiveWriter:
             self._writer = (pq.ParquetWriter(str(self.path), table.schema) if self.format == "parquet"
                             else ipc.new_file(str(self.path), table.schema,
                                               options=ipc.IpcWriteOptions(compression="zstd")))
-        self._writer.write_table(table.cast(self._schema))
+        table = table.cast(self._schema)
+        if self.format != "parquet":
+            self._writer.write_table(table)
+            return
+        starts = [lo for lo, _ in _row_groups(flat.filter(pl.col("tournament").is_not_null()))]
+        for lo, hi in itertools.pairwise([*starts, flat.height]):   # the warnings rows join the last group
+            self._writer.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))
 
     def close(self) -> None:
         """Finish the files; a writer that wrote nothing leaves an empty model."""

@@ -7,7 +7,7 @@ number per player and 'partition' for those that order a tied group (DE, US head
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
@@ -90,17 +90,21 @@ ALIASES: Final = {"GE": "REP", "BUCHHOLZ": "BH", "SONNEBORN-BERGER": "SB", "KOYA
 FIXED_EDITION: Final = {name: "uscf" for name in TIEBREAKS if name.startswith("USCF-")}
 
 
-def check_spec(spec: TieBreakSpec, text: str | None = None) -> TieBreakSpec:
+def check_spec(spec: TieBreakSpec, text: str | None = None, *, known: Mapping[str, frozenset[str]] | None = None,
+               aliases: Mapping[str, str] | None = None) -> TieBreakSpec:
     """The spec with its alias resolved, once its name and modifiers are known to the registry.
 
-    ``text`` (what the user wrote, default ``str(spec)``) is quoted in the error.
+    ``text`` (what the user wrote, default ``str(spec)``) is quoted in the error; ``known`` (name -> allowed
+    modifier kinds) and ``aliases`` default to this registry (the team registry passes its own).
     """
     written = str(spec) if text is None else text
-    name = ALIASES.get(spec.name, spec.name)
-    if name not in TIEBREAKS:
+    known = known if known is not None else {n: t.modifiers for n, t in TIEBREAKS.items()}
+    aliases = aliases if aliases is not None else ALIASES
+    name = aliases.get(spec.name, spec.name)
+    if name not in known:
         raise UnknownTieBreakError(f"unknown tie-break {written!r} (expected a name such as BH, SB, DE; "
-                                   f"`tbstats tiebreaks` lists them)." + did_you_mean(name, TIEBREAKS))
-    allowed = TIEBREAKS[name].modifiers
+                                   f"`tbstats tiebreaks` lists them)." + did_you_mean(name, known))
+    allowed = known[name]
     bad = spec.modifiers - allowed
     if bad:
         listed = ", ".join(sorted(allowed)) or "none"

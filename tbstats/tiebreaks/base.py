@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from tbstats.dense import Dense
+from tbstats.dense import Buckets, Dense, Roster, row_sum
 from tbstats.rules import get_ruleset
 from tbstats.spec import TieBreakSpec
-from tbstats.unplayed import Elements, apply_rules, categories, fore_view
+from tbstats.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 
 _BIG = np.iinfo(np.int64).max // 4
 
@@ -26,6 +26,10 @@ class Values:
     den: np.ndarray      # int64, per player
     defined: np.ndarray  # bool
 
+    def take(self, rows: np.ndarray) -> Values:
+        """The values of the given rows (indices or mask)."""
+        return Values(self.num[rows], self.den[rows], self.defined[rows])
+
     def as_float(self) -> np.ndarray:
         """Decimal values for output (exact for the usual scales), NaN when undefined."""
         out = self.num / self.den
@@ -37,35 +41,92 @@ def round_half_up(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
     return np.floor_divide(2 * num + den, 2 * np.asarray(den))
 
 
-@dataclass
 class Context:
-    """A batch's dense view plus caches, so that each edition's stage and each spec run once."""
+    """A batch's dense view plus caches, so that each edition's stage and each spec run once.
 
-    dense: Dense
-    edition_of: np.ndarray                 # [T] resolved edition name per tournament (for 'auto')
-    unrated_rating: int | None = None
-    lots_seed: int = 0                      # the seed of the drawing of lots (LOTS)
-    _elements: dict[tuple[str, bool], Elements] = field(default_factory=dict)
-    _values: dict[tuple[str, str], Values] = field(default_factory=dict)
-    _fore: Dense | None = None
-    _categories: dict[bool, np.ndarray] = field(default_factory=dict)
-    #: rankings per configuration (filled by :func:`tbstats.compare.standings`)
-    standings_cache: dict[str, object] = field(default_factory=dict)
+    Built from one :class:`Dense` (a leaf: kernels run on it) or from :class:`Buckets` (tournaments
+    grouped by round count): then every value is computed per bucket, on the bucket's own leaf context,
+    and put back in the batch's player order; ``dense`` is the padded view of the whole batch, assembled
+    only when something asks for it.
+    """
+
+    def __init__(self, dense: Dense | Buckets, edition_of: np.ndarray, unrated_rating: int | None = None) -> None:
+        self.edition_of = edition_of            # [T] resolved edition name per tournament (for 'auto')
+        self.unrated_rating = unrated_rating
+        self._lots_seed = 0
+        self._elements: dict[tuple[str, bool], Elements] = {}
+        self._values: dict[tuple[str, str], Values] = {}
+        #: rankings per configuration (filled by :func:`tbstats.compare.standings`)
+        self.standings_cache: dict[str, object] = {}
+        self._buckets: Buckets | None = None
+        self._parts: list[tuple[np.ndarray, Context]] = []
+        self._dense: Dense | None = None
+        self._flat: Context | None = None
+        self._categories: np.ndarray | None = None
+        #: rows of the batch's players table in the view's order (None: already in order, or unknown)
+        self.player_order: np.ndarray | None = None
+        if isinstance(dense, Dense):
+            self._dense = dense
+            self.roster: Roster = dense
+        else:
+            self._buckets = dense
+            self.roster = dense.roster
+            self.player_order = dense.player_order
+            if len(dense.parts) == 1 and len(dense.parts[0].rows) == dense.roster.players:
+                self._dense = dense.parts[0].dense       # one bucket: the context is a leaf
+            else:
+                self._parts = [(b.rows, Context(b.dense, edition_of[b.tournaments], unrated_rating))
+                               for b in dense.parts]
+
+    @property
+    def dense(self) -> Dense:
+        """The dense view of the whole batch (assembled from the buckets on first use)."""
+        if self._dense is None:
+            assert self._buckets is not None
+            self._dense = self._buckets.merge()
+        return self._dense
+
+    @property
+    def lots_seed(self) -> int:
+        """The seed of the drawing of lots (LOTS)."""
+        return self._lots_seed
+
+    @lots_seed.setter
+    def lots_seed(self, seed: int) -> None:
+        self._lots_seed = seed
+        for _, part in self._parts:
+            part.lots_seed = seed
+
+    def _leaf(self) -> Context:
+        """A context that runs kernels itself: this one, or one over the padded view of the whole batch."""
+        if not self._parts:
+            return self
+        if self._flat is None:
+            self._flat = Context(self.dense, self.edition_of, self.unrated_rating)
+        self._flat.lots_seed = self.lots_seed
+        return self._flat
 
     def fore(self) -> Dense:
-        if self._fore is None:
-            self._fore = fore_view(self.dense)
-        return self._fore
+        """The dense view for Fore Buchholz (final round's paired games drawn)."""
+        return fore_view(self._leaf().dense)
 
     def elements(self, edition: str, fore: bool = False) -> Elements:
-        """The unplayed-round stage of ``edition`` (on the Fore Buchholz view when ``fore``), cached."""
+        """The unplayed-round stage of ``edition`` (with FB's final round drawn when ``fore``), cached."""
+        if self._parts:
+            return self._leaf().elements(edition, fore)
         key = (edition, fore)
         if key not in self._elements:
-            dense = self.fore() if fore else self.dense
-            if fore not in self._categories:
-                self._categories[fore] = categories(dense)
-            self._elements[key] = apply_rules(dense, get_ruleset(edition), self._categories[fore])
+            if fore:
+                self._elements[key] = fore_elements(self.elements(edition))
+            else:
+                self._elements[key] = apply_rules(self.dense, get_ruleset(edition), self.categories())
         return self._elements[key]
+
+    def categories(self) -> np.ndarray:
+        """C.07 16.2 categories of the view (edition-independent), computed once."""
+        if self._categories is None:
+            self._categories = categories(self.dense)
+        return self._categories
 
     def values(self, spec: TieBreakSpec, edition: str,
                kernel: Callable[[Context, TieBreakSpec, str], Values]) -> Values:
@@ -74,16 +135,14 @@ class Context:
         key = (str(spec.without_edition()), edition)
         if key in self._values:
             return self._values[key]
-        if edition == "auto":
+        if self._parts:
+            result = _scatter(self.roster.players,
+                              [(rows, part.values(spec, edition, kernel)) for rows, part in self._parts])
+        elif edition == "auto":
             per_player = self.edition_of[self.dense.tix]
             parts = {e: self.values(spec.without_edition(), str(e), kernel) for e in np.unique(self.edition_of)}
-            num = np.zeros(self.dense.players, dtype=np.int64)
-            den = np.ones(self.dense.players, dtype=np.int64)
-            defined = np.zeros(self.dense.players, dtype=bool)
-            for e, v in parts.items():
-                rows = per_player == e
-                num[rows], den[rows], defined[rows] = v.num[rows], v.den[rows], v.defined[rows]
-            result = Values(num, den, defined)
+            result = _scatter(self.dense.players, [(np.nonzero(per_player == e)[0], v.take(per_player == e))
+                                                   for e, v in parts.items()])
         else:
             result = kernel(self, spec, edition)
         self._values[key] = result
@@ -91,10 +150,54 @@ class Context:
 
     def unit(self, power: int = 1) -> np.ndarray:
         """Per-player denominator of points (``scale``), squared for products of points."""
-        return self.dense.per_player(self.dense.scale) ** power
+        return self.roster.per_player(self.roster.scale) ** power
+
+    def parts(self) -> list[tuple[np.ndarray | None, Context]]:
+        """The leaf contexts with the batch rows of their players (None: all rows, in order)."""
+        if self._parts:
+            return [(rows, part) for rows, part in self._parts]
+        return [(None, self)]
+
+
+def _scatter(players: int, parts: list[tuple[np.ndarray, Values]]) -> Values:
+    """One :class:`Values` for all players from values of disjoint row sets."""
+    num = np.zeros(players, dtype=np.int64)
+    den = np.ones(players, dtype=np.int64)
+    defined = np.zeros(players, dtype=bool)
+    for rows, v in parts:
+        num[rows], den[rows], defined[rows] = v.num, v.den, v.defined
+    return Values(num, den, defined)
 
 
 # ----------------------------------------------------------------------------------- row-wise selection
+
+def _fold(keys: list[np.ndarray]) -> np.ndarray | None:
+    """The keys folded into one int64 whose order is their lexicographic order; None when too wide."""
+    combined: np.ndarray | None = None
+    span = 1
+    for key in keys:
+        lo, hi = (int(key.min()), int(key.max())) if key.size else (0, 0)
+        width = hi - lo + 1
+        if span * width >= _BIG // 4:
+            return None
+        part = key.astype(np.int64) - lo
+        combined = part if combined is None else combined * width + part
+        span *= width
+    return np.zeros((0, 0), dtype=np.int64) if combined is None else combined
+
+
+def _pick_folded(mask: np.ndarray, folded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    col = np.where(mask, folded, _BIG).argmin(axis=1) if mask.shape[1] else np.zeros(len(mask), dtype=np.int64)
+    has = mask[np.arange(len(mask)), col] if mask.shape[1] else np.zeros(len(mask), dtype=bool)
+    return col, has
+
+
+def _pick_keys(mask: np.ndarray, keys: list[np.ndarray], folded: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    if folded is not None:
+        return _pick_folded(mask, folded)
+    has = np.asarray(mask.any(axis=1), dtype=bool)
+    return _pick_lexicographic(mask, keys), has
+
 
 def pick(mask: np.ndarray, keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise lexicographic arg-min of ``keys`` over ``mask``; ties go to the earliest column.
@@ -102,17 +205,7 @@ def pick(mask: np.ndarray, keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarr
     Returns (column index, row has a candidate). The keys are folded into one int64 when their ranges
     allow it (one masked arg-min), else compared one after the other.
     """
-    has = np.asarray(mask.any(axis=1), dtype=bool)
-    combined = np.zeros(mask.shape, dtype=np.int64)
-    span = 1
-    for key in keys:
-        lo, hi = (int(key.min()), int(key.max())) if key.size else (0, 0)
-        width = hi - lo + 1
-        if span * width >= _BIG // 4:
-            return _pick_lexicographic(mask, keys), has
-        combined = combined * width + (key - lo)
-        span *= width
-    return np.where(mask, combined, _BIG).argmin(axis=1), has
+    return _pick_keys(mask, keys, _fold(keys))
 
 
 def _pick_lexicographic(mask: np.ndarray, keys: list[np.ndarray]) -> np.ndarray:
@@ -138,25 +231,32 @@ def cut_order(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarra
     Returns ``columns`` and ``reasons`` of shape [P, low + high]; reason 0 means nothing was left to cut.
     """
     keep = present.copy()
-    rows = np.arange(present.shape[0])
-    not_vur = (~vur).astype(np.int64)
-    columns = np.zeros((present.shape[0], low + high), dtype=np.int64)
-    reasons = np.zeros((present.shape[0], low + high), dtype=np.int8)
-    any_vur = bool(vur.any())
+    P = present.shape[0]
+    rows = np.arange(P)
+    columns = np.zeros((P, low + high), dtype=np.int64)
+    reasons = np.zeros((P, low + high), dtype=np.int8)
+    low_keys = [oppscore, contribution, (~vur).astype(np.int8)] if by_oppscore else [
+        contribution, (~vur).astype(np.int8)]
+    high_keys = [-oppscore, -contribution] if by_oppscore else [-contribution]
+    low_fold = _fold(low_keys) if low else None
+    high_fold = _fold(high_keys) if high else None
+    # rows with a VUR element: only they can have a VUR cut instead of the LSV (16.5)
+    v_rows = np.flatnonzero(row_sum(vur) > 0) if low else np.zeros(0, dtype=np.int64)
+    v_keys = [contribution[v_rows], oppscore[v_rows]]
+    v_fold = _fold(v_keys) if len(v_rows) else None
     for step in range(low + high):
         if step < low:
-            keys = [oppscore, contribution, not_vur] if by_oppscore else [contribution, not_vur]
-            lsv, has = pick(keep, keys)
-            if any_vur:
-                v, has_vur = pick(keep & vur, [contribution, oppscore])
-                use_v = has_vur & ~vur[rows, lsv] & (contribution[rows, v] >= contribution[rows, lsv])
-            else:
-                v, use_v = lsv, np.zeros(len(rows), dtype=bool)
-            col = np.where(use_v, v, lsv)
-            reason = np.where(use_v, CUT_VUR, CUT_LOWEST)
+            col, has = _pick_keys(keep, low_keys, low_fold)
+            reason = np.full(P, CUT_LOWEST, dtype=np.int8)
+            if len(v_rows):
+                lsv = col[v_rows]
+                v, has_vur = _pick_keys(keep[v_rows] & vur[v_rows], v_keys, v_fold)
+                use_v = has_vur & ~vur[v_rows, lsv] & (contribution[v_rows, v] >= contribution[v_rows, lsv])
+                col[v_rows] = np.where(use_v, v, lsv)
+                reason[v_rows] = np.where(use_v, CUT_VUR, CUT_LOWEST)
         else:
-            col, has = pick(keep, [-oppscore, -contribution] if by_oppscore else [-contribution])
-            reason = np.full(len(rows), CUT_HIGHEST)
+            col, has = _pick_keys(keep, high_keys, high_fold)
+            reason = np.full(P, CUT_HIGHEST, dtype=np.int8)
         keep[rows[has], col[has]] = False
         columns[:, step] = col
         reasons[:, step] = np.where(has, reason, 0)
@@ -165,10 +265,10 @@ def cut_order(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarra
 
 def cut_elements(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray,
                  low: int, high: int, by_oppscore: bool) -> np.ndarray:
-    """The element mask left after the cuts of :func:`cut_order`."""
-    keep = present.copy()
+    """The element mask left after the cuts of :func:`cut_order` (``present`` itself without cuts)."""
     if low + high == 0:
-        return keep
+        return present
+    keep = present.copy()
     columns, reasons = cut_order(present, contribution, oppscore, vur, low, high, by_oppscore)
     rows = np.repeat(np.arange(present.shape[0]), low + high).reshape(columns.shape)
     done = reasons > 0
