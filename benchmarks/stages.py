@@ -293,8 +293,7 @@ def _warm_unplayed(ctx: Any, edition: str) -> str:
 def _family(name: str) -> Stage:
     def stage(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
         from tbstats.api import tiebreak_values
-        from tbstats.spec import parse_specs
-        from tbstats.tiebreaks import FIXED_EDITION
+        from tbstats.tiebreaks import FIXED_EDITION, parse_specs
 
         batch, ctx = _context(archive)
         specs = parse_specs(FAMILIES[name])
@@ -313,8 +312,8 @@ def _family(name: str) -> Stage:
 def direct_encounter(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``rank_steps(ctx, [DE])``: points, then Direct Encounter in every tied group (points built before)."""
     from tbstats.api import tiebreak_values
-    from tbstats.spec import parse_specs
     from tbstats.standings import rank_steps
+    from tbstats.tiebreaks import parse_specs
 
     batch, ctx = _context(archive)
     tiebreak_values(ctx, parse_specs("PTS")[0], rules)
@@ -327,9 +326,8 @@ def direct_encounter(archive: Archive, rules: str, clock: Clock) -> tuple[int, s
 def standings(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``rank_steps`` over the standard list with every value already computed: ranking and DE only."""
     from tbstats.api import tiebreak_values
-    from tbstats.spec import parse_specs
     from tbstats.standings import rank_steps
-    from tbstats.tiebreaks import get_tiebreak
+    from tbstats.tiebreaks import get_tiebreak, parse_specs
 
     batch, ctx = _context(archive)
     specs = parse_specs(STANDARD_LIST)

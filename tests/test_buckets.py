@@ -18,8 +18,8 @@ from tbstats.api import make_context, tiebreak_values
 from tbstats.dense import build_buckets, build_dense, cells, row_sum
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf
-from tbstats.spec import parse_spec, parse_specs
 from tbstats.standings import rank_steps
+from tbstats.tiebreaks import parse_spec, parse_specs
 from tbstats.tiebreaks.base import Context
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]

@@ -9,7 +9,7 @@ from helpers import ROOT
 from tbstats import pipeline, runs
 from tbstats.cli import main
 from tbstats.compare import parse_config
-from tbstats.spec import parse_specs
+from tbstats.tiebreaks import parse_specs
 
 SAMPLE = str(ROOT / "data" / "sample_archive.parquet")
 EXAMPLES = str(ROOT / "data" / "examples")

@@ -491,7 +491,24 @@ def advance(bar: Any, batch: Batch | None, tournaments: int = 0, game_rows: int 
     bar.update(tournaments)
 
 
-def iter_batches(inputs: Sequence[str], *, on_error: OnError = "collect", progress: bool = False,
+#: What the readers accept as inputs: one path, or a sequence of paths (files, directories, globs, archives).
+Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+def as_paths(inputs: Paths) -> list[str]:
+    """The inputs as a list of path strings: one path (str or Path) is one input, not its characters.
+
+    >>> as_paths("a.trf"), as_paths(Path("data")), as_paths(["a.trf", Path("b")])
+    (['a.trf'], ['data'], ['a.trf', 'b'])
+    """
+    if isinstance(inputs, str | os.PathLike):
+        return [os.fspath(inputs)]
+    if isinstance(inputs, bytes):
+        raise TbstatsError("inputs must be paths (str or Path) or a list of them, not bytes")
+    return [os.fspath(p) for p in inputs]
+
+
+def iter_batches(inputs: Paths, *, on_error: OnError = "collect", progress: bool = False,
                  batch_files: int = 2000, batch_size: int = 2000) -> BatchStream:
     """Batches of at most ``batch_size`` whole tournaments (``batch_files`` TRF files read at a time), with
     their ledgers.
@@ -499,10 +516,11 @@ def iter_batches(inputs: Sequence[str], *, on_error: OnError = "collect", progre
     The returned :class:`BatchStream` yields ``(batch, ledger)`` pairs and keeps running counts
     (``files``, ``loaded``, ``rejected``, ``skipped``). Tournament ids are unique across the batches.
     """
-    return BatchStream(on_error, inputs=inputs, batch_size=batch_size, batch_files=batch_files, progress=progress)
+    return BatchStream(on_error, inputs=as_paths(inputs), batch_size=batch_size, batch_files=batch_files,
+                       progress=progress)
 
 
-def load(inputs: Sequence[str], *, on_error: OnError, progress: bool = False,
+def load(inputs: Paths, *, on_error: OnError = "raise", progress: bool = False,
          batch_files: int = 2000) -> LoadResult:
     """Read every input into one batch; with ``on_error="raise"`` the first problem raises FormatError.
 

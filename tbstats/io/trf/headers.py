@@ -159,7 +159,7 @@ def _range_reasons(values: tuple[str | None, ...], scoring: tuple[str, ...]) -> 
 def _list_problem(code: str, text: str) -> str | None:
     """Why a 202/212 tie-break list cannot be read, or None."""
     from tbstats.errors import TbstatsError
-    from tbstats.spec import parse_specs
+    from tbstats.tiebreaks import parse_specs
 
     items = [t for t in _tb_list(text) if not (code == "212" and t.upper() == "PTS")]
     try:
