@@ -131,13 +131,12 @@ def read_part(part: TablePart) -> Batch:
             if table == "warnings":
                 frame = scan.collect() if part.warnings else scan.head(0).collect()
             elif table == "flat":
-                frame = scan.filter(run | pl.col("tournament").is_null() if part.warnings else run).collect()
+                return tabular.split_flat(scan.filter(run | pl.col("tournament").is_null() if part.warnings
+                                                      else run), where=where)
             else:
                 frame = scan.filter(run).collect()
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
-        if table == "flat":
-            return tabular.split_flat(frame, where=where)
         tables[table] = check_schema(table, frame, where=where)
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
 
