@@ -29,7 +29,7 @@ def test_compute_and_compare_on_two_worker_processes(client) -> None:  # type: i
                parse_config("c=auto:from-file")]
     local = pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30)
     remote = pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=client)
-    table, _ = runs.compute(local, specs)
+    table = runs.compute(local, specs)[0]
     assert table.height > 4000
     assert runs.compute(remote, specs)[0].equals(table)
     assert len({w for w in client.nthreads()}) == 2

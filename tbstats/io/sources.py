@@ -384,7 +384,7 @@ def _read_trf(chunk: Sequence[_Item], archives: _Archives) -> tuple[Batch, pl.Da
     ledger.append(result.errors)
     table = pl.concat(ledger).unique(maintain_order=True).with_columns(
         pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
-    table = table.sort("_order", "line", nulls_last=False, maintain_order=True).drop("_order")
+    table = table.sort("_order", maintain_order=True).drop("_order")  # read_trf orders rows within a file
     return result.batch, table
 
 

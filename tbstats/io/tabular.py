@@ -17,7 +17,9 @@ table with one row per player and round, built from the three tables (:data:`FLA
 - player columns: ``start_no``, ``name``, ``sex``, ..., ``declared_rank``, and ``line`` -> ``player_line``;
 - game columns: ``round``, ``opponent``, ``colour``, ``result``, ``points``, ``played``, ``game_type``
   (the games table's ``player`` is ``start_no``);
-- warning columns ``warning_line``, ``warning_field``, ``warning_message``.
+- warning columns ``warning_line``, ``warning_field``, ``warning_message``;
+- then the optional columns a batch carries (:data:`tbstats.games.OPTIONAL`, e.g. the players' ``strength``
+  in simulated archives), under their own names.
 
 A player without any round still has a row (``round`` null); an event without players has one row
 (``start_no`` null). A warning is a row of its own whose ``tournament`` is null, ``source`` is the warning's
@@ -44,7 +46,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import SchemaError, TbstatsError
-from tbstats.games import SCHEMAS, Batch, check_schema, empty
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty
 
 Format = Literal["parquet", "arrow", "csv"]
 
@@ -73,6 +75,9 @@ FLAT_COLUMNS: Final[dict[str, tuple[str, str]]] = {
 #: The flat columns of each table's own columns (tournament columns first, as in the flat file).
 _RENAMES_FLAT: Final[dict[str, tuple[str, ...]]] = {
     t: tuple(f for f, (table, _) in FLAT_COLUMNS.items() if table == t) for t in ("tournaments", "players")}
+#: Optional flat columns (:data:`tbstats.games.OPTIONAL`), written after the others when a batch has them.
+FLAT_OPTIONAL: Final[dict[str, tuple[str, str]]] = {
+    c: (table, c) for table, columns in OPTIONAL.items() for c in columns}
 #: Columns a flat file must have to be taken for a tbstats model when found in a directory walk.
 FLAT_SIGNATURE: Final = ("tournament", "source", "start_no", "round", "game_type")
 
@@ -156,7 +161,7 @@ def _read_dir(directory: Path) -> Batch:
                               f"{table}.csv or a {table}/ directory of part files)")
         if src.is_dir():
             parts = [_read_table(q, table) for q in _parts(src)]
-            tables[table] = pl.concat(parts) if parts else empty(table)
+            tables[table] = pl.concat(parts, how="diagonal_relaxed") if parts else empty(table)
         else:
             tables[table] = _read_table(src, table)
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables["warnings"])
@@ -165,7 +170,7 @@ def _read_dir(directory: Path) -> Batch:
 def _read_table(path: Path, table: str) -> pl.DataFrame:
     fmt = model_format(path)
     assert fmt is not None
-    return check_schema(table, _read_file(path, fmt, dict(SCHEMAS[table])), where=str(path))
+    return check_schema(table, _read_file(path, fmt, {**SCHEMAS[table], **OPTIONAL[table]}), where=str(path))
 
 
 def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -187,7 +192,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _flat_types() -> dict[str, pl.DataType]:
-    return {flat: SCHEMAS[table][col] for flat, (table, col) in FLAT_COLUMNS.items()}
+    return {**{flat: SCHEMAS[table][col] for flat, (table, col) in FLAT_COLUMNS.items()},
+            **{flat: OPTIONAL[table][col] for flat, (table, col) in FLAT_OPTIONAL.items()}}
 
 
 def _parse_csv(raw: pl.DataFrame, types: dict[str, pl.DataType], where: str) -> pl.DataFrame:
@@ -278,15 +284,19 @@ def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
 
     def columns(table: str) -> list[pl.Expr]:
         names = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
+        names.update({c: c for c in OPTIONAL[table] if c in schema})
         return [pl.col(flat_name).alias(c) for c, flat_name in names.items()]
 
     rows = lazy.filter(pl.col("tournament").is_not_null())
     records = rows.select("tournament", "records").group_by("tournament", maintain_order=True).agg(
         pl.col("records").drop_nulls().first())
-    tournaments = rows.select(list(_RENAMES_FLAT["tournaments"])).unique(
+    def own(table: str) -> list[str]:
+        return [*_RENAMES_FLAT[table], *(c for c in OPTIONAL[table] if c in schema)]
+
+    tournaments = rows.select(own("tournaments")).unique(
         "tournament", keep="first", maintain_order=True).drop("records").join(
         records, on="tournament", how="left", maintain_order="left").select(columns("tournaments"))
-    players = rows.select(["tournament", *_RENAMES_FLAT["players"]]).filter(pl.col("start_no").is_not_null()).unique(
+    players = rows.select(["tournament", *own("players")]).filter(pl.col("start_no").is_not_null()).unique(
         ["tournament", "start_no"], keep="first", maintain_order=True).select(columns("players"))
     games = rows.filter(pl.col("round").is_not_null()).select(columns("games"))
     warnings = lazy.filter(pl.col("tournament").is_null()).select(columns("warnings"))
@@ -313,7 +323,8 @@ def flatten(batch: Batch, *, json_lists: bool = False) -> pl.DataFrame:
     rows = t.join(p, on="tournament", how="left", maintain_order="left").join(
         g, on=["tournament", "start_no"], how="left", maintain_order="left").with_columns(
         pl.when(pl.col("tournament").is_first_distinct()).then(pl.col("records")).alias("records"))
-    return pl.concat([rows, w], how="diagonal").select(list(FLAT_COLUMNS))
+    extra = [c for c in FLAT_OPTIONAL if c in rows.columns]
+    return pl.concat([rows, w], how="diagonal").select([*FLAT_COLUMNS, *extra])
 
 
 def write_model(batch: Batch, path: str | Path, *, format: Format | None = None) -> Path:
