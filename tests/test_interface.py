@@ -250,7 +250,8 @@ def test_rating_tiebreaks_undefined_for_every_player_are_warned() -> None:
 
 
 def test_after_round_past_some_events_is_warned_past_all_refused() -> None:
-    r = run("compute", str(EXAMPLES), str(EXAMPLES.parent / "teams" / "team_swiss.trf"), "-t", "BH", "--after-round", "4")
+    team = str(EXAMPLES.parent / "teams" / "team_swiss.trf")
+    r = run("compute", str(EXAMPLES), team, "-t", "BH", "--after-round", "4")
     assert r.exit_code == 0 and "Warning: --after-round 4: 4 of 6 tournaments have fewer rounds" in r.stderr
     refused = run("compute", ROUND_ROBIN, "-t", "BH", "--after-round", "9")
     assert refused.exit_code == 2 and "no tournament has more than 5 rounds with results" in refused.stderr
