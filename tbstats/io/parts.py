@@ -117,9 +117,32 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     ids = _tournament_ids(lead[2], fmt, name)
     if not len(ids):
         return [TablePart(name, fmt, tables, 0, -1, 0, True)]
-    cuts = range(0, len(ids), batch_size)
-    return [TablePart(name, fmt, tables, int(ids[k]), int(ids[min(k + batch_size, len(ids)) - 1]),
-                      min(batch_size, len(ids) - k), k == 0) for k in cuts]
+    bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
+    out = []
+    for k in range(0, len(ids), batch_size):
+        lo, hi = int(ids[k]), int(ids[min(k + batch_size, len(ids)) - 1])
+        chosen = tuple((table, base, files if table == "warnings" else tuple(
+            f for f in files if bounds[f] is None or (bounds[f][0] <= hi and bounds[f][1] >= lo)))  # type: ignore[index]
+            for table, base, files in tables)
+        out.append(TablePart(name, fmt, chosen, lo, hi, min(batch_size, len(ids) - k), k == 0))
+    return out
+
+
+def _bounds(path: str, fmt: Format) -> tuple[int, int] | None:
+    """The smallest and largest tournament id of a Parquet file from its row-group statistics, if known."""
+    if fmt != "parquet":
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(path)
+        column = meta.schema.names.index("tournament")
+        stats = [meta.row_group(k).column(column).statistics for k in range(meta.num_row_groups)]
+    except (OSError, ValueError):
+        return None
+    if not stats or any(s is None or not s.has_min_max for s in stats):
+        return None if stats else (0, -1)
+    return min(int(s.min) for s in stats), max(int(s.max) for s in stats)
 
 
 def read_part(part: TablePart) -> Batch:
@@ -132,17 +155,17 @@ def read_part(part: TablePart) -> Batch:
     for table, base, files in part.files:
         where = files[0] if len(files) == 1 else base
         try:
-            scan = _scan(files, part.format)
-            if table == "warnings":
-                frame = scan.collect() if part.warnings else scan.head(0).collect()
-            elif table == "flat":
-                frame = scan.filter(run | pl.col("tournament").is_null() if part.warnings else run).collect()
-            else:
-                frame = scan.filter(run).collect()
+            if table == "flat":
+                return tabular.split_flat(_scan(files, part.format).filter(
+                    run | pl.col("tournament").is_null() if part.warnings else run), where=where)
+            if table == "warnings" and not part.warnings:
+                frames = [_scan(files[:1], part.format).head(0).collect()] if files else []
+            else:   # file by file: part files may differ in optional columns
+                frames = [_scan((f,), part.format).filter(run).collect() if table != "warnings"
+                          else _scan((f,), part.format).collect() for f in files]
+            frame = pl.concat(frames, how="diagonal_relaxed") if frames else empty(table)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
-        if table == "flat":
-            return tabular.split_flat(frame, where=where)
         tables[table] = check_schema(table, frame, where=where)
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
 

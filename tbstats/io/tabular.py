@@ -72,6 +72,9 @@ FLAT_COLUMNS: Final[dict[str, tuple[str, str]]] = {
        if c not in ("tournament", "player")},
     **{_RENAMES["warnings"].get(c, c): ("warnings", c) for c in SCHEMAS["warnings"] if c != "source"},
 }
+#: The flat columns of each table's own columns (tournament columns first, as in the flat file).
+_RENAMES_FLAT: Final[dict[str, tuple[str, ...]]] = {
+    t: tuple(f for f, (table, _) in FLAT_COLUMNS.items() if table == t) for t in ("tournaments", "players")}
 #: Optional flat columns (:data:`tbstats.games.OPTIONAL`), written after the others when a batch has them.
 FLAT_OPTIONAL: Final[dict[str, tuple[str, str]]] = {
     c: (table, c) for table, columns in OPTIONAL.items() for c in columns}
@@ -258,37 +261,46 @@ def _kind(dtype: pl.DataType) -> str:
     return {pl.Date(): "date (YYYY-MM-DD)", pl.Boolean(): "boolean (true or false)"}.get(dtype, str(dtype))
 
 
-def split_flat(flat: pl.DataFrame, *, where: str = "") -> Batch:
+def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
     """Split a flat table (one row per player and round) back into a :class:`Batch`.
 
-    Raises :class:`SchemaError` naming the flat column when one is missing or of the wrong type.
+    A lazy scan is split table by table, each reading only its own columns (so a run of a large flat file
+    costs about what its three tables do). Raises :class:`SchemaError` naming the flat column when one is
+    missing or of the wrong type.
     """
     prefix = f"{where}: " if where else ""
-    missing = [c for c in FLAT_COLUMNS if c not in flat.columns]
+    lazy = flat.lazy()
+    schema = lazy.collect_schema()
+    missing = [c for c in FLAT_COLUMNS if c not in schema]
     if missing:
         raise SchemaError(f"{prefix}flat model table lacks column(s) {', '.join(missing)}")
     for name, (table, col) in FLAT_COLUMNS.items():
-        probe = empty(table).with_columns(pl.Series(col, [], dtype=flat.schema[name]))
+        probe = empty(table).with_columns(pl.Series(col, [], dtype=schema[name]))
         try:
             check_schema(table, probe)
         except SchemaError:
-            raise SchemaError(f"{prefix}column '{name}' has type {flat.schema[name]} "
+            raise SchemaError(f"{prefix}column '{name}' has type {schema[name]} "
                               f"(expected {SCHEMAS[table][col]})") from None
 
     def columns(table: str) -> list[pl.Expr]:
         names = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
-        names.update({c: c for c in OPTIONAL[table] if c in flat.columns})
+        names.update({c: c for c in OPTIONAL[table] if c in schema})
         return [pl.col(flat_name).alias(c) for c, flat_name in names.items()]
 
-    rows = flat.filter(pl.col("tournament").is_not_null())
-    records = rows.group_by("tournament", maintain_order=True).agg(pl.col("records").drop_nulls().first())
-    tournaments = rows.unique("tournament", keep="first", maintain_order=True).drop("records").join(
+    rows = lazy.filter(pl.col("tournament").is_not_null())
+    records = rows.select("tournament", "records").group_by("tournament", maintain_order=True).agg(
+        pl.col("records").drop_nulls().first())
+    def own(table: str) -> list[str]:
+        return [*_RENAMES_FLAT[table], *(c for c in OPTIONAL[table] if c in schema)]
+
+    tournaments = rows.select(own("tournaments")).unique(
+        "tournament", keep="first", maintain_order=True).drop("records").join(
         records, on="tournament", how="left", maintain_order="left").select(columns("tournaments"))
-    players = rows.filter(pl.col("start_no").is_not_null()).unique(
+    players = rows.select(["tournament", *own("players")]).filter(pl.col("start_no").is_not_null()).unique(
         ["tournament", "start_no"], keep="first", maintain_order=True).select(columns("players"))
     games = rows.filter(pl.col("round").is_not_null()).select(columns("games"))
-    warnings = flat.filter(pl.col("tournament").is_null()).select(columns("warnings"))
-    return Batch(*(check_schema(t, df, where=where) for t, df in zip(
+    warnings = lazy.filter(pl.col("tournament").is_null()).select(columns("warnings"))
+    return Batch(*(check_schema(t, df.collect(), where=where) for t, df in zip(
         TABLES, (tournaments, players, games, warnings), strict=True)))
 
 
@@ -360,7 +372,7 @@ def _json_lists(df: pl.DataFrame) -> pl.DataFrame:
 
 
 #: Row groups hold whole tournaments and about this many rows (one group when a tournament is larger).
-ROW_GROUP_ROWS: Final = 1 << 20
+ROW_GROUP_ROWS: Final = 1 << 17
 
 
 def _row_groups(df: pl.DataFrame) -> list[tuple[int, int]]:
