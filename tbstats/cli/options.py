@@ -3,25 +3,33 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+import shlex
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import Any, Final, Literal, TypeVar, cast, overload
 
 import click
 import polars as pl
 
-from tbstats.cli.base import EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
+from tbstats import checks
+from tbstats import compare as cmp
+from tbstats.cli.base import ARGV_KEY, EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
+from tbstats.compare import Config
 from tbstats.errors import FormatError, TbstatsError
+from tbstats.games import Batch
 from tbstats.io import sources
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.output import FORMATS, write_table
 from tbstats.pipeline import Run, scheduler_client
+from tbstats.report.page import About
 from tbstats.rules import EDITIONS, check_edition
-from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks import get_tiebreak, parse_specs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -186,6 +194,26 @@ class Output:
 _BY_SUFFIX: Final = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "md", ".parquet": "parquet"}
 
 
+def prepare_target(path: str | None, *, option: str = "-o/--output", directory: bool = False) -> None:
+    """Check an output path before any work: its missing parent directories are created (one rule for every
+    command: ``ingest -o``, ``compute -o``, ``--charts DIR`` ...), and a path that cannot be written fails at
+    once with exit 3 rather than after the computation."""
+    if path is None or path == "-":
+        return
+    target = Path(path)
+    if target.is_dir() and not directory:
+        raise TbstatsError(f"{option} {path}: is a directory (expected a file name)")
+    if target.exists() and not target.is_dir() and directory:
+        raise TbstatsError(f"{option} {path}: is a file (expected a directory)")
+    parent = target if directory else target.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TbstatsError(f"{option} {path}: cannot create the directory {parent} ({exc.strerror or exc})") from None
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise TbstatsError(f"{option} {path}: not writable")
+
+
 def output_options(f: F) -> F:
     """Add ``--format csv|tsv|json|md|parquet`` and ``-o/--output FILE``; pass ``output``.
 
@@ -199,13 +227,14 @@ def output_options(f: F) -> F:
             fmt = _BY_SUFFIX.get(Path(output_path).suffix.lower(), "csv") if output_path else "csv"
         if fmt == "parquet" and output_path is None:
             raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
+        prepare_target(output_path)
         return f(*args, output=Output(fmt, output_path), **kwargs)
 
     options = [
         click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
                      help="Output format (default: from the -o extension, else csv)."),
-        click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True),
-                     default=None, metavar="FILE", help="Write the table to FILE instead of stdout."),
+        click.option("-o", "--output", "output_path", type=click.Path(), default=None, metavar="FILE",
+                     help="Write the table to FILE instead of stdout (missing directories are created)."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -225,6 +254,7 @@ class ReportOutput:
     path: str | None
     charts: str | None
     chart_format: Literal["svg", "png"]
+    dated: bool = False
 
 
 def report_options(f: F) -> F:
@@ -232,26 +262,44 @@ def report_options(f: F) -> F:
 
     @functools.wraps(f)
     def wrapper(*args: Any, output_format: str | None, output_path: str | None, charts: str | None,
-                chart_format: Literal["svg", "png"], **kwargs: Any) -> Any:
+                chart_format: Literal["svg", "png"], dated: bool, **kwargs: Any) -> Any:
         fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
         if fmt not in (*FORMATS, "html"):
             fmt = "csv"
         if fmt == "parquet" and output_path is None:
             raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
-        return f(*args, output=ReportOutput(fmt, output_path, charts, chart_format), **kwargs)
+        prepare_target(output_path)
+        prepare_target(charts, option="--charts", directory=True)
+        return f(*args, output=ReportOutput(fmt, output_path, charts, chart_format, dated), **kwargs)
 
     options = [
         click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
                      help="Output format (default: from the -o extension, else csv). html: the report with charts."),
-        click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True), default=None,
-                     metavar="FILE", help="Write to FILE instead of stdout."),
+        click.option("-o", "--output", "output_path", type=click.Path(), default=None, metavar="FILE",
+                     help="Write to FILE instead of stdout (missing directories are created)."),
         click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
                      help="Also write the report's charts to DIR (see --chart-format)."),
         click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True),
+        click.option("--dated", is_flag=True,
+                     help="Put today's date on the html page (without it, equal inputs give identical pages)."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
     return cast(F, wrapper)
+
+
+def about_run(output: ReportOutput, paths: Sequence[str], counts: Sequence[tuple[str, int]]) -> About:
+    """What a report page records: the command line as typed, the inputs and their counts, a date if asked."""
+    argv = click.get_current_context().find_root().meta.get(ARGV_KEY, [])
+    return About(command=shlex.join(["tbstats", *argv]), inputs=tuple(paths), counts=tuple(counts),
+                 date=dt.date.today().isoformat() if output.dated else None)
+
+
+def batch_counts(batch: Batch, files: int | None = None) -> list[tuple[str, int]]:
+    """Counts for :func:`about_run`: files read (when known), tournaments, players, game rows."""
+    counts = [("files", files)] if files is not None else []
+    return [*counts, ("tournaments", batch.n_tournaments), ("players", batch.players.height),
+            ("game rows", batch.games.height)]
 
 
 def write_page(page: str, output: ReportOutput) -> None:
@@ -273,13 +321,28 @@ class Engine:
     after_round: int | None
     unrated_rating: int | None
 
+    def context(self) -> dict[str, object]:
+        """The :func:`tbstats.api.make_context` options these rules set."""
+        return {"force_type": self.force_type, "after_round": self.after_round,
+                "unrated_rating": self.unrated_rating}
 
-def engine_options(f: F) -> F:
-    """Add ``--rules``, ``--swiss/--round-robin``, ``--after-round`` and ``--unrated-rating``; pass ``engine``."""
+
+@overload
+def engine_options(f: F, *, rules: str = ..., events: bool = ...) -> F: ...
+@overload
+def engine_options(f: None = None, *, rules: str = ..., events: bool = ...) -> Callable[[F], F]: ...
+def engine_options(f: F | None = None, *, rules: str = "fide-2026", events: bool = True) -> F | Callable[[F], F]:
+    """Add ``--rules``, ``--swiss/--round-robin``, ``--after-round`` and ``--unrated-rating``; pass ``engine``.
+
+    Every command that ranks takes this family (``rules``: the default edition, ``auto`` for audit;
+    ``events=False`` leaves out the options about real events, for ``simulate``).
+    """
+    if f is None:
+        return cast("Callable[[F], F]", functools.partial(engine_options, rules=rules, events=events))
 
     @functools.wraps(f)
-    def wrapper(*args: Any, rules: str, force_type: str | None, after_round: int | None,
-                unrated_rating: int | None, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, rules: str, unrated_rating: int | None, force_type: str | None = None,
+                after_round: int | None = None, **kwargs: Any) -> Any:
         try:
             edition = check_edition(rules)
         except TbstatsError as exc:
@@ -287,7 +350,7 @@ def engine_options(f: F) -> F:
         return f(*args, engine=Engine(edition, force_type, after_round, unrated_rating), **kwargs)
 
     options = [
-        click.option("--rules", default="fide-2026", show_default=True, metavar="EDITION",
+        click.option("--rules", default=rules, show_default=True, metavar="EDITION",
                      help="Rule edition: " + ", ".join(EDITIONS) + " (auto: by each tournament's start date)."),
         click.option("--swiss", "force_type", flag_value="swiss", default=None,
                      help="Treat every event as a Swiss (C.07 16), whatever was detected."),
@@ -299,9 +362,39 @@ def engine_options(f: F) -> F:
                      help="Rating for unrated players in rating tie-breaks (C.07 10); without it, "
                           "rating tie-breaks are undefined in events with unrated players."),
     ]
+    if not events:
+        options = [options[0], options[-1]]
     for option in reversed(options):
         wrapper = option(wrapper)
     return cast(F, wrapper)
+
+
+def report_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], engine: Engine | None, *, quiet: bool) -> None:
+    """Print the warnings of :mod:`tbstats.checks` on stderr; ``--after-round`` past every event is refused."""
+    try:
+        messages = checks.all_checks(seen, specs, force_type=engine.force_type if engine else None,
+                                     unrated_rating=engine.unrated_rating if engine else None,
+                                     after_round=engine.after_round if engine else None)
+    except TbstatsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--after-round") from None
+    if not quiet:
+        for message in messages:
+            click.echo(f"Warning: {message}", err=True)
+
+
+def with_unrated(configs: Sequence[Config], rating: int | None) -> list[Config]:
+    """The configurations with ``--unrated-rating`` written into their rating tie-breaks (as ``/U<R>``)."""
+    if rating is None:
+        return list(configs)
+    return [c if c.specs is None else replace(c, specs=tuple(
+        replace(s, unrated=rating) if get_tiebreak(s.name).rating_based and s.unrated is None else s
+        for s in c.specs)) for c in configs]
+
+
+# ------------------------------------------------------------------------------------------ tie-break lists
+
+#: ``-t/--tiebreaks`` value meaning each tournament's own 202/212 list.
+FROM_FILE_LIST: Final = "from-file"
 
 
 def _spec_list(text: str) -> list[TieBreakSpec]:
@@ -309,3 +402,76 @@ def _spec_list(text: str) -> list[TieBreakSpec]:
         return parse_specs(text)
     except TbstatsError as exc:
         raise click.BadParameter(str(exc), param_hint="--tiebreaks") from None
+
+
+def tiebreaks_option(*, default: str | None = None, one: bool = False) -> Callable[[F], F]:
+    """``-t/--tiebreaks``: an ordered list of specs or ``from-file`` (one spec for ``explain``).
+
+    The command receives the text (``specs``) and parses it with the registry it needs (individual or
+    team) through :func:`_spec_list`, a usage error when it does not parse; ``--tiebreak`` is kept as a
+    hidden spelling.
+    """
+    def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def wrapper(*args: Any, specs: str | None, specs_alias: str | None, **kwargs: Any) -> Any:
+            text = specs if specs is not None else specs_alias if specs_alias is not None else default
+            if text is None:
+                raise click.UsageError("Missing option '-t' / '--tiebreaks'.")
+            return f(*args, specs=text, **kwargs)
+
+        metavar = "SPEC" if one else "from-file|SPEC[,SPEC...]"
+        help_text = ("The tie-break, e.g. BH/C1 (see `tbstats tiebreaks`)." if one else
+                     "Ordered tie-breaks, e.g. 'BH/C1,BH,SB,DE,WIN' (see `tbstats tiebreaks`), or from-file: "
+                     "each tournament's own 202/212 list.")
+        if default is not None:
+            help_text += f"  [default: {default}]"
+        wrapper = click.option("--tiebreak", "specs_alias", default=None, hidden=True)(wrapper)
+        wrapper = click.option("-t", "--tiebreaks", "specs", default=None, metavar=metavar, help=help_text)(wrapper)
+        return cast(F, wrapper)
+
+    return decorate
+
+
+# ------------------------------------------------------------------------------------------ configurations
+
+@dataclass(frozen=True)
+class Configs:
+    """``-c NAME=[EDITION:]SPECS`` (repeatable) and ``--configs FILE``, parsed once the edition is known."""
+
+    texts: tuple[str, ...]
+    file: str | None
+
+    def parse(self, rules: str = "fide-2026") -> list[Config]:
+        """The configurations; one without an EDITION uses ``rules``. A malformed one is a usage error."""
+        out = []
+        for text in self.texts:
+            name, eq, rest = text.partition("=")
+            written = text if not eq or ":" in rest.split(",")[0] else f"{name}={rules}:{rest}"
+            try:
+                out.append(cmp.parse_config(written))
+            except TbstatsError as exc:
+                raise click.BadParameter(str(exc), param_hint="-c/--config") from None
+        return out + (cmp.read_configs(self.file) if self.file else [])
+
+
+def config_options(f: F) -> F:
+    """Add ``-c/--config NAME=[EDITION:]SPECS`` (repeatable) and ``--configs FILE``; pass ``configs``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, config_texts: tuple[str, ...], config_file: str | None, **kwargs: Any) -> Any:
+        return f(*args, configs=Configs(config_texts, config_file), **kwargs)
+
+    def check(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+        Configs(value, None).parse()
+        return value
+
+    options = [
+        click.option("-c", "--config", "config_texts", multiple=True, metavar="NAME=[EDITION:]SPECS", callback=check,
+                     help="A configuration, e.g. old=fide-2024:BH/C1,BH,SB,DE,WIN (repeatable). EDITION may be "
+                          "auto (default: --rules); SPECS may be from-file (each tournament's own 202/212 list)."),
+        click.option("--configs", "config_file", type=click.Path(exists=True, dir_okay=False), default=None,
+                     metavar="FILE", help="Configurations from a TOML file ([configs] name = \"EDITION:SPECS\")."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)

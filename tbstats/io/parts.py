@@ -78,7 +78,12 @@ def _layout(path: Path) -> tuple[Format, tuple[tuple[str, str, tuple[str, ...]],
 
 
 def _scan(files: tuple[str, ...], fmt: Format) -> pl.LazyFrame:
-    """A lazy scan of a table's files (hive directories are walked; their keys are expected in the files too)."""
+    """A lazy scan of a table's files (hive directories are walked; their keys are expected in the files too).
+
+    Files may differ in their optional columns (:data:`tbstats.games.OPTIONAL`): missing ones read as null.
+    """
+    if len(files) > 1:
+        return pl.concat([_scan((f,), fmt) for f in files], how="diagonal_relaxed")
     if fmt == "parquet":
         return pl.scan_parquet(list(files), hive_partitioning=False)
     return pl.scan_ipc(list(files), hive_partitioning=False)

@@ -157,8 +157,8 @@ def _read_dir(directory: Path) -> Batch:
             raise SchemaError(f"{directory}: no {table} table (expected {table}.parquet, {table}.arrow, "
                               f"{table}.csv or a {table}/ directory of part files)")
         if src.is_dir():
-            parts = [_read_table(q, table) for q in _parts(src)]
-            tables[table] = pl.concat(parts) if parts else empty(table)
+            parts = [_read_table(q, table) for q in _parts(src)]   # optional columns may be in some parts only
+            tables[table] = pl.concat(parts, how="diagonal_relaxed") if parts else empty(table)
         else:
             tables[table] = _read_table(src, table)
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables["warnings"])
@@ -429,8 +429,10 @@ class ArchiveWriter:
 
     A directory target gets one part file per table and batch (``games/part-00000.parquet``, ...); with
     ``append=True`` an existing part directory dataset is continued. A single-file target (``.parquet``,
-    ``.arrow``, ``.csv``) gets the flat table, streamed batch by batch. Leaving a ``with`` block on an
-    exception removes what this writer created.
+    ``.arrow``, ``.csv``) gets the flat table, streamed batch by batch; its optional columns
+    (:data:`tbstats.games.OPTIONAL`) are those of the first batch: later batches without them get nulls,
+    and optional columns the first batch lacked are left out (a directory keeps each part's own). Leaving a
+    ``with`` block on an exception removes what this writer created.
     """
 
     def __init__(self, path: str | Path, format: Format | None = None, *, append: bool = False) -> None:
@@ -442,6 +444,7 @@ class ArchiveWriter:
         self._created: list[Path] = []
         self._writer: Any = None
         self._schema: Any = None
+        self._columns: list[str] | None = None
         self._closed = False
         if self.single:
             if append:
@@ -488,6 +491,10 @@ class ArchiveWriter:
         self._part += 1
 
     def _write_flat(self, flat: pl.DataFrame) -> None:
+        if self._columns is None:
+            self._columns = flat.columns
+        elif flat.columns != self._columns:   # optional columns follow the first batch (class docstring)
+            flat = flat.select([pl.col(c) if c in flat.columns else pl.lit(None).alias(c) for c in self._columns])
         if self.format == "csv":
             first = self._writer is None
             if first:
