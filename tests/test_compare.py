@@ -61,7 +61,7 @@ def test_depth_and_ties_at_top() -> None:
 
 
 def test_breakdown_and_features() -> None:
-    batch = _batch()
+    batch = load([str(EXAMPLES), str(ROOT / "data" / "teams")], on_error="raise").batch
     c = compare(batch, [parse_config("a=fide-2024:BH"), parse_config("b=fide-2026:BH")])
     by_type = breakdown(c, "type")
     assert set(by_type["type"]) == {"swiss", "round_robin", "team"}   # team events are their own type

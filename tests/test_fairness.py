@@ -312,11 +312,11 @@ def test_strength_survives_ingest_next_to_files_without_it(tmp_path: Path) -> No
 
 
 def test_team_events_are_left_out() -> None:
-    examples = Path(__file__).resolve().parents[1] / "data" / "examples"
-    both = CliRunner().invoke(main, ["evaluate", str(examples), "-c", NEW])
-    alone = CliRunner().invoke(main, ["evaluate", *(str(p) for p in sorted(examples.glob("*.trf"))
-                                                    if p.name != "team_swiss.trf"), "-c", NEW])
+    data = Path(__file__).resolve().parents[1] / "data"
+    team = data / "teams" / "team_swiss.trf"
+    both = CliRunner().invoke(main, ["evaluate", str(data / "examples"), str(team), "-c", NEW])
+    alone = CliRunner().invoke(main, ["evaluate", str(data / "examples"), "-c", NEW])
     assert both.exit_code == alone.exit_code == 0, both.output
     assert "Note: 1 team event(s) left out" in both.stderr and both.stdout == alone.stdout
-    only = CliRunner().invoke(main, ["evaluate", str(examples / "team_swiss.trf"), "-c", NEW])
+    only = CliRunner().invoke(main, ["evaluate", str(team), "-c", NEW])
     assert only.exit_code == 3 and "no tournaments to evaluate (1 team events are left out)" in only.output

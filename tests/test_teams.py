@@ -333,7 +333,7 @@ def test_info_and_compare_count_team_events() -> None:
 
 def test_after_round_and_the_readme_example() -> None:
     """Standings part-way (rules.md 4.8): after round 2 Willows' PAB dummy is capped at 1 MP x 2 rounds."""
-    batch = load_trf(ROOT / "data" / "examples" / "team_swiss.trf")
+    batch = load_trf(ROOT / "data" / "teams" / "team_swiss.trf")
     full = _ranks(compute_teams(batch, "EDE,BH:MP"))
     assert full == {1: 2, 2: 4, 3: 3, 4: 1, 5: 5}
     part = compute_teams(batch, "BH:MP", after_round=2)
