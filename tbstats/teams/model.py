@@ -18,6 +18,7 @@ Tables (all keyed by ``tournament`` like the player tables; ``team`` is the team
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -80,12 +81,17 @@ def parse_team_scoring(records: list[str]) -> dict[str, Fraction]:
     >>> parse_team_scoring(["362 TW 3.0   TD 1.0   TL 0.0"])["win"]
     Fraction(3, 1)
     """
+    return dict(_team_scoring(tuple(text for text in records if text.startswith("362"))))
+
+
+@functools.lru_cache(maxsize=256)
+def _team_scoring(records: tuple[str, ...]) -> tuple[tuple[str, Fraction], ...]:
+    """The 362 records' points, once per distinct text (most archives use a handful of scorings)."""
     points = {"win": Fraction(2), "draw": Fraction(1), "loss": Fraction(0)}
     for text in records:
-        if text.startswith("362"):
-            for code, value in re.findall(r"T([WDL])\s*(-?\d+(?:\.\d+)?)", text[3:]):
-                points[{"W": "win", "D": "draw", "L": "loss"}[code]] = Fraction(value)
-    return points
+        for code, value in re.findall(r"T([WDL])\s*(-?\d+(?:\.\d+)?)", text[3:]):
+            points[{"W": "win", "D": "draw", "L": "loss"}[code]] = Fraction(value)
+    return tuple(points.items())
 
 
 def _decimal(value: Fraction) -> str:
