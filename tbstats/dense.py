@@ -351,7 +351,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
         head = np.minimum(first, max(P - 1, 0))
         R_t = R_of[t_bucket]
         cell = (row_cell[head] - R_t - 1)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int64)
-        cell += player_no * (R_t.astype(np.int32)[g_tix] if len(widths) > 1 else np.int32(R_of[0]))
+        cell += player_no * (R_t.astype(np.int32)[g_tix] if len(widths) > 1 else np.int32(R_of[0] if len(R_of) else 0))
         cell += g_round
         opp_found = opp_no > 0
         opp_found &= opp_no <= count.astype(np.int32)[g_tix]
