@@ -288,7 +288,7 @@ def test_years_are_categories_and_undated_events_are_kept() -> None:
 
     from tbstats.report.compare_charts import _grouped
 
-    years = list(range(2000, 2016)) + [None]
+    years = [*range(2000, 2016), None]
     table = pl.DataFrame({"a": ["x"] * len(years), "b": ["y"] * len(years), "year": years,
                           "tournaments": [1] * len(years), "winner_changed": [0] * len(years)},
                          schema_overrides={"year": pl.Int32})
