@@ -12,7 +12,7 @@ past the event) are raised as :class:`tbstats.checks.TbstatsWarning`.
 [(1, 2.0, 3, 2.5), (2, 2.5, 1, 4.0)]
 >>> result = tbstats.compare("data/examples", {"new": "fide-2026:SB,WIN", "old": "fide-2024:SB,WIN"})
 >>> result.pairs.select("a", "b", "tournaments", "winner_changed").rows()
-[('new', 'old', 6, 0)]
+[('new', 'old', 5, 0)]
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def load(inputs: Paths, *, on_error: OnError | None = None, progress: bool = Fal
 
     >>> result = load("data/examples")
     >>> result.batch.n_tournaments, result.rejected
-    (6, 0)
+    (5, 0)
     """
     paths = sources.as_paths(inputs)
     if on_error is None:

@@ -262,3 +262,36 @@ def test_compare_without_shared_tournaments_says_not_available(tmp_path: Path) -
     row = next(csv.DictReader(io.StringIO(r.stdout)))
     assert row["tournaments"] == "0"
     assert (row["winner_changed_rate"], row["winner_changed_lo95"], row["winner_changed_hi95"]) == ("", "", "")
+
+
+# ---------------------------------------------------------------------------------------------- reports
+
+def test_report_pages_say_what_they_are(tmp_path: Path) -> None:
+    from tbstats import __version__
+
+    args = ["compare", str(EXAMPLES), "-c", "a=fide-2026:SB,WIN", "-c", "b=fide-2024:SB,DE", "--format", "html", "-q"]
+    first, second = run(*args, "-o", str(tmp_path / "1.html")), run(*args, "-o", str(tmp_path / "2.html"))
+    assert first.exit_code == second.exit_code == 0, first.output
+    page = (tmp_path / "1.html").read_text()
+    assert 'id="about"' in page and f"<code>{__version__}</code>" in page
+    assert "tbstats compare " in page and "a=fide-2026:SB,WIN" in page      # the command line as typed
+    assert f"<code>{EXAMPLES}</code>" in page and "tournaments" in page     # the inputs and their counts
+    # identical inputs, identical pages, but for the output name in the recorded command line
+    assert page.replace("1.html", "X") == (tmp_path / "2.html").read_text().replace("2.html", "X")
+    dated = run(*args, "-o", str(tmp_path / "3.html"), "--dated")
+    assert dated.exit_code == 0 and "<td>Date</td>" in (tmp_path / "3.html").read_text()
+    assert "<td>Date</td>" not in page
+
+
+def test_years_are_categories_and_undated_events_are_kept() -> None:
+    import polars as pl
+
+    from tbstats.report.compare_charts import _grouped
+
+    years = [*range(2000, 2016), None]
+    table = pl.DataFrame({"a": ["x"] * len(years), "b": ["y"] * len(years), "year": years,
+                          "tournaments": [1] * len(years), "winner_changed": [0] * len(years)},
+                         schema_overrides={"year": pl.Int32})
+    _, order, counts = _grouped(table, "year")
+    assert order == [str(y) for y in range(2000, 2016)] + ["(undated)"]   # not binned, the undated kept
+    assert sum(counts) == len(years)

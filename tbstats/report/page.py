@@ -172,13 +172,13 @@ tbody tr:hover td{background:#f7f9fc}
 table.drill tr.group td{border-top:2px solid #cfd6df}
 td.first{font-weight:700;color:var(--accent)}
 td.src{overflow-wrap:anywhere;max-width:220px}
-table.drill{width:auto}
+table.drill{width:100%}
 td.pair{white-space:nowrap}
-td.values{white-space:nowrap}
+td.values{white-space:normal;min-width:200px}
 td.player{white-space:nowrap}
 table.drill tr.player td{border-bottom:0}
 table.drill tr.cmd td{padding-top:0}
-table.drill tr.cmd code{font-size:11.5px;color:#4a525c}
+table.drill tr.cmd code{font-size:11.5px;color:#4a525c;white-space:pre-wrap;overflow-wrap:anywhere}
 .cfg{font-weight:600}
 .vs,.muted{color:var(--muted);font-weight:400}
 code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f1f3f6;padding:1px 4px;
