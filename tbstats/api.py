@@ -28,6 +28,9 @@ from tbstats.threads import map_threads
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context, Values
 
+#: players per run of tournaments that :func:`compute` computes at once (larger batches are split)
+CHUNK_PLAYERS = 250_000
+
 
 def make_context(batch: Batch, *, force_type: str | None = None, after_round: int | None = None,
                  unrated_rating: int | None = None, default_edition: str = "fide-2026") -> Context:
@@ -100,20 +103,26 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
     ``rank`` orders by points then the specs in the order given (C.07 4.2). Partition tie-breaks (DE) have
     no value: their column holds the rank that points and the list up to and including DE give. With
     ``lots`` (a seed), ties left at the end are broken by a seeded drawing of lots instead of shared.
-    ``workers`` > 1 splits the batch into that many runs of whole tournaments computed on threads (numpy
-    and polars release the GIL); the table is the same.
+    ``workers`` > 1 splits the batch into (at least) that many runs of whole tournaments computed on threads
+    (numpy and polars release the GIL); batches of more than :data:`CHUNK_PLAYERS` players are computed in
+    runs of at most about that many. The table is the same.
     """
     if isinstance(specs, str) and specs.strip().lower() == FROM_FILE:
         return _compute_from_file(batch, rules=rules, force_type=force_type, after_round=after_round,
                                   unrated_rating=unrated_rating, lots=lots, workers=workers)
     parsed = as_specs(specs)
     rules = check_edition(rules)
-    if workers > 1 and context is None and batch.n_tournaments >= 2 * workers:
-        parts = split_batch(batch, workers)
-        tables = map_threads(lambda part: compute(
-            part, parsed, rules=rules, force_type=force_type, after_round=after_round,
-            unrated_rating=unrated_rating, lots=lots), parts, workers=workers)
-        return pl.concat(tables)
+    # runs of whole tournaments: one per worker, and none larger than CHUNK_PLAYERS, so that the arrays of
+    # a run stay cache-sized and the cost grows linearly with the batch
+    n_parts = max(workers, -(-batch.players.height // CHUNK_PLAYERS))
+    if n_parts > 1 and context is None and batch.n_tournaments >= 2 * n_parts:
+        parts = split_batch(batch, n_parts)
+
+        def run(part: Batch) -> pl.DataFrame:
+            return compute(part, parsed, rules=rules, force_type=force_type, after_round=after_round,
+                           unrated_rating=unrated_rating, lots=lots)
+
+        return pl.concat(map_threads(run, parts, workers=workers) if workers > 1 else [run(p) for p in parts])
     if batch.players.is_empty():
         schema: dict[str, pl.DataType] = {
             "source": pl.String(), "tournament": pl.Int64(), "start_no": pl.Int32(), "name": pl.String(),

@@ -101,3 +101,19 @@ def test_players_out_of_order_keep_their_rows() -> None:
     assert compute(batch, specs, workers=3).equals(compute(batch, specs))
     assert compute(shuffled, specs).select("tournament", "start_no").equals(
         pl.DataFrame(batch.players.sort("tournament", "start_no").select("tournament", "start_no")))
+
+
+def test_large_batches_are_computed_in_runs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Runs of at most CHUNK_PLAYERS players (cache-sized arrays) give the table of one run."""
+    from tbstats import api
+    from tbstats.simulate import SimulationConfig, simulate
+
+    batch = simulate(SimulationConfig(tournaments=12, players=7, rounds=5, seed=4)).batch
+    specs = "BH/C1,SB,FB,AOB,TPR,DE,LOTS"
+    whole = api.compute(batch, specs, rules="auto")
+    monkeypatch.setattr(api, "CHUNK_PLAYERS", 20)
+    calls = []
+    split = api.split_batch
+    monkeypatch.setattr(api, "split_batch", lambda b, n: calls.append(n) or split(b, n))
+    assert api.compute(batch, specs, rules="auto").equals(whole)
+    assert calls == [5]
