@@ -252,13 +252,14 @@ def load_parquet(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
 
 
 def dense(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
-    """``build_dense``: the players x rounds view of the whole archive as one batch."""
-    from tbstats.dense import build_dense
+    """``build_buckets``: the players x rounds view of the whole archive as one batch, bucketed by round count
+    (what :func:`tbstats.api.make_context` builds; ``build_dense`` adds a padded copy on top)."""
+    from tbstats.dense import build_buckets
 
     batch = _batch(archive)
     with clock:
-        build_dense(batch)
-    return batch.games.height, ""
+        build_buckets(batch)
+    return batch.games.height, "bucketed by round count"
 
 
 def unplayed(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
