@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -103,13 +104,13 @@ def _encode(fig: Figure, fmt: ChartFormat, salt: str) -> bytes:
 
 
 def _short(text: object, limit: int = LABEL_CHARS) -> str:
-    """A label cut to ``limit`` characters with an ellipsis.
+    """A label legible at any length: wrapped onto lines of at most ``limit`` characters, never cut.
 
     >>> _short("fide-2026-with-a-long-name", 10), _short("bh", 10)
-    ('fide-2026…', 'bh')
+    ('fide-2026-\\nwith-a-\\nlong-name', 'bh')
     """
     s = str(text)
-    return s if len(s) <= limit else s[:limit - 1] + "…"
+    return s if len(s) <= limit else "\n".join(textwrap.wrap(s, limit, break_on_hyphens=True)) or s
 
 
 def _no_data(ax: Axes, message: str) -> None:

@@ -53,7 +53,7 @@ _METRICS: Final = frozenset({"a", "b", "tournaments", "winner_changed", "podium_
 
 
 def _pair_label(a: str, b: str) -> str:
-    return f"{_short(a, LABEL_CHARS)} vs {_short(b, LABEL_CHARS)}"
+    return _short(f"{a} vs {b}", 2 * LABEL_CHARS)
 
 
 def _ranked_pairs(comparison: Comparison) -> pl.DataFrame:
@@ -67,7 +67,10 @@ def _pairs_chart(comparison: Comparison, title: str | None) -> Figure:
     ranked = _ranked_pairs(comparison)
     shown = ranked.head(MAX_BARS)
     n = shown.height
-    fig = _figure(10, 1.3 + (0.3 if n <= 15 else 0.22) * max(n, 2) if n else _EMPTY_HEIGHT)
+    labels = [_pair_label(a, b) for a, b in zip(shown["a"], shown["b"], strict=True)]
+    lines = max((label.count("\n") + 1 for label in labels), default=1)   # a row grows with its wrapped label
+    row = max(0.3 if n <= 15 else 0.22, 0.17 * lines)
+    fig = _figure(10, 1.3 + row * max(n, 2) if n else _EMPTY_HEIGHT)
     ax = fig.add_subplot()
     if title:
         ax.set_title(title)
@@ -88,7 +91,7 @@ def _pairs_chart(comparison: Comparison, title: str | None) -> Figure:
     ax.set_xlim(0, top + room)
     ticks = [t for t in ax.get_xticks() if 0 <= t <= min(100.0, top)] or [0.0]
     ax.set_xticks(ticks, labels=[f"{t:g}%" for t in ticks])
-    ax.set_yticks(y, labels=[_pair_label(a, b) for a, b in zip(shown["a"], shown["b"], strict=True)])
+    ax.set_yticks(y, labels=labels)
     ax.set_ylim(n - 0.5, -0.5)
     ax.xaxis.grid(True)
     ax.spines["left"].set_visible(False)
