@@ -19,6 +19,7 @@ from tbstats.cli.options import (
     write_ledger,
 )
 from tbstats.errors import FormatError
+from tbstats.games import empty
 from tbstats.info import summary_table
 from tbstats.io import sources, tabular
 from tbstats.io.trf import ERROR_SCHEMA
@@ -44,18 +45,20 @@ def ingest(ctx: click.Context, inputs: Inputs, target: str, model_format: tabula
     The closing line on stderr is 'N files: K loaded, E rejected'.
     """
     stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
-                                  batch_files=batch_files)
+                                  batch_files=batch_files, max_member_bytes=inputs.max_member_bytes)
     ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
+    warnings = [empty("warnings")]
     try:
         with tabular.ArchiveWriter(target, model_format, append=append) as writer:
             for batch, ledger in stream:
                 if batch.n_tournaments:
                     writer.write(batch)
                 ledgers.append(ledger)
+                warnings.append(batch.warnings)
     except FormatError as exc:
         write_ledger(inputs, ledger_of(exc))
         raise
-    report_load(inputs, pl.concat(ledgers), stream.summary())
+    report_load(inputs, pl.concat(ledgers), stream.summary(), pl.concat(warnings))
     ctx.exit(exit_code(stream.rejected))
 
 

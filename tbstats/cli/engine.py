@@ -53,14 +53,16 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     """
     parsed = _spec_list(specs)
     stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
-                                  batch_files=batch_files)
+                                  batch_files=batch_files, max_member_bytes=inputs.max_member_bytes)
     buchholz = [str(s) for s in parsed if s.name in ("BH", "FB", "AOB")]
     round_robins = 0
     parts = []
     ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
+    warnings = [empty("warnings")]
     try:
         for batch, ledger in stream:
             ledgers.append(ledger)
+            warnings.append(batch.warnings)
             if batch.n_tournaments:
                 round_robins += int((batch.tournaments["event_type"] == "round_robin").sum())
                 parts.append(api.compute(batch, parsed, rules=engine.rules, force_type=engine.force_type,
@@ -69,7 +71,7 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     except FormatError as exc:
         write_ledger(inputs, ledger_of(exc))
         raise
-    report_load(inputs, pl.concat(ledgers), stream.summary())
+    report_load(inputs, pl.concat(ledgers), stream.summary(), pl.concat(warnings))
     if buchholz and (round_robins if engine.force_type is None else engine.force_type == "round_robin") \
             and not inputs.quiet:
         click.echo(f"Warning: {', '.join(buchholz)} computed for round robins; Buchholz tie-breaks must not be "

@@ -14,7 +14,9 @@ import polars as pl
 
 from tbstats.cli.base import EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
 from tbstats.errors import FormatError, TbstatsError
+from tbstats.games import WARNING_SCHEMA
 from tbstats.io import sources
+from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.output import FORMATS, write_table
@@ -33,6 +35,8 @@ class Inputs:
     on_error: OnError | None = None
     errors: str | None = None
     quiet: bool = False
+    max_member_bytes: int = MAX_MEMBER_BYTES
+    warnings: str | None = None
 
     @property
     def mode(self) -> OnError:
@@ -52,8 +56,8 @@ def input_options(f: F) -> F:
 
     @functools.wraps(f)
     def wrapper(*args: Any, paths: tuple[str, ...], on_error: OnError | None, errors: str | None,
-                quiet: bool, **kwargs: Any) -> Any:
-        return f(*args, inputs=Inputs(paths, on_error, errors, quiet), **kwargs)
+                quiet: bool, max_member_bytes: int, warnings: str | None, **kwargs: Any) -> Any:
+        return f(*args, inputs=Inputs(paths, on_error, errors, quiet, max_member_bytes, warnings), **kwargs)
 
     options = [
         click.argument("paths", nargs=-1, required=True, metavar="INPUT..."),
@@ -62,8 +66,13 @@ def input_options(f: F) -> F:
                           "exit 1. Default: raise for a single file, collect otherwise."),
         click.option("--errors", type=click.Path(dir_okay=False, writable=True), default=None,
                      metavar="FILE", help="Write every problem as CSV (path,line,column,reason)."),
+        click.option("--warnings", type=click.Path(dir_okay=False, writable=True), default=None,
+                     metavar="FILE", help="Write every reader warning as CSV (source,line,field,message)."),
         click.option("-q", "--quiet", is_flag=True,
                      help="No progress bar, problem list or closing count on stderr."),
+        click.option("--max-member-bytes", type=click.IntRange(min=1), default=MAX_MEMBER_BYTES,
+                     show_default=True, metavar="N",
+                     help="Reject an archive member larger than N bytes once decompressed."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -74,11 +83,11 @@ def load_inputs(inputs: Inputs, *, batch_files: int = 2000) -> LoadResult:
     """Load the inputs in the chosen error mode, then report problems and the count on stderr."""
     try:
         result = sources.load(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
-                              batch_files=batch_files)
+                              batch_files=batch_files, max_member_bytes=inputs.max_member_bytes)
     except FormatError as exc:
         write_ledger(inputs, ledger_of(exc))
         raise
-    report_load(inputs, result.ledger, result.summary())
+    report_load(inputs, result.ledger, result.summary(), result.batch.warnings)
     return result
 
 
@@ -93,23 +102,58 @@ def write_ledger(inputs: Inputs, ledger: pl.DataFrame) -> None:
         write_table(ledger, "csv", inputs.errors)
 
 
-def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str) -> None:
-    """Write ``--errors FILE``; unless quiet, print the first problems, the skipped count and the summary."""
+def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str, warnings: pl.DataFrame | None = None) -> None:
+    """Write ``--errors``/``--warnings FILE``; unless quiet, print the first problems and warnings and the count."""
     write_ledger(inputs, ledger)
-    if inputs.quiet:
-        return
     skipped = ledger["reason"].str.starts_with(sources.SKIPPED)
     problems = ledger.filter(~skipped)
-    for row in problems.head(SHOWN_PROBLEMS).iter_rows(named=True):
-        click.echo(str(FormatError(row["path"], row["line"], row["column"], row["reason"])), err=True)
-    if problems.height > SHOWN_PROBLEMS:
-        more = problems.height - SHOWN_PROBLEMS
-        hint = "" if inputs.errors else " (--errors FILE lists them all)"
-        click.echo(f"... and {more} more problems{hint}", err=True)
+    if not inputs.quiet:
+        for row in problems.head(SHOWN_PROBLEMS).iter_rows(named=True):
+            click.echo(str(FormatError(row["path"], row["line"], row["column"], row["reason"])), err=True)
+        if problems.height > SHOWN_PROBLEMS:
+            more = problems.height - SHOWN_PROBLEMS
+            hint = "" if inputs.errors else " (--errors FILE lists them all)"
+            click.echo(f"... and {more} more problems{hint}", err=True)
+    shown = report_warnings(inputs, warnings if warnings is not None else pl.DataFrame(schema=WARNING_SCHEMA))
+    if inputs.quiet:
+        return
     n_skipped = ledger.filter(skipped)["path"].n_unique()
     if n_skipped:
         click.echo(f"skipped {n_skipped} files that are not tournament files", err=True)
-    click.echo(summary, err=True)
+    click.echo(summary + (f", {shown} warnings" if shown else ""), err=True)
+
+
+#: At most this many warnings are printed on stderr; ``--warnings FILE`` has them all.
+SHOWN_WARNINGS: Final = 5
+
+
+def warning_kinds(warnings: pl.DataFrame) -> pl.DataFrame:
+    """Warnings counted by kind (the field, round numbers left out), most frequent first.
+
+    >>> w = pl.DataFrame({"field": ["round 1 result", "encoding", "round 4 result"]})
+    >>> warning_kinds(w).rows()
+    [('round N result', 2), ('encoding', 1)]
+    """
+    kind = pl.col("field").fill_null("other").str.replace_all(r"\bround \d+", "round N").alias("kind")
+    return warnings.group_by(kind).len("n").sort("n", "kind", descending=[True, False])
+
+
+def report_warnings(inputs: Inputs, warnings: pl.DataFrame) -> int:
+    """Write ``--warnings FILE``; unless quiet, print the count by kind and the first few; return the count."""
+    if inputs.warnings is not None:
+        write_table(warnings.select(list(WARNING_SCHEMA)), "csv", inputs.warnings)
+    if inputs.quiet or warnings.is_empty():
+        return warnings.height
+    kinds = ", ".join(f"{n} {kind}" for kind, n in warning_kinds(warnings).iter_rows())
+    click.echo(f"{warnings.height} reader warnings: {kinds}", err=True)
+    for row in warnings.head(SHOWN_WARNINGS).iter_rows(named=True):
+        where = row["source"] if row["line"] is None else f"{row['source']}:{row['line']}"
+        what = f"{row['field']}: {row['message']}" if row["field"] else row["message"]
+        click.echo(f"{where}: {what}", err=True)
+    if warnings.height > SHOWN_WARNINGS:
+        hint = "" if inputs.warnings else " (--warnings FILE lists them all)"
+        click.echo(f"... and {warnings.height - SHOWN_WARNINGS} more warnings{hint}", err=True)
+    return warnings.height
 
 
 def exit_code(rejected: int) -> int:

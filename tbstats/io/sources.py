@@ -26,14 +26,13 @@ import tarfile
 import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any, Final, Literal
+from typing import Any, Final, Literal
 
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import Batch, empty
-from tbstats.io import tabular
+from tbstats.io import safe, tabular
 from tbstats.io.trf import ERROR_SCHEMA, read_trf
 
 OnError = Literal["raise", "collect"]
@@ -122,13 +121,16 @@ def _skip(name: str, ext: str, note: str = "") -> _Item:
 # --------------------------------------------------------------------------------------- expanding inputs
 
 def _expand(inputs: Sequence[str]) -> list[_Item]:
-    """Every file the inputs name, in order, each once (paths normalised), with the reader that reads it."""
+    """Every file the inputs name, in order, each real file once (links and loops followed to one identity)."""
     items: list[_Item] = []
     for text in inputs:
         if os.path.isdir(text):
             items.extend(_walk(os.path.normpath(text)))
         elif os.path.isfile(text):
             items.extend(_explicit(os.path.normpath(text)))
+        elif os.path.lexists(text):
+            items.append(_Item(os.path.normpath(text), "reject", text,
+                               reason=safe.not_regular(text) or MISSING))
         elif is_pattern(text):
             matches = sorted(os.path.normpath(m) for m in glob.glob(text, recursive=True))
             if not matches:
@@ -137,16 +139,35 @@ def _expand(inputs: Sequence[str]) -> list[_Item]:
                 items.extend(_walk(m) if os.path.isdir(m) else _explicit(m))
         else:
             items.append(_Item(text, "reject", reason=MISSING))
-    seen: set[str] = set()
+    return once_each(items)
+
+
+def once_each(items: list[_Item]) -> list[_Item]:
+    """The items without repeats of one real file: the same (device, inode) and member count once."""
+    seen: set[object] = set()
     unique = []
     for item in items:
-        if item.name not in seen:
-            seen.add(item.name)
+        key = _identity(item)
+        if key not in seen:
+            seen.add(key)
             unique.append(item)
     return unique
 
 
+def _identity(item: _Item) -> object:
+    path = item.path or item.name.split("!", 1)[0]
+    member = item.member if item.member is not None else item.name.partition("!")[2]
+    try:
+        st = os.stat(os.path.realpath(path))  # realpath first: a path deep in a symlink loop fails plain stat
+    except OSError:
+        return item.name
+    return st.st_dev, st.st_ino, member
+
+
 def _explicit(path: str) -> list[_Item]:
+    problem = safe.not_regular(path)
+    if problem is not None:
+        return [_Item(path, "reject", path, reason=problem)]
     ext = _suffix(path)
     if ext in ARCHIVES:
         return _archive(path)
@@ -170,7 +191,10 @@ def _walk(top: str) -> list[_Item]:
             path = os.path.normpath(os.path.join(root, name))
             ext = _suffix(name)
             reader = READERS.get(ext)
-            if ext in ARCHIVES:
+            problem = safe.not_regular(path) if reader is not None or ext in ARCHIVES else None
+            if problem is not None:
+                items.append(_Item(path, "reject", path, reason=problem))
+            elif ext in ARCHIVES:
                 items.extend(_archive(path))
             elif reader == "trf":
                 items.append(_Item(path, "trf", path))
@@ -199,53 +223,97 @@ def _looks_flat(path: str) -> bool:
 
 
 def _archive(path: str) -> list[_Item]:
-    """The members of a zip or tar archive; a member that is not TRF by extension is skipped."""
-    try:
-        if _suffix(path) == ".zip":
-            with zipfile.ZipFile(path) as z:
-                members = [i.filename for i in z.infolist() if not i.is_dir()]
-        else:
-            with tarfile.open(path, "r:*") as t:
-                members = [m.name for m in t.getmembers() if m.isfile()]
-    except (OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
-        return [_Item(path, "reject", path, reason=f"not a readable archive ({exc})")]
+    """The members of a zip or tar archive; a member that is not TRF by extension is skipped.
+
+    A member that cannot be read safely (unsafe name, link or device, encrypted, unknown compression)
+    is rejected by name; an archive that ends early keeps the members listed before the damage.
+    """
+    problem = safe.not_regular(path)
+    if problem is not None:
+        return [_Item(path, "reject", path, reason=problem)]
+    members, damage = _list_members(path)
+    if damage is not None and not members:
+        return [_Item(path, "reject", path, reason=f"not a readable archive ({damage})")]
     items = []
-    for member in sorted(members):
-        if any(part.startswith(".") or part == "__MACOSX" for part in member.split("/")):
+    for member, problem in sorted(members):
+        hidden = any(part.startswith(".") or part == "__MACOSX" for part in member.split("/"))
+        if hidden and safe.unsafe_name(member) is None:
             continue
         name = f"{path}!{member}"
         ext = _suffix(member)
-        if READERS.get(ext) == "trf":
+        if problem is not None:
+            items.append(_Item(name, "reject", path, member, reason=problem))
+        elif READERS.get(ext) == "trf":
             items.append(_Item(name, "trf", path, member))
         elif READERS.get(ext) == "tabular" or ext in ARCHIVES:
             items.append(_skip(name, ext, ", inside an archive: extract it to read it"))
         else:
             items.append(_skip(name, ext))
+    if damage is not None:
+        items.append(_Item(path, "reject", path, reason=f"archive damaged after {len(members)} members "
+                                                          f"({damage}); the members listed before are read"))
     return items
 
 
-class _Archives:
-    """Open archives, kept open while their members are read in order."""
+def _list_members(path: str) -> tuple[list[tuple[str, str | None]], str | None]:
+    """(member name, why it cannot be read or None) for every file-like member, and the archive's damage."""
+    members: list[tuple[str, str | None]] = []
+    try:
+        if _suffix(path) == ".zip":
+            with zipfile.ZipFile(path) as z:
+                members = [(i.filename, safe.zip_member_problem(i)) for i in z.infolist() if not i.is_dir()]
+        else:
+            with tarfile.open(path, "r:*") as t:
+                for m in t:  # one by one: a truncated stream still yields the members before the cut
+                    if not m.isdir():
+                        members.append((m.name, safe.tar_member_problem(m)))
+    except Exception as exc:  # zipfile, tarfile, gzip, bz2 and lzma each raise their own errors
+        return members, safe.describe(exc)
+    return members, None
 
-    def __init__(self) -> None:
-        self._open: dict[str, zipfile.ZipFile | tarfile.TarFile] = {}
+
+class _Archives:
+    """Open archives, kept open while their members are read in order; members are capped streams."""
+
+    def __init__(self, max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> None:
+        self.cap = max_member_bytes
+        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]] = {}
 
     def read(self, path: str, member: str) -> bytes:
-        handle = self._open.get(path)
-        if handle is None:
-            # kept open across members on purpose; close() ends them all
-            handle = zipfile.ZipFile(path) if _suffix(path) == ".zip" else tarfile.open(path, "r:*")  # noqa: SIM115
-            self._open[path] = handle
+        """A member's bytes; any failure (damage, size cap, encryption) raises UnreadableInput."""
+        entry = self._open.get(path)
+        if entry is None:
+            entry = self._open[path] = self._open_archive(path)
+        handle, infos = entry
+        info = infos.get(member)
+        if info is None:
+            raise safe.UnreadableInput("member not found in the archive")
         if isinstance(handle, zipfile.ZipFile):
-            return handle.read(member)
-        f: IO[bytes] | None = handle.extractfile(member)
-        if f is None:
-            raise OSError(f"{member} is not a regular file")
-        with f:
-            return f.read()
+            return safe.read_zip_member(handle, info, self.cap)
+        return safe.read_tar_member(handle, info, self.cap)
+
+    @staticmethod
+    def _open_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]:
+        problem = safe.not_regular(path)
+        if problem is not None:
+            raise safe.UnreadableInput(problem)
+        infos: dict[str, Any] = {}
+        try:
+            if _suffix(path) == ".zip":
+                z = zipfile.ZipFile(path)  # kept open across members; close() ends them all
+                return z, {i.filename: i for i in z.infolist()}
+            t = tarfile.open(path, "r:*")  # noqa: SIM115 - kept open like the zip
+        except Exception as exc:
+            raise safe.UnreadableInput(f"not a readable archive ({safe.describe(exc)})") from None
+        try:
+            for m in t:
+                infos[m.name] = m
+        except Exception:  # the damage was ledgered when the archive was listed
+            pass
+        return t, infos
 
     def close(self) -> None:
-        for handle in self._open.values():
+        for handle, _ in self._open.values():
             handle.close()
         self._open.clear()
 
@@ -269,6 +337,7 @@ class BatchStream:
     on_error: OnError = "collect"
     progress: bool = False
     batch_files: int = 2000
+    max_member_bytes: int = safe.MAX_MEMBER_BYTES
     files: int = 0
     loaded: int = 0
     rejected: int = 0
@@ -289,7 +358,9 @@ class BatchStream:
             raise TbstatsError(f"batch_files must be at least 1, not {self.batch_files}")
         items = _expand(self.inputs)
         bar = _progress_bar(sum(i.kind != "skip" for i in items), self.progress)
-        archives = _Archives()
+        if self.max_member_bytes < 1:
+            raise TbstatsError(f"max_member_bytes must be at least 1, not {self.max_member_bytes}")
+        archives = _Archives(self.max_member_bytes)
         try:
             yield from self._chunks(items, archives, bar)
         finally:
@@ -336,15 +407,13 @@ class BatchStream:
         pending = [i for i in chunk if i.kind == "trf"]
         for item in pending:
             try:
-                data = (archives.read(item.path, item.member) if item.member is not None
-                        else Path(item.path).read_bytes())
-            except (OSError, KeyError, zipfile.BadZipFile, tarfile.TarError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                ledger.append(_rows(item.name, f"cannot read the file ({reason})"))
+                data = read_input(item, archives)
+            except TbstatsError as exc:
+                ledger.append(_rows(item.name, str(exc)))
                 continue
             raw.append((item.name, data))
-        result = read_trf(raw, first_id=first_id)
-        ledger.append(result.errors)
+        batch, errors = read_trf_isolated(raw, first_id)
+        ledger.append(errors)
         table = pl.concat(ledger).unique(maintain_order=True).with_columns(
             pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
         table = table.sort("_order", "line", nulls_last=False, maintain_order=True).drop("_order")
@@ -354,16 +423,19 @@ class BatchStream:
         self.rejected += len(bad)
         self.loaded += sum(i.name not in bad for i in pending)
         self._check(table)
-        return result.batch, table
+        return batch, table
 
     def _read_tabular(self, item: _Item, first_id: int) -> Iterator[tuple[Batch, pl.DataFrame]]:
         self.files += 1
         try:
+            problem = safe.not_regular(item.path)
+            if problem is not None:
+                raise safe.UnreadableInput(problem)
             parts = tabular.iter_model(item.path)
             batch = next(parts)
-        except TbstatsError as exc:
+        except Exception as exc:  # one model is one input: whatever fails, only this input is lost
             self.rejected += 1
-            ledger = _rows(item.name, _without_prefix(str(exc), item.path))
+            ledger = tabular_ledger(item.name, item.path, exc)
             self._check(ledger)
             yield Batch(empty("tournaments"), empty("players"), empty("games")), ledger
             return
@@ -376,10 +448,10 @@ class BatchStream:
                 batch = next(parts)
             except StopIteration:
                 return
-            except TbstatsError as exc:
+            except Exception as exc:
                 self.loaded -= 1
                 self.rejected += 1
-                ledger = _rows(item.name, _without_prefix(str(exc), item.path))
+                ledger = tabular_ledger(item.name, item.path, exc)
                 self._check(ledger)
                 yield Batch(empty("tournaments"), empty("players"), empty("games")), ledger
                 return
@@ -392,6 +464,48 @@ class BatchStream:
         if problems.height:
             row = problems.row(0, named=True)
             raise FormatError(row["path"], row["line"], row["column"], row["reason"])
+
+
+def read_input(item: _Item, archives: _Archives) -> bytes:
+    """The bytes of one TRF input: a regular file, or an archive member read as a capped stream.
+
+    Every failure raises :class:`tbstats.io.safe.UnreadableInput` with the ledger reason.
+    """
+    if item.member is not None:
+        return archives.read(item.path, item.member)
+    return safe.read_regular(item.path)
+
+
+def read_trf_isolated(raw: list[tuple[str, bytes]], first_id: int) -> tuple[Batch, pl.DataFrame]:
+    """:func:`read_trf` on a chunk; should the reader fail on the chunk, halve it until the culprit is alone.
+
+    The culprit gets a ledger row with the reader's exception text; every other file is read as usual.
+    """
+    try:
+        result = read_trf(raw, first_id=first_id)
+        return result.batch, result.errors
+    except Exception as exc:  # a reader bug on one file must not cost the other files of the chunk
+        if len(raw) == 1:
+            return (Batch(empty("tournaments"), empty("players"), empty("games")),
+                    _rows(raw[0][0], f"the TRF reader failed on this file ({safe.describe(exc)})"))
+    half = len(raw) // 2
+    first, first_errors = read_trf_isolated(raw[:half], first_id)
+    second, second_errors = read_trf_isolated(raw[half:], first_id + first.n_tournaments)
+    batch = tabular.renumber(Batch.concat([first, second]), first_id)
+    return batch, pl.concat([first_errors, second_errors])
+
+
+def tabular_ledger(name: str, path: str, exc: Exception) -> pl.DataFrame:
+    """The ledger rows of a model that failed to read: the checker's rows, a FormatError's place, or the text."""
+    rows = getattr(exc, "ledger", None)
+    if isinstance(rows, pl.DataFrame) and rows.height:
+        return rows
+    if isinstance(exc, FormatError):
+        return pl.DataFrame([{"path": exc.path, "line": exc.line, "column": exc.column, "reason": exc.reason}],
+                            schema=ERROR_SCHEMA, orient="row")
+    if isinstance(exc, TbstatsError):
+        return _rows(name, _without_prefix(str(exc), path))
+    return _rows(name, f"cannot read the model ({safe.describe(exc)})")
 
 
 def _without_prefix(message: str, path: str) -> str:
@@ -412,22 +526,24 @@ def _advance(bar: Any, n: int) -> None:
 
 
 def iter_batches(inputs: Sequence[str], *, on_error: OnError = "collect", progress: bool = False,
-                 batch_files: int = 2000) -> BatchStream:
+                 batch_files: int = 2000, max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> BatchStream:
     """Batches of whole files, ``batch_files`` TRF files (or one model part) at a time, with their ledgers.
 
     The returned :class:`BatchStream` yields ``(batch, ledger)`` pairs and keeps running counts
     (``files``, ``loaded``, ``rejected``, ``skipped``). Tournament ids are unique across the batches.
+    An archive member larger than ``max_member_bytes`` once decompressed is rejected without reading it all.
     """
-    return BatchStream(inputs, on_error, progress, batch_files)
+    return BatchStream(inputs, on_error, progress, batch_files, max_member_bytes)
 
 
 def load(inputs: Sequence[str], *, on_error: OnError, progress: bool = False,
-         batch_files: int = 2000) -> LoadResult:
+         batch_files: int = 2000, max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> LoadResult:
     """Read every input into one batch; with ``on_error="raise"`` the first problem raises FormatError.
 
     ``progress`` shows a bar on stderr when stderr is a terminal.
     """
-    stream = iter_batches(inputs, on_error=on_error, progress=progress, batch_files=batch_files)
+    stream = iter_batches(inputs, on_error=on_error, progress=progress, batch_files=batch_files,
+                          max_member_bytes=max_member_bytes)
     batches: list[Batch] = []
     ledgers: list[pl.DataFrame] = [pl.DataFrame(schema=ERROR_SCHEMA)]
     for batch, ledger in stream:
