@@ -53,3 +53,30 @@ def test_quiet_prints_nothing_but_still_writes_the_file(tmp_path: Path) -> None:
     assert out.exit_code == 0
     assert out.stderr == ""
     assert pl.read_csv(tmp_path / "w.csv").height == 2
+
+
+# ---------------------------------------------------------------------------------- spreadsheet-safe CSV
+
+def test_formula_like_names_are_escaped_and_numbers_are_not(tmp_path: Path) -> None:
+    text = variant(2, player(1, "=HYPERLINK(1)", "2100", ["   2 w 1", "   3 b ="])).replace(
+        LINES[3], player(2, "@SUM(A1)", "2000", ["   1 b 0", "   4 w 1"]))
+    path = tmp_path / "-evil.trf"
+    path.write_text("042 2026/01/05\n" + text)
+    for fmt, sep in (("csv", ","), ("tsv", "\t")):
+        out = CliRunner().invoke(main, ["compute", str(path), "-t", "BH", "--format", fmt, "-q"])
+        rows = [line.split(sep) for line in out.stdout.splitlines()]
+        names = {r[rows[0].index("name")] for r in rows[1:]}
+        assert {"'=HYPERLINK(1)", "'@SUM(A1)"} <= names, fmt
+        raw = CliRunner().invoke(main, ["compute", str(path), "-t", "BH", "--format", fmt, "-q",
+                                        "--no-csv-escape"])
+        assert "=HYPERLINK(1)" in raw.stdout and "'=HYPERLINK(1)" not in raw.stdout
+    out = CliRunner().invoke(main, ["compute", str(path), "-t", "BH", "--format", "json", "-q"])
+    assert '"=HYPERLINK(1)"' in out.stdout
+
+
+def test_negative_numbers_are_never_touched() -> None:
+    from tbstats.output import format_table
+
+    df = pl.DataFrame({"name": ["-x", "+1", "-2.5", "\tTab"], "delta": [-1.5, -2.0, 0.0, 1.0], "n": [-1, 2, -3, 4]})
+    assert format_table(df, "csv").splitlines() == [
+        "name,delta,n", "'-x,-1.5,-1", "+1,-2.0,2", "-2.5,0.0,-3", "'\tTab,1.0,4"]

@@ -81,7 +81,7 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
         if breakdowns and table == "pairs":
             out = pl.concat([b.with_columns(pl.lit(f).alias("feature"), pl.col(f).cast(pl.String).alias("value"))
                              .drop(f) for f, b in breakdowns.items()], how="diagonal_relaxed")
-        emit(out, Output(output.format, output.path))
+        emit(out, Output(output.format, output.path, output.csv_escape))
     ctx.exit(exit_code(rejected))
 
 

@@ -169,7 +169,13 @@ class Output:
 
     format: str
     path: str | None
+    csv_escape: bool = True
 
+
+#: ``--csv-escape/--no-csv-escape``, shared by the output and report option families.
+CSV_ESCAPE: Final = click.option(
+    "--csv-escape/--no-csv-escape", "csv_escape", default=True, show_default=True,
+    help="In CSV/TSV, prefix text cells that a spreadsheet would run as a formula (=, +, -, @) with '.")
 
 _BY_SUFFIX: Final = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "md", ".parquet": "parquet"}
 
@@ -181,19 +187,21 @@ def output_options(f: F) -> F:
     """
 
     @functools.wraps(f)
-    def wrapper(*args: Any, output_format: str | None, output_path: str | None, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, output_format: str | None, output_path: str | None, csv_escape: bool,
+                **kwargs: Any) -> Any:
         fmt = output_format
         if fmt is None:
             fmt = _BY_SUFFIX.get(Path(output_path).suffix.lower(), "csv") if output_path else "csv"
         if fmt == "parquet" and output_path is None:
             raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
-        return f(*args, output=Output(fmt, output_path), **kwargs)
+        return f(*args, output=Output(fmt, output_path, csv_escape), **kwargs)
 
     options = [
         click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
                      help="Output format (default: from the -o extension, else csv)."),
         click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True),
                      default=None, metavar="FILE", help="Write the table to FILE instead of stdout."),
+        CSV_ESCAPE,
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -202,7 +210,7 @@ def output_options(f: F) -> F:
 
 def emit(df: pl.DataFrame, output: Output) -> None:
     """Write a result table as the output options say."""
-    write_table(df, output.format, output.path)
+    write_table(df, output.format, output.path, csv_escape=output.csv_escape)
 
 
 @dataclass(frozen=True)
@@ -213,6 +221,7 @@ class ReportOutput:
     path: str | None
     charts: str | None
     chart_format: Literal["svg", "png"]
+    csv_escape: bool = True
 
 
 def report_options(f: F) -> F:
@@ -220,13 +229,13 @@ def report_options(f: F) -> F:
 
     @functools.wraps(f)
     def wrapper(*args: Any, output_format: str | None, output_path: str | None, charts: str | None,
-                chart_format: Literal["svg", "png"], **kwargs: Any) -> Any:
+                chart_format: Literal["svg", "png"], csv_escape: bool, **kwargs: Any) -> Any:
         fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
         if fmt not in (*FORMATS, "html"):
             fmt = "csv"
         if fmt == "parquet" and output_path is None:
             raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
-        return f(*args, output=ReportOutput(fmt, output_path, charts, chart_format), **kwargs)
+        return f(*args, output=ReportOutput(fmt, output_path, charts, chart_format, csv_escape), **kwargs)
 
     options = [
         click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
@@ -236,6 +245,7 @@ def report_options(f: F) -> F:
         click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
                      help="Also write the report's charts to DIR (see --chart-format)."),
         click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True),
+        CSV_ESCAPE,
     ]
     for option in reversed(options):
         wrapper = option(wrapper)

@@ -120,4 +120,4 @@ def simulate_cmd(tournaments: int, players: int, rounds: int | None, kind: str, 
                                                      charts=output.chart_format), output)
     else:
         emit(pl.concat([table, swept], how="diagonal_relaxed") if swept is not None else table,
-             Output(output.format, output.path))
+             Output(output.format, output.path, output.csv_escape))
