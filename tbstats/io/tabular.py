@@ -32,6 +32,7 @@ and the column.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -42,8 +43,9 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
-from tbstats.errors import SchemaError, TbstatsError
-from tbstats.games import SCHEMAS, Batch, check_schema, empty
+from tbstats.errors import FormatError, SchemaError, TbstatsError
+from tbstats.games import SCHEMAS, Batch, cast_checked, check_schema, empty
+from tbstats.io import check
 
 Format = Literal["parquet", "arrow", "csv"]
 
@@ -134,6 +136,7 @@ def iter_model(path: str | Path) -> Iterator[Batch]:
         for part in names[0] or []:
             tables = {t: _read_table(s / part, t) if s is not None else empty(t)
                       for t, s in sources.items()}
+            check.raise_problems(check.check_model(tables))
             yield Batch(tables["tournaments"], tables["players"], tables["games"], tables["warnings"])
     else:
         yield read_model(p)
@@ -154,13 +157,16 @@ def _read_dir(directory: Path) -> Batch:
             tables[table] = pl.concat(parts) if parts else empty(table)
         else:
             tables[table] = _read_table(src, table)
+    check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables["warnings"])
 
 
 def _read_table(path: Path, table: str) -> pl.DataFrame:
+    """One table file, checked against the schema, with the rows' location (see :mod:`tbstats.io.check`)."""
     fmt = model_format(path)
     assert fmt is not None
-    return check_schema(table, _read_file(path, fmt, dict(SCHEMAS[table])), where=str(path))
+    return check.locate(check_schema(table, _read_file(path, fmt, dict(SCHEMAS[table])), where=str(path)),
+                        str(path))
 
 
 def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -173,7 +179,24 @@ def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.Dat
         raw = pl.read_csv(path, infer_schema=False)
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise SchemaError(f"{path}: not a readable {fmt} file ({_first_line(exc)})") from None
+    _check_last_row(path, raw)
     return _parse_csv(raw, types, str(path))
+
+
+def _check_last_row(path: Path, raw: pl.DataFrame) -> None:
+    """A CSV file whose last row has fewer fields than the header was cut mid-row: raise FormatError."""
+    if raw.is_empty():
+        return
+    with path.open("rb") as f:
+        f.seek(max(0, f.seek(0, os.SEEK_END) - 65536))
+        tail = f.read().decode("utf-8", errors="replace")
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return
+    fields = next(csv.reader([lines[-1]]), [])
+    if len(fields) < raw.width:
+        raise FormatError(str(path), raw.height + 1, raw.columns[len(fields) - 1] if fields else None,
+                          f"the file ends inside a row ({len(fields)} of {raw.width} fields): it was cut short")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -267,9 +290,19 @@ def split_flat(flat: pl.DataFrame, *, where: str = "") -> Batch:
             raise SchemaError(f"{prefix}column '{name}' has type {flat.schema[name]} "
                               f"(expected {SCHEMAS[table][col]})") from None
 
+    flat = flat.with_columns(cast_checked(flat[name], SCHEMAS[table][col], f"{prefix}column '{name}'")
+                             for name, (table, col) in FLAT_COLUMNS.items())
+    if "_file" not in flat.columns:
+        flat = check.locate(flat, where)
+    check.raise_problems(check.check_flat(flat, {
+        "tournaments": tuple(_RENAMES["tournaments"].get(c, c) for c in SCHEMAS["tournaments"]
+                             if c not in ("tournament", "records")),
+        "players": tuple(_RENAMES["players"].get(c, c) for c in SCHEMAS["players"]
+                         if c not in ("tournament", "start_no"))}))
+
     def columns(table: str) -> list[pl.Expr]:
         names = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
-        return [pl.col(flat_name).alias(c) for c, flat_name in names.items()]
+        return [pl.col(flat_name).alias(c) for c, flat_name in names.items()] + [pl.col("_file"), pl.col("_row")]
 
     rows = flat.filter(pl.col("tournament").is_not_null())
     records = rows.group_by("tournament", maintain_order=True).agg(pl.col("records").drop_nulls().first())
@@ -279,8 +312,9 @@ def split_flat(flat: pl.DataFrame, *, where: str = "") -> Batch:
         ["tournament", "start_no"], keep="first", maintain_order=True).select(columns("players"))
     games = rows.filter(pl.col("round").is_not_null()).select(columns("games"))
     warnings = flat.filter(pl.col("tournament").is_null()).select(columns("warnings"))
-    return Batch(*(check_schema(t, df, where=where) for t, df in zip(
-        TABLES, (tournaments, players, games, warnings), strict=True)))
+    tables = dict(zip(TABLES, (tournaments, players, games, warnings), strict=True))
+    check.raise_problems(check.check_model(tables, _RENAMES))
+    return Batch(*(check_schema(t, df, where=where) for t, df in tables.items()))
 
 
 # ----------------------------------------------------------------------------------------------- writing
