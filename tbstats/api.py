@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import polars as pl
 
-from tbstats.dense import build_dense
+from tbstats.dense import build_buckets, players_in_order
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import auto_edition, check_edition
@@ -29,12 +29,13 @@ from tbstats.tiebreaks.base import Context, Values
 
 def make_context(batch: Batch, *, force_type: str | None = None, after_round: int | None = None,
                  unrated_rating: int | None = None, default_edition: str = "fide-2026") -> Context:
-    """Build the dense view and each tournament's own edition once; one context serves every edition and spec."""
-    dense = build_dense(batch, force_type=force_type, after_round=after_round)
+    """Build the bucketed dense view and each tournament's own edition once; one context serves every edition
+    and spec."""
+    buckets = build_buckets(batch, force_type=force_type, after_round=after_round)
     t = batch.tournaments.sort("tournament")
     # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
     editions = np.array([auto_edition(s, default_edition) for s in t["start_date"].to_list()], dtype=object)
-    return Context(dense, editions.astype(str), unrated_rating=unrated_rating)
+    return Context(buckets, editions.astype(str), unrated_rating=unrated_rating)
 
 
 def split_batch(batch: Batch, parts: int) -> list[Batch]:
@@ -92,8 +93,8 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
         return pl.DataFrame(schema=schema)
     ctx = context or make_context(batch, force_type=force_type, after_round=after_round,
                                   unrated_rating=unrated_rating)
-    d = ctx.dense
-    players = batch.players.sort("tournament", "start_no")
+    d = ctx.roster
+    players = players_in_order(batch.players)
     t = batch.tournaments.sort("tournament")
     pts = ctx.values(TieBreakSpec("PTS"), rules, kernel_of("PTS"))
     columns: dict[str, pl.Series] = {

@@ -22,6 +22,7 @@ import polars.selectors as cs
 
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
+from tbstats.kendall import kendall_distances
 from tbstats.rules import check_edition
 from tbstats.spec import TieBreakSpec, parse_specs
 from tbstats.standings import rank_steps
@@ -85,7 +86,7 @@ class Standings:
 
 def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
     """Rank every tournament of the batch under ``config`` (one pass; from-file groups events by list)."""
-    d = ctx.dense
+    d = ctx.roster
     T = len(d.n)
     cached = ctx.standings_cache.get(str(config))
     if isinstance(cached, Standings):
@@ -140,49 +141,6 @@ def wilson(k: np.ndarray | int, n: np.ndarray | int, z: float = 1.959964) -> tup
     return np.clip(lo, 0, 1), np.clip(hi, 0, 1)
 
 
-def _padded(ranks: np.ndarray, tix: np.ndarray, T: int) -> tuple[np.ndarray, np.ndarray]:
-    """[T, Pmax] rank matrix padded with a large rank, and the mask of real players."""
-    counts = np.bincount(tix, minlength=T)
-    width = int(counts.max()) if T else 0
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    col = np.arange(len(tix)) - start[tix]
-    out = np.full((T, width), np.iinfo(np.int64).max // 4, dtype=np.int64)
-    mask = np.zeros((T, width), dtype=bool)
-    out[tix, col] = ranks
-    mask[tix, col] = True
-    return out, mask
-
-
-def kendall_distance(a: np.ndarray, b: np.ndarray, tix: np.ndarray, T: int, chunk_cells: int = 8_000_000) -> np.ndarray:
-    """Normalised Kendall distance per tournament between two rankings with ties (players sorted by tix).
-
-    A pair ordered oppositely counts 1, a pair tied in one ranking only counts ½; the sum is divided by the
-    number of pairs. 0 = same order, 1 = reversed. Tournaments are bucketed by size (powers of two) so
-    that one large event does not pad every small one.
-    """
-    n = np.bincount(tix, minlength=T)
-    out = np.zeros(T)
-    bucket = np.ceil(np.log2(np.maximum(n, 2))).astype(np.int64)
-    for k in np.unique(bucket):
-        chosen = np.nonzero(bucket == k)[0]
-        rows = np.isin(tix, chosen)
-        local = np.searchsorted(chosen, tix[rows])
-        ra, _ = _padded(a[rows], local, len(chosen))   # padding ranks are equal in both: such pairs never count
-        rb, _ = _padded(b[rows], local, len(chosen))
-        if max(int(a.max(initial=0)), int(b.max(initial=0))) < 2**14:   # small ints: a quarter of the traffic
-            ra, rb = np.minimum(ra, 2**14).astype(np.int16), np.minimum(rb, 2**14).astype(np.int16)
-        i, j = np.triu_indices(ra.shape[1], 1)
-        weight = np.zeros(len(chosen), dtype=np.int64)
-        step = max(1, chunk_cells // max(len(i), 1))
-        for lo in range(0, len(chosen), step):
-            sa = np.sign(ra[lo:lo + step, i] - ra[lo:lo + step, j]).astype(np.int8)
-            sb = np.sign(rb[lo:lo + step, i] - rb[lo:lo + step, j]).astype(np.int8)
-            weight[lo:lo + step] = 2 * ((sa * sb) < 0).sum(axis=1) + ((sa == 0) != (sb == 0)).sum(axis=1)
-        m = n[chosen]
-        out[chosen] = weight / 2 / np.maximum(m * (m - 1) / 2, 1)
-    return out
-
-
 def _sets_differ(a: np.ndarray, b: np.ndarray, k: int, tix: np.ndarray, T: int) -> np.ndarray:
     """Per tournament: the set of players ranked <= k differs between the two rankings."""
     diff = (a <= k) != (b <= k)
@@ -224,61 +182,140 @@ def features(batch: Batch, ctx: Context) -> pl.DataFrame:
     })
 
 
-def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Context | None = None) -> Comparison:
-    """Compare every pair of configurations over the batch (rules.md 8: competition ranks, shared ties)."""
-    from tbstats.api import make_context
+@dataclass(frozen=True)
+class Partial:
+    """What one batch adds to a comparison: exact counts, per-tournament rows and a bounded drill-down.
 
+    Tournament ids are those of the batch; :meth:`shifted` moves them on. :func:`combine` folds partials
+    taken in input order into the same :class:`Comparison` the whole archive in one batch gives.
+    """
+
+    configs: tuple[Config, ...]
+    tournaments: pl.DataFrame    # per tournament and pair (pair-major within the batch)
+    shared_first: np.ndarray     # [pairs, 2] tournaments with a shared first place under a and b
+    counts: np.ndarray           # [configs, 4] tournaments, not computable, tied on points at the top, unsettled
+    settled: list[np.ndarray]    # per configuration: tournaments whose top tie was settled at depth 1, 2, ...
+    drilldown: pl.DataFrame      # with a "_pair" column, at most ``limit`` tournaments per pair
+    limit: int | None
+
+    def shifted(self, offset: int) -> Partial:
+        def move(df: pl.DataFrame) -> pl.DataFrame:
+            return df.with_columns(pl.col("tournament") + offset) if offset and "tournament" in df.columns else df
+
+        return Partial(self.configs, move(self.tournaments), self.shared_first, self.counts, self.settled,
+                       move(self.drilldown), self.limit)
+
+
+def check_configs(configs: Sequence[Config]) -> None:
     if len(configs) < 2:
         raise TbstatsError("compare needs at least two configurations (--config NAME=EDITION:SPECS, twice)")
     names = [c.name for c in configs]
     if len(set(names)) != len(names):
         raise TbstatsError(f"configuration names must differ: {', '.join(names)}")
+
+
+def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Context | None = None,
+            drilldown_limit: int | None = None) -> Partial:
+    """Compare every pair of configurations over one batch (rules.md 8: competition ranks, shared ties)."""
+    from tbstats.api import make_context
+
+    check_configs(configs)
     ctx = ctx or make_context(batch)
-    d = ctx.dense
+    d = ctx.roster
     T = len(d.n)
     feats = features(batch, ctx)
-    results = {c.name: standings(ctx, batch, c) for c in configs}
+    results = [standings(ctx, batch, c) for c in configs]
+    pairs = list(combinations(range(len(configs)), 2))
+    final = [r.steps[-1] for r in results]
+    ok = np.array([results[a].computable & results[b].computable for a, b in pairs]).reshape(len(pairs), T)
+    anyr = np.array([np.bincount(d.tix, weights=final[a] != final[b], minlength=T) > 0
+                     for a, b in pairs]).reshape(len(pairs), T) & ok
+    kd = kendall_distances(final, pairs, anyr, d.tix, T)   # identical rankings are at distance 0: not paired
     source_of = np.asarray(batch.tournaments.sort("tournament")["source"].to_numpy())
     name_of = np.asarray(batch.players.sort("tournament", "start_no")["name"].to_numpy())
-    pair_rows, tour_parts, drill_parts = [], [], []
-    for a, b in combinations(configs, 2):
-        sa, sb = results[a.name], results[b.name]
-        ra, rb = sa.steps[-1], sb.steps[-1]
-        ok = sa.computable & sb.computable
-        winner = _sets_differ(ra, rb, 1, d.tix, T) & ok
-        podium = _sets_differ(ra, rb, 3, d.tix, T) & ok
-        topk = _sets_differ(ra, rb, top, d.tix, T) & ok
-        anyr = (np.bincount(d.tix, weights=ra != rb, minlength=T) > 0) & ok
-        kd = np.zeros(T)
-        changed = np.nonzero(anyr)[0]      # identical rankings are at distance 0: only the others are paired
-        if len(changed):
-            rows = np.isin(d.tix, changed)
-            kd[changed] = kendall_distance(ra[rows], rb[rows], np.searchsorted(changed, d.tix[rows]),
-                                           len(changed))
-        n = int(ok.sum())
-        lo, hi = wilson(int(winner.sum()), n)
-        pair_rows.append({
-            "a": a.name, "b": b.name, "tournaments": n,
-            "winner_changed": int(winner.sum()), "winner_changed_rate": winner.sum() / max(n, 1),
-            "winner_changed_lo95": float(lo), "winner_changed_hi95": float(hi),
-            "podium_changed": int(podium.sum()), "topk_changed": int(topk.sum()),
-            "any_rank_changed": int(anyr.sum()), "mean_kendall_distance": float(kd[ok].mean()) if n else 0.0,
-            "shared_first_a": int((_shared_first(ra, d.tix, T) & ok).sum()),
-            "shared_first_b": int((_shared_first(rb, d.tix, T) & ok).sum()),
-        })
+    tour_parts, drill_parts, shared = [], [], []
+    for p, (a, b) in enumerate(pairs):
+        ra, rb = final[a], final[b]
+        winner = _sets_differ(ra, rb, 1, d.tix, T) & ok[p]
         tour_parts.append(feats.with_columns(
-            pl.lit(a.name).alias("a"), pl.lit(b.name).alias("b"), pl.Series("computable", ok),
-            pl.Series("winner_changed", winner), pl.Series("podium_changed", podium),
-            pl.Series("topk_changed", topk), pl.Series("any_rank_changed", anyr), pl.Series("kendall_distance", kd)))
-        drill_parts.append(_drilldown(ctx, source_of, name_of, a, b, sa, sb, winner))
-    tournaments = pl.concat(tour_parts)
+            pl.lit(configs[a].name).alias("a"), pl.lit(configs[b].name).alias("b"), pl.Series("computable", ok[p]),
+            pl.Series("winner_changed", winner), pl.Series("podium_changed", _sets_differ(ra, rb, 3, d.tix, T) & ok[p]),
+            pl.Series("topk_changed", _sets_differ(ra, rb, top, d.tix, T) & ok[p]),
+            pl.Series("any_rank_changed", anyr[p]), pl.Series("kendall_distance", kd[p])))
+        shared.append([int((_shared_first(r, d.tix, T) & ok[p]).sum()) for r in (ra, rb)])
+        if drilldown_limit is not None:
+            winner = winner & (np.cumsum(winner) <= drilldown_limit)
+        drill_parts.append(_drilldown(ctx, source_of, name_of, configs[a], configs[b], results[a], results[b],
+                                      winner).with_columns(pl.lit(p).alias("_pair")))
+    counts, settled = [], []
+    for r in results:
+        tied = [_shared_first(step, d.tix, T) & r.computable for step in r.steps]
+        counts.append([int(r.computable.sum()), int((~r.computable).sum()), int(tied[0].sum()), int(tied[-1].sum())])
+        settled.append(np.array([int((tied[k - 1] & ~tied[k]).sum()) for k in range(1, len(r.steps))], dtype=np.int64))
+    return Partial(tuple(configs), pl.concat(tour_parts), np.array(shared, dtype=np.int64).reshape(len(pairs), 2),
+                   np.array(counts, dtype=np.int64), settled,
+                   pl.concat(drill_parts, how="diagonal_relaxed"), drilldown_limit)
+
+
+def combine(parts: Sequence[Partial]) -> Comparison:
+    """Fold the partials of consecutive batches (ids already shifted) into one comparison."""
+    if not parts:
+        raise TbstatsError("nothing to combine")
+    configs = parts[0].configs
+    pairs = list(combinations(range(len(configs)), 2))
+    tournaments = pl.concat([p.tournaments for p in parts])
+    tournaments = _pair_major(tournaments, [(configs[a].name, configs[b].name) for a, b in pairs])
+    shared = sum((p.shared_first for p in parts), start=np.zeros((len(pairs), 2), dtype=np.int64))
+    pair_rows = []
+    for k, (a, b) in enumerate(pairs):
+        t = tournaments.filter((pl.col("a") == configs[a].name) & (pl.col("b") == configs[b].name)
+                               & pl.col("computable"))
+        n = t.height
+        winner = int(t["winner_changed"].sum())
+        lo, hi = wilson(winner, n)
+        pair_rows.append({
+            "a": configs[a].name, "b": configs[b].name, "tournaments": n,
+            "winner_changed": winner, "winner_changed_rate": winner / max(n, 1),
+            "winner_changed_lo95": float(lo), "winner_changed_hi95": float(hi),
+            "podium_changed": int(t["podium_changed"].sum()), "topk_changed": int(t["topk_changed"].sum()),
+            "any_rank_changed": int(t["any_rank_changed"].sum()),
+            "mean_kendall_distance": float(t["kendall_distance"].to_numpy().mean()) if n else 0.0,
+            "shared_first_a": int(shared[k, 0]), "shared_first_b": int(shared[k, 1]),
+        })
+    counts = sum((p.counts for p in parts), start=np.zeros((len(configs), 4), dtype=np.int64))
+    settled = []
+    for c in range(len(configs)):
+        depth = max(len(p.settled[c]) for p in parts)
+        settled.append(sum((np.pad(p.settled[c], (0, depth - len(p.settled[c]))) for p in parts),
+                           start=np.zeros(depth, dtype=np.int64)))
+    drill = pl.concat([p.drilldown for p in parts], how="diagonal_relaxed").sort("_pair", maintain_order=True)
+    limit = parts[0].limit
+    if limit is not None and drill.height:
+        rank = pl.col("tournament").rank("dense").over("_pair")
+        drill = drill.filter(rank <= limit)
     return Comparison(
         pairs=pl.DataFrame(pair_rows).with_columns(cs.float().round(6)),
-        configs=pl.DataFrame([_config_row(results[c.name], d.tix, T) for c in configs]),
+        configs=pl.DataFrame([_config_row(c, counts[k]) for k, c in enumerate(configs)]),
         tournaments=tournaments,
-        drilldown=pl.concat(drill_parts, how="diagonal_relaxed") if drill_parts else pl.DataFrame(),
-        depth=pl.concat([_depth_rows(results[c.name], d.tix, T) for c in configs]),
+        drilldown=drill.drop("_pair"),
+        depth=pl.concat([_depth_rows(c, settled[k], counts[k]) for k, c in enumerate(configs)]),
     )
+
+
+def _pair_major(tournaments: pl.DataFrame, names: list[tuple[str, str]]) -> pl.DataFrame:
+    """Rows of every pair together, pairs in their order (batches come in one after another)."""
+    key = pl.DataFrame({"a": [a for a, _ in names], "b": [b for _, b in names], "_pair": range(len(names))})
+    return tournaments.join(key, on=["a", "b"], how="left", maintain_order="left").sort(
+        "_pair", maintain_order=True).drop("_pair")
+
+
+def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Context | None = None,
+            drilldown_limit: int | None = None) -> Comparison:
+    """Compare every pair of configurations over the batch (rules.md 8: competition ranks, shared ties).
+
+    ``drilldown_limit`` keeps the drill-down of at most that many tournaments per pair (the first ones).
+    """
+    return combine([partial(batch, configs, top=top, ctx=ctx, drilldown_limit=drilldown_limit)])
 
 
 def breakdown(comparison: Comparison, by: str) -> pl.DataFrame:
@@ -301,27 +338,23 @@ def _shared_first(ranks: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
     return np.bincount(tix, weights=ranks == 1, minlength=T) > 1
 
 
-def _config_row(s: Standings, tix: np.ndarray, T: int) -> dict[str, object]:
-    ok = s.computable
-    tied_on_points = _shared_first(s.steps[0], tix, T) & ok
-    unsettled = _shared_first(s.steps[-1], tix, T) & ok
-    return {"config": s.config.name, "definition": str(s.config), "tournaments": int(ok.sum()),
-            "not_computable": int((~ok).sum()),
-            "tiebreaks_needed_at_top": int(tied_on_points.sum()),
-            "tiebreaks_needed_rate": float(tied_on_points.sum() / max(int(ok.sum()), 1)),
-            "settled": int((tied_on_points & ~unsettled).sum()), "not_settled": int(unsettled.sum())}
+def _config_row(config: Config, counts: np.ndarray) -> dict[str, object]:
+    computable, missing, tied_on_points, unsettled = (int(x) for x in counts)
+    return {"config": config.name, "definition": str(config), "tournaments": computable,
+            "not_computable": missing, "tiebreaks_needed_at_top": tied_on_points,
+            "tiebreaks_needed_rate": float(tied_on_points / max(computable, 1)),
+            "settled": tied_on_points - unsettled, "not_settled": unsettled}
 
 
-def _depth_rows(s: Standings, tix: np.ndarray, T: int) -> pl.DataFrame:
+def _depth_rows(config: Config, settled: np.ndarray, counts: np.ndarray) -> pl.DataFrame:
     """For each list position k: tournaments whose tie for first was settled exactly by tie-break k."""
-    ok = s.computable
-    tied = [_shared_first(step, tix, T) & ok for step in s.steps]
-    labels = ["PTS", *(str(x) for x in s.config.specs)] if s.config.specs is not None else [
-        "PTS", *(f"#{k}" for k in range(1, len(s.steps)))]
-    rows = [{"config": s.config.name, "depth": k, "tiebreak": labels[k],
-             "settled_here": int((tied[k - 1] & ~tied[k]).sum())} for k in range(1, len(s.steps))]
-    rows.append({"config": s.config.name, "depth": len(s.steps), "tiebreak": "(not settled)",
-                 "settled_here": int(tied[-1].sum())})
+    n_steps = len(settled) + 1
+    labels = ["PTS", *(str(x) for x in config.specs)] if config.specs is not None else [
+        "PTS", *(f"#{k}" for k in range(1, n_steps))]
+    rows = [{"config": config.name, "depth": k, "tiebreak": labels[k], "settled_here": int(settled[k - 1])}
+            for k in range(1, n_steps)]
+    rows.append({"config": config.name, "depth": n_steps, "tiebreak": "(not settled)",
+                 "settled_here": int(counts[3])})
     return pl.DataFrame(rows, schema={"config": pl.String, "depth": pl.Int64, "tiebreak": pl.String,
                                       "settled_here": pl.Int64})
 
@@ -329,7 +362,7 @@ def _depth_rows(s: Standings, tix: np.ndarray, T: int) -> pl.DataFrame:
 def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, b: Config, sa: Standings,
                sb: Standings, changed: np.ndarray) -> pl.DataFrame:
     """Players ranked first under either configuration, in tournaments whose winner changed."""
-    d = ctx.dense
+    d = ctx.roster
     rows = np.nonzero(changed[d.tix] & ((sa.steps[-1] == 1) | (sb.steps[-1] == 1)))[0]
     pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
     out = pl.DataFrame({

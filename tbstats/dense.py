@@ -1,8 +1,12 @@
-"""A dense view of a batch: players x rounds numpy arrays, padded to the longest event and masked.
+"""A dense view of a batch: players x rounds numpy arrays, one block per round count, masked.
 
 Most tie-breaks become row-wise reductions over this view: an opponent's score is one gather through
 ``opp``, a cut is a row-wise masked arg-min. Players of all tournaments are stacked in one axis, ordered
 by (tournament, start number); ``tix`` maps each player row to its tournament row.
+
+Tournaments are bucketed by their number of counted rounds (:func:`build_buckets`), so a batch is never
+padded to its longest event: each :class:`Bucket` holds a :class:`Dense` of its own tournaments, as wide as
+their rounds. :meth:`Buckets.merge` gives the one padded view of the whole batch where a caller wants it.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from tbstats.games import GAME_TYPE, Batch
 
@@ -29,9 +34,16 @@ def _codes(names: tuple[str, ...]) -> np.ndarray:
     return np.array([GAME_TYPE[n] for n in names], dtype=np.int8)
 
 
+def type_table(names: tuple[str, ...]) -> np.ndarray:
+    """A lookup table over game type codes: True for the types in ``names``."""
+    table = np.zeros(len(GAME_TYPE), dtype=bool)
+    table[_codes(names)] = True
+    return table
+
+
 @dataclass(frozen=True)
-class Dense:
-    """Players x rounds arrays for a batch (rounds beyond an event's counted rounds are masked out)."""
+class Roster:
+    """The per-tournament and per-player arrays of a batch: everything without a rounds axis."""
 
     # per tournament
     t_ids: np.ndarray        # tournament id per tournament row
@@ -45,56 +57,76 @@ class Dense:
     tix: np.ndarray          # tournament row of each player
     start_no: np.ndarray
     rating: np.ndarray       # int64, 0 = unrated
-    # per player x round
-    opp: np.ndarray          # global row of the opponent, NO_OPP when none
-    pts: np.ndarray          # points awarded, units
-    gtype: np.ndarray        # GAME_TYPE code
-    black: np.ndarray        # bool: had black
-    outcome: np.ndarray      # LOSS / DRAW / WIN of the round for the player
-    counted: np.ndarray      # bool: round is within the event's counted rounds and the player has a row
 
     @property
     def players(self) -> int:
         return int(self.tix.shape[0])
 
+    def per_player(self, per_tournament: np.ndarray) -> np.ndarray:
+        """Broadcast a per-tournament array to players."""
+        return per_tournament[self.tix]
+
+    @cached_property
+    def first_row(self) -> np.ndarray:
+        """Each player's tournament's first player row (players are sorted by tournament)."""
+        starts = np.zeros(len(self.t_ids), dtype=np.int64)
+        if len(self.t_ids):
+            starts[1:] = np.cumsum(np.bincount(self.tix, minlength=len(self.t_ids)))[:-1]
+        return starts[self.tix]
+
+
+@dataclass(frozen=True)
+class Dense(Roster):
+    """Players x rounds arrays for a batch (rounds beyond an event's counted rounds are masked out)."""
+
+    # per player x round
+    opp: np.ndarray          # int32 global row of the opponent, NO_OPP when none
+    pts: np.ndarray          # int32 points awarded, units
+    gtype: np.ndarray        # int8 GAME_TYPE code
+    black: np.ndarray        # bool: had black
+    outcome: np.ndarray      # int8 LOSS / DRAW / WIN of the round for the player
+    counted: np.ndarray      # bool: round is within the event's counted rounds
+
     @property
     def rounds(self) -> int:
         return int(self.opp.shape[1])
 
+    @cached_property
+    def all_counted(self) -> bool:
+        """Every cell is a counted round (a bucket of equal round counts): masks by ``counted`` are no-ops."""
+        return bool(self.counted.all())
+
+    def _masked(self, mask: np.ndarray) -> np.ndarray:
+        return mask if self.all_counted else mask & self.counted
+
     def is_type(self, names: tuple[str, ...]) -> np.ndarray:
         """Mask of counted player-rounds whose game type is one of ``names``."""
-        table = np.zeros(len(GAME_TYPE), dtype=bool)
-        table[_codes(names)] = True
-        return table[self.gtype] & self.counted
+        return self._masked(type_table(names)[self.gtype])
 
     @cached_property
     def played(self) -> np.ndarray:
         """Over-the-board games."""
-        return (self.gtype == GAME_TYPE["played"]) & self.counted
+        return self._masked(self.gtype == GAME_TYPE["played"])
 
     @cached_property
     def has_opp(self) -> np.ndarray:
         """Rounds with a scheduled opponent (games and forfeits)."""
-        return (self.opp != NO_OPP) & self.counted
+        return self._masked(self.opp != NO_OPP)
 
     @cached_property
     def opp_row(self) -> np.ndarray:
         """The opponent's row, 0 where there is none (mask with ``has_opp``): safe for gathers."""
-        return np.where(self.opp != NO_OPP, self.opp, 0)
+        return np.maximum(self.opp, 0)
 
     @cached_property
     def points(self) -> np.ndarray:
         """Points awarded in the counted rounds, 0 elsewhere."""
-        return np.where(self.counted, self.pts, 0)
+        return self.pts if self.all_counted else np.where(self.counted, self.pts, 0)
 
     @cached_property
     def score(self) -> np.ndarray:
-        """Each player's score over the counted rounds, units."""
-        return self.points.sum(axis=1)
-
-    def per_player(self, per_tournament: np.ndarray) -> np.ndarray:
-        """Broadcast a per-tournament array to players."""
-        return per_tournament[self.tix]
+        """Each player's score over the counted rounds, units (int64)."""
+        return self.points.sum(axis=1, dtype=np.int64)
 
     def with_counted_rounds(self, n: np.ndarray) -> Dense:
         """The same view with a different number of counted rounds per tournament."""
@@ -103,44 +135,147 @@ class Dense:
         return replace(self, n=n.astype(np.int64), counted=counted)
 
 
-def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:
-    """Build the dense view of ``batch``.
+@dataclass(frozen=True)
+class Bucket:
+    """The tournaments of a batch that count the same number of rounds, as their own dense view."""
+
+    rows: np.ndarray         # the bucket's player rows in the batch (ascending)
+    tournaments: np.ndarray  # the bucket's tournament rows in the batch (ascending)
+    dense: Dense             # rows and tournaments renumbered from 0; ``opp`` points into the bucket
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """A batch's roster and its dense view as buckets of equal round counts."""
+
+    roster: Roster
+    parts: list[Bucket]
+
+    def merge(self) -> Dense:
+        """The one view of the whole batch, padded to its longest event (the bucket itself if only one)."""
+        if len(self.parts) == 1 and len(self.parts[0].rows) == self.roster.players:
+            return self.parts[0].dense
+        ro = self.roster
+        P = ro.players
+        R = max((b.dense.rounds for b in self.parts), default=0)
+        opp = np.full((P, R), NO_OPP, dtype=np.int32)
+        pts = np.zeros((P, R), dtype=np.int32)
+        gtype = np.full((P, R), GAME_TYPE["absent"], dtype=np.int8)
+        black = np.zeros((P, R), dtype=bool)
+        outcome = np.full((P, R), LOSS, dtype=np.int8)
+        for b in self.parts:
+            d, w = b.dense, b.dense.rounds
+            opp[b.rows, :w] = np.where(d.opp != NO_OPP, b.rows[d.opp_row], NO_OPP)
+            pts[b.rows, :w] = d.pts
+            gtype[b.rows, :w] = d.gtype
+            black[b.rows, :w] = d.black
+            outcome[b.rows, :w] = d.outcome
+        counted = np.arange(R)[None, :] < ro.n[ro.tix][:, None]
+        return Dense(**_fields(ro), opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=counted)
+
+
+def _fields(ro: Roster) -> dict[str, np.ndarray]:
+    return {k: getattr(ro, k) for k in ("t_ids", "n", "planned", "W", "D", "scale", "round_robin", "tix",
+                                        "start_no", "rating")}
+
+
+def _rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
+    """Positions of ``keys`` in the sorted unique ``sorted_ids`` (an offset when the ids are consecutive)."""
+    if len(sorted_ids) and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:
+        return keys - sorted_ids[0]
+    return np.searchsorted(sorted_ids, keys)
+
+
+def _is_sorted(major: np.ndarray, minor: np.ndarray) -> bool:
+    """Whether rows are in strictly increasing (major, minor) order."""
+    if len(major) < 2:
+        return True
+    step = major[1:] - major[:-1]
+    return bool(((step > 0) | ((step == 0) & (minor[1:] > minor[:-1]))).all())
+
+
+def players_in_order(players: pl.DataFrame) -> pl.DataFrame:
+    """The players table in the dense view's row order, (tournament, start number); sorted only if needed."""
+    if _is_sorted(players["tournament"].to_numpy(), players["start_no"].to_numpy()):
+        return players
+    return players.sort("tournament", "start_no")
+
+
+def _game_outcomes(results: pl.Series) -> np.ndarray:
+    """LOSS / DRAW / WIN of each game's result code ('1'/'W' win, '='/'D' draw, anything else a loss)."""
+    arr = results.cast(pl.String).to_arrow()
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not pa.types.is_large_string(arr.type):
+        arr = arr.cast(pa.large_string())
+    _, off_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(off_buf, dtype=np.int64)[arr.offset: arr.offset + len(arr) + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
+        1, dtype=np.uint8)
+    one_char = (offsets[1:] - offsets[:-1]) == 1       # null entries have length 0
+    first = data[np.minimum(offsets[:-1], len(data) - 1)]
+    table = np.full(256, LOSS, dtype=np.int8)
+    table[[ord("1"), ord("W")]] = WIN
+    table[[ord("="), ord("D")]] = DRAW
+    return np.where(one_char, table[first], LOSS).astype(np.int8)
+
+
+def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Buckets:
+    """Build the roster and the bucketed dense view of ``batch``.
 
     ``force_type`` ('swiss' or 'round_robin') overrides the detected event type; ``after_round`` counts
     the rounds up to that one (standings part-way through an event, rules.md 4.8), instead of the rounds
     the reader found complete.
     """
-    t = batch.tournaments.sort("tournament")
-    p = batch.players.sort("tournament", "start_no")
+    t = batch.tournaments
     t_ids = t["tournament"].to_numpy()
-    # rows by sorted int64 keys (tournament, start number): no joins on the hot path
-    p_t = p["tournament"].to_numpy()
-    tix = np.searchsorted(t_ids, p_t).astype(np.int64)
-    P = p.height
+    if not _is_sorted(t_ids, t_ids):
+        t = t.sort("tournament")
+        t_ids = t["tournament"].to_numpy()
+    T = len(t_ids)
+    p = batch.players
+    p_t, start_no = p["tournament"].to_numpy(), p["start_no"].to_numpy().astype(np.int64)
+    rating = p["rating"].fill_null(0).to_numpy().astype(np.int64)
+    if not _is_sorted(p_t, start_no):
+        order = np.lexsort((start_no, p_t))
+        p_t, start_no, rating = p_t[order], start_no[order], rating[order]
+    tix = _rows_of(p_t, t_ids).astype(np.int64)
+    P = len(tix)
     n = t["rounds_played"].to_numpy().astype(np.int64)
+    g = batch.games
+    g_round = g["round"].to_numpy().astype(np.int64)
+    g_tix = _rows_of(g["tournament"].to_numpy(), t_ids)
     if after_round is not None:
-        in_file = t.select("tournament").join(
-            batch.games.group_by("tournament").agg(pl.col("round").max().alias("_r")), on="tournament",
-            how="left")["_r"].fill_null(0).to_numpy().astype(np.int64)
+        in_file = np.zeros(T, dtype=np.int64)
+        if len(g_tix):
+            np.maximum.at(in_file, g_tix, g_round)
         n = np.minimum(in_file, after_round)
-    R = int(n.max()) if len(n) else 0
-    g = batch.games.filter(pl.col("round") <= R).select(
-        "tournament", "player", "opponent", "round", "points",
-        pl.col("game_type").to_physical().alias("gtype"),
-        (pl.col("colour") == "b").fill_null(False).alias("black"),
-        pl.col("result").replace_strict({"1": WIN, "W": WIN, "=": DRAW, "D": DRAW}, default=LOSS,
-                                        return_dtype=pl.Int8).alias("outcome"))
-    start_no = p["start_no"].to_numpy().astype(np.int64)
-    first_row = np.searchsorted(tix, np.arange(len(t_ids)))          # each tournament's first player row
-    count = np.bincount(tix, minlength=len(t_ids))
-    g_tix = np.searchsorted(t_ids, g["tournament"].to_numpy())
-    player_no = g["player"].to_numpy().astype(np.int64)
-    opp_no = g["opponent"].fill_null(0).to_numpy().astype(np.int64)
-    last_no = np.zeros(len(t_ids), dtype=np.int64)
-    np.maximum.at(last_no, tix, start_no)
+    W = t["pts_win"].to_numpy().astype(np.int64)
+    D = t["pts_draw"].to_numpy().astype(np.int64)
+    if force_type is None:
+        rr = (t["event_type"].cast(pl.String) == "round_robin").to_numpy()
+    else:
+        rr = np.full(T, force_type == "round_robin")
+    roster = Roster(t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
+                    scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix, start_no=start_no,
+                    rating=rating)
+
+    # the games of the counted rounds, with their player and opponent rows (no joins on the hot path)
+    keep = g_round <= n[g_tix]
+    g_tix, cols = g_tix[keep], g_round[keep] - 1
+    player_no = g["player"].to_numpy()[keep].astype(np.int64)
+    opp_no = g["opponent"].fill_null(0).to_numpy()[keep].astype(np.int64)
+    points = g["points"].to_numpy()[keep].astype(np.int32)
+    g_type = g["game_type"].to_physical().to_numpy()[keep].astype(np.int8)
+    black = (g["colour"] == "b").fill_null(False).to_numpy()[keep]
+    result_outcome = _game_outcomes(g["result"])[keep]
+    count = np.bincount(tix, minlength=T)
+    first = np.zeros(T, dtype=np.int64)
+    first[1:] = np.cumsum(count)[:-1]
+    last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
     if bool((last_no == count).all()):
         # start numbers 1..N in every tournament (the usual case): a row is an offset, no search needed
-        base = first_row[g_tix] - 1
+        base = first[g_tix] - 1
         rows = base + player_no
         opp_found = (opp_no > 0) & (opp_no <= count[g_tix])
         opp_rows = np.where(opp_found, base + opp_no, 0)
@@ -150,34 +285,56 @@ def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int
         rows = np.searchsorted(p_keys, g_t | player_no)
         opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
         opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
-    cols = g["round"].to_numpy().astype(np.int64) - 1
-    W = t["pts_win"].to_numpy().astype(np.int64)
-    D = t["pts_draw"].to_numpy().astype(np.int64)
-    points = g["points"].to_numpy()
-    g_type = g["gtype"].to_numpy()
     # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
-    g_outcome = np.where(g_type == GAME_TYPE["played"], g["outcome"].to_numpy(),
-                         np.where(points >= W[g_tix], WIN, np.where(points >= D[g_tix], DRAW, LOSS)))
+    outcome = np.where(g_type == GAME_TYPE["played"], result_outcome,
+                       np.where(points >= W[g_tix], WIN, np.where(points >= D[g_tix], DRAW, LOSS))).astype(np.int8)
 
-    def grid(values: np.ndarray, fill: int, dtype: type) -> np.ndarray:
-        """A players x rounds array holding ``values`` at the games' cells (one flat put per column)."""
-        out: np.ndarray = np.full(P * R, fill, dtype=dtype)
-        out[rows * R + cols] = values
-        return out.reshape(P, R)
-
-    opp = grid(np.where(opp_found, opp_rows, NO_OPP), NO_OPP, np.int32)  # int32: half the memory traffic
-    pts = grid(points, 0, np.int32)
-    gtype = grid(g_type, GAME_TYPE["absent"], np.int8)  # a round without a row is a round not paired
-    black = grid(g["black"].to_numpy(), False, np.bool_)
-    outcome = grid(g_outcome, LOSS, np.int8)
-    if force_type is None:
-        rr = (t["event_type"].cast(pl.String) == "round_robin").to_numpy()
+    # buckets by counted rounds: one block of columns per distinct count, none padded to a longer event
+    widths, t_bucket = np.unique(n, return_inverse=True)
+    t_bucket = t_bucket.astype(np.int16)
+    p_bucket = t_bucket[tix]
+    if len(widths) > 1:
+        p_order = np.argsort(p_bucket, kind="stable")
+        g_order = np.argsort(t_bucket[g_tix], kind="stable")
     else:
-        rr = np.full(len(t_ids), force_type == "round_robin")
-    rating = p["rating"].fill_null(0).to_numpy().astype(np.int64)
-    dense = Dense(
-        t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
-        scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix,
-        start_no=start_no, rating=rating,
-        opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=np.zeros((P, R), dtype=bool))
-    return dense.with_counted_rounds(n)
+        p_order, g_order = np.arange(P), np.arange(len(rows))
+    p_bounds = np.searchsorted(p_bucket[p_order], np.arange(len(widths) + 1))
+    g_bounds = np.searchsorted(t_bucket[g_tix][g_order], np.arange(len(widths) + 1))
+    local = np.empty(P, dtype=np.int64)
+    local[p_order] = np.arange(P) - p_bounds[p_bucket[p_order]]
+    local_t = np.empty(T, dtype=np.int64)
+    t_order = np.argsort(t_bucket, kind="stable")
+    t_bounds = np.searchsorted(t_bucket[t_order], np.arange(len(widths) + 1))
+    local_t[t_order] = np.arange(T) - t_bounds[t_bucket[t_order]]
+    opp_value = np.where(opp_found, local[opp_rows] if P else 0, NO_OPP).astype(np.int32)
+    parts = []
+    for b, width in enumerate(widths):
+        b_rows = p_order[p_bounds[b]:p_bounds[b + 1]]
+        b_t = t_order[t_bounds[b]:t_bounds[b + 1]]
+        sel = g_order[g_bounds[b]:g_bounds[b + 1]]
+        R = max(int(width), 1)
+        cells = local[rows[sel]] * R + cols[sel]
+        size = len(b_rows) * R
+
+        def grid(values: np.ndarray, fill: int, dtype: type, cells: np.ndarray = cells, size: int = size,
+                 R: int = R) -> np.ndarray:
+            out: np.ndarray = np.full(size, fill, dtype=dtype)
+            out[cells] = values
+            return out.reshape(-1, R)
+
+        b_roster = Roster(t_ids=t_ids[b_t], n=n[b_t], planned=roster.planned[b_t], W=W[b_t], D=D[b_t],
+                          scale=roster.scale[b_t], round_robin=rr[b_t], tix=local_t[tix[b_rows]],
+                          start_no=start_no[b_rows], rating=rating[b_rows])
+        counted = np.broadcast_to(np.arange(R)[None, :] < width, (len(b_rows), R))
+        dense = Dense(**_fields(b_roster),
+                      opp=grid(opp_value[sel], NO_OPP, np.int32), pts=grid(points[sel], 0, np.int32),
+                      gtype=grid(g_type[sel], GAME_TYPE["absent"], np.int8),  # no row: a round not paired
+                      black=grid(black[sel], False, np.bool_), outcome=grid(outcome[sel], LOSS, np.int8),
+                      counted=counted)
+        parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
+    return Buckets(roster, parts)
+
+
+def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:
+    """The dense view of ``batch`` in one block, padded to its longest event (see :func:`build_buckets`)."""
+    return build_buckets(batch, force_type=force_type, after_round=after_round).merge()

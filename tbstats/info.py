@@ -6,10 +6,53 @@ from typing import Final
 
 import polars as pl
 
-from tbstats.games import GAME_TYPES, Batch
+from tbstats.games import GAME_TYPES, Batch, empty
 
 #: The per-type count columns, in the order of :data:`tbstats.games.GAME_TYPES`.
 TYPE_COLUMNS: Final = GAME_TYPES
+
+
+_COUNTS: Final = ["players", "game_rows", *TYPE_COLUMNS]
+
+
+def partial_summary(batch: Batch) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """What one batch adds to :func:`summary_table`: per tournament counts, and warnings per source."""
+    players = batch.players.group_by("tournament").agg(pl.len().alias("players"))
+    types = batch.games.group_by("tournament").agg(
+        pl.len().alias("game_rows"),
+        *[(pl.col("game_type") == name).sum().alias(name) for name in TYPE_COLUMNS])
+    per = batch.tournaments.select("tournament", "source", "name", "event_type", "rounds", "rounds_played").join(
+        players, on="tournament", how="left", maintain_order="left").join(
+        types, on="tournament", how="left", maintain_order="left").with_columns(
+        pl.col(_COUNTS).fill_null(0).cast(pl.Int64))
+    return per, batch.warnings.group_by("source", maintain_order=True).agg(pl.len().alias("_n"))
+
+
+def summary_from(parts: list[tuple[pl.DataFrame, pl.DataFrame]], *, by_tournament: bool = False) -> pl.DataFrame:
+    """The summary of consecutive batches from their :func:`partial_summary` (ids already made unique)."""
+    if not parts:
+        parts = [partial_summary(Batch(empty("tournaments"), empty("players"), empty("games")))]
+    per = pl.concat([p for p, _ in parts])
+    w = pl.concat([w for _, w in parts]).group_by("source", maintain_order=True).agg(pl.col("_n").sum())
+    if by_tournament:
+        file_of = pl.col("source").str.replace(r"#\d+$", "")
+        per = per.join(w, on="source", how="left", maintain_order="left").join(
+            w.rename({"source": "_file", "_n": "_nfile"}), left_on=file_of, right_on="_file", how="left",
+            maintain_order="left")
+        warnings = pl.col("_n").fill_null(0) + pl.when(file_of != pl.col("source")).then(
+            pl.col("_nfile").fill_null(0)).otherwise(0)
+        return per.select("tournament", "source", "name", "event_type", "players",
+                          pl.col("rounds").cast(pl.Int64), pl.col("rounds_played").cast(pl.Int64),
+                          "game_rows", *TYPE_COLUMNS, warnings.cast(pl.Int64).alias("warnings"))
+    return pl.DataFrame({
+        "tournaments": [per.height],
+        "players": [int(per["players"].sum())],
+        "rounds": [int(per["rounds"].cast(pl.Int64).sum())],
+        "game_rows": [int(per["game_rows"].sum())],
+        **{name: [int(per[name].sum())] for name in TYPE_COLUMNS},
+        "warnings": [int(w["_n"].sum())],
+    }, schema={c: pl.Int64 for c in ["tournaments", "players", "rounds", "game_rows", *TYPE_COLUMNS,
+                                      "warnings"]})
 
 
 def summary_table(batch: Batch, *, by_tournament: bool = False) -> pl.DataFrame:
@@ -24,33 +67,4 @@ def summary_table(batch: Batch, *, by_tournament: bool = False) -> pl.DataFrame:
     >>> summary_table(Batch(empty("tournaments"), empty("players"), empty("games"))).row(0)[:4]
     (0, 0, 0, 0)
     """
-    t = batch.tournaments
-    players = batch.players.group_by("tournament").agg(pl.len().alias("players"))
-    types = batch.games.group_by("tournament").agg(
-        pl.len().alias("game_rows"),
-        *[(pl.col("game_type") == name).sum().alias(name) for name in TYPE_COLUMNS])
-    counts = ["players", "game_rows", *TYPE_COLUMNS]
-    per = t.select("tournament", "source", "name", "event_type", "rounds", "rounds_played").join(
-        players, on="tournament", how="left", maintain_order="left").join(
-        types, on="tournament", how="left", maintain_order="left").with_columns(
-        pl.col(counts).fill_null(0).cast(pl.Int64))
-    if by_tournament:
-        file_of = pl.col("source").str.replace(r"#\d+$", "")
-        w = batch.warnings.group_by("source").agg(pl.len().alias("_n"))
-        per = per.join(w, on="source", how="left", maintain_order="left").join(
-            w.rename({"source": "_file", "_n": "_nfile"}), left_on=file_of, right_on="_file", how="left",
-            maintain_order="left")
-        warnings = pl.col("_n").fill_null(0) + pl.when(file_of != pl.col("source")).then(
-            pl.col("_nfile").fill_null(0)).otherwise(0)
-        return per.select("tournament", "source", "name", "event_type", "players",
-                          pl.col("rounds").cast(pl.Int64), pl.col("rounds_played").cast(pl.Int64),
-                          "game_rows", *TYPE_COLUMNS, warnings.cast(pl.Int64).alias("warnings"))
-    return pl.DataFrame({
-        "tournaments": [t.height],
-        "players": [batch.players.height],
-        "rounds": [int(t["rounds"].cast(pl.Int64).sum())],
-        "game_rows": [batch.games.height],
-        **{name: [int(per[name].sum())] for name in TYPE_COLUMNS},
-        "warnings": [batch.warnings.height],
-    }, schema={c: pl.Int64 for c in ["tournaments", "players", "rounds", "game_rows", *TYPE_COLUMNS,
-                                      "warnings"]})
+    return summary_from([partial_summary(batch)], by_tournament=by_tournament)

@@ -76,11 +76,16 @@ class _Meetings:
 
 
 def _meetings(ctx: Context, forfeits: bool) -> _Meetings:
-    d = ctx.dense
-    with_forfeits = d.is_type(FORFEIT_TYPES) & (d.opp != NO_OPP) & (forfeits | d.per_player(d.round_robin))[:, None]
-    counted = d.played | with_forfeits
-    i, r = np.nonzero(counted)
-    return _Meetings(i, d.opp[i, r], d.pts[i, r])
+    parts = []
+    for rows, part in ctx.parts():
+        d = part.dense
+        with_forfeits = d.is_type(FORFEIT_TYPES) & (d.opp != NO_OPP) & (forfeits | d.per_player(d.round_robin))[:, None]
+        i, r = np.nonzero(d.played | with_forfeits)
+        j, p = d.opp[i, r].astype(np.int64), d.pts[i, r].astype(np.int64)
+        parts.append((i, j, p) if rows is None else (rows[i], rows[j], p))
+    if not parts:
+        return _Meetings(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
+    return _Meetings(*(np.concatenate(a) for a in zip(*parts, strict=True)))
 
 
 def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partial: bool) -> np.ndarray:
@@ -91,7 +96,7 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
     missing games is ranked first, and so on; DE then restarts on the rest. All tied groups of the batch
     are processed together; each pass splits or settles every group still open.
     """
-    d = ctx.dense
+    d = ctx.roster
     P = d.players
     size = np.bincount(labels, minlength=P)[labels]
     m = _meetings(ctx, forfeits)
@@ -177,7 +182,7 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np
 
     Each tie-break refines only the groups still tied; players tied at the end share a rank.
     """
-    d = ctx.dense
+    d = ctx.roster
     pts = ctx.values(TieBreakSpec("PTS"), edition, kernel_of("PTS"))
     labels = initial_labels(d.tix, -pts.num)
     steps = [competition_rank(labels, d.tix)]

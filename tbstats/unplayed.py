@@ -4,6 +4,11 @@ It derives, for every player-round, the C.07 16.2 category, the score each playe
 (16.3 adjusted score, or the edition's equivalent), the element that round contributes to Buchholz and
 Sonneborn-Berger (opponent's score, or the dummy / virtual opponent with its caps, 16.4) and whether
 that element is a voluntary unplayed round for the Cut rule (16.5). Kernels read these arrays only.
+
+Unplayed rounds are few, so the work specific to them (adjusted scores, dummies, caps) runs on the list
+of their cells; only the opponent-score gather and the element masks cover the whole players x rounds grid.
+Fore Buchholz (:func:`fore_elements`) reuses an edition's stage and changes only what the final round's
+draws change: that round's cells, the scores, and the opponent scores seen through them.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense
+from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense, type_table
 from tbstats.games import GAME_TYPE
 from tbstats.rules import RuleSet
 
@@ -22,12 +27,16 @@ NOT_COUNTED = -1
 # Which cap bounded a dummy (for explain)
 CAP_NONE, CAP_OPPONENT, CAP_DRAWS = 0, 1, 2
 
+_VUR = type_table(VUR_TYPES)
+_FORFEIT = type_table(FORFEIT_TYPES)
+_REQUESTED = type_table(REQUESTED_BYE_TYPES)
+
 
 @dataclass(frozen=True)
 class Elements:
     """Per-edition arrays derived from a dense view; what every opponent-based kernel reads."""
 
-    dense: Dense
+    dense: Dense             # the view the stage ran on (for FB: the base view; its final round is in the arrays)
     rules: RuleSet
     score: np.ndarray        # [P] actual score, units
     as_opponent: np.ndarray  # [P] score seen by opponents (16.3 adjusted score or edition's equivalent)
@@ -38,11 +47,14 @@ class Elements:
     uncapped: np.ndarray     # [P,R] the dummy's value before caps (explain; meaningful where an own element)
     cap: np.ndarray          # [P,R] CAP_* that bounded the dummy (where an own element)
     predetermined: np.ndarray  # [P] pre-determined (round-robin) rules apply to the player's event
+    game_like: np.ndarray    # [P,R] the element is a game: the opponent's score counts
+    own: np.ndarray          # [P,R] the element is the player's own unplayed round (dummy, virtual opponent)
+    pts: np.ndarray          # [P,R] points scored in the counted rounds (FB: final round's games drawn)
 
     @property
     def sb_contribution(self) -> np.ndarray:
         """Opponent score times points scored, units squared (C.07 9.1)."""
-        return self.oppscore * self.dense.pts
+        return self.oppscore * self.pts
 
 
 def categories(d: Dense) -> np.ndarray:
@@ -53,14 +65,76 @@ def categories(d: Dense) -> np.ndarray:
     table[GAME_TYPE["forfeit_win"]] = CAT_FORFEIT_WIN
     table[[GAME_TYPE["forfeit_loss"], GAME_TYPE["double_forfeit"]]] = CAT_FORFEIT_LOSS
     cat = table[d.gtype]
-    non_vur = d.counted & ~d.is_type(VUR_TYPES)
-    # any non-VUR round strictly after r: reverse cumulative OR, shifted by one
-    later = np.zeros_like(non_vur)
-    later[:, :-1] = np.flip(np.logical_or.accumulate(np.flip(non_vur[:, 1:], axis=1), axis=1), axis=1)
-    requested = d.is_type(REQUESTED_BYE_TYPES)
-    cat[requested] = np.where(later[requested], CAT_BYE_FOLLOWED, CAT_BYE_TRAILING)
-    cat[~d.counted] = NOT_COUNTED
+    if not d.all_counted:
+        cat[~d.counted] = NOT_COUNTED
+    rows, cols = np.nonzero(_REQUESTED[d.gtype] & d.counted)
+    if len(rows):
+        # a requested bye is followed when a round that is not a VUR comes after it
+        non_vur = ~_VUR[d.gtype] & d.counted
+        last_non_vur = d.rounds - 1 - np.argmax(non_vur[:, ::-1], axis=1)
+        last_non_vur[~non_vur.any(axis=1)] = -1
+        cat[rows, cols] = np.where(cols < last_non_vur[rows], CAT_BYE_FOLLOWED, CAT_BYE_TRAILING)
     return cat
+
+
+def _unplayed(d: Dense, cat: np.ndarray) -> np.ndarray:
+    """Counted rounds not played over the board (pending rounds counted part-way through an event included)."""
+    unplayed = cat != PLAYED
+    return unplayed if d.all_counted else unplayed & d.counted
+
+
+def _value_dtype(d: Dense) -> type:
+    """int32 for element values (opponent scores, dummies) and their products with points when they fit."""
+    m = max(int(np.abs(d.W).max(initial=0)), int(np.abs(d.D).max(initial=0)), int(np.abs(d.pts).max(initial=0)))
+    return np.int32 if 3 * m * m * max(d.rounds, 1) < 2 ** 31 else np.int64
+
+
+def _adjusted(d: Dense, rules: RuleSet, score: np.ndarray, cat: np.ndarray, pts: np.ndarray,
+              predetermined: np.ndarray) -> np.ndarray:
+    """The score each player shows as an opponent (16.3): actual points, unplayed rounds as the edition says."""
+    if rules.opponent_score == "fide":
+        rows, cols = np.nonzero(cat == CAT_BYE_TRAILING)
+    elif rules.opponent_score == "all_unplayed_draw":
+        rows, cols = np.nonzero(_unplayed(d, cat))
+    else:
+        return score
+    Dp = d.per_player(d.D)
+    adjusted = score + np.bincount(rows, weights=Dp[rows] - pts[rows, cols], minlength=d.players).astype(np.int64)
+    return np.where(predetermined, score, adjusted)
+
+
+def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np.ndarray, game_like: np.ndarray,
+                    own: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Opponent score of every element; the dummy, its value before caps and the cap at own unplayed rounds."""
+    dtype = _value_dtype(d)
+    oppscore: np.ndarray = np.where(game_like, as_opponent.astype(dtype)[d.opp_row], 0).astype(dtype, copy=False)
+    uncapped: np.ndarray = np.zeros(pts.shape, dtype=dtype)
+    cap = np.zeros(pts.shape, dtype=np.int8)
+    rows, cols = np.nonzero(own)
+    if not len(rows):
+        return oppscore, uncapped, cap
+    if rules.own_unplayed == "dummy":
+        value = score[rows]
+        if rules.dummy_caps:
+            forfeit = _FORFEIT[d.gtype[rows, cols]] & (d.opp[rows, cols] != NO_OPP)
+            cap_value = np.where(forfeit, as_opponent[d.opp_row[rows, cols]], (d.D * d.n)[d.tix[rows]])
+            over = value > cap_value
+            cap[rows, cols] = np.where(over, np.where(forfeit, CAP_OPPONENT, CAP_DRAWS), CAP_NONE)
+            uncapped[rows, cols] = value
+            value = np.where(over, cap_value, value)
+        else:
+            uncapped[rows, cols] = value
+    elif rules.own_unplayed == "virtual_opponent":
+        # S_P(r-1) + (W - p) + D (n - r), rows with such a round only
+        with_own, inv = np.unique(rows, return_inverse=True)
+        before = np.cumsum(pts[with_own], axis=1, dtype=np.int64)[inv, cols] - pts[rows, cols]
+        t = d.tix[rows]
+        value = before + (d.W[t] - pts[rows, cols]) + d.D[t] * (d.n[t] - (cols + 1))
+        uncapped[rows, cols] = value
+    else:
+        value = np.zeros(len(rows), dtype=np.int64)
+    oppscore[rows, cols] = value
+    return oppscore, uncapped, cap
 
 
 def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) -> Elements:
@@ -71,63 +145,80 @@ def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) ->
     cat = categories(d) if category is None else category
     pts = d.points
     score = d.score
-    Dp = d.per_player(d.D)
-    n = d.per_player(d.n)
     predetermined = d.per_player(d.round_robin) & rules.predetermined
-    unplayed = d.counted & (cat != PLAYED)
-
-    if rules.opponent_score == "fide":
-        adjusted = score + ((cat == CAT_BYE_TRAILING) * (Dp[:, None] - pts)).sum(axis=1)
-    elif rules.opponent_score == "all_unplayed_draw":
-        adjusted = score + (unplayed * (Dp[:, None] - pts)).sum(axis=1)
+    as_opponent = _adjusted(d, rules, score, cat, pts, predetermined)
+    game_like = d.played
+    if predetermined.any():
+        game_like = game_like | (_FORFEIT[d.gtype] & d.has_opp & predetermined[:, None])
+    if rules.own_unplayed != "none":
+        own = _unplayed(d, cat) & ~game_like
+        if predetermined.any():
+            own &= ~predetermined[:, None]
+        present = game_like | own
     else:
-        adjusted = score
-    as_opponent = np.where(predetermined, score, adjusted)
-
-    opp_value = as_opponent[d.opp_row]
-    forfeit = d.is_type(FORFEIT_TYPES) & d.has_opp
-    game_like = d.played | (forfeit & predetermined[:, None]) if predetermined.any() else d.played
-
-    # the element of an unplayed round (4.4 dummy, C.02 virtual opponent, US 0, or none)
-    cap = np.zeros((1, 1), dtype=np.int8)
-    own = rules.own_unplayed
-    if own == "dummy":
-        uncapped = np.broadcast_to(score[:, None], pts.shape)
-        dummy = uncapped
-        if rules.dummy_caps:
-            cap_value = np.where(forfeit, opp_value, (Dp * n)[:, None])
-            over = uncapped > cap_value
-            cap = np.where(over, np.where(forfeit, CAP_OPPONENT, CAP_DRAWS), CAP_NONE).astype(np.int8)
-            dummy = np.where(over, cap_value, uncapped)
-    elif own == "virtual_opponent":
-        before = np.cumsum(pts, axis=1) - pts                      # S_P(r-1)
-        r = np.arange(1, d.rounds + 1)[None, :]
-        uncapped = before + (d.per_player(d.W)[:, None] - pts) + Dp[:, None] * (n[:, None] - r)
-        dummy = uncapped
-    else:
-        uncapped = dummy = np.zeros((1, 1), dtype=pts.dtype)
-    own_element = unplayed & ~game_like & ~predetermined[:, None] if own != "none" else np.zeros_like(unplayed)
-
-    present = game_like | own_element
-    oppscore = np.where(game_like, opp_value, np.where(own_element, dummy, 0))
-    vur = own_element & d.is_type(VUR_TYPES) if rules.vur_cuts else np.zeros_like(own_element)
+        own = np.zeros(pts.shape, dtype=bool)
+        present = game_like
+    oppscore, uncapped, cap = _element_values(d, rules, score, as_opponent, game_like, own, pts)
+    vur = own & _VUR[d.gtype] if rules.vur_cuts else np.zeros(pts.shape, dtype=bool)
     return Elements(dense=d, rules=rules, score=score, as_opponent=as_opponent, category=cat, present=present,
-                    oppscore=oppscore, vur=vur, uncapped=np.broadcast_to(uncapped, pts.shape),
-                    cap=np.broadcast_to(cap, pts.shape), predetermined=predetermined)
+                    oppscore=oppscore, vur=vur, uncapped=uncapped, cap=cap, predetermined=predetermined,
+                    game_like=game_like, own=own, pts=pts)
 
 
-def fore_view(d: Dense) -> Dense:
-    """The view for Fore Buchholz: every paired game of the final round drawn (C.07 8.3).
+def final_round_cells(d: Dense) -> tuple[np.ndarray, np.ndarray]:
+    """The paired cells of each event's final round, for FB (C.07 8.3).
 
-    The final round is the event's planned last round; events whose counted rounds stop before it are
-    unchanged (FB equals BH before the final round, rules.md 4.8). Byes keep their points.
+    The final round is the event's planned last round; events whose counted rounds stop before it have
+    none (FB equals BH before the final round, rules.md 4.8). Byes keep their points.
     """
     final = (d.n == d.planned) & (d.n > 0)
     last = d.per_player(np.where(final, d.n - 1, -1))
     rows = np.nonzero(last >= 0)[0]
     cols = last[rows]
     paired = d.opp[rows, cols] != NO_OPP
-    rows, cols = rows[paired], cols[paired]
+    return rows[paired], cols[paired]
+
+
+def fore_elements(base: Elements) -> Elements:
+    """The stage for Fore Buchholz from an edition's stage: every paired game of the final round drawn.
+
+    Only the final round's paired cells change (a draw over the board), with the scores they change:
+    the players' own scores, hence the scores seen by opponents in every round and the dummies' values.
+    """
+    d, rules = base.dense, base.rules
+    rows, cols = final_round_cells(d)
+    if not len(rows):
+        return base
+    Dp = d.per_player(d.D)
+    pts = base.pts.copy()
+    pts[rows, cols] = Dp[rows]
+    score = base.score.copy()
+    score[rows] += Dp[rows] - base.pts[rows, cols]
+    cat = base.category.copy()
+    cat[rows, cols] = PLAYED
+    # a forfeit loss turned into a game: the requested byes before it are now followed (16.2.3)
+    was_vur = rows[_VUR[d.gtype[rows, cols]]]
+    if len(was_vur):
+        sub = cat[was_vur]
+        sub[sub == CAT_BYE_TRAILING] = CAT_BYE_FOLLOWED
+        cat[was_vur] = sub
+    as_opponent = _adjusted(d, rules, score, cat, pts, base.predetermined)
+    game_like = base.game_like.copy()
+    game_like[rows, cols] = True
+    own = base.own.copy()
+    own[rows, cols] = False
+    present = base.present.copy()
+    present[rows, cols] = True
+    vur = base.vur.copy()
+    vur[rows, cols] = False
+    oppscore, uncapped, cap = _element_values(d, rules, score, as_opponent, game_like, own, pts)
+    return replace(base, score=score, as_opponent=as_opponent, category=cat, present=present, oppscore=oppscore,
+                   vur=vur, uncapped=uncapped, cap=cap, game_like=game_like, own=own, pts=pts)
+
+
+def fore_view(d: Dense) -> Dense:
+    """The view for Fore Buchholz: every paired game of the final round drawn (C.07 8.3)."""
+    rows, cols = final_round_cells(d)
     pts = d.pts.copy()
     gtype = d.gtype.copy()
     outcome = d.outcome.copy()

@@ -11,9 +11,10 @@ from helpers import FIXTURES, ROOT, load_trf, requires_shared
 from tbstats.api import compute, make_context
 from tbstats.audit import audit, inversions
 from tbstats.cli import main
-from tbstats.compare import breakdown, compare, kendall_distance, parse_config, read_configs, wilson
+from tbstats.compare import breakdown, compare, parse_config, read_configs, wilson
 from tbstats.errors import TbstatsError
 from tbstats.io.sources import load
+from tbstats.kendall import kendall_distance
 
 EXAMPLES = ROOT / "data" / "examples"
 

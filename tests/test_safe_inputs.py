@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from tbstats.cli import main
-from tbstats.io import sources
+from tbstats.io import safe, sources
 from tbstats.io.sources import load
 from tests.trf_samples import GOOD
 
@@ -114,8 +114,6 @@ def test_an_oversized_member_is_rejected_under_the_cap(tmp_path: Path) -> None:
 
 
 def test_a_member_that_lies_about_its_size_is_still_capped(tmp_path: Path) -> None:
-    from tbstats.io import safe
-
     arc = _zip(tmp_path / "arc.zip", {"big.trf": b"\0" * 2_000_000})
     with zipfile.ZipFile(arc) as z:
         info = z.getinfo("big.trf")
@@ -206,14 +204,14 @@ def test_a_symlink_loop_is_read_once(tmp_path: Path) -> None:
 
 def test_a_reader_failure_on_one_file_loses_only_that_file(tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    real = sources.read_trf
+    real = safe.read_trf
 
     def fragile(inputs: list[tuple[str, bytes]], *, first_id: int = 0) -> object:
         if any(name.endswith("c.trf") for name, _ in inputs):
             raise OverflowError("simulated reader bug")
         return real(inputs, first_id=first_id)
 
-    monkeypatch.setattr(sources, "read_trf", fragile)
+    monkeypatch.setattr(safe, "read_trf", fragile)
     for name in "abcde":
         (tmp_path / f"{name}.trf").write_text(GOOD)
     result = load([str(tmp_path)], on_error="collect")

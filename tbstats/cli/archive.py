@@ -7,31 +7,26 @@ from pathlib import Path
 import click
 import polars as pl
 
-from tbstats import api
+from tbstats import runs
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
+    Batches,
     Inputs,
     Output,
     ReportOutput,
     _spec_list,
+    batch_options,
     emit,
     exit_code,
     input_options,
-    load_inputs,
     output_options,
     report_options,
+    streamed,
     write_page,
 )
-from tbstats.games import Batch
 from tbstats.rules import EDITIONS, check_edition
 
 # ---------------------------------------------------------------------------------------------- archives
-
-def _load_batch(inputs: Inputs) -> tuple[Batch, int]:
-    """Load every input into one batch (for commands that compare across the whole archive)."""
-    result = load_inputs(inputs)
-    return result.batch, result.rejected
-
 
 @main.command(name="compare", epilog=EPILOG)
 @input_options
@@ -47,10 +42,13 @@ def _load_batch(inputs: Inputs) -> tuple[Batch, int]:
               help="Break the rates down by a tournament feature (repeatable).")
 @click.option("--table", type=click.Choice(["pairs", "configs", "depth", "drilldown", "tournaments"]),
               default="pairs", show_default=True, help="Which table to write (all of them go into html).")
+@click.option("--drilldown", "drilldown_limit", type=click.IntRange(min=1), default=1000, show_default=True,
+              metavar="N", help="The drill-down keeps the first N tournaments of each pair whose winner changed.")
 @report_options
+@batch_options
 @click.pass_context
 def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], config_file: str | None, top: int,
-                by: tuple[str, ...], table: str, output: ReportOutput) -> None:
+                by: tuple[str, ...], table: str, drilldown_limit: int, output: ReportOutput, batches: Batches) -> None:
     """How often configurations (edition + tie-break order) change winners, podiums and rankings.
 
     One row per pair of configurations: tournaments, winner_changed (the set of rank-1 players differs),
@@ -63,8 +61,9 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
     from tbstats import compare as cmp
 
     parsed = [cmp.parse_config(c) for c in configs] + (cmp.read_configs(config_file) if config_file else [])
-    batch, rejected = _load_batch(inputs)
-    result = cmp.compare(batch, parsed, top=top)
+    cmp.check_configs(parsed)
+    with streamed(inputs, batches) as run:
+        result = runs.compare(run, parsed, top=top, drilldown_limit=drilldown_limit)
     breakdowns = {feature: cmp.breakdown(result, feature) for feature in by}
     if output.charts or output.format == "html":
         from tbstats import report
@@ -82,7 +81,7 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
             out = pl.concat([b.with_columns(pl.lit(f).alias("feature"), pl.col(f).cast(pl.String).alias("value"))
                              .drop(f) for f, b in breakdowns.items()], how="diagonal_relaxed")
         emit(out, Output(output.format, output.path, output.csv_escape))
-    ctx.exit(exit_code(rejected))
+    ctx.exit(exit_code(run.rejected))
 
 
 @main.command(name="audit", epilog=EPILOG)
@@ -93,20 +92,20 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
 @click.option("-t", "--tiebreaks", "specs", default="from-file", show_default=True, metavar="from-file|SPECS",
               help="The order to recompute with: each file's own 202/212 list, or SPECS for every tournament.")
 @click.option("--players", "per_player", is_flag=True, help="One row per differing player instead of per tournament.")
+@batch_options
 @click.pass_context
-def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, rules: str, specs: str, per_player: bool) -> None:
+def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, rules: str, specs: str, per_player: bool,
+              batches: Batches) -> None:
     """Recompute standings and compare them with the ranks and points declared in the files.
 
     Per tournament: players, points_differ, rank_conflicts (groups of our order that the declared ranks
     cross) and a status: agrees; points differ; agrees under EDITION (same order, other rules); agrees under
     ORDER (a conventional order); unexplained; no declared ranks; no tie-break list.
     """
-    from tbstats.audit import audit
-
     edition = check_edition(rules)
     if specs != "from-file":
         _spec_list(specs)
-    batch, rejected = _load_batch(inputs)
-    per_t, per_p = audit(batch, api.make_context(batch), rules=edition, tiebreaks=specs)
+    with streamed(inputs, batches) as run:
+        per_t, per_p = runs.audit(run, rules=edition, tiebreaks=specs)
     emit(per_p if per_player else per_t, output)
-    ctx.exit(exit_code(rejected))
+    ctx.exit(exit_code(run.rejected))

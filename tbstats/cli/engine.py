@@ -5,27 +5,24 @@ from __future__ import annotations
 import click
 import polars as pl
 
-from tbstats import api
 from tbstats import explain as explain_mod
+from tbstats import runs
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
+    Batches,
     Engine,
     Inputs,
     Output,
     _spec_list,
+    batch_options,
     emit,
     engine_options,
     exit_code,
     input_options,
-    ledger_of,
     output_options,
-    report_load,
-    write_ledger,
+    streamed,
 )
-from tbstats.errors import FormatError
-from tbstats.games import Batch, empty
 from tbstats.io import sources
-from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.tiebreaks import TIEBREAKS
 
 
@@ -35,15 +32,12 @@ from tbstats.tiebreaks import TIEBREAKS
 @engine_options
 @click.option("-t", "--tiebreaks", "specs", required=True, metavar="SPEC[,SPEC...]",
               help="Ordered tie-breaks, e.g. 'BH/C1,BH,SB,DE,WIN' (see `tbstats tiebreaks`).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Threads computing parts of each batch (the table does not depend on it).")
 @click.option("--lots", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Break ties left after the list by a seeded drawing of lots (default: tied players share a rank).")
-@click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True,
-              help="TRF files computed per batch.")
+@batch_options
 @click.pass_context
-def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, workers: int,
-            lots: int | None, batch_files: int) -> None:
+def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, lots: int | None,
+            batches: Batches) -> None:
     """Compute tie-breaks and standings: one row per player.
 
     Columns: source, tournament, start_no, name, rating, points, rank, then one column per SPEC named
@@ -52,35 +46,17 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     A DE column holds the rank after points and the specs up to and including DE.
     """
     parsed = _spec_list(specs)
-    stream = sources.iter_batches(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
-                                  batch_files=batch_files, max_member_bytes=inputs.max_member_bytes)
     buchholz = [str(s) for s in parsed if s.name in ("BH", "FB", "AOB")]
-    round_robins = 0
-    parts = []
-    ledgers = [pl.DataFrame(schema=ERROR_SCHEMA)]
-    warnings = [empty("warnings")]
-    try:
-        for batch, ledger in stream:
-            ledgers.append(ledger)
-            warnings.append(batch.warnings)
-            if batch.n_tournaments:
-                round_robins += int((batch.tournaments["event_type"] == "round_robin").sum())
-                parts.append(api.compute(batch, parsed, rules=engine.rules, force_type=engine.force_type,
-                                         after_round=engine.after_round, unrated_rating=engine.unrated_rating,
-                                         lots=lots, workers=workers))
-    except FormatError as exc:
-        write_ledger(inputs, ledger_of(exc))
-        raise
-    report_load(inputs, pl.concat(ledgers), stream.summary(), pl.concat(warnings))
+    with streamed(inputs, batches) as run:
+        table, round_robins = runs.compute(run, parsed, rules=engine.rules, force_type=engine.force_type,
+                                           after_round=engine.after_round, unrated_rating=engine.unrated_rating,
+                                           lots=lots)
     if buchholz and (round_robins if engine.force_type is None else engine.force_type == "round_robin") \
             and not inputs.quiet:
         click.echo(f"Warning: {', '.join(buchholz)} computed for round robins; Buchholz tie-breaks must not be "
                    "used in round robins (C.07 2026, Art. 8 note)", err=True)
-    if not parts:
-        parts.append(api.compute(Batch(empty("tournaments"), empty("players"), empty("games")), parsed,
-                                 rules=engine.rules))
-    emit(pl.concat(parts), output)
-    ctx.exit(exit_code(stream.rejected))
+    emit(table, output)
+    ctx.exit(exit_code(run.rejected))
 
 
 @main.command(epilog=EPILOG)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, TypeVar, cast
@@ -20,6 +21,7 @@ from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.output import FORMATS, write_table
+from tbstats.pipeline import Run, scheduler_client
 from tbstats.rules import EDITIONS, check_edition
 from tbstats.spec import TieBreakSpec, parse_specs
 
@@ -77,6 +79,61 @@ def input_options(f: F) -> F:
     for option in reversed(options):
         wrapper = option(wrapper)
     return cast(F, wrapper)
+
+
+# ---------------------------------------------------------------------------------- batches and workers
+
+#: Tournaments per batch by default: a few hundred MB at most for the usual event sizes.
+BATCH_SIZE: Final = 2000
+
+
+@dataclass(frozen=True)
+class Batches:
+    """How an archive is cut and where its batches run."""
+
+    size: int = BATCH_SIZE
+    files: int = 2000
+    workers: int = 1
+    scheduler: str | None = None
+
+
+def batch_options(f: F) -> F:
+    """Add ``--batch-size``, ``--batch-files``, ``--workers`` and ``--scheduler``; pass ``batches``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, batch_size: int, batch_files: int, workers: int, scheduler: str | None,
+                **kwargs: Any) -> Any:
+        return f(*args, batches=Batches(batch_size, batch_files, workers, scheduler), **kwargs)
+
+    options = [
+        click.option("--batch-size", type=click.IntRange(min=1), default=BATCH_SIZE, show_default=True,
+                     metavar="N", help="Tournaments per batch: memory grows with it, the output does not change."),
+        click.option("--batch-files", type=click.IntRange(min=1), default=2000, show_default=True, metavar="N",
+                     help="TRF files read at a time (then cut into batches of --batch-size tournaments)."),
+        click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+                     help="Batches computed at once on threads (the output does not change)."),
+        click.option("--scheduler", default=None, metavar="ADDRESS|local[:N]",
+                     help="Run the batches on Dask: the address of a running scheduler (tcp://host:8786), or "
+                          "local:N for a local cluster of N worker processes (needs tbstats[dask])."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)
+
+
+@contextlib.contextmanager
+def streamed(inputs: Inputs, batches: Batches) -> Iterator[Run]:
+    """A :class:`~tbstats.pipeline.Run` over the inputs; afterwards the problems and the count go to stderr."""
+    with scheduler_client(batches.scheduler) as client:
+        run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
+                  workers=batches.workers, client=client, progress=not inputs.quiet,
+                  max_member_bytes=inputs.max_member_bytes)
+        try:
+            yield run
+        except FormatError as exc:
+            write_ledger(inputs, ledger_of(exc))
+            raise
+    report_load(inputs, run.ledger, run.summary(), run.warnings)
 
 
 def load_inputs(inputs: Inputs, *, batch_files: int = 2000) -> LoadResult:

@@ -11,9 +11,14 @@ import os
 import stat
 import tarfile
 import zipfile
-from typing import IO, Final
+from typing import IO, Any, Final
 
-from tbstats.errors import TbstatsError
+import polars as pl
+
+from tbstats.errors import FormatError, TbstatsError
+from tbstats.games import Batch, empty
+from tbstats.io import tabular
+from tbstats.io.trf import ERROR_SCHEMA, read_trf
 
 #: Default cap on the decompressed size of one archive member (``--max-member-bytes``).
 MAX_MEMBER_BYTES: Final = 64 * 2**20
@@ -188,6 +193,117 @@ def read_tar_member(archive: tarfile.TarFile, info: tarfile.TarInfo, cap: int) -
     if len(data) != info.size:
         raise UnreadableInput(f"archive ends inside the member ({len(data)} of {info.size} bytes)")
     return data
+
+
+def list_members(path: str) -> tuple[list[tuple[str, str | None]], str | None]:
+    """(member name, why it cannot be read or None) for every file-like member, and the archive's damage."""
+    members: list[tuple[str, str | None]] = []
+    try:
+        if path.lower().endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                members = [(i.filename, zip_member_problem(i)) for i in z.infolist() if not i.is_dir()]
+        else:
+            with tarfile.open(path, "r:*") as t:
+                for m in t:  # one by one: a truncated stream still yields the members before the cut
+                    if not m.isdir():
+                        members.append((m.name, tar_member_problem(m)))
+    except Exception as exc:  # zipfile, tarfile, gzip, bz2 and lzma each raise their own errors
+        return members, describe(exc)
+    return members, None
+
+
+class Archives:
+    """Open archives, kept open while their members are read in order; members are capped streams."""
+
+    def __init__(self, max_member_bytes: int = MAX_MEMBER_BYTES) -> None:
+        self.cap = max_member_bytes
+        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]] = {}
+
+    def read(self, path: str, member: str) -> bytes:
+        """A member's bytes; any failure (damage, size cap, encryption) raises UnreadableInput."""
+        entry = self._open.get(path)
+        if entry is None:
+            entry = self._open[path] = self._open_archive(path)
+        handle, infos = entry
+        info = infos.get(member)
+        if info is None:
+            raise UnreadableInput("member not found in the archive")
+        if isinstance(handle, zipfile.ZipFile):
+            return read_zip_member(handle, info, self.cap)
+        return read_tar_member(handle, info, self.cap)
+
+    @staticmethod
+    def _open_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]:
+        problem = not_regular(path)
+        if problem is not None:
+            raise UnreadableInput(problem)
+        infos: dict[str, Any] = {}
+        try:
+            if path.lower().endswith(".zip"):
+                z = zipfile.ZipFile(path)  # kept open across members; close() ends them all
+                return z, {i.filename: i for i in z.infolist()}
+            t = tarfile.open(path, "r:*")  # noqa: SIM115 - kept open like the zip
+        except Exception as exc:
+            raise UnreadableInput(f"not a readable archive ({describe(exc)})") from None
+        try:
+            for m in t:
+                infos[m.name] = m
+        except Exception:  # the damage was ledgered when the archive was listed
+            pass
+        return t, infos
+
+    def close(self) -> None:
+        for handle, _ in self._open.values():
+            handle.close()
+        self._open.clear()
+
+
+# ------------------------------------------------------------------------------------ failing alone
+
+def _row(path: str, reason: str) -> pl.DataFrame:
+    return pl.DataFrame({"path": [path], "line": [None], "column": [None], "reason": [reason]},
+                        schema=ERROR_SCHEMA)
+
+
+def read_trf_isolated(raw: list[tuple[str, bytes]], first_id: int) -> tuple[Batch, pl.DataFrame]:
+    """:func:`read_trf` on a chunk; should the reader fail on the chunk, halve it until the culprit is alone.
+
+    The culprit gets a ledger row with the reader's exception text; every other file is read as usual.
+    """
+    try:
+        result = read_trf(raw, first_id=first_id)
+        return result.batch, result.errors
+    except Exception as exc:  # a reader bug on one file must not cost the other files of the chunk
+        if len(raw) == 1:
+            return (Batch(empty("tournaments"), empty("players"), empty("games")),
+                    _row(raw[0][0], f"the TRF reader failed on this file ({describe(exc)})"))
+    half = len(raw) // 2
+    first, first_errors = read_trf_isolated(raw[:half], first_id)
+    second, second_errors = read_trf_isolated(raw[half:], first_id + first.n_tournaments)
+    batch = tabular.renumber(Batch.concat([first, second]), first_id)
+    return batch, pl.concat([first_errors, second_errors])
+
+
+def model_ledger(name: str, path: str, exc: Exception) -> pl.DataFrame:
+    """The ledger rows of a model that failed to read: the checker's rows, a FormatError's place, or the text."""
+    rows = getattr(exc, "ledger", None)
+    if isinstance(rows, pl.DataFrame) and rows.height:
+        return rows
+    if isinstance(exc, FormatError):
+        return pl.DataFrame([{"path": exc.path, "line": exc.line, "column": exc.column, "reason": exc.reason}],
+                            schema=ERROR_SCHEMA, orient="row")
+    if isinstance(exc, TbstatsError):
+        return _row(name, without_prefix(str(exc), path))
+    return _row(name, f"cannot read the model ({describe(exc)})")
+
+
+def without_prefix(message: str, path: str) -> str:
+    """A message without its leading ``path: ``.
+
+    >>> without_prefix("a.csv: bad", "a.csv")
+    'bad'
+    """
+    return message[len(path) + 2:] if message.startswith(f"{path}: ") else message
 
 
 def describe(exc: BaseException) -> str:

@@ -22,8 +22,6 @@ from __future__ import annotations
 import glob
 import os
 import sys
-import tarfile
-import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -32,8 +30,8 @@ import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import Batch, empty
-from tbstats.io import safe, tabular
-from tbstats.io.trf import ERROR_SCHEMA, read_trf
+from tbstats.io import parts, safe, tabular
+from tbstats.io.trf import ERROR_SCHEMA
 
 OnError = Literal["raise", "collect"]
 Kind = Literal["trf", "tabular", "skip", "reject"]
@@ -136,7 +134,8 @@ def _expand(inputs: Sequence[str]) -> list[_Item]:
             if not matches:
                 items.append(_Item(text, "reject", reason="no file matches the pattern"))
             for m in matches:
-                items.extend(_walk(m) if os.path.isdir(m) else _explicit(m))
+                model = _model_of(m)
+                items.extend(_walk(model or m) if model or os.path.isdir(m) else _explicit(m))
         else:
             items.append(_Item(text, "reject", reason=MISSING))
     return once_each(items)
@@ -162,6 +161,16 @@ def _identity(item: _Item) -> object:
     except OSError:
         return item.name
     return st.st_dev, st.st_ino, member
+
+
+def _model_of(path: str) -> str | None:
+    """The directory dataset a matched file or directory belongs to (a table part, hive partitions included)."""
+    parent = os.path.dirname(path)
+    while parent and parent != os.path.dirname(parent):
+        if tabular.is_model_dir(parent):
+            return os.path.normpath(parent)
+        parent = os.path.dirname(parent)
+    return None
 
 
 def _explicit(path: str) -> list[_Item]:
@@ -231,7 +240,7 @@ def _archive(path: str) -> list[_Item]:
     problem = safe.not_regular(path)
     if problem is not None:
         return [_Item(path, "reject", path, reason=problem)]
-    members, damage = _list_members(path)
+    members, damage = safe.list_members(path)
     if damage is not None and not members:
         return [_Item(path, "reject", path, reason=f"not a readable archive ({damage})")]
     items = []
@@ -255,70 +264,87 @@ def _archive(path: str) -> list[_Item]:
     return items
 
 
-def _list_members(path: str) -> tuple[list[tuple[str, str | None]], str | None]:
-    """(member name, why it cannot be read or None) for every file-like member, and the archive's damage."""
-    members: list[tuple[str, str | None]] = []
-    try:
-        if _suffix(path) == ".zip":
-            with zipfile.ZipFile(path) as z:
-                members = [(i.filename, safe.zip_member_problem(i)) for i in z.infolist() if not i.is_dir()]
-        else:
-            with tarfile.open(path, "r:*") as t:
-                for m in t:  # one by one: a truncated stream still yields the members before the cut
-                    if not m.isdir():
-                        members.append((m.name, safe.tar_member_problem(m)))
-    except Exception as exc:  # zipfile, tarfile, gzip, bz2 and lzma each raise their own errors
-        return members, safe.describe(exc)
-    return members, None
+# ------------------------------------------------------------------------------------------------ planning
+
+@dataclass(frozen=True)
+class Part:
+    """One unit of reading, planned without reading data: a chunk of TRF files (with the skipped and rejected
+    names among them, in input order), a run of whole tournaments of a tabular model, or a model read whole.
+
+    A part holds names and paths only, so it can travel to a worker process that reads it.
+    """
+
+    items: tuple[_Item, ...] = ()
+    table: parts.TablePart | None = None
+    model: _Item | None = None
+    first_of_model: bool = True
+    max_member_bytes: int = safe.MAX_MEMBER_BYTES  # the cap on an archive member, decompressed
+
+    @property
+    def files(self) -> int:
+        """Input files this part counts (a model counts once, on its first part)."""
+        if self.items:
+            return sum(i.kind != "skip" for i in self.items)
+        return int(self.first_of_model)
+
+    @property
+    def skipped(self) -> int:
+        return sum(i.kind == "skip" for i in self.items)
 
 
-class _Archives:
-    """Open archives, kept open while their members are read in order; members are capped streams."""
+@dataclass(frozen=True)
+class Plan:
+    """The parts of the inputs in order; ``tournaments`` is their total when every part knows its count."""
 
-    def __init__(self, max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> None:
-        self.cap = max_member_bytes
-        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]] = {}
+    parts: tuple[Part, ...]
+    tournaments: int | None
 
-    def read(self, path: str, member: str) -> bytes:
-        """A member's bytes; any failure (damage, size cap, encryption) raises UnreadableInput."""
-        entry = self._open.get(path)
-        if entry is None:
-            entry = self._open[path] = self._open_archive(path)
-        handle, infos = entry
-        info = infos.get(member)
-        if info is None:
-            raise safe.UnreadableInput("member not found in the archive")
-        if isinstance(handle, zipfile.ZipFile):
-            return safe.read_zip_member(handle, info, self.cap)
-        return safe.read_tar_member(handle, info, self.cap)
 
-    @staticmethod
-    def _open_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]:
-        problem = safe.not_regular(path)
-        if problem is not None:
-            raise safe.UnreadableInput(problem)
-        infos: dict[str, Any] = {}
+def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 2000,
+         max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> Plan:
+    """Expand the inputs and cut them into parts: ``batch_files`` TRF files, or ``batch_size`` tournaments of a
+    columnar model (only its tournament column is scanned here). An archive member larger than
+    ``max_member_bytes`` once decompressed is rejected without reading it all."""
+    if isinstance(inputs, str | os.PathLike):
+        raise TbstatsError("inputs must be a list of paths, not one string")
+    for name, value in (("batch_size", batch_size), ("batch_files", batch_files),
+                        ("max_member_bytes", max_member_bytes)):
+        if value < 1:
+            raise TbstatsError(f"{name} must be at least 1, not {value}")
+    out: list[Part] = []
+    chunk: list[_Item] = []
+    known = True
+    total = 0
+    for item in _expand([str(i) for i in inputs]):
+        if item.kind != "tabular":
+            chunk.append(item)
+            if item.kind == "trf":
+                known = False
+                if sum(i.kind == "trf" for i in chunk) >= batch_files:
+                    out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
+                    chunk = []
+            continue
+        if chunk:
+            out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
+            chunk = []
         try:
-            if _suffix(path) == ".zip":
-                z = zipfile.ZipFile(path)  # kept open across members; close() ends them all
-                return z, {i.filename: i for i in z.infolist()}
-            t = tarfile.open(path, "r:*")  # noqa: SIM115 - kept open like the zip
-        except Exception as exc:
-            raise safe.UnreadableInput(f"not a readable archive ({safe.describe(exc)})") from None
-        try:
-            for m in t:
-                infos[m.name] = m
-        except Exception:  # the damage was ledgered when the archive was listed
-            pass
-        return t, infos
-
-    def close(self) -> None:
-        for handle, _ in self._open.values():
-            handle.close()
-        self._open.clear()
+            runs = parts.plan_model(item.path, item.name, batch_size)
+        except Exception as exc:  # one model is one input: whatever fails, only this input is lost
+            reason = safe.model_ledger(item.name, item.path, exc)["reason"][0]
+            out.append(Part((_Item(item.name, "reject", item.path, reason=reason),)))
+            continue
+        if runs is None:
+            known = False
+            out.append(Part(model=item))
+            continue
+        total += sum(r.tournaments for r in runs)
+        out.extend(Part(table=r, model=item, first_of_model=k == 0) for k, r in enumerate(runs))
+    if chunk:
+        out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
+    return Plan(tuple(out), total if known else None)
 
 
-# --------------------------------------------------------------------------------------------- loading
+# --------------------------------------------------------------------------------------------- reading
 
 def _rows(path: str, reason: str) -> pl.DataFrame:
     return pl.DataFrame({"path": [path], "line": [None], "column": [None], "reason": [reason]},
@@ -329,144 +355,48 @@ def _is_skip() -> pl.Expr:
     return pl.col("reason").str.starts_with(SKIPPED)
 
 
-@dataclass
-class BatchStream:
-    """Batches of whole files as they are read, with running counts; iterate for ``(batch, ledger)``."""
-
-    inputs: Sequence[str]
-    on_error: OnError = "collect"
-    progress: bool = False
-    batch_files: int = 2000
-    max_member_bytes: int = safe.MAX_MEMBER_BYTES
-    files: int = 0
-    loaded: int = 0
-    rejected: int = 0
-    skipped: int = 0
-    _started: bool = field(default=False, repr=False)
-
-    def summary(self) -> str:
-        """The one-line count so far, ``N files: K loaded, E rejected``."""
-        return summary(self.files, self.loaded, self.rejected)
-
-    def __iter__(self) -> Iterator[tuple[Batch, pl.DataFrame]]:
-        if self._started:
-            raise TbstatsError("a BatchStream can be iterated only once")
-        self._started = True
-        if self.on_error not in ("raise", "collect"):
-            raise TbstatsError(f"on_error must be 'raise' or 'collect', not {self.on_error!r}")
-        if self.batch_files < 1:
-            raise TbstatsError(f"batch_files must be at least 1, not {self.batch_files}")
-        items = _expand(self.inputs)
-        bar = _progress_bar(sum(i.kind != "skip" for i in items), self.progress)
-        if self.max_member_bytes < 1:
-            raise TbstatsError(f"max_member_bytes must be at least 1, not {self.max_member_bytes}")
-        archives = _Archives(self.max_member_bytes)
+def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Batch]]:
+    """Read one part: its ledger, and its tournaments as batches of at most ``batch_size`` whole tournaments,
+    each numbered from 0 (the caller offsets the ids). Problems go to the ledger, never raise."""
+    if part.items:
+        archives = safe.Archives(part.max_member_bytes)
         try:
-            yield from self._chunks(items, archives, bar)
+            batch, ledger = _read_trf(part.items, archives)
         finally:
             archives.close()
-            if bar is not None:
-                bar.close()
+        return ledger, list(parts.runs(batch, batch_size)) if batch.n_tournaments else []
+    assert part.model is not None
+    try:
+        problem = safe.not_regular(part.model.path)
+        if problem is not None:
+            raise safe.UnreadableInput(problem)
+        batch = parts.read_part(part.table) if part.table is not None else tabular.read_model(part.model.path)
+    except Exception as exc:  # one model is one input: whatever fails, only this input is lost
+        return safe.model_ledger(part.model.name, part.model.path, exc), []
+    return pl.DataFrame(schema=ERROR_SCHEMA), [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size)]
 
-    def _chunks(self, items: list[_Item], archives: _Archives, bar: Any) -> Iterator[
-            tuple[Batch, pl.DataFrame]]:
-        next_id = 0
-        chunk: list[_Item] = []  # TRF files to read, and skipped or rejected names, in input order
-        n_trf = 0
 
-        def flush() -> Iterator[tuple[Batch, pl.DataFrame]]:
-            nonlocal next_id, n_trf
-            batch, ledger = self._read_trf(chunk, archives, next_id)
-            next_id += batch.n_tournaments
-            _advance(bar, sum(i.kind != "skip" for i in chunk))
-            chunk.clear()
-            n_trf = 0
-            yield batch, ledger
-
-        for item in items:
-            if item.kind == "tabular":
-                if chunk:
-                    yield from flush()
-                for batch, ledger in self._read_tabular(item, next_id):
-                    next_id += batch.n_tournaments
-                    yield batch, ledger
-                _advance(bar, 1)
-                continue
-            chunk.append(item)
-            n_trf += item.kind == "trf"
-            if n_trf >= self.batch_files:
-                yield from flush()
-        if chunk:
-            yield from flush()
-
-    def _read_trf(self, chunk: list[_Item], archives: _Archives, first_id: int) -> tuple[Batch, pl.DataFrame]:
-        """Read the TRF files of a chunk at once; the ledger lists problems in input order."""
-        raw: list[tuple[str, bytes]] = []
-        ledger = [_rows(i.name, i.reason) for i in chunk if i.kind != "trf"]
-        order = {i.name: n for n, i in enumerate(chunk)}
-        pending = [i for i in chunk if i.kind == "trf"]
-        for item in pending:
-            try:
-                data = read_input(item, archives)
-            except TbstatsError as exc:
-                ledger.append(_rows(item.name, str(exc)))
-                continue
-            raw.append((item.name, data))
-        batch, errors = read_trf_isolated(raw, first_id)
-        ledger.append(errors)
-        table = pl.concat(ledger).unique(maintain_order=True).with_columns(
-            pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
-        table = table.sort("_order", "line", nulls_last=False, maintain_order=True).drop("_order")
-        bad = set(table.filter(~_is_skip())["path"].to_list())
-        self.skipped += sum(i.kind == "skip" for i in chunk)
-        self.files += sum(i.kind != "skip" for i in chunk)
-        self.rejected += len(bad)
-        self.loaded += sum(i.name not in bad for i in pending)
-        self._check(table)
-        return batch, table
-
-    def _read_tabular(self, item: _Item, first_id: int) -> Iterator[tuple[Batch, pl.DataFrame]]:
-        self.files += 1
+def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[Batch, pl.DataFrame]:
+    """Read the TRF files of a chunk at once; the ledger lists problems in input order."""
+    raw: list[tuple[str, bytes]] = []
+    ledger = [_rows(i.name, i.reason) for i in chunk if i.kind != "trf"]
+    order = {i.name: n for n, i in enumerate(chunk)}
+    for item in (i for i in chunk if i.kind == "trf"):
         try:
-            problem = safe.not_regular(item.path)
-            if problem is not None:
-                raise safe.UnreadableInput(problem)
-            parts = tabular.iter_model(item.path)
-            batch = next(parts)
-        except Exception as exc:  # one model is one input: whatever fails, only this input is lost
-            self.rejected += 1
-            ledger = tabular_ledger(item.name, item.path, exc)
-            self._check(ledger)
-            yield Batch(empty("tournaments"), empty("players"), empty("games")), ledger
-            return
-        self.loaded += 1
-        while True:
-            batch = tabular.renumber(batch, first_id)
-            first_id += batch.n_tournaments
-            yield batch, pl.DataFrame(schema=ERROR_SCHEMA)
-            try:
-                batch = next(parts)
-            except StopIteration:
-                return
-            except Exception as exc:
-                self.loaded -= 1
-                self.rejected += 1
-                ledger = tabular_ledger(item.name, item.path, exc)
-                self._check(ledger)
-                yield Batch(empty("tournaments"), empty("players"), empty("games")), ledger
-                return
-
-    def _check(self, ledger: pl.DataFrame) -> None:
-        """In raise mode, the first problem (skips are not problems) raises :class:`FormatError`."""
-        if self.on_error != "raise":
-            return
-        problems = ledger.filter(~_is_skip())
-        if problems.height:
-            row = problems.row(0, named=True)
-            raise FormatError(row["path"], row["line"], row["column"], row["reason"])
+            data = read_input(item, archives)
+        except TbstatsError as exc:
+            ledger.append(_rows(item.name, str(exc)))
+            continue
+        raw.append((item.name, data))
+    batch, errors = safe.read_trf_isolated(raw, 0)
+    ledger.append(errors)
+    table = pl.concat(ledger).unique(maintain_order=True).with_columns(
+        pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
+    table = table.sort("_order", "line", nulls_last=False, maintain_order=True).drop("_order")
+    return batch, table
 
 
-def read_input(item: _Item, archives: _Archives) -> bytes:
+def read_input(item: _Item, archives: safe.Archives) -> bytes:
     """The bytes of one TRF input: a regular file, or an archive member read as a capped stream.
 
     Every failure raises :class:`tbstats.io.safe.UnreadableInput` with the ledger reason.
@@ -476,64 +406,117 @@ def read_input(item: _Item, archives: _Archives) -> bytes:
     return safe.read_regular(item.path)
 
 
-def read_trf_isolated(raw: list[tuple[str, bytes]], first_id: int) -> tuple[Batch, pl.DataFrame]:
-    """:func:`read_trf` on a chunk; should the reader fail on the chunk, halve it until the culprit is alone.
+@dataclass
+class Tally:
+    """Running counts of files and the ledger over parts taken in order; raise mode raises the first problem."""
 
-    The culprit gets a ledger row with the reader's exception text; every other file is read as usual.
+    on_error: OnError = "collect"
+    files: int = 0
+    skipped: int = 0
+    ledgers: list[pl.DataFrame] = field(default_factory=lambda: [pl.DataFrame(schema=ERROR_SCHEMA)])
+    _bad: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        if self.on_error not in ("raise", "collect"):
+            raise TbstatsError(f"on_error must be 'raise' or 'collect', not {self.on_error!r}")
+
+    @property
+    def rejected(self) -> int:
+        return len(self._bad)
+
+    @property
+    def loaded(self) -> int:
+        return self.files - self.rejected
+
+    @property
+    def ledger(self) -> pl.DataFrame:
+        return pl.concat(self.ledgers)
+
+    def summary(self) -> str:
+        """The one-line count so far, ``N files: K loaded, E rejected``."""
+        return summary(self.files, self.loaded, self.rejected)
+
+    def add(self, part: Part, ledger: pl.DataFrame) -> None:
+        """Count a part and its ledger (in raise mode its first problem raises :class:`FormatError`)."""
+        self.files += part.files
+        self.skipped += part.skipped
+        self.ledgers.append(ledger)
+        problems = ledger.filter(~_is_skip())
+        self._bad.update(problems["path"].to_list())
+        if self.on_error == "raise" and problems.height:
+            row = problems.row(0, named=True)
+            raise FormatError(row["path"], row["line"], row["column"], row["reason"])
+
+
+@dataclass
+class BatchStream(Tally):
+    """Batches of whole tournaments as they are read, with running counts; iterate for ``(batch, ledger)``.
+
+    Tournament ids run on across the batches; a part's ledger comes with its first batch.
     """
-    try:
-        result = read_trf(raw, first_id=first_id)
-        return result.batch, result.errors
-    except Exception as exc:  # a reader bug on one file must not cost the other files of the chunk
-        if len(raw) == 1:
-            return (Batch(empty("tournaments"), empty("players"), empty("games")),
-                    _rows(raw[0][0], f"the TRF reader failed on this file ({safe.describe(exc)})"))
-    half = len(raw) // 2
-    first, first_errors = read_trf_isolated(raw[:half], first_id)
-    second, second_errors = read_trf_isolated(raw[half:], first_id + first.n_tournaments)
-    batch = tabular.renumber(Batch.concat([first, second]), first_id)
-    return batch, pl.concat([first_errors, second_errors])
+
+    inputs: Sequence[str] = ()
+    batch_size: int = 2000
+    batch_files: int = 2000
+    progress: bool = False
+    max_member_bytes: int = safe.MAX_MEMBER_BYTES
+    _started: bool = field(default=False, repr=False)
+
+    def __iter__(self) -> Iterator[tuple[Batch, pl.DataFrame]]:
+        if self._started:
+            raise TbstatsError("a BatchStream can be iterated only once")
+        self._started = True
+        the_plan = plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
+                        max_member_bytes=self.max_member_bytes)
+        bar = progress_bar(the_plan.tournaments, self.progress)
+        next_id = 0
+        try:
+            for part in the_plan.parts:
+                ledger, batches = read_part(part, self.batch_size)
+                self.add(part, ledger)
+                for k, batch in enumerate(batches or [Batch(empty("tournaments"), empty("players"),
+                                                            empty("games"))]):
+                    yield tabular.renumber(batch, next_id), ledger if k == 0 else ledger.clear()
+                    next_id += batch.n_tournaments
+                    advance(bar, batch)
+        finally:
+            if bar is not None:
+                bar.close()
 
 
-def tabular_ledger(name: str, path: str, exc: Exception) -> pl.DataFrame:
-    """The ledger rows of a model that failed to read: the checker's rows, a FormatError's place, or the text."""
-    rows = getattr(exc, "ledger", None)
-    if isinstance(rows, pl.DataFrame) and rows.height:
-        return rows
-    if isinstance(exc, FormatError):
-        return pl.DataFrame([{"path": exc.path, "line": exc.line, "column": exc.column, "reason": exc.reason}],
-                            schema=ERROR_SCHEMA, orient="row")
-    if isinstance(exc, TbstatsError):
-        return _rows(name, _without_prefix(str(exc), path))
-    return _rows(name, f"cannot read the model ({safe.describe(exc)})")
-
-
-def _without_prefix(message: str, path: str) -> str:
-    return message[len(path) + 2:] if message.startswith(f"{path}: ") else message
-
-
-def _progress_bar(total: int, wanted: bool) -> Any:
+def progress_bar(total: int | None, wanted: bool) -> Any:
+    """A tqdm bar over tournaments on stderr, only when wanted and stderr is a terminal."""
     if not wanted or not sys.stderr.isatty():
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="file", file=sys.stderr, dynamic_ncols=True)
+    return tqdm(total=total, unit=" tournaments", file=sys.stderr, dynamic_ncols=True, unit_scale=True)
 
 
-def _advance(bar: Any, n: int) -> None:
-    if bar is not None and n:
-        bar.update(n)
+def advance(bar: Any, batch: Batch | None, tournaments: int = 0, game_rows: int = 0) -> None:
+    """Move the bar on by a batch (or by counts), showing game rows per second."""
+    if bar is None:
+        return
+    if batch is not None:
+        tournaments, game_rows = batch.n_tournaments, batch.games.height
+    bar.rows = getattr(bar, "rows", 0) + game_rows
+    elapsed = bar.format_dict.get("elapsed", 0) or 0
+    bar.set_postfix_str(f"{bar.rows / elapsed:,.0f} game rows/s" if elapsed > 0 else "", refresh=False)
+    bar.update(tournaments)
 
 
 def iter_batches(inputs: Sequence[str], *, on_error: OnError = "collect", progress: bool = False,
-                 batch_files: int = 2000, max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> BatchStream:
-    """Batches of whole files, ``batch_files`` TRF files (or one model part) at a time, with their ledgers.
+                 batch_files: int = 2000, batch_size: int = 2000,
+                 max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> BatchStream:
+    """Batches of at most ``batch_size`` whole tournaments (``batch_files`` TRF files read at a time), with
+    their ledgers.
 
     The returned :class:`BatchStream` yields ``(batch, ledger)`` pairs and keeps running counts
     (``files``, ``loaded``, ``rejected``, ``skipped``). Tournament ids are unique across the batches.
     An archive member larger than ``max_member_bytes`` once decompressed is rejected without reading it all.
     """
-    return BatchStream(inputs, on_error, progress, batch_files, max_member_bytes)
+    return BatchStream(on_error, inputs=inputs, batch_size=batch_size, batch_files=batch_files, progress=progress,
+                       max_member_bytes=max_member_bytes)
 
 
 def load(inputs: Sequence[str], *, on_error: OnError, progress: bool = False,
@@ -544,11 +527,6 @@ def load(inputs: Sequence[str], *, on_error: OnError, progress: bool = False,
     """
     stream = iter_batches(inputs, on_error=on_error, progress=progress, batch_files=batch_files,
                           max_member_bytes=max_member_bytes)
-    batches: list[Batch] = []
-    ledgers: list[pl.DataFrame] = [pl.DataFrame(schema=ERROR_SCHEMA)]
-    for batch, ledger in stream:
-        if batch.n_tournaments or not batches:
-            batches.append(batch)
-        ledgers.append(ledger)
+    batches = [batch for batch, _ in stream if batch.n_tournaments]
     batch = batches[0] if len(batches) == 1 else Batch.concat(batches)
-    return LoadResult(batch, pl.concat(ledgers), stream.files, stream.loaded, stream.rejected, stream.skipped)
+    return LoadResult(batch, stream.ledger, stream.files, stream.loaded, stream.rejected, stream.skipped)

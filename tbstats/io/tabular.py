@@ -33,6 +33,7 @@ and the column.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import os
 import shutil
@@ -383,13 +384,49 @@ def _json_lists(df: pl.DataFrame) -> pl.DataFrame:
                                          for v in df[c].to_list()], dtype=pl.String) for c in lists)
 
 
+#: Row groups hold whole tournaments and about this many rows (one group when a tournament is larger).
+ROW_GROUP_ROWS: Final = 1 << 20
+
+
+def _row_groups(df: pl.DataFrame) -> list[tuple[int, int]]:
+    """Offsets and lengths of row groups of whole tournaments (rows sorted by tournament)."""
+    if "tournament" not in df.columns or df.height <= ROW_GROUP_ROWS:
+        return [(0, df.height)]
+    ends = df.with_row_index("_i").group_by("tournament", maintain_order=True).agg(pl.col("_i").max() + 1)["_i"]
+    out, lo = [], 0
+    for end in ends.to_list():
+        if end - lo >= ROW_GROUP_ROWS:
+            out.append((lo, end - lo))
+            lo = end
+    if lo < df.height:
+        out.append((lo, df.height - lo))
+    return out
+
+
 def _write_file(df: pl.DataFrame, path: Path, fmt: Format) -> None:
     if fmt == "parquet":
-        df.write_parquet(path)
+        groups = _row_groups(df)
+        if len(groups) == 1:
+            df.write_parquet(path)
+            return
+        import pyarrow.parquet as pq
+
+        table = df.to_arrow()
+        with pq.ParquetWriter(str(path), table.schema) as writer:
+            for lo, n in groups:
+                writer.write_table(table.slice(lo, n), row_group_size=n)
     elif fmt == "arrow":
         df.write_ipc(path, compression="zstd")
     else:
         _json_lists(df).write_csv(path)
+
+
+def _sorted(batch: Batch) -> Batch:
+    """The batch's tables in tournament order (stable: players and rounds keep their order within one)."""
+    def sort(df: pl.DataFrame) -> pl.DataFrame:
+        return df if df["tournament"].is_sorted() else df.sort("tournament", maintain_order=True)
+
+    return Batch(sort(batch.tournaments), sort(batch.players), sort(batch.games), batch.warnings)
 
 
 def renumber(batch: Batch, first_id: int) -> Batch:
@@ -459,7 +496,7 @@ class ArchiveWriter:
         """Append a batch: its tournaments get the next free ids."""
         if self._closed:
             raise TbstatsError(f"{self.path}: writer is closed")
-        batch = renumber(batch, self._next_id)
+        batch = _sorted(renumber(batch, self._next_id))
         self._next_id += batch.n_tournaments
         self.tournaments_written += batch.n_tournaments
         if self.single:
@@ -493,7 +530,13 @@ class ArchiveWriter:
             self._writer = (pq.ParquetWriter(str(self.path), table.schema) if self.format == "parquet"
                             else ipc.new_file(str(self.path), table.schema,
                                               options=ipc.IpcWriteOptions(compression="zstd")))
-        self._writer.write_table(table.cast(self._schema))
+        table = table.cast(self._schema)
+        if self.format != "parquet":
+            self._writer.write_table(table)
+            return
+        starts = [lo for lo, _ in _row_groups(flat.filter(pl.col("tournament").is_not_null()))]
+        for lo, hi in itertools.pairwise([*starts, flat.height]):   # the warnings rows join the last group
+            self._writer.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))
 
     def close(self) -> None:
         """Finish the files; a writer that wrote nothing leaves an empty model."""

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from tbstats.dense import Dense
+from tbstats.dense import Buckets, Dense, Roster
 from tbstats.rules import get_ruleset
 from tbstats.spec import TieBreakSpec
-from tbstats.unplayed import Elements, apply_rules, categories, fore_view
+from tbstats.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 
 _BIG = np.iinfo(np.int64).max // 4
 
@@ -26,6 +26,10 @@ class Values:
     den: np.ndarray      # int64, per player
     defined: np.ndarray  # bool
 
+    def take(self, rows: np.ndarray) -> Values:
+        """The values of the given rows (indices or mask)."""
+        return Values(self.num[rows], self.den[rows], self.defined[rows])
+
     def as_float(self) -> np.ndarray:
         """Decimal values for output (exact for the usual scales), NaN when undefined."""
         out = self.num / self.den
@@ -37,35 +41,89 @@ def round_half_up(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
     return np.floor_divide(2 * num + den, 2 * np.asarray(den))
 
 
-@dataclass
 class Context:
-    """A batch's dense view plus caches, so that each edition's stage and each spec run once."""
+    """A batch's dense view plus caches, so that each edition's stage and each spec run once.
 
-    dense: Dense
-    edition_of: np.ndarray                 # [T] resolved edition name per tournament (for 'auto')
-    unrated_rating: int | None = None
-    lots_seed: int = 0                      # the seed of the drawing of lots (LOTS)
-    _elements: dict[tuple[str, bool], Elements] = field(default_factory=dict)
-    _values: dict[tuple[str, str], Values] = field(default_factory=dict)
-    _fore: Dense | None = None
-    _categories: dict[bool, np.ndarray] = field(default_factory=dict)
-    #: rankings per configuration (filled by :func:`tbstats.compare.standings`)
-    standings_cache: dict[str, object] = field(default_factory=dict)
+    Built from one :class:`Dense` (a leaf: kernels run on it) or from :class:`Buckets` (tournaments
+    grouped by round count): then every value is computed per bucket, on the bucket's own leaf context,
+    and put back in the batch's player order; ``dense`` is the padded view of the whole batch, assembled
+    only when something asks for it.
+    """
+
+    def __init__(self, dense: Dense | Buckets, edition_of: np.ndarray, unrated_rating: int | None = None) -> None:
+        self.edition_of = edition_of            # [T] resolved edition name per tournament (for 'auto')
+        self.unrated_rating = unrated_rating
+        self._lots_seed = 0
+        self._elements: dict[tuple[str, bool], Elements] = {}
+        self._values: dict[tuple[str, str], Values] = {}
+        #: rankings per configuration (filled by :func:`tbstats.compare.standings`)
+        self.standings_cache: dict[str, object] = {}
+        self._buckets: Buckets | None = None
+        self._parts: list[tuple[np.ndarray, Context]] = []
+        self._dense: Dense | None = None
+        self._flat: Context | None = None
+        self._categories: np.ndarray | None = None
+        if isinstance(dense, Dense):
+            self._dense = dense
+            self.roster: Roster = dense
+        else:
+            self._buckets = dense
+            self.roster = dense.roster
+            if len(dense.parts) == 1 and len(dense.parts[0].rows) == dense.roster.players:
+                self._dense = dense.parts[0].dense       # one bucket: the context is a leaf
+            else:
+                self._parts = [(b.rows, Context(b.dense, edition_of[b.tournaments], unrated_rating))
+                               for b in dense.parts]
+
+    @property
+    def dense(self) -> Dense:
+        """The dense view of the whole batch (assembled from the buckets on first use)."""
+        if self._dense is None:
+            assert self._buckets is not None
+            self._dense = self._buckets.merge()
+        return self._dense
+
+    @property
+    def lots_seed(self) -> int:
+        """The seed of the drawing of lots (LOTS)."""
+        return self._lots_seed
+
+    @lots_seed.setter
+    def lots_seed(self, seed: int) -> None:
+        self._lots_seed = seed
+        for _, part in self._parts:
+            part.lots_seed = seed
+
+    def _leaf(self) -> Context:
+        """A context that runs kernels itself: this one, or one over the padded view of the whole batch."""
+        if not self._parts:
+            return self
+        if self._flat is None:
+            self._flat = Context(self.dense, self.edition_of, self.unrated_rating)
+        self._flat.lots_seed = self.lots_seed
+        return self._flat
 
     def fore(self) -> Dense:
-        if self._fore is None:
-            self._fore = fore_view(self.dense)
-        return self._fore
+        """The dense view for Fore Buchholz (final round's paired games drawn)."""
+        return fore_view(self._leaf().dense)
 
     def elements(self, edition: str, fore: bool = False) -> Elements:
-        """The unplayed-round stage of ``edition`` (on the Fore Buchholz view when ``fore``), cached."""
+        """The unplayed-round stage of ``edition`` (with FB's final round drawn when ``fore``), cached."""
+        if self._parts:
+            return self._leaf().elements(edition, fore)
         key = (edition, fore)
         if key not in self._elements:
-            dense = self.fore() if fore else self.dense
-            if fore not in self._categories:
-                self._categories[fore] = categories(dense)
-            self._elements[key] = apply_rules(dense, get_ruleset(edition), self._categories[fore])
+            if fore:
+                self._elements[key] = fore_elements(self.elements(edition))
+            else:
+                self._elements[key] = apply_rules(self.dense, get_ruleset(edition), self.categories())
         return self._elements[key]
+
+    def categories(self) -> np.ndarray:
+        """C.07 16.2 categories of the view (edition-independent), computed once."""
+        if self._categories is None:
+            self._categories = categories(self.dense)
+        return self._categories
 
     def values(self, spec: TieBreakSpec, edition: str,
                kernel: Callable[[Context, TieBreakSpec, str], Values]) -> Values:
@@ -74,16 +132,14 @@ class Context:
         key = (str(spec.without_edition()), edition)
         if key in self._values:
             return self._values[key]
-        if edition == "auto":
+        if self._parts:
+            result = _scatter(self.roster.players,
+                              [(rows, part.values(spec, edition, kernel)) for rows, part in self._parts])
+        elif edition == "auto":
             per_player = self.edition_of[self.dense.tix]
             parts = {e: self.values(spec.without_edition(), str(e), kernel) for e in np.unique(self.edition_of)}
-            num = np.zeros(self.dense.players, dtype=np.int64)
-            den = np.ones(self.dense.players, dtype=np.int64)
-            defined = np.zeros(self.dense.players, dtype=bool)
-            for e, v in parts.items():
-                rows = per_player == e
-                num[rows], den[rows], defined[rows] = v.num[rows], v.den[rows], v.defined[rows]
-            result = Values(num, den, defined)
+            result = _scatter(self.dense.players, [(np.nonzero(per_player == e)[0], v.take(per_player == e))
+                                                   for e, v in parts.items()])
         else:
             result = kernel(self, spec, edition)
         self._values[key] = result
@@ -91,7 +147,23 @@ class Context:
 
     def unit(self, power: int = 1) -> np.ndarray:
         """Per-player denominator of points (``scale``), squared for products of points."""
-        return self.dense.per_player(self.dense.scale) ** power
+        return self.roster.per_player(self.roster.scale) ** power
+
+    def parts(self) -> list[tuple[np.ndarray | None, Context]]:
+        """The leaf contexts with the batch rows of their players (None: all rows, in order)."""
+        if self._parts:
+            return [(rows, part) for rows, part in self._parts]
+        return [(None, self)]
+
+
+def _scatter(players: int, parts: list[tuple[np.ndarray, Values]]) -> Values:
+    """One :class:`Values` for all players from values of disjoint row sets."""
+    num = np.zeros(players, dtype=np.int64)
+    den = np.ones(players, dtype=np.int64)
+    defined = np.zeros(players, dtype=bool)
+    for rows, v in parts:
+        num[rows], den[rows], defined[rows] = v.num, v.den, v.defined
+    return Values(num, den, defined)
 
 
 # ----------------------------------------------------------------------------------- row-wise selection

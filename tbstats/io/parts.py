@@ -1,0 +1,173 @@
+"""Columnar models read lazily, as runs of whole tournaments (:class:`TablePart`) that each read on their own.
+
+A model (a directory dataset, with tables as single files or as directories of part files, hive-partitioned
+ones such as ``games/year=2024/part-0.parquet`` included; or one flat file) is planned without reading its
+data: only the ``tournament`` column is scanned, one row group or record batch at a time, to list the
+tournament ids. The ids, sorted, are cut into runs of ``batch_size``; a run is read back through
+:mod:`pyarrow.dataset` with the filter ``lo <= tournament <= hi``, which skips the Parquet row groups whose
+statistics lie outside the run. ``ingest`` writes tables sorted by tournament with row groups of whole
+tournaments, so a run is one contiguous read. A part holds paths and bounds only: it travels to a worker
+process, which reads its own data.
+
+CSV models have no row groups: they are read whole, then cut into runs in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from tbstats.errors import SchemaError
+from tbstats.games import Batch, check_schema, empty
+from tbstats.io import check, tabular
+from tbstats.io.tabular import TABLES, Format
+
+
+@dataclass(frozen=True)
+class TablePart:
+    """A run of whole tournaments of one model: where to read it, never its data.
+
+    ``files`` holds, per table (``flat`` for a single-file model), the files to scan and the directory
+    hive partitions are relative to; ``lo``..``hi`` are the tournament ids of the run (inclusive);
+    ``warnings`` tells whether this run carries the model's warnings (the first run does).
+    """
+
+    name: str
+    format: Format
+    files: tuple[tuple[str, str, tuple[str, ...]], ...]   # (table, base directory, files)
+    lo: int
+    hi: int
+    tournaments: int
+    warnings: bool
+
+
+def _files(source: Path) -> tuple[str, tuple[str, ...]]:
+    """The base directory and files of a table: one file, or every model file below a part directory."""
+    if source.is_file():
+        return str(source.parent), (str(source),)
+    found = sorted(str(p) for p in source.rglob("*") if p.is_file() and p.suffix.lower() in tabular.EXTENSIONS
+                   and not any(part.startswith(".") for part in p.relative_to(source).parts))
+    return str(source), tuple(found)
+
+
+def _layout(path: Path) -> tuple[Format, tuple[tuple[str, str, tuple[str, ...]], ...]]:
+    """The format and table files of a model, checked for one format throughout."""
+    if path.is_dir():
+        tables = []
+        for table in TABLES:
+            source = tabular._table_source(path, table)
+            if source is None:
+                if table == "warnings":
+                    continue
+                raise SchemaError(f"{path}: no {table} table (expected {table}.parquet, {table}.arrow, "
+                                  f"{table}.csv or a {table}/ directory of part files)")
+            base, files = _files(source)
+            tables.append((table, base, files))
+    else:
+        tables = [("flat", str(path.parent), (str(path),))]
+    formats = {tabular.model_format(f) for _, _, files in tables for f in files}
+    if len(formats) > 1:
+        raise SchemaError(f"{path}: tables in more than one format ({', '.join(sorted(map(str, formats)))})")
+    fmt = formats.pop() if formats else "parquet"
+    assert fmt is not None
+    return fmt, tuple(tables)
+
+
+def _scan(files: tuple[str, ...], fmt: Format) -> pl.LazyFrame:
+    """A lazy scan of a table's files (hive directories are walked; their keys are expected in the files too)."""
+    if fmt == "parquet":
+        return pl.scan_parquet(list(files), hive_partitioning=False)
+    return pl.scan_ipc(list(files), hive_partitioning=False)
+
+
+def _tournament_ids(files: tuple[str, ...], fmt: Format, where: str) -> np.ndarray:
+    """The distinct tournament ids of a table: only that column is scanned, by the streaming engine."""
+    try:
+        scan = _scan(files, fmt)
+        dtype = scan.collect_schema().get("tournament")
+        if dtype is None:
+            raise SchemaError(f"{where}: no column 'tournament'")
+        if not dtype.is_integer():
+            raise SchemaError(f"{where}: column 'tournament' has type {dtype} (expected Int64)")
+        ids = scan.select(pl.col("tournament").drop_nulls().unique()).collect(engine="streaming")
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise SchemaError(f"{where}: not a readable {fmt} file ({tabular._first_line(exc)})") from None
+    return np.sort(ids["tournament"].to_numpy())
+
+
+def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
+    """Runs of ``batch_size`` tournaments of a model, or None when it is read whole (CSV).
+
+    Raises :class:`SchemaError` when the model cannot be listed (unreadable file, no tournament column).
+    """
+    p = Path(path)
+    fmt, tables = _layout(p)
+    if fmt == "csv":
+        return None
+    lead = next(t for t in tables if t[0] in ("tournaments", "flat"))
+    ids = _tournament_ids(lead[2], fmt, name)
+    if not len(ids):
+        return [TablePart(name, fmt, tables, 0, -1, 0, True)]
+    cuts = range(0, len(ids), batch_size)
+    return [TablePart(name, fmt, tables, int(ids[k]), int(ids[min(k + batch_size, len(ids)) - 1]),
+                      min(batch_size, len(ids) - k), k == 0) for k in cuts]
+
+
+def read_part(part: TablePart) -> Batch:
+    """Read one run of whole tournaments; the model's ids are kept (the caller renumbers).
+
+    Raises :class:`SchemaError` naming the file and column when a table does not fit the model.
+    """
+    run = pl.col("tournament").is_between(part.lo, part.hi)
+    tables: dict[str, pl.DataFrame] = {}
+    for table, base, files in part.files:
+        where = files[0] if len(files) == 1 else base
+        try:
+            scan = _located(files, part.format)
+            if table == "warnings":
+                frame = scan.collect() if part.warnings else scan.head(0).collect()
+            elif table == "flat":
+                frame = scan.filter(run | pl.col("tournament").is_null() if part.warnings else run).collect()
+            else:
+                frame = scan.filter(run).collect()
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
+        if table == "flat":
+            return tabular.split_flat(frame, where=where)
+        tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
+    check.raise_problems(check.check_model(tables))
+    return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
+
+
+def _located(files: tuple[str, ...], fmt: Format) -> pl.LazyFrame:
+    """A lazy scan of a table's files with each row's file and row in it (``_file``, ``_row``; see
+    :mod:`tbstats.io.check`), one scan per file so that rows count from each file's start."""
+    scans = [(pl.scan_parquet(f, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
+              else pl.scan_ipc(f, hive_partitioning=False, row_index_name="_row"))
+             .with_columns(pl.lit(f, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64)) for f in files]
+    return pl.concat(scans, how="vertical") if scans else _scan(files, fmt)
+
+
+def runs(batch: Batch, batch_size: int) -> Iterator[Batch]:
+    """A batch cut into runs of at most ``batch_size`` whole tournaments, in the order of its tournaments
+    table; the warnings go with the run of their source's first tournament (the last run when none)."""
+    ids = batch.tournaments["tournament"]
+    if len(ids) <= batch_size:
+        yield batch
+        return
+    cuts = list(range(0, len(ids), batch_size))
+    file_of = pl.col("source").str.replace(r"#\d+$", "")
+    rows = batch.tournaments.with_row_index("_row")
+    firsts = pl.concat([rows.select("source", "_row"), rows.select(file_of.alias("source"), "_row")]).group_by(
+        "source").agg(pl.col("_row").min())
+    run_of = batch.warnings.join(firsts, on="source", how="left", maintain_order="left")["_row"].fill_null(
+        len(ids) - 1) // batch_size
+    for k, lo in enumerate(cuts):
+        chosen = ids.slice(lo, batch_size)
+        keep = pl.col("tournament").is_in(chosen.implode())
+        yield Batch(batch.tournaments.filter(keep), batch.players.filter(keep), batch.games.filter(keep),
+                    batch.warnings.filter(run_of == k))

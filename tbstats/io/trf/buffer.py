@@ -1,0 +1,276 @@
+"""The character buffer of a batch of TRF files: decoding, lines, fixed-width fields (rules.md 2.1, 2.5).
+
+Every file of a batch goes into one numpy array of character codes (one element per *character*, so TRF
+character columns are array offsets even for UTF-8 names): ``uint8`` when every character is below 256,
+else ``uint16``/``uint32``. Lines, record codes, fields and round blocks are then found by slicing and fancy
+indexing over all lines at once; only the fields that are text are turned into strings, one column at a time.
+Whitespace follows polars' ``strip_chars`` (Unicode White_Space), as the reader always did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from tbstats.errors import FormatError
+
+#: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
+WHITESPACE: Final = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
+                     + "\u2028\u2029\u202f\u205f\u3000")
+_IS_WS = np.zeros(65536, dtype=bool)
+_IS_WS[[ord(c) for c in WHITESPACE]] = True
+SPACE: Final = 32
+PAD: Final = 128  # blank characters after the last file, so that fixed-width windows never run off the end
+_TRAILING_STEPS: Final = 32  # vectorised steps of trailing-blank removal before the per-line finish
+
+
+def decode(path: str, raw: bytes) -> tuple[str, str | None]:
+    """Decode TRF bytes: UTF-8 (BOM or not), else cp1252, else Latin-1; return text and a note.
+
+    Raises :class:`FormatError` for empty files and bytes that are not text.
+    """
+    check_text(path, raw)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return raw[3:].decode("utf-8", errors="strict"), None
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError:
+        pass
+    try:
+        return raw.decode("cp1252"), "not UTF-8: decoded as Windows-1252"
+    except UnicodeDecodeError:
+        return raw.decode("latin-1"), "not UTF-8 or Windows-1252: decoded as Latin-1"
+
+
+def check_text(path: str, raw: bytes) -> None:
+    """Raise :class:`FormatError` for empty files and for binary data (NUL bytes near the start)."""
+    if not raw.strip():
+        raise FormatError(path, None, None, "empty file (expected TRF records such as '001' player lines)")
+    if b"\x00" in raw[:4096]:
+        raise FormatError(path, None, None, "binary data, not a TRF text file (NUL bytes found)")
+
+
+def character_codes(path: str, raw: bytes) -> tuple[bytes | np.ndarray, str | None]:
+    """The characters of a file as codes: the bytes themselves when they are ASCII, else decoded codes."""
+    if raw.isascii():
+        check_text(path, raw)
+        return raw, None
+    text, note = decode(path, raw)
+    try:
+        return text.encode("latin-1"), note
+    except UnicodeEncodeError:
+        wide = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
+        return (wide.astype(np.uint16) if int(wide.max()) < 65536 else wide.astype(np.uint32)), note
+
+
+def is_whitespace(codes: np.ndarray) -> np.ndarray:
+    """Whether each character code is whitespace (as polars strips it), by comparisons (no table gather)."""
+    ws = (codes == 32) | ((codes >= 9) & (codes <= 13))
+    if codes.dtype == np.uint8:
+        if not (codes >= 0x85).any():
+            return ws
+        return ws | (codes == 0x85) | (codes == 0xA0)
+    high = codes >= 0x85
+    if high.any():
+        ws |= high & _IS_WS[np.minimum(codes, 65535)]
+    return ws
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Every non-blank line of a batch: its file, 1-based line number, start in ``buf`` and stripped length."""
+
+    buf: np.ndarray       # character codes of every file, each followed by a line break
+    file: np.ndarray      # int32
+    line: np.ndarray      # int32
+    start: np.ndarray     # int64
+    length: np.ndarray    # int64: characters after removing trailing whitespace (> 0)
+
+    def code_is(self, code: str) -> np.ndarray:
+        """Lines whose record code (first three characters, upper-cased) is ``code`` (digits only)."""
+        ok = self.length >= 3
+        for i, ch in enumerate(code):
+            ok &= self.buf[self.start + i] == ord(ch)
+        return ok
+
+    def subset(self, mask: np.ndarray) -> Lines:
+        return Lines(self.buf, self.file[mask], self.line[mask], self.start[mask], self.length[mask])
+
+    def texts(self) -> list[str]:
+        """The lines as Python strings (for the few header records of each event)."""
+        if not len(self.start):
+            return []
+        idx = ranges(self.start, self.length + 1)  # one character past each line: a line break
+        codes = self.buf[idx]
+        codes[np.cumsum(self.length + 1) - 1] = 10
+        return _as_text(codes).split("\n")[:-1]
+
+    def window(self, first: int, width: int) -> np.ndarray:
+        """Characters ``first .. first+width-1`` (0-based columns) of every line, blank past its end.
+
+        Windows are column-major, ``width`` x lines: a field is a contiguous slice of rows.
+        """
+        return windows(self.buf, self.start + first, width, self.length - first)
+
+
+def _as_text(codes: np.ndarray) -> str:
+    if codes.dtype == np.uint8:
+        return codes.tobytes().decode("latin-1")
+    return codes.astype("<u4").tobytes().decode("utf-32-le")
+
+
+def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
+    """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
+    from ``room`` characters on (the line's end)."""
+    view = np.lib.stride_tricks.sliding_window_view(buf, width)
+    out = np.ascontiguousarray(view[np.minimum(at, len(buf) - width)].T)
+    return np.where(np.arange(width)[:, None] < room[None, :], out, np.asarray(SPACE, dtype=buf.dtype))
+
+
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, s + n)`` for every start and length, without a Python loop."""
+    lengths = lengths.astype(np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    base = np.repeat(starts.astype(np.int64) - (ends - lengths), lengths)
+    return base + np.arange(total, dtype=np.int64)
+
+
+def build_buffer(parts: list[bytes | np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One code array of all files, each followed by a line feed, and each file's start in it.
+
+    ``PAD`` blanks follow the last file (its line feed included) so windows never run past the end.
+    """
+    sizes = np.array([len(p) + 1 for p in parts], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    pad = b" " * PAD
+    if all(isinstance(p, bytes) for p in parts):
+        joined = b"".join(q for p in parts if isinstance(p, bytes) for q in (p, b"\n"))
+        buf = np.frombuffer(joined + pad, dtype=np.uint8)
+    else:
+        arrays = [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytes) else p for p in parts]
+        buf = np.full(int(offsets[-1]) + PAD, SPACE, dtype=np.result_type(*arrays))
+        for a, lo in zip(arrays, offsets[:-1], strict=True):
+            buf[lo:lo + len(a)] = a
+            buf[lo + len(a)] = 10
+    return buf, offsets
+
+
+def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
+    """Non-blank lines of every file (line ends CR, LF or CRLF), trailing whitespace removed."""
+    if len(offsets) == 1:
+        empty = np.zeros(0, dtype=np.int64)
+        return Lines(buf, empty.astype(np.int32), empty.astype(np.int32), empty, empty)
+    n = int(offsets[-1])
+    breaks = np.flatnonzero((buf[:n] == 10) | (buf[:n] == 13))
+    lf_after_cr = (buf[breaks] == 10) & (breaks > 0) & (buf[np.maximum(breaks - 1, 0)] == 13)
+    ends = breaks[~lf_after_cr]
+    crlf = (buf[ends] == 13) & (buf[ends + 1] == 10)
+    starts = np.concatenate([[0], ends[:-1] + 1 + crlf[:-1]]).astype(np.int64)
+    file = (np.searchsorted(offsets, starts, side="right") - 1).astype(np.int32)
+    first_line = np.searchsorted(starts, offsets[:-1])
+    line = (np.arange(len(starts)) - first_line[file] + 1).astype(np.int32)
+    length = _strip_end(buf, starts, (ends - starts).astype(np.int64))
+    keep = length > 0
+    return Lines(buf, file[keep], line[keep], starts[keep], length[keep])
+
+
+def _strip_end(buf: np.ndarray, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Lengths without trailing whitespace: a few vectorised steps, then one pass per remaining line."""
+    length = length.copy()
+    active = np.flatnonzero(length > 0)
+    for _ in range(_TRAILING_STEPS):
+        if not active.size:
+            return length
+        active = active[is_whitespace(buf[starts[active] + length[active] - 1])]
+        length[active] -= 1
+        active = active[length[active] > 0]
+    for i in active:
+        kept = np.flatnonzero(~is_whitespace(buf[starts[i]:starts[i] + length[i]]))
+        length[i] = kept[-1] + 1 if kept.size else 0
+    return length
+
+
+# ------------------------------------------------------------------------------------- fixed fields
+
+def stripped(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """First and one-past-last non-blank column of each position of a window (both 0 when blank).
+
+    ``ws`` is :func:`is_whitespace` of the window when already known.
+    """
+    k = win.shape[0]
+    solid = ~(is_whitespace(win) if ws is None else ws)
+    if not k:
+        return np.zeros(win.shape[1], dtype=np.int64), np.zeros(win.shape[1], dtype=np.int64)
+    weights = np.arange(1, k + 1, dtype=np.uint8 if k < 255 else np.int64)[:, None]
+    last = (solid * weights).max(axis=0).astype(np.int64)
+    first = k - (solid * weights[::-1]).max(axis=0).astype(np.int64)
+    return np.where(last > 0, first, 0), last
+
+
+def parse_int(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Values of a window read like polars' string-to-integer cast of the stripped text, and validity.
+
+    Valid: an optional sign, then ASCII digits only (fields are at most 11 characters, so no overflow).
+    """
+    a, b = stripped(win, ws)
+    n = win.shape[1]
+    first = win[np.minimum(a, win.shape[0] - 1), np.arange(n)] if win.shape[0] else np.zeros(n, dtype=win.dtype)
+    signed = (first == 43) | (first == 45)
+    ok = b - a > signed
+    value = np.zeros(n, dtype=np.int64)
+    for j in range(win.shape[0]):
+        col = win[j]
+        inside = (j >= a + signed) & (j < b)
+        digit = (col >= 48) & (col <= 57)
+        ok &= digit | ~inside
+        value = np.where(inside, value * 10 + (col.astype(np.int64) - 48), value)
+    return np.where(ok, np.where(first == 45, -value, value), 0), ok
+
+
+def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None) -> pl.Series:
+    """The stripped text of each position of a window, as a polars String column (no Python per row)."""
+    a, b = stripped(win, ws)
+    n = win.shape[1]
+    counts = (b - a).astype(np.int64)
+    col = ranges(a, counts)
+    codes = win.reshape(-1)[col * n + np.repeat(np.arange(n, dtype=np.int64), counts)]
+    if codes.size and int(codes.max()) >= 128:
+        data, counts = _utf8(codes, counts)
+    else:
+        data = codes.astype(np.uint8)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()))
+    return pl.Series(name, pl.from_arrow(arr), dtype=pl.String)
+
+
+def _utf8(codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """UTF-8 bytes of code points, and the new byte count of each group of ``counts`` characters."""
+    cp = codes.astype(np.int64)
+    width = 1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)
+    end = np.cumsum(width)
+    out = np.zeros(int(end[-1]) if end.size else 0, dtype=np.uint8)
+    start = end - width
+    lead_mark = np.array([0, 0, 0xC0, 0xE0, 0xF0])[width]
+    shift = 6 * (width - 1)
+    out[start] = (lead_mark | (cp >> shift)) & np.where(width == 1, 0x7F, 0xFF)
+    for k in range(1, 4):
+        has = width > k
+        out[start[has] + k] = 0x80 | ((cp[has] >> (6 * (width[has] - 1 - k))) & 0x3F)
+    group_end = np.cumsum(counts)
+    char_ends = np.concatenate([[0], end])
+    per_group = char_ends[group_end] - char_ends[group_end - counts]
+    return out, per_group
+
+
+def texts_of(win: np.ndarray, rows: np.ndarray) -> list[str]:
+    """Stripped text of a few rows of a window as Python strings (for messages)."""
+    if not len(rows):
+        return []
+    return text_column(win[:, rows], "t").to_list()

@@ -1,0 +1,268 @@
+"""Round blocks of '001' lines into the long games table, with the pairing checks (rules.md 2.1, 2.2).
+
+Every player line gets one block per round of its event (missing blocks read as blank); opponent, colour
+and result are read from the buffer by fancy indexing, classified with lookup tables, and checked against
+the opponent's own block (found by sorted int64 keys). Messages are formatted for the failing rows only.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from tbstats.games import GAME_SCHEMA, GAME_TYPE, SCORING_KINDS
+from tbstats.io.trf.buffer import WHITESPACE, is_whitespace, parse_int, ranges, texts_of, windows
+from tbstats.io.trf.headers import ROUND0
+from tbstats.io.trf.players import Players, no_problems, problem_rows
+
+RESULT_CODES_WITH_OPPONENT: Final = "10=WDL+-"
+RESULT_CODES_WITHOUT_OPPONENT: Final = "UFHZ+-"
+#: Game results written against no opponent (Krause-style files): read as the matching bye, with a warning.
+BYE_ALIASES: Final = {"1": "F", "=": "H", "0": "Z"}
+#: Complementary result pairs (rules.md 2.2); a pending pair is blank on both sides.
+COMPLEMENTS: Final = {("1", "0"), ("0", "1"), ("=", "="), ("W", "L"), ("L", "W"), ("D", "D"),
+                      ("+", "-"), ("-", "+"), ("-", "-"), ("", "")}
+#: Result codes by id; id 0 is blank, the last id any other character.
+RESULTS: Final = ("", "1", "0", "=", "W", "D", "L", "+", "-", "U", "F", "H", "Z", "X", "?")
+_OTHER: Final = len(RESULTS)
+_RES = {c: i for i, c in enumerate(RESULTS)}
+_RESULT_ID = np.full(65536, _OTHER, dtype=np.int8)
+for _c, _i in _RES.items():
+    if _c:
+        _RESULT_ID[ord(_c)] = _RESULT_ID[ord(_c.lower())] = _i
+_COLOURS: Final = (" ", "w", "b", "-")  # colour ids; 4 = any other character
+_COLOUR_ID = np.full(65536, 4, dtype=np.int8)
+for _i, _c in enumerate(_COLOURS):
+    _COLOUR_ID[ord(_c)] = _COLOUR_ID[ord(_c.upper())] = _i
+
+
+def _ids(table: np.ndarray, codes: np.ndarray, blank: np.ndarray | None = None) -> np.ndarray:
+    ids = table[np.minimum(codes, 65535) if codes.dtype == np.uint32 else codes]
+    return np.where(blank, 0, ids) if blank is not None else ids
+
+
+def _in(ids: np.ndarray, codes: str | list[str]) -> np.ndarray:
+    table = np.zeros(_OTHER + 1, dtype=bool)
+    table[[_RES[c] for c in codes]] = True
+    return table[ids]
+
+
+_PAIR_OK = np.zeros((_OTHER + 1, _OTHER + 1), dtype=bool)
+for _a, _b in COMPLEMENTS:
+    _PAIR_OK[_RES[_a], _RES[_b]] = True
+for _a, _b in (("X", ""), ("", "X"), ("?", ""), ("", "?"), ("X", "X"), ("?", "?")):
+    _PAIR_OK[_RES[_a], _RES[_b]] = True
+
+
+def row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
+    """One int64 per (event, start number, round): event < 2^29, start number < 2^20, round < 2^14."""
+    return (event.astype(np.int64) << 34) | (start_no.astype(np.int64) << 14) | rnd.astype(np.int64)
+
+
+def lookup(keys: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row of each query key in ``keys`` (any order) and whether it was found (first match)."""
+    order = np.argsort(keys, kind="stable")
+    pos = np.searchsorted(keys[order], queries).clip(0, max(len(keys) - 1, 0))
+    found = keys[order][pos] == queries if len(keys) else np.zeros(len(queries), dtype=bool)
+    return order[pos] if len(keys) else pos, found
+
+
+def event_rounds(p: Players, n_events: int) -> np.ndarray:
+    """Round blocks of each event: as many as its longest player line holds (rules.md 2.2)."""
+    per_line = np.clip((p.lines.length - ROUND0 + 9) // 10, 0, None)
+    rounds_ev = np.zeros(n_events, dtype=np.int64)
+    np.maximum.at(rounds_ev, p.event, per_line)
+    return rounds_ev
+
+
+def _opponent_blocks(p: Players, n_blocks: np.ndarray, li: np.ndarray, r0: np.ndarray, event: np.ndarray,
+                     me: np.ndarray, opp: np.ndarray, rnd: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each block: the opponent's block in the same round, whether found, and whether the opponent exists.
+
+    With starting ranks 1-9999 everywhere, a table per event maps a starting rank to its first line; other
+    batches (bad starting ranks) use sorted int64 keys. Both take the first line of a duplicated rank.
+    """
+    n = len(p.event)
+    top = np.zeros(int(p.event.max()) + 1 if n else 0, dtype=np.int64)
+    if n and p.start_ok.all() and (p.start_no > 0).all():
+        np.maximum.at(top, p.event, p.start_no)
+    if n and p.start_ok.all() and (p.start_no > 0).all() and int(top.sum()) <= 8 * n + 10_000:
+        offset = np.concatenate([[0], np.cumsum(top + 1)[:-1]])
+        table = np.full(int((top + 1).sum()), -1, dtype=np.int64)
+        first = np.ones(n, dtype=bool)
+        first[1:] = (p.event[1:] != p.event[:-1]) | (p.start_no[1:] != p.start_no[:-1])
+        table[(offset[p.event] + p.start_no)[first]] = np.flatnonzero(first)
+        inside = (opp > 0) & (opp <= top[event])
+        line = np.where(inside, table[np.where(inside, offset[event] + opp, 0)], -1)
+        exists = line >= 0
+        block_start = np.concatenate([[0], np.cumsum(n_blocks)[:-1]])
+        row = np.where(exists, block_start[np.maximum(line, 0)] + r0, 0)
+        return row, exists.copy(), exists
+    row, found = lookup(row_key(event, me, rnd), row_key(event, opp, rnd))
+    found &= opp > 0
+    known = (p.event.astype(np.int64) << 20) | np.where(p.start_ok, p.start_no, 0)
+    _, exists = lookup(known, (event.astype(np.int64) << 20) | opp)
+    return row, found, exists & (opp > 0)
+
+
+def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
+        dict[str, np.ndarray], pl.DataFrame, pl.DataFrame]:
+    """The games of every player line (sorted by event, player, round), problems and warnings.
+
+    ``rounds_ev`` is :func:`event_rounds`; ``points`` an events x scoring kinds table of units.
+    """
+    lines = p.lines
+    length = lines.length
+    n_blocks = rounds_ev[p.event]
+    li = np.repeat(np.arange(len(length)), n_blocks)
+    r0 = ranges(np.zeros(len(length), dtype=np.int64), n_blocks)
+    rnd = (r0 + 1).astype(np.int16)
+    at = ROUND0 + 10 * r0
+    blen = length[li]
+    base = lines.start[li] + at
+    buf = lines.buf
+
+    block = windows(buf, base, 8, blen - at)
+    ws = is_whitespace(block)
+    opp_win = block[:4]
+    opp_val, opp_ok = parse_int(opp_win, ws[:4])
+    opp_blank = ws[0] & ws[1] & ws[2] & ws[3]
+    col_codes = block[5]
+    colour = _ids(_COLOUR_ID, col_codes)
+    res_codes = block[7]
+    res = _ids(_RESULT_ID, res_codes, ws[7])
+
+    event = p.event[li]
+    me_ok = p.start_ok[li]
+    me = np.where(me_ok, p.start_no[li], 0)
+    has_opp = opp_ok & (opp_val > 0)
+    opp = np.where(has_opp, opp_val, 0)
+    row, found, exists = _opponent_blocks(p, n_blocks, li, r0, event, me, opp, rnd)
+    back_ok = found & has_opp[row]
+    back = opp[row]
+    ores = np.where(found, res[row], 0)
+    ocol = np.where(found, colour[row], 0)
+    points_back = back_ok & me_ok & (back == me)
+    pair_ok = _PAIR_OK[res, ores]
+
+    def frame(rows: np.ndarray) -> pl.DataFrame:
+        """The columns messages need, for a few blocks (listed round by round, as the lines come)."""
+        rows = rows[np.lexsort((p.order[li[rows]], rnd[rows]))]
+        return pl.DataFrame({
+            "file": lines.file[li[rows]], "line": lines.line[li[rows]],
+            "start_no": pl.Series(me[rows], dtype=pl.Int32).scatter(np.flatnonzero(~me_ok[rows]), None),
+            "round": rnd[rows], "opponent": pl.Series(opp[rows], dtype=pl.Int32).scatter(
+                np.flatnonzero(~has_opp[rows]), None),
+            "_opp": texts_of(opp_win, rows), "_col": [chr(c) for c in col_codes[rows].tolist()],
+            "_res": [chr(c).upper().strip(WHITESPACE) for c in res_codes[rows].tolist()],
+            "_ores": [chr(c).upper().strip(WHITESPACE) if f else None for c, f in zip(
+                res_codes[row[rows]].tolist(), found[rows].tolist(), strict=True)],
+            "_back": pl.Series(back[rows], dtype=pl.Int32).scatter(np.flatnonzero(~back_ok[rows]), None),
+            "_len": blen[rows], "_at": at[rows], "_colour": [chr(c).lower() for c in col_codes[rows].tolist()],
+        })
+
+    rd = pl.format("round {}", pl.col("round"))
+    checks: list[tuple[np.ndarray, pl.Expr, pl.Expr]] = [
+        (~opp_ok & ~opp_blank, pl.format("round {} opponent", pl.col("round")),
+         pl.format("'{}' is not a starting rank (expected digits, or 0000 for no opponent)", pl.col("_opp"))),
+        (colour == 4, pl.format("round {} colour", pl.col("round")),
+         pl.format("'{}' is not a TRF colour code (expected w, b or -)", pl.col("_col"))),
+        (has_opp & (blen < at + 6), rd,
+         pl.format("line ends at column {} inside the round block (expected opponent, colour and "
+                   "result up to column {})", pl.col("_len"), pl.col("_at") + 8)),
+        (has_opp & ~_in(res, [*RESULT_CODES_WITH_OPPONENT, "", "X", "?"]),
+         pl.format("round {} result", pl.col("round")),
+         pl.format("'{}' is not a TRF result code for a game (expected one of 1 0 = W D L + -)", pl.col("_res"))),
+        (~has_opp & ~_in(res, [*RESULT_CODES_WITHOUT_OPPONENT, *BYE_ALIASES, ""]),
+         pl.format("round {} result", pl.col("round")),
+         pl.format("'{}' is not a TRF result code for a round without opponent "
+                   "(expected one of U F H Z + - or blank)", pl.col("_res"))),
+        (has_opp & me_ok & (opp == me), pl.format("round {} opponent", pl.col("round")),
+         pl.format("player {} is paired with themself", pl.col("start_no"))),
+        (has_opp & ~exists, pl.format("round {} opponent", pl.col("round")),
+         pl.format("opponent {} does not exist (no player line with that starting rank)", pl.col("opponent"))),
+        (exists & me_ok & (~back_ok | (back != me)) & (opp != me), pl.format("round {} opponent", pl.col("round")),
+         pl.format("player {} meets {} but {}'s line says {} in that round (expected {})",
+                   pl.col("start_no"), pl.col("opponent"), pl.col("opponent"),
+                   pl.col("_back").cast(pl.String).fill_null("no opponent"), pl.col("start_no"))),
+        (points_back & ~pair_ok, pl.format("round {} result", pl.col("round")),
+         pl.format("results do not complement: {} has '{}' against {} who has '{}' "
+                   "(expected 1/0, =/=, W/L, D/D, +/-, -/- )", pl.col("start_no"), pl.col("_res"),
+                   pl.col("opponent"), pl.col("_ores"))),
+    ]
+    pending = _in(res, ["", "X", "?"])
+    notes: list[tuple[np.ndarray, pl.Expr, pl.Expr]] = [
+        (points_back & (colour == ocol) & ((colour == 1) | (colour == 2)) & (me < opp),
+         pl.format("round {} colour", pl.col("round")),
+         pl.format("players {} and {} both have colour '{}'", pl.col("start_no"), pl.col("opponent"),
+                   pl.col("_colour"))),
+        (has_opp & pending & me_ok & (me < opp), pl.format("round {} result", pl.col("round")),
+         pl.format("game {}-{} has no result yet; standings count only the rounds before it",
+                   pl.col("start_no"), pl.col("opponent"))),
+        (~has_opp & _in(res, list(BYE_ALIASES)), pl.format("round {} result", pl.col("round")),
+         pl.format("result '{}' without an opponent read as bye '{}'", pl.col("_res"),
+                   pl.col("_res").replace_strict(BYE_ALIASES, default=""))),
+    ]
+    errors = _problems(checks, frame)
+    warnings = _problems(notes, frame)
+
+    alias = ~has_opp & _in(res, list(BYE_ALIASES))
+    res = np.where(alias & (res == _RES["1"]), _RES["F"], np.where(
+        alias & (res == _RES["="]), _RES["H"], np.where(alias & (res == _RES["0"]), _RES["Z"], res)))
+    gt = np.full(len(res), GAME_TYPE["absent"], dtype=np.int8)
+    for cond, game_type in (
+            (~has_opp & _in(res, ["Z", "-"]), "zero_bye"), (~has_opp & (res == _RES["H"]), "half_bye"),
+            (~has_opp & _in(res, ["F", "+"]), "full_bye"), (~has_opp & (res == _RES["U"]), "pab"),
+            (has_opp, "pending"), (has_opp & (res == _RES["-"]), "forfeit_loss"),
+            (has_opp & (res == _RES["-"]) & (ores == _RES["-"]), "double_forfeit"),
+            (has_opp & (res == _RES["+"]), "forfeit_win"),
+            (has_opp & _in(res, ["1", "0", "=", "W", "D", "L"]), "played")):
+        gt[cond] = GAME_TYPE[game_type]
+    kind_of = {k: i for i, k in enumerate(SCORING_KINDS)}
+    kind = np.full(len(res), -1, dtype=np.int64)
+    played = gt == GAME_TYPE["played"]
+    kind[played] = kind_of["loss"]
+    kind[played & _in(res, ["1", "W"])] = kind_of["win"]
+    kind[played & _in(res, ["=", "D"])] = kind_of["draw"]
+    for t, k in (("forfeit_win", "forfeit_win"), ("forfeit_loss", "forfeit_loss"),
+                 ("double_forfeit", "forfeit_loss"), ("pab", "pab"), ("full_bye", "full_bye"),
+                 ("half_bye", "half_bye"), ("zero_bye", "zero_bye"), ("absent", "zero_bye")):
+        kind[gt == GAME_TYPE[t]] = kind_of[k]
+    pts = np.where(kind >= 0, points[event, np.maximum(kind, 0)], 0) if len(kind) else np.zeros(0, np.int64)
+    out = {"line": li, "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
+           "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}
+    return out, errors, warnings
+
+
+def _problems(checks: list[tuple[np.ndarray, pl.Expr, pl.Expr]], frame: object) -> pl.DataFrame:
+    """Rows failing each check, one problem row per failed check (file, line, column, reason)."""
+    out = []
+    for mask, column, reason in checks:
+        rows = np.flatnonzero(mask)
+        if rows.size:
+            out.append(problem_rows(frame(rows), column, reason))  # type: ignore[operator]
+    return pl.concat(out) if out else no_problems()
+
+
+def games_frame(g: dict[str, np.ndarray]) -> pl.DataFrame:
+    """The games columns of the model (with ``event``) from the arrays of :func:`games`."""
+    n = len(g["event"])
+    colour = pl.Series(["w", "b"], dtype=GAME_SCHEMA["colour"])
+    ci = g["colour"]
+    result_strings = pl.Series([*RESULTS, "?"], dtype=pl.String)
+    return pl.DataFrame({
+        "event": g["event"],
+        "player": pl.Series(g["player"], dtype=pl.Int32).scatter(np.flatnonzero(~g["player_ok"]), None),
+        "round": g["round"],
+        "opponent": pl.Series(g["opponent"], dtype=pl.Int32).scatter(np.flatnonzero(~g["has_opp"]), None),
+        "colour": colour.gather(np.clip(ci - 1, 0, 1)).scatter(np.flatnonzero((ci != 1) & (ci != 2)), None)
+        if n else pl.Series([], dtype=GAME_SCHEMA["colour"]),
+        "result": result_strings.gather(g["result"].astype(np.int64)).scatter(
+            np.flatnonzero(g["result"] == 0), None) if n else pl.Series([], dtype=pl.String),
+        "points": pl.Series(g["points"], dtype=pl.Int32),
+        "played": g["game_type"] == GAME_TYPE["played"],
+        "game_type": pl.Series(list(GAME_TYPE), dtype=GAME_SCHEMA["game_type"]).gather(
+            g["game_type"].astype(np.int64)) if n else pl.Series([], dtype=GAME_SCHEMA["game_type"]),
+    })

@@ -1,0 +1,195 @@
+"""Per-event TRF records: names, dates, rounds, scoring, tie-break lists, kept records (rules.md 2.3, 2.4).
+
+An event has a handful of header records, and an archive repeats the same record texts over and over
+(``XXR 9``, ``162 W 1.0 ...``, ``092 Swiss system``): every interpretation is done once per distinct text
+and looked up for the other events.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Final
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from tbstats.games import SCORING_KINDS, TOURNAMENT_SCHEMA
+from tbstats.io.dates import resolve_dates
+from tbstats.rules import STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
+
+#: Records interpreted into tournament columns (the writer regenerates them); others are kept verbatim.
+HEADER_RECORDS: Final = ("012", "022", "032", "042", "052", "062", "092", "142", "162", "192", "202", "212",
+                         "XXR", "XXS")
+ROUND0: Final = 91  # 0-based column of round 1's block (and of the 132 round dates)
+_RECORD: Final = re.compile(r"^[0-9A-Z]{3}( |$)")
+_SKIP, _SCORING, _DATES, _HEADER, _KEPT = range(5)
+
+
+def parse_scoring(records: Iterable[tuple[str, str]]) -> dict[str, Fraction]:
+    """Points per kind from 162 (TRF26) and XXS (TRF(x)) records; defaults 1-½-0 (rules.md 2.3, 2.4).
+
+    >>> s = parse_scoring([("162", "162  W 3.0    D 1.0    L 0.0")])
+    >>> s["win"], s["draw"], s["pab"], s["half_bye"]
+    (Fraction(3, 1), Fraction(1, 1), Fraction(3, 1), Fraction(1, 1))
+    >>> s = parse_scoring([("XXS", "XXS W=3 D=1"), ("XXS", "XXS PAB=3")])
+    >>> s["win"], s["forfeit_win"], s["pab"], s["half_bye"]
+    (Fraction(3, 1), Fraction(3, 1), Fraction(3, 1), Fraction(1, 1))
+    """
+    pts = dict(STANDARD_SCORING)
+    pab_set = False
+    for code, text in records:
+        if code == "162":
+            body = text[5:]
+            for m in re.finditer(r"([WDLAPX])\s*(\d+(?:[.,]\d+)?)", body):
+                letter, value = m.group(1), Fraction(m.group(2).replace(",", "."))
+                for kind in TRF26_SCORING_CODES.get(letter, ()):
+                    pts[kind] = value
+                pab_set |= letter == "P"
+        elif code == "XXS":
+            for m in re.finditer(r"([A-Z]+)\s*=\s*(\d+(?:[.,]\d+)?)", text[3:].upper()):
+                key, value = m.group(1), Fraction(m.group(2).replace(",", "."))
+                if key not in XXS_CODES:
+                    raise ValueError(f"unknown XXS scoring code {key!r} (expected one of "
+                                     f"{', '.join(XXS_CODES)})")
+                for kind in XXS_CODES[key]:
+                    pts[kind] = value
+                pab_set |= key == "PAB"
+    if not pab_set:
+        pts["pab"] = pts["win"]
+    return pts
+
+
+def scoring_columns(points: dict[str, Fraction]) -> dict[str, int]:
+    """Scale and ``pts_<kind>`` integer columns for a scoring system."""
+    scale = scoring_scale(points)
+    return {"scale": scale, **{f"pts_{k}": int(points[k] * scale) for k in SCORING_KINDS}}
+
+
+@lru_cache(maxsize=4096)
+def _scoring(records: tuple[tuple[str, str], ...]) -> tuple[dict[str, int], str | None]:
+    """Scoring columns of one distinct list of scoring records, and the warning if it is not understood."""
+    try:
+        return scoring_columns(parse_scoring(records)), None
+    except ValueError as exc:
+        return scoring_columns(dict(STANDARD_SCORING)), str(exc)
+
+
+@lru_cache(maxsize=65536)
+def _dates(start: str | None, end: str | None, rounds: tuple[str, ...]) -> tuple[
+        dt.date | None, dt.date | None, str | None]:
+    return resolve_dates(start, end, list(rounds))
+
+
+@lru_cache(maxsize=65536)
+def _kind(text: str) -> tuple[int, str]:
+    """What a header line is (skip, scoring, round dates, header record, kept record) and its code."""
+    code = text[:3].upper()
+    if code in ("162", "XXS"):
+        return _SCORING, code
+    if code == "132":
+        return _DATES, code
+    if code in HEADER_RECORDS:
+        return _HEADER, code
+    if code == "###" or text.startswith(("DDD SSSS", "         1 ")) or text[:10].strip().isdigit():
+        return _SKIP, code
+    if _RECORD.match(text[:4] if len(text) > 3 else text + " "):
+        return _KEPT, code
+    return _SKIP, code
+
+
+def to_int(text: str | None) -> int | None:
+    if not text:
+        return None
+    m = re.match(r"\s*(\d+)", text)
+    return int(m.group(1)) if m else None
+
+
+def _tb_list(text: str | None) -> list[str]:
+    return [t.strip() for t in (text or "").split(",") if t.strip()]
+
+
+def _declared_type(code: str | None, text: str | None) -> str | None:
+    """Event type from 192 or 092 (rules.md 2.3); None when the pairing structure must decide."""
+    for value in (code, text):
+        v = (value or "").upper().replace(" ", "").replace("-", "").replace("_", "")
+        if "TEAM" in v:
+            return "team"
+        if "ROUNDROBIN" in v or "BERGER" in v or "RUNDENTURNIER" in v or "SCHEVENINGEN" in v:
+            return "round_robin"
+        if "SWISS" in v or "DUTCH" in v or "SCHWEIZER" in v:
+            return "swiss"
+    return None
+
+
+def tournament_headers(sources: Sequence[str], source_files: Sequence[str], event_of_line: np.ndarray,
+                       texts: Sequence[str], longest: np.ndarray) -> tuple[pl.DataFrame, list[dict[str, object]]]:
+    """One row per event from its header lines (given in file order), and the warnings they raise."""
+    n = len(sources)
+    recs: list[dict[str, str]] = [{} for _ in range(n)]
+    scoring: list[list[tuple[str, str]]] = [[] for _ in range(n)]
+    kept: list[list[str]] = [[] for _ in range(n)]
+    round_dates: list[tuple[str, ...]] = [() for _ in range(n)]
+    for ev, text in zip(event_of_line.tolist(), texts, strict=True):
+        kind, code = _kind(text)
+        if kind == _HEADER:
+            rec = recs[ev]
+            if code not in rec:
+                rec[code] = text[4:].strip() if len(text) > 3 else ""
+        elif kind == _KEPT:
+            kept[ev].append(text)
+        elif kind == _SCORING:
+            scoring[ev].append((code, text))
+        elif kind == _DATES:
+            round_dates[ev] = tuple(text[i:i + 8] for i in range(ROUND0, len(text), 10))
+            kept[ev].append(text)
+    cols: dict[str, list[object]] = {k: [] for k in (
+        "start_date", "end_date", "date_text", "rounds", "declared_players", "scale",
+        *(f"pts_{k}" for k in SCORING_KINDS), "tiebreaks", "standings_tiebreaks", "_declared_type")}
+    warns: list[dict[str, object]] = []
+    for ev in range(n):
+        rec = recs[ev]
+        points, bad_scoring = _scoring(tuple(scoring[ev]))
+        if bad_scoring:
+            warns.append({"source": sources[ev], "line": None, "field": "scoring", "message": bad_scoring})
+        start, end, date_warn = _dates(rec.get("042"), rec.get("052"), round_dates[ev])
+        if date_warn:
+            warns.append({"source": sources[ev], "line": None, "field": "042 start date", "message": date_warn})
+        planned = to_int(rec.get("XXR")) or to_int(rec.get("142")) or int(longest[ev])
+        cols["start_date"].append(start)
+        cols["end_date"].append(end)
+        cols["date_text"].append(rec.get("042") or None)
+        cols["rounds"].append(max(planned, 0))
+        cols["declared_players"].append(to_int((rec.get("062") or "").split(" ")[0]))
+        for key, value in points.items():
+            cols[key].append(value)
+        cols["tiebreaks"].append(_tb_list(rec.get("202")))
+        cols["standings_tiebreaks"].append(_tb_list(rec.get("212")))
+        cols["_declared_type"].append(_declared_type(rec.get("192") or None, rec.get("092") or None))
+
+    def field(code: str) -> list[str | None]:
+        return [r.get(code) or None for r in recs]
+
+    schema: dict[str, pl.DataType] = {"event": pl.Int64(), "source_file": pl.String(), **{
+        k: v for k, v in TOURNAMENT_SCHEMA.items() if k not in ("tournament", "rounds_played", "event_type")},
+        "_declared_type": pl.String()}
+    data: dict[str, Any] = {
+        "event": np.arange(n, dtype=np.int64), "source_file": list(source_files), "source": list(sources),
+        "name": field("012"), "city": field("022"), "federation": field("032"),
+        "type_text": field("092"), "type_code": field("192"), "records": kept, **cols}
+    lists = {"records", "tiebreaks", "standings_tiebreaks"}
+    return pl.DataFrame({k: string_lists(k, data[k]) if k in lists
+                         else pl.Series(k, data[k], dtype=schema[k]) for k in schema}), warns
+
+
+def string_lists(name: str, values: list[list[str]]) -> pl.Series:
+    """A ``List(String)`` column from Python lists, built through one flat Arrow array."""
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    np.cumsum([len(v) for v in values], out=offsets[1:])
+    flat = pa.array([x for v in values for x in v], type=pa.large_string())
+    arr = pa.LargeListArray.from_arrays(pa.array(offsets.astype(np.int64)), flat)
+    return pl.Series(name, pl.from_arrow(arr), dtype=pl.List(pl.String))

@@ -1,0 +1,148 @@
+"""The fields of '001' player lines, over all lines at once (rules.md 2.1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from tbstats.io.trf.buffer import Lines, is_whitespace, parse_int, stripped, text_column, texts_of
+
+ERROR_COLUMNS: Final = {"file": pl.Int32, "line": pl.Int32, "column": pl.String, "reason": pl.String}
+
+
+def no_problems() -> pl.DataFrame:
+    return pl.DataFrame(schema=ERROR_COLUMNS)
+
+
+def problem_rows(df: pl.DataFrame, column: str | pl.Expr, reason: pl.Expr) -> pl.DataFrame:
+    """Rows of ``df`` (a frame of failing rows with ``file`` and ``line``) as problems: column and reason."""
+    col_expr = pl.lit(column) if isinstance(column, str) else column
+    return df.select(pl.col("file").cast(pl.Int32), pl.col("line").cast(pl.Int32),
+                     col_expr.cast(pl.String).alias("column"), reason.cast(pl.String).alias("reason"))
+
+
+@dataclass(frozen=True)
+class Players:
+    """Player lines sorted by event and starting rank, with their fields; ``order`` is their file order."""
+
+    lines: Lines
+    event: np.ndarray      # int64
+    order: np.ndarray      # position of each line in file order (for messages in file order)
+    start_no: np.ndarray   # int64 (0 where not a number)
+    start_ok: np.ndarray   # bool: the starting rank field is a number
+    points: np.ndarray     # float64 declared points (nan where absent)
+    points_ok: np.ndarray  # bool
+    points_window: np.ndarray
+    table: pl.DataFrame    # file, line, event, start_no, and the text and number fields
+
+
+def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFrame]:
+    """Slice every player line into its fields; problems: bad starting ranks and ratings, duplicates."""
+    win = lines.window(0, 91)
+    start, start_ok = parse_int(win[4:8])
+    # sort by event and starting rank (file order among equals), so games come out in the model's order
+    key = event.astype(np.int64) * 20000 + np.where(start_ok, start, -10000) + 10000
+    order = np.argsort(key, kind="stable")
+    lines = lines.subset(order)
+    win, event, start, start_ok = win[:, order], event[order], start[order], start_ok[order]
+    ws = is_whitespace(win)
+    rating, rating_ok = parse_int(win[48:52], ws[48:52])
+    fide, fide_ok = parse_int(win[57:68], ws[57:68])
+    rank, rank_ok = parse_int(win[85:89], ws[85:89])
+    points, points_ok = parse_points(win[80:84], ws[80:84])
+    n = len(order)
+
+    def positive(values: np.ndarray, ok: np.ndarray, dtype: pl.DataType) -> pl.Series:
+        return pl.Series(values, dtype=dtype).scatter(np.flatnonzero(~(ok & (values > 0))), None)
+
+    def optional(name: str, lo: int, hi: int) -> pl.Series:
+        col = text_column(win[lo:hi], name, ws[lo:hi])
+        return pl.select(pl.when(col != "").then(col).alias(name)).to_series()
+
+    table = pl.DataFrame({
+        "file": lines.file, "line": lines.line, "event": event,
+        "start_no": pl.Series(start, dtype=pl.Int32).scatter(np.flatnonzero(~start_ok), None),
+        "name": text_column(win[14:47], "name", ws[14:47]), "sex": optional("sex", 9, 10),
+        "title": optional("title", 10, 13), "rating": positive(rating, rating_ok, pl.Int32()),
+        "federation": optional("federation", 53, 56), "fide_id": positive(fide, fide_ok, pl.Int64()),
+        "birth": optional("birth", 69, 79), "declared_rank": positive(rank, rank_ok, pl.Int32()),
+    }) if n else pl.DataFrame(schema={"file": pl.Int32, "line": pl.Int32, "event": pl.Int64, "start_no": pl.Int32,
+                                      "name": pl.String, "sex": pl.String, "title": pl.String,
+                                      "rating": pl.Int32, "federation": pl.String, "fide_id": pl.Int64,
+                                      "birth": pl.String, "declared_rank": pl.Int32})
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = np.arange(n)
+
+    # problems, in file order: starting ranks, ratings, then duplicates
+    problems = []
+    bad_start = ~start_ok | (start <= 0)
+    rat_a, rat_b = stripped(win[48:52], ws[48:52])
+    bad_rating = ~rating_ok & (rat_b > rat_a)
+    first = np.ones(n, dtype=bool)
+    first[1:] = (key[order][1:] != key[order][:-1])
+    first_line = lines.line[np.maximum.accumulate(np.where(first, np.arange(n), 0))] if n else lines.line
+    dup = start_ok & ~first
+    for mask, column, reason, field in (
+            (bad_start, "starting rank (cols 5-8)", "'{}' is not a starting rank (expected a number 1-9999)",
+             (4, 8)),
+            (bad_rating, "rating (cols 49-52)", "'{}' is not a rating (expected digits, or blank/0 for unrated)",
+             (48, 52))):
+        rows = _file_order(mask, order)
+        if rows.size:
+            df = pl.DataFrame({"file": lines.file[rows], "line": lines.line[rows],
+                               "_text": texts_of(win[field[0]:field[1]], rows)})
+            problems.append(problem_rows(df, column, pl.format(reason, pl.col("_text"))))
+    rows = _file_order(dup, order)
+    if rows.size:
+        df = pl.DataFrame({"file": lines.file[rows], "line": lines.line[rows], "_no": start[rows],
+                           "_first": first_line[rows]})
+        problems.append(problem_rows(df, "starting rank (cols 5-8)", pl.format(
+            "duplicate starting rank {} (first used on line {})", pl.col("_no"), pl.col("_first"))))
+    players = Players(lines, event, inverse, start, start_ok, points, points_ok, win[80:84], table)
+    return players, pl.concat(problems) if problems else no_problems()
+
+
+def _file_order(mask: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Rows (in sorted order) where ``mask`` holds, listed in file order."""
+    rows = np.flatnonzero(mask)
+    return rows[np.argsort(order[rows], kind="stable")]
+
+
+def parse_points(win: np.ndarray, ws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Declared points as polars reads the stripped text (``,`` for ``.``) as a float; nan where absent.
+
+    Plain decimals are computed here; any other text (exponents, ``inf``, ``nan``...) goes through polars.
+    """
+    a, b = stripped(win, ws)
+    n = win.shape[1]
+    first = win[np.minimum(a, win.shape[0] - 1), np.arange(n)]
+    signed = (first == 43) | (first == 45)
+    plain = np.ones(n, dtype=bool)
+    digits = np.zeros(n, dtype=np.int64)
+    seps = np.zeros(n, dtype=np.int64)
+    frac = np.zeros(n, dtype=np.int64)
+    whole = np.zeros(n, dtype=np.int64)
+    for j in range(win.shape[0]):
+        col = win[j]
+        inside = (j >= a + signed) & (j < b)
+        digit = (col >= 48) & (col <= 57)
+        sep = (col == 46) | (col == 44)
+        plain &= digit | sep | ~inside
+        seps += inside & sep
+        use = inside & digit
+        digits += use
+        frac += use & (seps > 0)
+        whole = np.where(use, whole * 10 + (col.astype(np.int64) - 48), whole)
+    plain &= (seps <= 1) & (digits > 0)
+    value = whole / 10.0 ** frac
+    value = np.where(first == 45, -value, value)
+    ok = plain.copy()
+    other = np.flatnonzero(~plain & (b > a))
+    if other.size:
+        parsed = pl.Series(texts_of(win, other)).str.replace(",", ".").cast(pl.Float64, strict=False)
+        ok[other] = parsed.is_not_null().to_numpy()
+        value[other] = parsed.fill_null(np.nan).to_numpy()
+    return np.where(ok, value, np.nan), ok

@@ -1,0 +1,223 @@
+"""Reading a batch of TRF files at once into the columnar model (rules.md Section 2).
+
+All files go into one character buffer (:mod:`.buffer`); player lines are sliced into fields
+(:mod:`.players`) and round blocks (:mod:`.games`) by numpy over every line at once; the few header records of
+each event are interpreted once per distinct text (:mod:`.headers`). Bad files go to the error table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from tbstats.errors import FormatError
+from tbstats.games import (
+    GAME_SCHEMA,
+    GAME_TYPE,
+    PLAYER_SCHEMA,
+    SCORING_KINDS,
+    TOURNAMENT_SCHEMA,
+    WARNING_SCHEMA,
+    Batch,
+    empty,
+)
+from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, split_lines, texts_of
+from tbstats.io.trf.games import event_rounds, games, games_frame
+from tbstats.io.trf.headers import tournament_headers
+from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
+
+ERROR_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What a read produced: the batch of good events, and one row per problem of each rejected file."""
+
+    batch: Batch
+    errors: pl.DataFrame  # path, line, column, reason
+    sources: list[str]    # every input, in order
+
+
+def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadResult:
+    """Read TRF files given as ``(source, bytes)`` pairs into one batch; bad files go to ``errors``."""
+    errors: list[dict[str, object]] = []
+    warnings: list[dict[str, object]] = []
+    paths: list[str] = []
+    raws: list[bytes] = []
+    parts: list[bytes | np.ndarray] = []
+    for path, raw in inputs:
+        try:
+            codes, note = character_codes(path, raw)
+        except (FormatError, UnicodeDecodeError) as exc:
+            reason = exc.reason if isinstance(exc, FormatError) else f"undecodable bytes ({exc})"
+            errors.append({"path": path, "line": None, "column": None, "reason": reason})
+            continue
+        if note:
+            warnings.append({"source": path, "line": None, "field": "encoding", "message": note})
+        paths.append(path)
+        raws.append(raw)
+        parts.append(codes)
+
+    lines = split_lines(*build_buffer(parts))
+    is001 = lines.code_is("001")
+    with_players = np.zeros(len(paths), dtype=bool)
+    with_players[lines.file[is001]] = True
+    for i in np.flatnonzero(~with_players).tolist():
+        text = decode(paths[i], raws[i])[0]
+        first = text.lstrip()[:24].splitlines()[0] if text.strip() else ""
+        errors.append({"path": paths[i], "line": None, "column": None,
+                       "reason": f"no TRF player record '001' found (file starts {first!r}); "
+                                 "expected a TRF-16/TRF26 tournament report"})
+    keep = with_players[lines.file]
+    lines, is001 = lines.subset(keep), is001[keep]
+    event, ev_file, ev_k = _events(lines, is001)
+    n_events = len(ev_file)
+    kfile = np.zeros(len(paths), dtype=np.int64)
+    np.maximum.at(kfile, ev_file, ev_k)
+    sources = [paths[f] if kfile[f] == 1 else f"{paths[f]}#{k}" for f, k in zip(ev_file.tolist(), ev_k.tolist(),
+                                                                               strict=True)]
+
+    players, perr = player_fields(lines.subset(is001), event[is001])
+    rounds_ev = event_rounds(players, n_events)
+    heads = lines.subset(~is001)
+    tournaments, twarn = tournament_headers(sources, [paths[f] for f in ev_file.tolist()], event[~is001],
+                                            heads.texts(), rounds_ev)
+    points = tournaments.select([f"pts_{k}" for k in SCORING_KINDS]).to_numpy().astype(np.int64) \
+        if n_events else np.zeros((0, len(SCORING_KINDS)), dtype=np.int64)
+    g, gerr, gwarn = games(players, rounds_ev, points)
+    tournaments = _complete(tournaments, g, rounds_ev)
+    declared, pwarn = _declared_points(players, g, tournaments["scale"].to_numpy())
+    errors.extend(_with_path(pl.concat([perr, gerr]), paths))
+    warnings.extend(twarn)
+    warnings.extend({"source": r["path"], "line": r["line"], "field": r["column"], "message": r["reason"]}
+                    for r in _with_path(pl.concat([gwarn, pwarn]), paths))
+
+    err_df = pl.DataFrame(errors, schema=ERROR_SCHEMA, orient="row") if errors else pl.DataFrame(
+        schema=ERROR_SCHEMA)
+    bad = np.isin(np.asarray(paths, dtype=object), list(set(err_df["path"].to_list()))) if paths else \
+        np.zeros(0, dtype=bool)
+    good_event = ~bad[ev_file] if n_events else np.zeros(0, dtype=bool)
+    ids = np.cumsum(good_event) - 1 + first_id
+    t_out = tournaments.filter(pl.Series(good_event)).with_columns(
+        pl.Series("tournament", ids[good_event], dtype=pl.Int64)).select(list(TOURNAMENT_SCHEMA))
+    p_keep = good_event[players.event] if n_events else np.zeros(0, dtype=bool)
+    p_out = players.table.with_columns(declared.alias("declared_points")).filter(pl.Series(p_keep)).with_columns(
+        pl.Series("tournament", ids[players.event[p_keep]], dtype=pl.Int64)).select(list(PLAYER_SCHEMA))
+    games_df = games_frame(g)
+    g_keep = good_event[g["event"]] if n_events else np.zeros(0, dtype=bool)
+    g_out = games_df.filter(pl.Series(g_keep)).with_columns(
+        pl.Series("tournament", ids[g["event"][g_keep]], dtype=pl.Int64)).select(list(GAME_SCHEMA))
+    bad_paths = [p for p, b in zip(paths, bad.tolist(), strict=True) if b] + [
+        e["path"] for e in errors if e["path"] not in paths]
+    w_df = (pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings else empty("warnings"))
+    w_df = w_df.filter(~pl.col("source").str.replace(r"#\d+$", "").is_in(bad_paths))
+    batch = Batch(t_out, p_out, g_out, w_df)
+    return ReadResult(batch, err_df.sort("path", "line", nulls_last=False, maintain_order=True),
+                      [p for p, _ in inputs])
+
+
+def _with_path(df: pl.DataFrame, paths: list[str]) -> list[dict[str, object]]:
+    if df.is_empty():
+        return []
+    return [{"path": paths[r["file"]], "line": r["line"], "column": r["column"], "reason": r["reason"]}
+            for r in df.iter_rows(named=True)]
+
+
+def _run_base(values: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Per row, the running count ``values`` had before the row's run (runs start where ``first``)."""
+    starts = np.flatnonzero(first)
+    return values[starts][np.cumsum(first) - 1]
+
+
+def _events(lines: Lines, is001: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Split files into events: a '012' record after player lines starts a new event (``source#k``).
+
+    Returns each line's event number, and each event's file and 1-based number within its file.
+    """
+    n = len(lines.file)
+    if not n:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    new_file = np.ones(n, dtype=bool)
+    new_file[1:] = lines.file[1:] != lines.file[:-1]
+    count = np.cumsum(is001)
+    n001 = count - _run_base(count - is001, new_file)
+    at012 = np.flatnonzero(lines.code_is("012"))
+    seen = n001[at012]
+    prev = np.concatenate([[0], seen[:-1]])
+    prev[np.concatenate([[True], lines.file[at012][1:] != lines.file[at012][:-1]])] = 0
+    start = np.zeros(n, dtype=bool)
+    start[at012[(seen > 0) & (seen != prev)]] = True
+    begins = np.cumsum(start)
+    k = begins - _run_base(begins - start, new_file) + 1
+    event = np.cumsum(new_file | start) - 1
+    firsts = np.flatnonzero(new_file | start)
+    return event.astype(np.int64), lines.file[firsts].astype(np.int64), k[firsts].astype(np.int64)
+
+
+def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) -> pl.DataFrame:
+    """Rounds played and the event type of every event (every line already has a block per round)."""
+    n = t.height
+    ev, rnd, gt = g["event"], g["round"].astype(np.int64), g["game_type"]
+    pending = gt == GAME_TYPE["pending"]
+    paired = np.isin(gt, [GAME_TYPE[k] for k in ("played", "forfeit_win", "forfeit_loss", "double_forfeit")])
+    first_pending = np.full(n, 10_000 + 1, dtype=np.int64)
+    np.minimum.at(first_pending, ev[pending], rnd[pending])
+    last_paired = np.zeros(n, dtype=np.int64)
+    np.maximum.at(last_paired, ev[paired], rnd[paired])
+    has_paired = np.zeros(n, dtype=bool)
+    has_paired[ev[paired]] = True
+    planned = t["rounds"].to_numpy().astype(np.int64)
+    counted = np.where(rounds_ev >= planned, rounds_ev, np.where(has_paired, last_paired, rounds_ev))
+    counted = np.where((rounds_ev == 0) & (planned <= 0), 10_000, counted)  # nothing to count: as before
+    played = np.minimum(counted, first_pending - 1)
+    undeclared = t["_declared_type"].is_null().to_numpy()
+    rr = _round_robin(g, undeclared)
+    kind = t["_declared_type"].fill_null(pl.Series(np.where(rr, "round_robin", "swiss")))
+    return t.with_columns(pl.Series("rounds_played", played, dtype=pl.Int16),
+                          kind.cast(TOURNAMENT_SCHEMA["event_type"]).alias("event_type"),
+                          pl.col("rounds").cast(pl.Int16))
+
+
+def _round_robin(g: dict[str, np.ndarray], undeclared: np.ndarray) -> np.ndarray:
+    """Events where every pair of players meets the same number of times (at least once), of the undeclared."""
+    out = np.zeros(len(undeclared), dtype=bool)
+    if not undeclared.any():
+        return out
+    mine = undeclared[g["event"]]
+    frame = pl.DataFrame({"event": g["event"][mine], "player": pl.Series(g["player"][mine], dtype=pl.Int32).scatter(
+        np.flatnonzero(~g["player_ok"][mine]), None), "opponent": pl.Series(g["opponent"][mine], dtype=pl.Int32)
+        .scatter(np.flatnonzero(~g["has_opp"][mine]), None)})
+    pairs = frame.filter(pl.col("opponent").is_not_null() & (pl.col("player") < pl.col("opponent"))).group_by(
+        "event", "player", "opponent").len()
+    n = frame.group_by("event").agg(pl.col("player").n_unique().alias("_np"))
+    agg = pairs.group_by("event").agg(pl.len().alias("_pairs"), pl.col("len").min().alias("_lo"),
+                                      pl.col("len").max().alias("_hi"))
+    rr = agg.join(n, on="event").filter(
+        (pl.col("_pairs") == pl.col("_np") * (pl.col("_np") - 1) // 2) & (pl.col("_lo") == pl.col("_hi"))
+        & (pl.col("_np") >= 3))["event"].to_numpy()
+    out[rr] = True
+    return out
+
+
+def _declared_points(p: Players, g: dict[str, np.ndarray], scale: np.ndarray) -> tuple[pl.Series, pl.DataFrame]:
+    """Declared points in units, and a warning row where they disagree with the results' total."""
+    n = len(p.event)
+    sc = scale[p.event] if n else np.zeros(0, dtype=np.int64)
+    finite = p.points_ok & np.isfinite(p.points)
+    units = np.where(finite, np.round(np.where(finite, p.points, 0) * sc), 0).astype(np.int64)
+    declared = pl.Series("declared_points", units, dtype=pl.Int32).scatter(np.flatnonzero(~finite), None)
+    total = np.bincount(g["line"], weights=g["points"], minlength=n).astype(np.int64) if n else units
+    has_games = np.bincount(g["line"], minlength=n) > 0 if n else finite
+    rows = np.flatnonzero(finite & has_games & (units != total))
+    rows = rows[np.argsort(p.order[rows], kind="stable")]
+    if not rows.size:
+        return declared, no_problems()
+    df = pl.DataFrame({"file": p.lines.file[rows], "line": p.lines.line[rows],
+                       "_points": texts_of(p.points_window, rows), "_sum": total[rows], "scale": sc[rows]})
+    return declared, problem_rows(df, "points (cols 81-84)", pl.format(
+        "declared points {} differ from the results' total {}", pl.col("_points"),
+        (pl.col("_sum") / pl.col("scale")).cast(pl.String)))

@@ -1,0 +1,196 @@
+"""The batch of whole tournaments as the one unit of work: a map over batches, run here, on threads or on Dask.
+
+Inputs are planned into parts (:func:`tbstats.io.sources.plan`: paths and tournament-id ranges, never data).
+A *map* function ``f(batch) -> partial`` runs on each batch of at most ``batch_size`` tournaments, where the
+part is read: in this process, on a thread, or in a Dask worker process that reads its own part. Partials
+come back in input order, each with the global id of its batch's first tournament (a batch is numbered from
+0 where it is read; the caller offsets the ids it keeps), and the caller folds them::
+
+    run = Run(inputs, batch_size=2000)
+    acc = None
+    for mapped in run.map(f):
+        acc = combine(acc, mapped.shifted())
+
+At most a few parts per worker are in flight, so memory is bounded by the batch size, not the archive.
+``Run`` also keeps the ledger and file counts (:class:`tbstats.io.sources.Tally`); in raise mode the first
+problem, in input order, raises :class:`tbstats.errors.FormatError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import polars as pl
+
+from tbstats.errors import TbstatsError
+from tbstats.games import Batch, empty
+from tbstats.io import sources
+from tbstats.io.safe import MAX_MEMBER_BYTES
+from tbstats.io.sources import OnError, Part, Tally
+
+P = TypeVar("P")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Mapped(Generic[P]):
+    """The partial result of one batch: ``first_id`` is the global id of its first tournament."""
+
+    value: P
+    first_id: int
+    tournaments: int
+    game_rows: int
+
+
+@dataclass(frozen=True)
+class _Done(Generic[P]):
+    ledger: pl.DataFrame
+    runs: list[tuple[int, int, P]]   # tournaments, game rows, partial
+    warnings: pl.DataFrame = field(default_factory=lambda: empty("warnings"))
+
+
+def _work(part: Part, batch_size: int, f: Callable[[Batch], P]) -> _Done[P]:
+    """Read a part and map each of its batches (this is what runs on a worker)."""
+    ledger, batches = sources.read_part(part, batch_size)
+    warnings = pl.concat([b.warnings for b in batches]) if batches else empty("warnings")
+    return _Done(ledger, [(b.n_tournaments, b.games.height, f(b)) for b in batches], warnings)
+
+
+def shift_ids(df: pl.DataFrame, offset: int, column: str = "tournament") -> pl.DataFrame:
+    """A table with its tournament ids moved on by ``offset``.
+
+    >>> shift_ids(pl.DataFrame({"tournament": [0, 1]}), 5)["tournament"].to_list()
+    [5, 6]
+    """
+    if not offset or column not in df.columns:
+        return df
+    return df.with_columns(pl.col(column) + offset)
+
+
+# ---------------------------------------------------------------------------------------------- executors
+
+def _ordered(submit: Callable[[Part], Any], result: Callable[[Any], _Done[P]], parts: Iterable[Part],
+             window: int) -> Iterator[_Done[P]]:
+    """Submit parts keeping at most ``window`` in flight, and yield their results in submission order."""
+    pending: deque[Any] = deque()
+    for part in parts:
+        pending.append(submit(part))
+        if len(pending) >= window:
+            yield result(pending.popleft())
+    while pending:
+        yield result(pending.popleft())
+
+
+@dataclass
+class Executor:
+    """Where parts are read and mapped: here (``workers=1``), on threads, or on a Dask client."""
+
+    workers: int = 1
+    client: Any = None
+
+    def run(self, fn: Callable[[Part], _Done[P]], parts: Sequence[Part]) -> Iterator[_Done[P]]:
+        if self.client is not None:
+            futures = self.client
+            n = max(len(futures.nthreads()), 1)
+            yield from _ordered(lambda p: futures.submit(fn, p, pure=False), lambda fut: fut.result(), parts,
+                                2 * n)
+        elif self.workers > 1:
+            with ThreadPoolExecutor(max_workers=self.workers) as pool:
+                try:
+                    yield from _ordered(lambda p: pool.submit(fn, p), Future.result, parts, 2 * self.workers)
+                finally:
+                    pool.shutdown(wait=True, cancel_futures=True)
+        else:
+            yield from map(fn, parts)
+
+
+@contextlib.contextmanager
+def scheduler_client(scheduler: str | None) -> Iterator[Any]:
+    """A Dask client for ``--scheduler``: ``local`` or ``local:N`` starts a LocalCluster of N worker
+    processes (one thread each, default 2), anything else is the address of a running scheduler."""
+    if scheduler is None:
+        yield None
+        return
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise TbstatsError("--scheduler needs Dask: pip install 'tbstats[dask]'") from None
+    if scheduler == "local" or scheduler.startswith("local:"):
+        count = scheduler.partition(":")[2] or "2"
+        if not count.isdigit() or int(count) < 1:
+            raise TbstatsError(f"--scheduler {scheduler!r}: expected local or local:N with N >= 1")
+        cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+                               dashboard_address=None, silence_logs=50)
+        with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout=10)  # type: ignore[no-untyped-call]
+    except OSError as exc:
+        raise TbstatsError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc})") from None
+    with client:
+        yield client
+
+
+# -------------------------------------------------------------------------------------------------- a run
+
+@dataclass
+class Run(Tally):
+    """A map over the batches of some inputs, with the ledger and counts of a load; iterate ``map(f)``."""
+
+    inputs: Sequence[str] = ()
+    batch_size: int = 2000
+    batch_files: int = 2000
+    workers: int = 1
+    client: Any = None
+    progress: bool = False
+    tournaments: int = 0
+    game_rows: int = 0
+    max_member_bytes: int = MAX_MEMBER_BYTES
+    _warnings: list[pl.DataFrame] = field(default_factory=list, repr=False)
+    _started: bool = field(default=False, repr=False)
+
+    @property
+    def warnings(self) -> pl.DataFrame:
+        """The reader warnings of the batches read so far (``WARNING_SCHEMA`` rows), in input order."""
+        return pl.concat([empty("warnings"), *self._warnings])
+
+    def map(self, f: Callable[[Batch], P]) -> Iterator[Mapped[P]]:
+        """``f`` applied to every batch, results in input order (a run can be mapped once)."""
+        if self._started:
+            raise TbstatsError("a Run can be mapped only once")
+        self._started = True
+        plan = sources.plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
+                            max_member_bytes=self.max_member_bytes)
+        bar = sources.progress_bar(plan.tournaments, self.progress)
+        work = functools.partial(_work, batch_size=self.batch_size, f=f)
+        try:
+            for part, done in zip(plan.parts, Executor(self.workers, self.client).run(work, plan.parts),
+                                  strict=True):
+                self.add(part, done.ledger)
+                self._warnings.append(done.warnings)
+                for tournaments, rows, value in done.runs:
+                    yield Mapped(value, self.tournaments, tournaments, rows)
+                    self.tournaments += tournaments
+                    self.game_rows += rows
+                    sources.advance(bar, None, tournaments, rows)
+        finally:
+            if bar is not None:
+                bar.close()
+
+
+def run(inputs: Sequence[str], f: Callable[[Batch], P], *, on_error: OnError = "collect", batch_size: int = 2000,
+        batch_files: int = 2000, workers: int = 1, client: Any = None) -> tuple[list[Mapped[P]], Run]:
+    """Map ``f`` over the batches of ``inputs`` and return every partial in order, with the run's counts.
+
+    ``client`` is a ``dask.distributed.Client``: each part is then read and mapped by a Dask worker.
+    """
+    r = Run(on_error, inputs=inputs, batch_size=batch_size, batch_files=batch_files, workers=workers,
+            client=client)
+    return list(r.map(f)), r

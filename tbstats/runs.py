@@ -1,0 +1,112 @@
+"""The archive commands over inputs, batch by batch: a per-batch map and an in-order fold for each.
+
+Every function takes the inputs (paths, directories, globs, archives, models) and a :class:`Run` setting
+(batch size, threads or a ``dask.distributed.Client``); the result is the same for every batch size and
+executor, row for row. The map functions are module-level so they travel to Dask workers.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from tbstats import api
+from tbstats import compare as cmp
+from tbstats.games import Batch, empty
+from tbstats.info import partial_summary, summary_from
+from tbstats.pipeline import Run, shift_ids
+from tbstats.spec import TieBreakSpec
+
+_EMPTY = Batch(empty("tournaments"), empty("players"), empty("games"))
+
+
+# ------------------------------------------------------------------------------------------------ compute
+
+@dataclass(frozen=True)
+class Computed:
+    table: pl.DataFrame
+    round_robins: int
+
+
+def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec], options: dict[str, Any]) -> Computed:
+    return Computed(api.compute(batch, specs, **options),
+                    int((batch.tournaments["event_type"] == "round_robin").sum()))
+
+
+def compute(run: Run, specs: Sequence[TieBreakSpec], **options: Any) -> tuple[pl.DataFrame, int]:
+    """The :func:`tbstats.api.compute` table of every batch, in order; and the number of round robins."""
+    tables, round_robins = [], 0
+    for m in run.map(functools.partial(_compute_one, specs=specs, options=options)):
+        tables.append(shift_ids(m.value.table, m.first_id))
+        round_robins += m.value.round_robins
+    if not tables:
+        tables.append(api.compute(_EMPTY, specs, rules=options.get("rules", "fide-2026")))
+    return pl.concat(tables), round_robins
+
+
+# --------------------------------------------------------------------------------------------------- info
+
+def info(run: Run, *, by_tournament: bool = False) -> pl.DataFrame:
+    """The :func:`tbstats.info.summary_table` of all inputs, from per-batch counts."""
+    parts = [(shift_ids(m.value[0], m.first_id), m.value[1]) for m in run.map(partial_summary)]
+    return summary_from(parts, by_tournament=by_tournament)
+
+
+# -------------------------------------------------------------------------------------------------- audit
+
+def _audit_one(batch: Batch, rules: str, tiebreaks: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    from tbstats.audit import audit
+
+    return audit(batch, api.make_context(batch), rules=rules, tiebreaks=tiebreaks)
+
+
+def audit(run: Run, *, rules: str = "auto", tiebreaks: str = cmp.FROM_FILE) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per tournament and per player tables of :func:`tbstats.audit.audit`, batch by batch."""
+    per_t, per_p = [], []
+    for m in run.map(functools.partial(_audit_one, rules=rules, tiebreaks=tiebreaks)):
+        per_t.append(shift_ids(m.value[0], m.first_id))
+        per_p.append(shift_ids(m.value[1], m.first_id))
+    if not per_t:
+        return _empty_audit()
+    return pl.concat(per_t), pl.concat(per_p)
+
+
+def _empty_audit() -> tuple[pl.DataFrame, pl.DataFrame]:
+    per_t = pl.DataFrame(schema={"source": pl.String, "tournament": pl.Int64, "players": pl.Int64,
+                                 "points_differ": pl.Int64, "rank_conflicts": pl.Int64, "status": pl.String})
+    per_p = pl.DataFrame(schema={"source": pl.String, "tournament": pl.Int64, "start_no": pl.Int32,
+                                 "name": pl.String, "declared_points": pl.Float64, "points": pl.Float64,
+                                 "declared_rank": pl.Int64, "rank": pl.Int64})
+    return per_t, per_p
+
+
+# ------------------------------------------------------------------------------------------------ compare
+
+def _compare_one(batch: Batch, configs: Sequence[cmp.Config], top: int, drilldown_limit: int | None) -> cmp.Partial:
+    return cmp.partial(batch, configs, top=top, drilldown_limit=drilldown_limit)
+
+
+def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10,
+            drilldown_limit: int | None = 1000) -> cmp.Comparison:
+    """:func:`tbstats.compare.compare` over all inputs from per-batch partials (the drill-down keeps the first
+    ``drilldown_limit`` tournaments of each pair)."""
+    cmp.check_configs(configs)
+    work = functools.partial(_compare_one, configs=tuple(configs), top=top, drilldown_limit=drilldown_limit)
+    parts = [m.value.shifted(m.first_id) for m in run.map(work)]
+    return cmp.combine(parts or [_compare_one(_EMPTY, configs, top, drilldown_limit)])
+
+
+# ------------------------------------------------------------------------------------------------- ingest
+
+def _identity(batch: Batch) -> Batch:
+    return batch
+
+
+def batches(run: Run) -> Iterator[Batch]:
+    """The batches themselves, in order (ingest: read on the workers, written here)."""
+    for m in run.map(_identity):
+        yield m.value

@@ -1,0 +1,140 @@
+"""The byte-level TRF reader: invariants that tie a batch read to its files, encodings and layouts.
+
+The reader slices every file of a batch out of one character buffer; these tests check that nothing leaks
+between files, that character columns stay character columns whatever the encoding, and that layouts the
+format allows (line ends, trailing blanks, unsorted players, several events per file) read the same.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import polars as pl
+import pytest
+from helpers import REAL, requires_shared
+from trf_samples import GOOD, player, variant
+
+from tbstats.games import Batch
+from tbstats.io.trf import read_trf, write_trf
+from tbstats.simulate import SimulationConfig, simulate
+
+TABLES = ("tournaments", "players", "games")
+
+
+def real_files() -> list[Path]:
+    return sorted(p for p in REAL.rglob("*") if p.suffix.lower() in (".trf", ".tab", ".txt") and p.is_file())
+
+
+def one_by_one(inputs: list[tuple[str, bytes]]) -> tuple[Batch, pl.DataFrame]:
+    results = [read_trf([item]) for item in inputs]
+    return Batch.concat([r.batch for r in results]), pl.concat([r.errors for r in results])
+
+
+def same_tables(a: Batch, b: Batch, drop: tuple[str, ...] = ()) -> None:
+    for table in TABLES:
+        x, y = getattr(a, table), getattr(b, table)
+        assert x.drop([c for c in drop if c in x.columns]).equals(y.drop([c for c in drop if c in y.columns])), table
+
+
+@requires_shared()
+def test_a_batch_reads_like_its_files_one_by_one() -> None:
+    inputs = [(str(p), p.read_bytes()) for p in real_files()]
+    whole = read_trf(inputs)
+    batch, errors = one_by_one(inputs)
+    same_tables(whole.batch, batch)
+    assert whole.batch.warnings.sort(pl.all()).equals(batch.warnings.sort(pl.all()))
+    assert whole.errors.sort(pl.all()).equals(errors.sort(pl.all()))
+    assert whole.batch.n_tournaments > 60 and whole.batch.games.height > 10_000
+
+
+@requires_shared()
+def test_every_player_line_is_read_at_its_line_number() -> None:
+    for path in real_files():
+        result = read_trf([(str(path), path.read_bytes())])
+        if not result.errors.is_empty():
+            continue
+        lines = path.read_bytes().decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        numbered = lines.split("\n")
+        for line, start in result.batch.players.select("line", "start_no").iter_rows():
+            text = numbered[line - 1]
+            assert text.startswith("001") and int(text[4:8]) == start, (path, line)
+
+
+@requires_shared()
+@pytest.mark.parametrize("name", ["papi_web/avoine_2023.trf", "sharly_sce/liffre-2025__t01.trf"])
+def test_line_ends_encodings_and_trailing_blanks_read_the_same(name: str) -> None:
+    raw = (REAL / name).read_bytes()
+    text = raw.decode("utf-8")
+    assert not text.isascii()
+    base = read_trf([(name, raw)])
+    assert base.errors.is_empty()
+    lines = text.splitlines()
+    variants = {
+        "crlf": "\r\n".join(lines).encode(),
+        "cr": "\r".join(lines).encode(),
+        "bom": b"\xef\xbb\xbf" + text.encode(),
+        "cp1252": text.encode("cp1252"),
+        "trailing blanks": "\n".join(f"{line} \t  " for line in lines).encode(),
+        "blank lines": "\n\n".join(lines).encode(),
+    }
+    for label, data in variants.items():
+        result = read_trf([(name, data)])
+        assert result.errors.is_empty(), label
+        same_tables(base.batch, result.batch, drop=("line",) if label == "blank lines" else ())
+
+
+@pytest.mark.parametrize("names", [
+    ("Łukasiewicz, Paweł", "Đorđević, Đorđe"),   # beyond Latin-1 (two bytes in UTF-8, one character)
+    ("王, 小明", "Ελληνικά, Όνομα"),               # three bytes in UTF-8
+    ("𝔸lpha, 𝔹eta", "Müller, Jörg"),              # beyond the Basic Multilingual Plane
+])
+def test_characters_of_any_width_keep_their_columns(names: tuple[str, str]) -> None:
+    text = variant(2, player(1, names[0], "2100", ["   2 w 1", "   3 b ="])).replace(
+        player(2, "Beta, Bob", "2000", ["   1 b 0", "   4 w 1"]), player(2, names[1], "2000", ["   1 b 0", "   4 w 1"]))
+    result = read_trf([("wide.trf", text.encode())])
+    assert result.errors.is_empty(), result.errors
+    players = result.batch.players
+    assert players["name"].to_list()[:2] == list(names)
+    assert players["rating"].to_list() == [2100, 2000, 1900, 1800]
+    assert players["federation"].to_list() == ["GER"] * 4
+    assert result.batch.games.equals(read_trf([("good.trf", GOOD.encode())]).batch.games)
+
+
+def test_unsorted_player_lines_and_several_events_per_file() -> None:
+    sim = simulate(SimulationConfig(tournaments=4, players=12, rounds=5, seed=3))
+    texts = write_trf(sim.batch)
+    rng = random.Random(5)
+    shuffled = []
+    for text in texts.values():
+        lines = text.splitlines()
+        head = [x for x in lines if not x.startswith("001")]
+        body = [x for x in lines if x.startswith("001")]
+        rng.shuffle(body)
+        shuffled.append("\n".join(head + body))
+    one = read_trf([(src, t.encode()) for src, t in texts.items()])
+    assert one.errors.is_empty()
+    mixed = read_trf([(src, t.encode()) for src, t in zip(texts, shuffled, strict=True)])
+    same_tables(one.batch, mixed.batch, drop=("line",))
+    joined = read_trf([("all.trf", "\n".join(shuffled).encode())])
+    assert joined.batch.tournaments["source"].to_list() == [f"all.trf#{k}" for k in range(1, 5)]
+    same_tables(one.batch, joined.batch, drop=("line", "source"))
+    assert one.batch.games.drop("tournament").equals(sim.batch.games.drop("tournament"))
+
+
+def test_ragged_lines_and_missing_blocks_read_as_blank_rounds() -> None:
+    # player 4 withdrew after round 1: his line ends there; player 2's round 2 block is missing too
+    text = "\n".join([
+        "012 Ragged", "XXR 3",
+        player(1, "A", "2100", ["   2 w 1", "   3 b =", "0000 - H"]),
+        player(2, "B", "2000", ["   1 b 0"]),
+        player(3, "C", "1900", ["   4 w =", "   1 w =", "0000 - U"]),
+        player(4, "D", "1800", ["   3 b ="]) + "   ",
+    ]) + "\n"
+    result = read_trf([("ragged.trf", text.encode())])
+    assert result.errors.is_empty(), result.errors
+    games = result.batch.games
+    assert games.height == 12
+    assert games.filter(pl.col("player") == 4)["game_type"].to_list() == ["played", "absent", "absent"]
+    assert games.filter(pl.col("player") == 2)["result"].to_list() == ["0", None, None]
+    assert result.batch.tournaments["rounds_played"].to_list() == [3]
