@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError
@@ -191,6 +192,15 @@ def _code(result: pl.Expr) -> pl.Expr:
             .otherwise(text.replace_strict(_CODES, default=_BAD_CODE, return_dtype=pl.Int16)))
 
 
+def _codes(results: pl.Series) -> pl.Series:
+    """:func:`_code` of a column, worked out once per distinct value (a games table has a dozen)."""
+    distinct = results.unique()
+    table = pl.DataFrame({"v": distinct}).with_columns(_code(pl.col("v")).alias("c"))
+    known = dict(zip(table["v"].drop_nulls().to_list(), table.filter(pl.col("v").is_not_null())["c"].to_list(),
+                     strict=True))
+    return results.replace_strict(known, default=_NO_CODE, return_dtype=pl.Int16).fill_null(_NO_CODE)
+
+
 def _expected_points() -> pl.Expr:
     """Points of a round in units, from its game type, result and the event's ``pts_*`` (rules.md 2.4)."""
     gt, res = pl.col("_gt"), pl.col("_res")
@@ -208,20 +218,73 @@ def _expected_points() -> pl.Expr:
             .otherwise(0))
 
 
-def _duplicated(df: pl.DataFrame, keys: tuple[str, ...]) -> pl.Expr:
-    """Whether a row's key occurs more than once: one Int64 key when the values allow it, else a struct."""
-    bounds = df.select(*(pl.col(k).min().alias(f"lo{i}") for i, k in enumerate(keys)),
-                       *(pl.col(k).max().alias(f"hi{i}") for i, k in enumerate(keys))).row(0)
-    lo, hi = bounds[:len(keys)], bounds[len(keys):]
-    widths = (31, 20, 12)[-len(keys):] if len(keys) <= 3 else ()
-    fits = bool(widths) and all(a is not None and b is not None and a >= 0 and b < 2**w
-                                for a, b, w in zip(lo, hi, widths, strict=True))
-    if not fits:
-        return pl.struct(*keys).is_duplicated()
-    key = pl.lit(0, pl.Int64)
-    for k, w in zip(keys, widths, strict=True):
-        key = key * (2**w) + pl.col(k).cast(pl.Int64)
-    return key.is_duplicated()
+_WIDTHS: Final = {"player": 20, "round": 12}  # bits of a packed key: tournament | start number | round
+
+
+def _packable(g: pl.DataFrame, p: pl.DataFrame) -> bool:
+    """Whether tournament ids, start numbers and rounds fit one Int64 key (31 + 20 + 12 bits, none negative)."""
+    stats = [pl.min_horizontal(pl.col("player").min(), pl.col("opponent").min()).alias("a"),
+             pl.max_horizontal(pl.col("player").max(), pl.col("opponent").max()).alias("b"),
+             pl.col("round").min().alias("c"), pl.col("round").max().alias("d")]
+    people = [pl.col("start_no").min().alias("a"), pl.col("start_no").max().alias("b"),
+              pl.lit(0).alias("c"), pl.lit(0).alias("d")]
+    ids = [pl.col("tournament").min().alias("e"), pl.col("tournament").max().alias("f")]
+    lo_hi = [g.select(*stats, *ids).row(0), p.select(*people, *ids).row(0)]
+    limits = (2 ** _WIDTHS["player"], 2 ** _WIDTHS["round"], 2**31)
+    for row in lo_hi:
+        for k, limit in enumerate(limits):
+            lo, hi = row[2 * k], row[2 * k + 1]
+            if lo is not None and (lo < 0 or hi >= limit):
+                return False
+    return True
+
+
+def _key(tournament: str, player: str, rnd: str | None = None) -> pl.Expr:
+    key = pl.col(tournament).cast(pl.Int64) * 2 ** _WIDTHS["player"] + pl.col(player).cast(pl.Int64)
+    return key if rnd is None else key * 2 ** _WIDTHS["round"] + pl.col(rnd).cast(pl.Int64)
+
+
+def _lookups(g: pl.DataFrame, p: pl.DataFrame) -> pl.DataFrame:
+    """The games with ``_dup`` (key repeated), ``_player``/``_opp_exists`` (true, or null when not a player)
+    and the opponent's row of that round: ``_back``, ``_otype``, ``_ores``, ``_orow``.
+
+    One packed Int64 key per lookup when the values allow it (fast), else joins on the key columns.
+    """
+    back_cols = [pl.col("opponent").alias("_back"), pl.col("_gt").alias("_otype"), pl.col("_res").alias("_ores"),
+                 pl.lit(True).alias("_orow")]
+    if _packable(g, p):
+        known = p.select(_key("tournament", "start_no").drop_nulls().unique().alias("k"))["k"].implode()
+        own = g.select(_key("tournament", "player", "round").fill_null(-1))[:, 0].to_numpy()
+        query = g.select(_key("tournament", "opponent", "round").fill_null(-2))[:, 0].to_numpy()
+        order = np.argsort(own, kind="stable")
+        ranked = own[order]
+        same = ranked[1:] == ranked[:-1]
+        dup_ranked = np.zeros(len(ranked), dtype=bool)
+        dup_ranked[1:] |= same
+        dup_ranked[:-1] |= same
+        dup = np.empty_like(dup_ranked)
+        dup[order] = dup_ranked
+        at = np.minimum(np.searchsorted(ranked, query), len(ranked) - 1)
+        row = order[at]
+        found = pl.Series((ranked[at] == query) & (query >= 0) & ~dup[row])
+        rows = pl.Series(row)
+        return g.with_columns(
+            pl.Series("_dup", dup),
+            pl.when(_key("tournament", "player").is_in(known)).then(True).alias("_player"),
+            pl.when(_key("tournament", "opponent").is_in(known)).then(True).alias("_opp_exists"),
+            *(pl.when(found).then(g[src].gather(rows)).alias(dst)
+              for src, dst in (("opponent", "_back"), ("_gt", "_otype"), ("_res", "_ores"))),
+            pl.when(found).then(True).alias("_orow"))
+    key_cols = ["tournament", "player", "round"]
+    people = p.filter(pl.col("start_no").is_not_null()).unique(["tournament", "start_no"]).select(
+        "tournament", pl.col("start_no").alias("player"), pl.lit(True).alias("_player"))
+    opponents = people.rename({"player": "opponent", "_player": "_opp_exists"})
+    g = g.with_columns(pl.struct(*key_cols).is_duplicated().alias("_dup"))
+    back = g.filter(pl.col("opponent").is_not_null() & ~pl.col("_dup")).select(
+        "tournament", "round", pl.col("player").alias("opponent"), *back_cols)
+    return (g.join(people, on=["tournament", "player"], how="left")
+            .join(opponents, on=["tournament", "opponent"], how="left")
+            .join(back, on=["tournament", "round", "opponent"], how="left"))
 
 
 def _check_games(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mapping[str, str]
@@ -231,19 +294,10 @@ def _check_games(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mappi
     pts = [c for c in t.columns if c.startswith("pts_")]
     events = t.filter(pl.col("tournament").is_not_null()).unique("tournament", keep="first").select(
         "tournament", pl.col("rounds").alias("_rounds"), "scale", *pts, pl.lit(True).alias("_event"))
-    people = p.filter(pl.col("start_no").is_not_null()).unique(["tournament", "start_no"]).select(
-        "tournament", pl.col("start_no").alias("player"), pl.lit(True).alias("_player"))
-    opponents = people.rename({"player": "opponent", "_player": "_opp_exists"})
     key_cols = ("tournament", "player", "round")
     g = g.with_columns(pl.col("game_type").to_physical().cast(pl.Int16).alias("_gt"),
-                       _code(pl.col("result")).alias("_res"), _duplicated(g, key_cols).alias("_dup"))
-    back = g.filter(pl.col("opponent").is_not_null() & ~pl.col("_dup")).select(
-        "tournament", "round", pl.col("player").alias("opponent"), pl.col("opponent").alias("_back"),
-        pl.col("_gt").alias("_otype"), pl.col("_res").alias("_ores"), pl.lit(True).alias("_orow"))
-    x = (g.join(events, on="tournament", how="left")
-         .join(people, on=["tournament", "player"], how="left")
-         .join(opponents, on=["tournament", "opponent"], how="left")
-         .join(back, on=["tournament", "round", "opponent"], how="left"))
+                       _codes(g["result"]).alias("_res"))
+    x = _lookups(g, p).join(events, on="tournament", how="left")
     gt = pl.col("_gt")
     x = x.with_columns(
         gt.is_in(list(_PARTNER_CODE)).alias("_paired"),
@@ -321,13 +375,16 @@ def check_flat(flat: pl.DataFrame, tables: Mapping[str, tuple[str, ...]]) -> pl.
     rows = flat.filter(tid.is_not_null())
     for keys, columns in (("tournament",), tables["tournaments"]), (("tournament", "start_no"), tables["players"]):
         part = rows if len(keys) == 1 else rows.filter(pl.col("start_no").is_not_null())
-        distinct = part.unique([*keys, *columns], keep="first")
-        if distinct.height == distinct.unique(list(keys)).height:
-            continue  # the cheap test: one distinct row per key
+        same = pl.all_horizontal(pl.col(k) == pl.col(k).shift(1) for k in keys).fill_null(False)
+        runs = part.select((~same).sum()).item()
+        if runs != part.select(keys).n_unique():  # a key's rows are not together: bring them together
+            part = part.sort(*keys, "_row")
+        # each row against the one before it of the same key: one pass, no hashing of wide rows
+        checks: list[Check] = []
         for col in columns:
-            differs = pl.col(col).ne_missing(pl.col(col).first().over(list(keys), order_by="_row"))
             reason = (pl.format("rows of tournament {} disagree about {}", tid, pl.lit(col)) if len(keys) == 1
                       else pl.format("rows of player {} of tournament {} disagree about {}", pl.col("start_no"),
                                      tid, pl.lit(col)))
-            found += _problems(part, [(differs, col, reason)], {})
+            checks.append((same & pl.col(col).ne_missing(pl.col(col).shift(1)), col, reason))
+        found += _problems(part, checks, {})
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
