@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -34,8 +35,12 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
     buckets = build_buckets(batch, force_type=force_type, after_round=after_round)
     t = batch.tournaments.sort("tournament")
     # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
-    editions = np.array([auto_edition(s, default_edition) for s in t["start_date"].to_list()], dtype=object)
-    return Context(buckets, editions.astype(str), unrated_rating=unrated_rating)
+    dates, which = np.unique(t["start_date"].cast(pl.Int32).fill_null(np.iinfo(np.int32).min).to_numpy(),
+                             return_inverse=True)
+    per_date = [auto_edition(None if d == np.iinfo(np.int32).min else dt.date(1970, 1, 1) + dt.timedelta(int(d)),
+                             default_edition) for d in dates]
+    editions = np.array(per_date, dtype=str)[which] if len(dates) else np.zeros(0, dtype=str)
+    return Context(buckets, editions, unrated_rating=unrated_rating)
 
 
 def split_batch(batch: Batch, parts: int) -> list[Batch]:
@@ -94,11 +99,12 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
     ctx = context or make_context(batch, force_type=force_type, after_round=after_round,
                                   unrated_rating=unrated_rating)
     d = ctx.roster
-    players = players_in_order(batch.players)
+    players = players_in_order(batch.players.select("tournament", "start_no", "name", "rating"),
+                               ctx.player_order)
     t = batch.tournaments.sort("tournament")
     pts = ctx.values(TieBreakSpec("PTS"), rules, kernel_of("PTS"))
     columns: dict[str, pl.Series] = {
-        "source": pl.Series(t["source"].to_numpy()[d.tix], dtype=pl.String),
+        "source": t["source"].gather(d.tix),
         "tournament": players["tournament"],
         "start_no": players["start_no"],
         "name": players["name"],

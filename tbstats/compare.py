@@ -26,6 +26,7 @@ from tbstats.kendall import kendall_distances
 from tbstats.rules import check_edition
 from tbstats.spec import TieBreakSpec, parse_specs
 from tbstats.standings import rank_steps
+from tbstats.teams.model import team_event_ids
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.tiebreaks.base import Context
 
@@ -173,7 +174,8 @@ def features(batch: Batch, ctx: Context) -> pl.DataFrame:
     return pl.DataFrame({
         "tournament": t["tournament"], "source": t["source"],
         "rounds": d.n, "players": players,
-        "type": np.where(d.round_robin, "round_robin", "swiss"),
+        "type": np.where(np.isin(t["tournament"].to_numpy(), team_event_ids(batch)), "team",
+                         np.where(d.round_robin, "round_robin", "swiss")),
         "unplayed_share": share,
         "unplayed": pl.Series(np.select([share == 0, share < 0.05, share < 0.15], ["0%", "<5%", "5-15%"], ">=15%")),
         "year": t["start_date"].dt.year(),

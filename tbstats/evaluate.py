@@ -13,12 +13,20 @@ For each configuration (edition + ordered list) over every group of players tied
 
 Every figure comes with a 95% interval (Wilson for proportions, normal for means). A configuration whose
 list is ``LOTS`` alone is the random baseline.
+
+The strength may be a proxy (``tbstats evaluate``: ratings, a column, an archive fit): players without one
+(NaN) are left out of every measure, and a tied group with fewer than two such members is left out of
+``strongest_first`` and ``kendall_tied`` (``groups_left_out``, ``players_left_out``). When several members
+share the top strength, ``strongest_first`` credits the share of the group's first place held by one of
+them (with distinct strengths this is the 1/k rule above). :func:`measure` gives one batch's
+:class:`Partial`; :func:`combine` joins those of batches of whole tournaments and :func:`table` averages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import Final
 
 import numpy as np
 import polars as pl
@@ -26,6 +34,7 @@ import polars.selectors as cs
 
 from tbstats.compare import Config, parse_config, standings, wilson
 from tbstats.errors import TbstatsError
+from tbstats.games import Batch
 from tbstats.simulate import Simulation, SimulationConfig, simulate
 from tbstats.standings import initial_labels
 from tbstats.tiebreaks.base import Context
@@ -121,65 +130,139 @@ def average_ranks_chunk(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     return np.where(m, less + (equal + 1) / 2, 0.0)
 
 
-def evaluate(sim: Simulation, configs: Sequence[Config], *, ctx: Context | None = None) -> pl.DataFrame:
-    """One row per configuration with the measures of the module docstring and their 95% intervals."""
+@dataclass(frozen=True)
+class Partial:
+    """The measures of one batch before averaging: per-group and per-tournament values, and counts.
+
+    Partials of batches of whole tournaments :func:`combine` into the partial of their union: the values
+    are concatenated in batch order and the counts added, so the table does not depend on the split.
+    """
+
+    configs: tuple[Config, ...]
+    tied_groups: int = 0
+    groups_left_out: int = 0
+    players_left_out: int = 0
+    shared_first_on_points: int = 0
+    #: config name -> measure -> values (strongest_first, kendall_tied per measured group; kendall, spearman
+    #: per tournament; unbroken per tied group; first_settles_first per tournament whose first is shared)
+    values: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+
+
+MEANS: Final = ("strongest_first", "kendall_tied", "kendall", "spearman")
+RATES: Final = ("unbroken", "first_settles_first")
+
+
+def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lots_seed: int = 0,
+            ctx: Context | None = None) -> Partial:
+    """The partial measures of one batch; ``strength`` is per player in (tournament, start_no) order, NaN
+    where unknown (such players are left out of every measure)."""
     from tbstats.api import make_context
 
-    batch = sim.batch
     ctx = ctx or make_context(batch)
+    ctx.lots_seed = lots_seed
     d = ctx.dense
     T = len(d.n)
-    truth = sim.truth.sort("tournament", "start_no")
-    strength = truth["strength"].to_numpy().astype(np.float64)
+    strength = np.asarray(strength, dtype=np.float64)
     if len(strength) != d.players:
-        raise TbstatsError("the truth table does not match the players of the batch")
+        raise TbstatsError("the strength table does not match the players of the batch")
+    known = ~np.isnan(strength)
     pts_labels = initial_labels(d.tix, -d.score)
     size = np.bincount(pts_labels, minlength=d.players)[pts_labels]
     tied = size > 1
-    group_ids, group = np.unique(pts_labels[tied], return_inverse=True)
-    G = len(group_ids)
-    # the strongest member of each tied group
     g_rows = np.nonzero(tied)[0]
-    strongest = np.zeros(G, dtype=np.int64)
-    order = np.lexsort((-strength[g_rows], group))
-    first_in_group = np.r_[True, group[order][1:] != group[order][:-1]]
-    strongest[group[order][first_in_group]] = g_rows[order][first_in_group]
-    first_shared_on_points = np.bincount(d.tix, weights=(pts_labels == initial_labels(d.tix, np.zeros(
+    _, group = np.unique(pts_labels[g_rows], return_inverse=True)
+    G = int(group.max()) + 1 if len(group) else 0
+    n_known = np.bincount(group, weights=known[g_rows], minlength=G)
+    measured_group = n_known >= 2
+    m_rows = g_rows[known[g_rows] & measured_group[group]]
+    _, m_group = np.unique(pts_labels[m_rows], return_inverse=True)
+    M = int(m_group.max()) + 1 if len(m_group) else 0
+    top = np.full(M, -np.inf)
+    np.maximum.at(top, m_group, strength[m_rows])
+    is_top = strength[m_rows] == top[m_group]
+    first_shared = np.bincount(d.tix, weights=(pts_labels == initial_labels(d.tix, np.zeros(
         d.players, dtype=np.int64))) & tied, minlength=T) > 0
-    rows = []
+    out = Partial(tuple(configs), G, int((~measured_group).sum()), int((~known).sum()), int(first_shared.sum()))
     for config in configs:
         st = standings(ctx, batch, config)
         final = st.steps[-1]
-        best = np.full(G, np.iinfo(np.int64).max)
-        np.minimum.at(best, group, final[g_rows])
-        n_best = np.bincount(group, weights=final[g_rows] == best[group], minlength=G)
-        success = np.where(final[strongest] == best, 1.0 / np.maximum(n_best, 1), 0.0)
-        distinct = _distinct_per_group(final[g_rows], group, G)
-        unbroken = distinct < np.bincount(group, minlength=G)
-        kt = tau_b(final[g_rows], strength[g_rows], group, G)
-        k_all = tau_b(final, strength, d.tix, T)
-        s_all = spearman(final, strength, d.tix, T)
+        best = np.full(M, np.iinfo(np.int64).max)
+        np.minimum.at(best, m_group, final[m_rows])
+        first = final[m_rows] == best[m_group]
+        n_best = np.bincount(m_group, weights=first, minlength=M)
+        top_first = np.bincount(m_group, weights=first & is_top, minlength=M)
         first_after = st.steps[1] if len(st.steps) > 1 else st.steps[0]
-        settled_by_first = (np.bincount(d.tix, weights=first_after == 1, minlength=T) == 1) & first_shared_on_points
-        row: dict[str, object] = {"config": config.name, "definition": str(config), "tied_groups": G}
-        measures: tuple[tuple[str, np.ndarray], ...] = (
-            ("strongest_first", success), ("kendall_tied", kt), ("kendall", k_all), ("spearman", s_all))
-        for name, values in measures:
-            mean, low, high = _mean_ci(np.asarray(values, dtype=np.float64))
+        settled = np.bincount(d.tix, weights=first_after == 1, minlength=T) == 1
+        out.values[config.name] = {
+            # the player ranked first (by lots among those sharing first) is one of the strongest
+            "strongest_first": top_first / np.maximum(n_best, 1),
+            "kendall_tied": tau_b(final[m_rows], strength[m_rows], m_group, M),
+            "kendall": tau_b(final[known], strength[known], d.tix[known], T),
+            "spearman": spearman(final[known], strength[known], d.tix[known], T),
+            "unbroken": _distinct_per_group(final[g_rows], group, G) < np.bincount(group, minlength=G),
+            "first_settles_first": settled[first_shared],
+        }
+    return out
+
+
+def combine(parts: Sequence[Partial]) -> Partial:
+    """The partial of the union of batches of whole tournaments (values in batch order, counts added)."""
+    if not parts:
+        raise TbstatsError("nothing to combine")
+    configs = parts[0].configs
+    names = [c.name for c in configs]
+    return Partial(
+        configs, sum(p.tied_groups for p in parts), sum(p.groups_left_out for p in parts),
+        sum(p.players_left_out for p in parts), sum(p.shared_first_on_points for p in parts),
+        {name: {m: np.concatenate([p.values[name][m] for p in parts]) for m in (*MEANS, *RATES)}
+         for name in names})
+
+
+def table(partial: Partial) -> pl.DataFrame:
+    """One row per configuration with the measures of the module docstring and their 95% intervals."""
+    rows = []
+    for config in partial.configs:
+        values = partial.values[config.name]
+        row: dict[str, object] = {"config": config.name, "definition": str(config),
+                                  "tied_groups": partial.tied_groups}
+        for name in MEANS:
+            mean, low, high = _mean_ci(np.asarray(values[name], dtype=np.float64))
             row.update({name: mean, f"{name}_lo95": low, f"{name}_hi95": high})
-        for name, hits, n in (("unbroken", int(unbroken.sum()), G),
-                              ("first_settles_first", int(settled_by_first.sum()), int(first_shared_on_points.sum()))):
+        for name in RATES:
+            hits, n = int(values[name].sum()), len(values[name])
             lo95, hi95 = wilson(hits, n)
             row.update({name: hits / max(n, 1), f"{name}_lo95": float(lo95), f"{name}_hi95": float(hi95)})
-        row["shared_first_on_points"] = int(first_shared_on_points.sum())
+        row["shared_first_on_points"] = partial.shared_first_on_points
+        row["groups_left_out"] = partial.groups_left_out
+        row["players_left_out"] = partial.players_left_out
         rows.append(row)
     return pl.DataFrame(rows).with_columns(cs.float().round(6))
+
+
+def truth_strength(sim: Simulation) -> np.ndarray:
+    """The simulated players' true strengths in (tournament, start_no) order."""
+    return sim.truth.sort("tournament", "start_no")["strength"].to_numpy().astype(np.float64)
+
+
+def with_strength(sim: Simulation) -> Batch:
+    """The simulated batch with each player's true strength as the players' optional ``strength`` column."""
+    players = sim.batch.players.join(sim.truth, on=["tournament", "start_no"], how="left", maintain_order="left")
+    return replace(sim.batch, players=players)
+
+
+def evaluate(sim: Simulation, configs: Sequence[Config], *, ctx: Context | None = None) -> pl.DataFrame:
+    """One row per configuration with the measures of the module docstring, against the true strengths.
+
+    The drawing of lots (``LOTS``, the baseline) is seeded with the simulation's seed.
+    """
+    return table(measure(sim.batch, truth_strength(sim), configs, lots_seed=sim.config.seed, ctx=ctx))
 
 
 def _distinct_per_group(values: np.ndarray, group: np.ndarray, G: int) -> np.ndarray:
     order = np.lexsort((values, group))
     v, g = values[order], group[order]
-    new = np.r_[True, (g[1:] != g[:-1]) | (v[1:] != v[:-1])]
+    new = np.ones(len(g), dtype=bool)   # empty when no group is tied (issue 11)
+    new[1:] = (g[1:] != g[:-1]) | (v[1:] != v[:-1])
     return np.bincount(g[new], minlength=G)
 
 

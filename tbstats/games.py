@@ -94,6 +94,12 @@ WARNING_SCHEMA: Final[dict[str, pl.DataType]] = {
     "message": pl.String(),
 }
 
+#: Optional columns a table may carry (kept when present, never required): ``strength``, a player's true
+#: strength in simulated archives (``tbstats simulate --archive``), read by ``tbstats evaluate --strength``.
+OPTIONAL: Final[dict[str, dict[str, pl.DataType]]] = {
+    "tournaments": {}, "players": {"strength": pl.Float64()}, "games": {}, "warnings": {},
+}
+
 SCHEMAS: Final = {
     "tournaments": TOURNAMENT_SCHEMA,
     "players": PLAYER_SCHEMA,
@@ -105,7 +111,8 @@ SCHEMAS: Final = {
 def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
     """Check ``df`` against the schema of ``table``; cast compatible integer widths, else raise.
 
-    A missing column or a column of the wrong kind raises a :class:`SchemaError` naming it.
+    A missing column or a column of the wrong kind raises a :class:`SchemaError` naming it. The table's
+    :data:`OPTIONAL` columns are kept (cast to their type) when present; other columns are dropped.
     """
     expected = SCHEMAS[table]
     prefix = f"{where}: " if where else ""
@@ -122,6 +129,12 @@ def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
         if not _compatible(got, dtype):
             raise SchemaError(f"{prefix}{table} column '{name}' has type {got} (expected {dtype})")
         columns.append(cast_checked(df[name], dtype, f"{prefix}{table} column '{name}'"))
+    for name, dtype in OPTIONAL[table].items():
+        if name in df.columns:
+            got = df.schema[name]
+            if not (got == dtype or got == pl.Null() or got.is_numeric()):
+                raise SchemaError(f"{prefix}{table} column '{name}' has type {got} (expected {dtype})")
+            columns.append(cast_checked(df[name], dtype, f"{prefix}{table} column '{name}'"))
     return pl.DataFrame(columns) if columns else df.select()
 
 
@@ -202,7 +215,7 @@ class Batch:
             offset += len(ids)
         return Batch(
             pl.concat(parts["tournaments"]),
-            pl.concat(parts["players"]),
+            pl.concat(parts["players"], how="diagonal_relaxed"),
             pl.concat(parts["games"]),
             pl.concat([b.warnings for b in batches]),
         )

@@ -7,6 +7,7 @@ from typing import Final
 import polars as pl
 
 from tbstats.games import GAME_TYPES, Batch, empty
+from tbstats.teams.model import team_event_ids
 
 #: The per-type count columns, in the order of :data:`tbstats.games.GAME_TYPES`.
 TYPE_COLUMNS: Final = GAME_TYPES
@@ -24,7 +25,8 @@ def partial_summary(batch: Batch) -> tuple[pl.DataFrame, pl.DataFrame]:
     per = batch.tournaments.select("tournament", "source", "name", "event_type", "rounds", "rounds_played").join(
         players, on="tournament", how="left", maintain_order="left").join(
         types, on="tournament", how="left", maintain_order="left").with_columns(
-        pl.col(_COUNTS).fill_null(0).cast(pl.Int64))
+        pl.col(_COUNTS).fill_null(0).cast(pl.Int64),
+        pl.col("tournament").is_in(team_event_ids(batch)).alias("_team"))
     return per, batch.warnings.group_by("source", maintain_order=True).agg(pl.len().alias("_n"))
 
 
@@ -51,8 +53,9 @@ def summary_from(parts: list[tuple[pl.DataFrame, pl.DataFrame]], *, by_tournamen
         "game_rows": [int(per["game_rows"].sum())],
         **{name: [int(per[name].sum())] for name in TYPE_COLUMNS},
         "warnings": [int(w["_n"].sum())],
+        "team_events": [int(per["_team"].sum())],
     }, schema={c: pl.Int64 for c in ["tournaments", "players", "rounds", "game_rows", *TYPE_COLUMNS,
-                                      "warnings"]})
+                                      "warnings", "team_events"]})
 
 
 def summary_table(batch: Batch, *, by_tournament: bool = False) -> pl.DataFrame:
@@ -61,7 +64,8 @@ def summary_table(batch: Batch, *, by_tournament: bool = False) -> pl.DataFrame:
     Columns: ``tournaments`` (whole batch only), ``players``, ``rounds`` (planned rounds; summed over the
     batch), ``rounds_played`` (per tournament only), ``game_rows`` (player-rounds), one count per game type
     (``played``, ``forfeit_win``, ..., ``pending``) and ``warnings``. Per tournament, ``warnings`` counts the
-    warnings of its source (for an event of a multi-event file, also those of the whole file).
+    warnings of its source (for an event of a multi-event file, also those of the whole file). The whole-batch
+    row ends with ``team_events`` (per tournament, ``event_type`` says ``team``).
 
     >>> from tbstats.games import empty
     >>> summary_table(Batch(empty("tournaments"), empty("players"), empty("games"))).row(0)[:4]

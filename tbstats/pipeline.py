@@ -125,13 +125,13 @@ def scheduler_client(scheduler: str | None) -> Iterator[Any]:
         count = scheduler.partition(":")[2] or "2"
         if not count.isdigit() or int(count) < 1:
             raise TbstatsError(f"--scheduler {scheduler!r}: expected local or local:N with N >= 1")
-        cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+        cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call, unused-ignore]
                                dashboard_address=None, silence_logs=50)
-        with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call]
+        with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call, unused-ignore]
             yield client
         return
     try:
-        client = Client(scheduler, timeout=10)  # type: ignore[no-untyped-call]
+        client = Client(scheduler, timeout=10)  # type: ignore[no-untyped-call, unused-ignore]
     except OSError as exc:
         raise TbstatsError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc})") from None
     with client:

@@ -20,6 +20,7 @@ from tbstats.games import Batch, empty
 from tbstats.info import partial_summary, summary_from
 from tbstats.pipeline import Run, shift_ids
 from tbstats.spec import TieBreakSpec
+from tbstats.teams.model import team_event_ids
 
 _EMPTY = Batch(empty("tournaments"), empty("players"), empty("games"))
 
@@ -30,22 +31,25 @@ _EMPTY = Batch(empty("tournaments"), empty("players"), empty("games"))
 class Computed:
     table: pl.DataFrame
     round_robins: int
+    team_events: int = 0
 
 
 def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec], options: dict[str, Any]) -> Computed:
     return Computed(api.compute(batch, specs, **options),
-                    int((batch.tournaments["event_type"] == "round_robin").sum()))
+                    int((batch.tournaments["event_type"] == "round_robin").sum()), len(team_event_ids(batch)))
 
 
-def compute(run: Run, specs: Sequence[TieBreakSpec], **options: Any) -> tuple[pl.DataFrame, int]:
-    """The :func:`tbstats.api.compute` table of every batch, in order; and the number of round robins."""
-    tables, round_robins = [], 0
+def compute(run: Run, specs: Sequence[TieBreakSpec], **options: Any) -> tuple[pl.DataFrame, int, int]:
+    """The :func:`tbstats.api.compute` table of every batch, in order; the numbers of round robins and of
+    team events (whose players it ranks as individuals)."""
+    tables, round_robins, team_events = [], 0, 0
     for m in run.map(functools.partial(_compute_one, specs=specs, options=options)):
         tables.append(shift_ids(m.value.table, m.first_id))
         round_robins += m.value.round_robins
+        team_events += m.value.team_events
     if not tables:
         tables.append(api.compute(_EMPTY, specs, rules=options.get("rules", "fide-2026")))
-    return pl.concat(tables), round_robins
+    return pl.concat(tables), round_robins, team_events
 
 
 # --------------------------------------------------------------------------------------------------- info

@@ -12,14 +12,14 @@ output; ``BH-C1`` is accepted for ``BH/C1``. Names and modifiers are checked aga
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from tbstats.errors import UnknownTieBreakError, did_you_mean
 from tbstats.rules import EDITIONS, check_edition
 
-_MOD = re.compile(r"^(C|M)(\d+)$|^L([+-]?\d+)$|^(P|F|R)$|^U(\d+)$")
-MODIFIER_KINDS: Final = ("C", "M", "L", "P", "F", "R", "U")
+_MOD = re.compile(r"^(C|M)(\d+)$|^L([+-]?\d+)$|^(P|F|R)$|^U(\d+)$|^K(\d+)$")
+MODIFIER_KINDS: Final = ("C", "M", "L", "P", "F", "R", "U", "K")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class TieBreakSpec:
     unrated: int | None = None  # U<rating>: rating for unrated players (Art. 10)
     reference: str | None = None  # :MP / :GP (team reference score)
     edition: str | None = None    # @EDITION override
+    k_factor: int | None = None   # K<n>: SSSC strength-correction divisor (team tie-breaks, C.07 13.4)
 
     @property
     def modifiers(self) -> set[str]:
@@ -45,14 +46,13 @@ class TieBreakSpec:
         if self.cut_low or self.cut_high:
             kinds.add("M" if self.median else "C")
         for kind, on in (("L", self.limit is not None), ("P", self.forfeits), ("F", self.fore),
-                         ("R", self.reverse), ("U", self.unrated is not None)):
+                         ("R", self.reverse), ("U", self.unrated is not None), ("K", self.k_factor is not None)):
             if on:
                 kinds.add(kind)
         return kinds
 
     def without_edition(self) -> TieBreakSpec:
-        return TieBreakSpec(self.name, self.cut_low, self.cut_high, self.median, self.limit, self.forfeits,
-                            self.fore, self.reverse, self.unrated, self.reference, None)
+        return replace(self, edition=None)
 
     def __str__(self) -> str:
         text = self.name + (f":{self.reference}" if self.reference else "")
@@ -65,6 +65,8 @@ class TieBreakSpec:
                 text += f"/{letter}"
         if self.unrated is not None:
             text += f"/U{self.unrated}"
+        if self.k_factor is not None:
+            text += f"/K{self.k_factor}"
         if self.edition:
             text += f"@{self.edition}"
         return text
@@ -99,7 +101,7 @@ def parse_spec(text: str, known: dict[str, frozenset[str]] | None = None,
         m = _MOD.match(mod)
         if not m:
             raise UnknownTieBreakError(f"{text!r}: unknown modifier {mod!r} (expected C1, C2, M1, M2, L±k, "
-                                       "P, F, R or U<rating>)")
+                                       "P, F, R, U<rating> or K<n>)")
         if m.group(1):
             k = int(m.group(2))
             fields.update(cut_low=k, cut_high=k if m.group(1) == "M" else 0, median=m.group(1) == "M")
@@ -107,8 +109,10 @@ def parse_spec(text: str, known: dict[str, frozenset[str]] | None = None,
             fields["limit"] = int(m.group(3))
         elif m.group(4):
             fields[{"P": "forfeits", "F": "fore", "R": "reverse"}[m.group(4)]] = True
-        else:
+        elif m.group(5):
             fields["unrated"] = int(m.group(5))
+        else:
+            fields["k_factor"] = int(m.group(6))
     spec = TieBreakSpec(name=name, reference=ref, edition=edition_name, **fields)  # type: ignore[arg-type]
     bad = spec.modifiers - known[name]
     if bad:

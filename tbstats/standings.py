@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbstats.dense import FORFEIT_TYPES, NO_OPP
+from tbstats.dense import FORFEIT_TYPES, NO_OPP, type_table
+from tbstats.games import GAME_TYPE
 from tbstats.spec import TieBreakSpec
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.tiebreaks.base import Context, Values
@@ -31,7 +32,28 @@ def refine(labels: np.ndarray, key: np.ndarray) -> np.ndarray:
     if len(tied) == 0:
         return labels
     lab, k = labels[tied], key[tied]
-    order = np.lexsort((k, lab))
+    out = labels.copy()
+    lo, hi = int(k.min()), int(k.max())
+    if hi == _BIG and lo < _BIG:   # undefined values last: just above the others, for a short key range
+        hi = int(k[k != _BIG].max()) + 1
+        k = np.minimum(k, hi)
+    span = hi - lo + 1
+    groups = np.zeros(len(labels) + 1, dtype=np.int64)
+    groups[lab] = 1
+    n_groups = int(groups.sum())
+    if n_groups * span <= 4 * len(tied) + 4096:
+        # small integer keys: a part's position is its group's label plus the members with a smaller key
+        gid = np.cumsum(groups)[lab] - 1
+        cell = gid * span + (k - lo)
+        below = np.zeros(n_groups * span + 1, dtype=np.int64)
+        np.cumsum(np.bincount(cell, minlength=n_groups * span), out=below[1:])
+        out[tied] = lab + below[cell] - below[gid * span]
+        return out
+    if n_groups * span < 2 ** 62:
+        gid = np.cumsum(groups)[lab] - 1
+        order = radix_order((gid * span + (k - lo)).astype(np.uint64), n_groups * span)
+    else:
+        order = np.lexsort((k, lab))
     lab, k = lab[order], k[order]
     pos = np.arange(len(order))
     new_part = np.ones(len(order), dtype=bool)
@@ -40,18 +62,36 @@ def refine(labels: np.ndarray, key: np.ndarray) -> np.ndarray:
     new_group[1:] = lab[1:] != lab[:-1]
     part_first = np.maximum.accumulate(np.where(new_part, pos, 0))
     group_first = np.maximum.accumulate(np.where(new_group, pos, 0))
-    out = labels.copy()
     out[tied[order]] = lab + part_first - group_first
     return out
 
 
-def initial_labels(tix: np.ndarray, key: np.ndarray) -> np.ndarray:
-    """Position labels of the groups of equal ``key`` within each tournament (players sorted by tix)."""
+def radix_order(keys: np.ndarray, bound: int) -> np.ndarray:
+    """A stable sorting permutation of non-negative integer ``keys`` < ``bound``, in linear time.
+
+    Least significant digit first, 16 bits a pass: numpy's stable sort of 16-bit integers is a radix sort.
+    """
+    order = np.arange(len(keys))
+    shift = 0
+    while shift == 0 or (bound - 1) >> shift:
+        digit = ((keys[order] >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.uint16)
+        order = order[np.argsort(digit, kind="stable")]
+        shift += 16
+    return order
+
+
+def tournament_first(tix: np.ndarray) -> np.ndarray:
+    """Each player's tournament's first position (players sorted by tix)."""
     first = np.zeros(len(tix), dtype=np.int64)
     if len(tix):
         starts = np.r_[0, np.nonzero(np.diff(tix))[0] + 1]
         first = np.repeat(starts, np.diff(np.r_[starts, len(tix)]))
-    return refine(first, key)
+    return first
+
+
+def initial_labels(tix: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Position labels of the groups of equal ``key`` within each tournament (players sorted by tix)."""
+    return refine(tournament_first(tix), key)
 
 
 def sort_key(values: Values, higher_is_better: bool) -> np.ndarray:
@@ -60,10 +100,12 @@ def sort_key(values: Values, higher_is_better: bool) -> np.ndarray:
     return np.where(values.defined, key, _BIG)
 
 
-def competition_rank(labels: np.ndarray, tix: np.ndarray) -> np.ndarray:
-    """Rank 1, 2, 2, 4 within each tournament from position labels (players sorted by tix)."""
-    first = initial_labels(tix, np.zeros(len(tix), dtype=np.int64))
-    return labels - first + 1
+def competition_rank(labels: np.ndarray, tix: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
+    """Rank 1, 2, 2, 4 within each tournament from position labels (players sorted by tix).
+
+    ``first`` (from :func:`tournament_first`) may be passed in when ranking the same players repeatedly.
+    """
+    return labels - (tournament_first(tix) if first is None else first) + 1
 
 
 @dataclass(frozen=True)
@@ -75,13 +117,22 @@ class _Meetings:
     pts: np.ndarray
 
 
-def _meetings(ctx: Context, forfeits: bool) -> _Meetings:
+def _meetings(ctx: Context, forfeits: bool, among: np.ndarray) -> _Meetings:
+    """The counted direct games of the players in ``among`` (a mask over the batch's players)."""
     parts = []
     for rows, part in ctx.parts():
         d = part.dense
-        with_forfeits = d.is_type(FORFEIT_TYPES) & (d.opp != NO_OPP) & (forfeits | d.per_player(d.round_robin))[:, None]
-        i, r = np.nonzero(d.played | with_forfeits)
-        j, p = d.opp[i, r].astype(np.int64), d.pts[i, r].astype(np.int64)
+        sub = np.nonzero(among if rows is None else among[rows])[0]
+        gtype, opp = d.gtype[sub], d.opp[sub]
+        with_forfeits = type_table(FORFEIT_TYPES)[gtype] & (opp != NO_OPP) & (
+            forfeits | d.per_player(d.round_robin)[sub])[:, None]
+        played = gtype == GAME_TYPE["played"]
+        if not d.all_counted:
+            played &= d.counted[sub]
+            with_forfeits &= d.counted[sub]
+        i, r = np.nonzero(played | with_forfeits)
+        j, p = opp[i, r].astype(np.int64), d.pts[sub[i], r].astype(np.int64)
+        i = sub[i]
         parts.append((i, j, p) if rows is None else (rows[i], rows[j], p))
     if not parts:
         return _Meetings(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
@@ -99,7 +150,7 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
     d = ctx.roster
     P = d.players
     size = np.bincount(labels, minlength=P)[labels]
-    m = _meetings(ctx, forfeits)
+    m = _meetings(ctx, forfeits, size > 1)
     within = (size[m.i] > 1) & (labels[m.i] == labels[m.j])   # only games inside tied groups can matter
     mi, mj, mp = m.i[within], m.j[within], m.pts[within]
     rr = d.per_player(d.round_robin)
@@ -184,8 +235,9 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np
     """
     d = ctx.roster
     pts = ctx.values(TieBreakSpec("PTS"), edition, kernel_of("PTS"))
-    labels = initial_labels(d.tix, -pts.num)
-    steps = [competition_rank(labels, d.tix)]
+    first = tournament_first(d.tix)
+    labels = refine(first, -pts.num)
+    steps = [competition_rank(labels, d.tix, first)]
     for spec in specs:
         tb = get_tiebreak(spec.name)
         if tb.kind == "partition":
@@ -193,7 +245,7 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np
         else:
             values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
             labels = refine(labels, sort_key(values, tb.higher_is_better != spec.reverse))
-        steps.append(competition_rank(labels, d.tix))
+        steps.append(competition_rank(labels, d.tix, first))
     return steps
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense, type_table
+from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense, cells, type_table
 from tbstats.games import GAME_TYPE
 from tbstats.rules import RuleSet
 
@@ -67,13 +67,14 @@ def categories(d: Dense) -> np.ndarray:
     cat = table[d.gtype]
     if not d.all_counted:
         cat[~d.counted] = NOT_COUNTED
-    rows, cols = np.nonzero(_REQUESTED[d.gtype] & d.counted)
+    rows, cols = cells(d.in_counted(_REQUESTED[d.gtype]))
     if len(rows):
-        # a requested bye is followed when a round that is not a VUR comes after it
-        non_vur = ~_VUR[d.gtype] & d.counted
-        last_non_vur = d.rounds - 1 - np.argmax(non_vur[:, ::-1], axis=1)
-        last_non_vur[~non_vur.any(axis=1)] = -1
-        cat[rows, cols] = np.where(cols < last_non_vur[rows], CAT_BYE_FOLLOWED, CAT_BYE_TRAILING)
+        # a requested bye is followed when a round that is not a VUR comes after it (rows with byes only)
+        with_bye, inv = np.unique(rows, return_inverse=True)
+        non_vur = d.in_counted(~_VUR[d.gtype])[with_bye]
+        last = d.rounds - 1 - np.argmax(non_vur[:, ::-1], axis=1)
+        last[~non_vur[np.arange(len(with_bye)), last]] = -1
+        cat[rows, cols] = np.where(cols < last[inv], CAT_BYE_FOLLOWED, CAT_BYE_TRAILING)
     return cat
 
 
@@ -84,18 +85,18 @@ def _unplayed(d: Dense, cat: np.ndarray) -> np.ndarray:
 
 
 def _value_dtype(d: Dense) -> type:
-    """int32 for element values (opponent scores, dummies) and their products with points when they fit."""
-    m = max(int(np.abs(d.W).max(initial=0)), int(np.abs(d.D).max(initial=0)), int(np.abs(d.pts).max(initial=0)))
-    return np.int32 if 3 * m * m * max(d.rounds, 1) < 2 ** 31 else np.int64
+    """int32 for element values (opponent scores, dummies), their products with points and row sums if they fit."""
+    m = max(int(np.abs(d.W).max(initial=0)), int(np.abs(d.D).max(initial=0)), d.max_abs_points)
+    return np.int32 if 3 * m * m * max(d.rounds, 1) ** 2 < 2 ** 31 else np.int64
 
 
 def _adjusted(d: Dense, rules: RuleSet, score: np.ndarray, cat: np.ndarray, pts: np.ndarray,
               predetermined: np.ndarray) -> np.ndarray:
     """The score each player shows as an opponent (16.3): actual points, unplayed rounds as the edition says."""
     if rules.opponent_score == "fide":
-        rows, cols = np.nonzero(cat == CAT_BYE_TRAILING)
+        rows, cols = cells(cat == CAT_BYE_TRAILING)
     elif rules.opponent_score == "all_unplayed_draw":
-        rows, cols = np.nonzero(_unplayed(d, cat))
+        rows, cols = cells(_unplayed(d, cat))
     else:
         return score
     Dp = d.per_player(d.D)
@@ -110,7 +111,7 @@ def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np
     oppscore: np.ndarray = np.where(game_like, as_opponent.astype(dtype)[d.opp_row], 0).astype(dtype, copy=False)
     uncapped: np.ndarray = np.zeros(pts.shape, dtype=dtype)
     cap = np.zeros(pts.shape, dtype=np.int8)
-    rows, cols = np.nonzero(own)
+    rows, cols = cells(own)
     if not len(rows):
         return oppscore, uncapped, cap
     if rules.own_unplayed == "dummy":

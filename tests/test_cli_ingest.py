@@ -27,7 +27,8 @@ RATING = "'20x0' is not a rating (expected digits, or blank/0 for unrated)"
 BAD_MESSAGE = f"bad.trf:4: rating (cols 49-52): {RATING}"
 #: The reader's warning about good.trf (it has no 042 date) and how it is listed on stderr.
 NO_DATE = ("1 reader warnings: 1 042 start date\n"
-           "good.trf: 042 start date: no start date (042), end date (052) or round dates (132)\n")
+           "good.trf: 042 start date: no start date (042), end date (052) or round dates (132): "
+           "--rules auto uses fide-2026\n")
 COUNTS = ("played,forfeit_win,forfeit_loss,double_forfeit,pab,full_bye,half_bye,zero_bye,absent,pending,"
           "warnings")
 
@@ -165,8 +166,8 @@ def test_ingest_in_batches(runner: CliRunner, tmp_path: Path) -> None:
 def test_info_csv(runner: CliRunner) -> None:
     result = runner.invoke(main, ["info", "good.trf"])
     assert result.exit_code == 0
-    assert result.stdout == (f"tournaments,players,rounds,game_rows,{COUNTS}\n"
-                             "1,4,2,8,8,0,0,0,0,0,0,0,0,0,1\n")
+    assert result.stdout == (f"tournaments,players,rounds,game_rows,{COUNTS},team_events\n"
+                             "1,4,2,8,8,0,0,0,0,0,0,0,0,0,1,0\n")
     assert result.stderr == NO_DATE + "1 files: 1 loaded, 0 rejected, 1 warnings\n"
 
 
@@ -183,13 +184,13 @@ def test_info_formats(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(main, ["info", "good.trf", "--format", "json", "-q"])
     assert json.loads(result.stdout) == [{"tournaments": 1, "players": 4, "rounds": 2, "game_rows": 8,
                                           "played": 8, **dict.fromkeys(COUNTS.split(",")[1:-1], 0),
-                                          "warnings": 1}]
+                                          "warnings": 1, "team_events": 0}]
     result = runner.invoke(main, ["info", "good.trf", "--format", "md", "-q"])
     assert result.stdout.splitlines()[:2] == [
-        "| tournaments | players | rounds | game_rows | " + " | ".join(COUNTS.split(",")) + " |",
-        "| " + " | ".join(["---:"] * 15) + " |"]
+        "| tournaments | players | rounds | game_rows | " + " | ".join(COUNTS.split(",")) + " | team_events |",
+        "| " + " | ".join(["---:"] * 16) + " |"]
     result = runner.invoke(main, ["info", "good.trf", "--format", "tsv", "-q"])
-    assert result.stdout.splitlines()[1] == "1\t4\t2\t8\t8" + "\t0" * 9 + "\t1"
+    assert result.stdout.splitlines()[1] == "1\t4\t2\t8\t8" + "\t0" * 9 + "\t1\t0"
     assert runner.invoke(main, ["info", "good.trf", "-o", "info.parquet", "-q"]).exit_code == 0
     assert pl.read_parquet(tmp_path / "info.parquet")["players"].to_list() == [4]
     assert runner.invoke(main, ["info", "good.trf", "-o", "info.json", "-q"]).exit_code == 0
@@ -199,7 +200,7 @@ def test_info_formats(runner: CliRunner, tmp_path: Path) -> None:
 def test_info_reads_an_ingested_archive(runner: CliRunner) -> None:
     assert runner.invoke(main, ["ingest", "good.trf", "-o", "a.csv", "-q"]).exit_code == 0
     result = runner.invoke(main, ["info", "a.csv"])
-    assert (result.exit_code, result.stdout.splitlines()[1]) == (0, "1,4,2,8,8,0,0,0,0,0,0,0,0,0,1")
+    assert (result.exit_code, result.stdout.splitlines()[1]) == (0, "1,4,2,8,8,0,0,0,0,0,0,0,0,0,1,0")
 
 
 @requires_shared()

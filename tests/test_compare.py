@@ -15,6 +15,7 @@ from tbstats.compare import breakdown, compare, parse_config, read_configs, wils
 from tbstats.errors import TbstatsError
 from tbstats.io.sources import load
 from tbstats.kendall import kendall_distance
+from tbstats.teams.model import team_event_ids
 
 EXAMPLES = ROOT / "data" / "examples"
 
@@ -62,7 +63,9 @@ def test_depth_and_ties_at_top() -> None:
 def test_breakdown_and_features() -> None:
     c = compare(_batch(), [parse_config("a=fide-2024:BH"), parse_config("b=fide-2026:BH")])
     by_type = breakdown(c, "type")
-    assert set(by_type["type"]) == {"swiss", "round_robin"}
+    assert set(by_type["type"]) == {"swiss", "round_robin", "team"}   # team events are their own type
+    teams = by_type.filter(pl.col("type") == "team")["tournaments"].sum()
+    assert teams == len(team_event_ids(_batch())) > 0
     assert by_type["tournaments"].sum() == c.pairs["tournaments"][0]
     with pytest.raises(TbstatsError, match="unknown feature"):
         breakdown(c, "colour")

@@ -23,12 +23,12 @@ BAD: dict[str, tuple[bytes, int | None, str]] = {
     "blank.trf": (b"  \n\n", None, "empty file"),
     "binary.trf": (bytes(range(256)) * 4, None, "binary data"),
     "no_players.trf": (b"012 Only a header\nXXR 5\n", None, "no TRF player record '001' found"),
-    "short_line.trf": (variant(3, LINES[3][:96]).encode(), 3, "results do not complement"),
+    "short_line.trf": (variant(3, LINES[3][:96]).encode(), 4, "line ends at column 95 inside the round block"),
     "rating.trf": (variant(3, LINES[3][:48] + "20x0" + LINES[3][52:]).encode(), 4, "'20x0' is not a rating"),
-    "start_no.trf": (variant(3, LINES[3][:4] + "  x2" + LINES[3][8:]).encode(), 3,
-                     "opponent 2 does not exist"),
-    "duplicate.trf": (variant(3, LINES[3][:4] + "   1" + LINES[3][8:]).encode(), 3,
-                      "opponent 2 does not exist"),
+    "start_no.trf": (variant(3, LINES[3][:4] + "  x2" + LINES[3][8:]).encode(), 4,
+                     "'x2' is not a starting rank"),
+    "duplicate.trf": (variant(3, LINES[3][:4] + "   1" + LINES[3][8:]).encode(), 4,
+                      "duplicate starting rank 1 (first used on line 3)"),
     "no_opponent.trf": (variant(3, player(2, "Beta, Bob", "2000", ["   1 b 0", "   9 w 1"])).encode(), 4,
                         "opponent 9 does not exist"),
     "self.trf": (variant(3, player(2, "Beta, Bob", "2000", ["   1 b 0", "   2 w 1"])).encode(), 4,
@@ -42,11 +42,11 @@ BAD: dict[str, tuple[bytes, int | None, str]] = {
     "both_win.trf": (variant(3, player(2, "Beta, Bob", "2000", ["   1 b 1", "   4 w 1"])).encode(), 3,
                      "results do not complement: 1 has '1' against 2 who has '1'"),
 }
-#: Problems that must be reported on the faulty line itself (besides any consequence elsewhere).
+#: Other problems listed too: a cause comes first (above), its consequences on other lines are listed after it.
 ON_THE_LINE: dict[str, tuple[int, str]] = {
-    "short_line.trf": (4, "line ends at column 95 inside the round block"),
-    "duplicate.trf": (4, "duplicate starting rank 1 (first used on line 3)"),
-    "start_no.trf": (4, "'x2' is not a starting rank"),
+    "short_line.trf": (3, "results do not complement"),
+    "duplicate.trf": (3, "opponent 2 does not exist"),
+    "start_no.trf": (3, "opponent 2 does not exist"),
     "both_win.trf": (4, "results do not complement: 2 has '1' against 1 who has '1'"),
     "point_back.trf": (4, "player 2 meets 3 but 3's line says 4"),
 }

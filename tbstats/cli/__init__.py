@@ -11,7 +11,7 @@ A new command takes its inputs with :func:`input_options` and :func:`load_inputs
 :func:`output_options` and :func:`emit`, and returns :func:`exit_code` of its load.
 """
 
-from tbstats.cli import archive, data, engine, simulation  # noqa: F401  (commands register on import)
+from tbstats.cli import archive, data, engine, fairness, simulation  # noqa: F401  (commands register on import)
 from tbstats.cli.base import EXIT_INVALID, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, main
 
 __all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "main"]

@@ -63,7 +63,8 @@ DEFAULT_ORDERS = {
 @click.option("--trf-dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
               help="Also write every simulated tournament as a TRF file into DIR.")
 @click.option("--archive", type=click.Path(), default=None, metavar="PATH",
-              help="Also write the simulated archive (columnar model; .parquet/.arrow/.csv or a directory).")
+              help="Also write the simulated archive (columnar model; .parquet/.arrow/.csv or a directory), "
+                   "with each player's true strength as the players' 'strength' column.")
 @report_options
 def simulate_cmd(tournaments: int, players: int, rounds: int | None, kind: str, seed: int, scoring: str,
                  half_byes: float, zero_byes: float, forfeits: float, double_forfeits: float, withdrawals: float,
@@ -108,7 +109,7 @@ def simulate_cmd(tournaments: int, players: int, rounds: int | None, kind: str, 
         for source, text in write_trf(sim.batch).items():
             (directory / (source.replace("/", "_") + ".trf")).write_text(text, encoding="utf-8")
     if archive:
-        tabular.write_model(sim.batch, archive)
+        tabular.write_model(ev.with_strength(sim), archive)
     if output.charts or output.format == "html":
         from tbstats import report
 

@@ -152,22 +152,30 @@ def _located(files: tuple[str, ...], fmt: Format) -> pl.LazyFrame:
     return pl.concat(scans, how="vertical") if scans else _scan(files, fmt)
 
 
-def runs(batch: Batch, batch_size: int) -> Iterator[Batch]:
-    """A batch cut into runs of at most ``batch_size`` whole tournaments, in the order of its tournaments
-    table; the warnings go with the run of their source's first tournament (the last run when none)."""
+def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[Batch]:
+    """A batch cut into runs of at most ``batch_size`` whole tournaments, in the order of its tournaments table.
+
+    With ``by_source`` the warnings go with the run of their source's first tournament (the last run when
+    none), ordered by that tournament, so that the order is the same however the batch is cut; otherwise
+    they all go with the first run, in their order.
+    """
     ids = batch.tournaments["tournament"]
+    warnings = batch.warnings
+    run_of = pl.Series([0] * warnings.height, dtype=pl.Int64)
+    if by_source:
+        file_of = pl.col("source").str.replace(r"#\d+$", "")
+        rows = batch.tournaments.with_row_index("_row")
+        firsts = pl.concat([rows.select("source", "_row"), rows.select(file_of.alias("source"), "_row")]).group_by(
+            "source").agg(pl.col("_row").min())
+        row = warnings.join(firsts, on="source", how="left", maintain_order="left")["_row"].fill_null(
+            max(len(ids) - 1, 0)).cast(pl.Int64)
+        order = np.argsort(row.to_numpy(), kind="stable")
+        warnings, run_of = warnings[order], row.gather(order) // batch_size
     if len(ids) <= batch_size:
-        yield batch
+        yield Batch(batch.tournaments, batch.players, batch.games, warnings)
         return
-    cuts = list(range(0, len(ids), batch_size))
-    file_of = pl.col("source").str.replace(r"#\d+$", "")
-    rows = batch.tournaments.with_row_index("_row")
-    firsts = pl.concat([rows.select("source", "_row"), rows.select(file_of.alias("source"), "_row")]).group_by(
-        "source").agg(pl.col("_row").min())
-    run_of = batch.warnings.join(firsts, on="source", how="left", maintain_order="left")["_row"].fill_null(
-        len(ids) - 1) // batch_size
-    for k, lo in enumerate(cuts):
+    for k, lo in enumerate(range(0, len(ids), batch_size)):
         chosen = ids.slice(lo, batch_size)
         keep = pl.col("tournament").is_in(chosen.implode())
         yield Batch(batch.tournaments.filter(keep), batch.players.filter(keep), batch.games.filter(keep),
-                    batch.warnings.filter(run_of == k))
+                    warnings.filter(run_of == k))

@@ -364,7 +364,7 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
             batch, ledger = _read_trf(part.items, archives)
         finally:
             archives.close()
-        return ledger, list(parts.runs(batch, batch_size)) if batch.n_tournaments else []
+        return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size)] if batch.n_tournaments else []
     assert part.model is not None
     try:
         problem = safe.not_regular(part.model.path)
@@ -373,7 +373,8 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
         batch = parts.read_part(part.table) if part.table is not None else tabular.read_model(part.model.path)
     except Exception as exc:  # one model is one input: whatever fails, only this input is lost
         return safe.model_ledger(part.model.name, part.model.path, exc), []
-    return pl.DataFrame(schema=ERROR_SCHEMA), [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size)]
+    return pl.DataFrame(schema=ERROR_SCHEMA), [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size,
+                                                                                        by_source=False)]
 
 
 def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[Batch, pl.DataFrame]:
@@ -392,7 +393,7 @@ def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[Batch, p
     ledger.append(errors)
     table = pl.concat(ledger).unique(maintain_order=True).with_columns(
         pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
-    table = table.sort("_order", "line", nulls_last=False, maintain_order=True).drop("_order")
+    table = table.sort("_order", maintain_order=True).drop("_order")  # read_trf orders rows within a file
     return batch, table
 
 

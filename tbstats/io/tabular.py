@@ -17,7 +17,9 @@ table with one row per player and round, built from the three tables (:data:`FLA
 - player columns: ``start_no``, ``name``, ``sex``, ..., ``declared_rank``, and ``line`` -> ``player_line``;
 - game columns: ``round``, ``opponent``, ``colour``, ``result``, ``points``, ``played``, ``game_type``
   (the games table's ``player`` is ``start_no``);
-- warning columns ``warning_line``, ``warning_field``, ``warning_message``.
+- warning columns ``warning_line``, ``warning_field``, ``warning_message``;
+- then the optional columns a batch carries (:data:`tbstats.games.OPTIONAL`, e.g. the players' ``strength``
+  in simulated archives), under their own names.
 
 A player without any round still has a row (``round`` null); an event without players has one row
 (``start_no`` null). A warning is a row of its own whose ``tournament`` is null, ``source`` is the warning's
@@ -45,7 +47,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import FormatError, SchemaError, TbstatsError
-from tbstats.games import SCHEMAS, Batch, cast_checked, check_schema, empty
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty
 from tbstats.io import check
 
 Format = Literal["parquet", "arrow", "csv"]
@@ -72,6 +74,9 @@ FLAT_COLUMNS: Final[dict[str, tuple[str, str]]] = {
        if c not in ("tournament", "player")},
     **{_RENAMES["warnings"].get(c, c): ("warnings", c) for c in SCHEMAS["warnings"] if c != "source"},
 }
+#: Optional flat columns (:data:`tbstats.games.OPTIONAL`), written after the others when a batch has them.
+FLAT_OPTIONAL: Final[dict[str, tuple[str, str]]] = {
+    c: (table, c) for table, columns in OPTIONAL.items() for c in columns}
 #: Columns a flat file must have to be taken for a tbstats model when found in a directory walk.
 FLAT_SIGNATURE: Final = ("tournament", "source", "start_no", "round", "game_type")
 
@@ -102,7 +107,8 @@ def is_model_dir(path: str | Path) -> bool:
     """Whether ``path`` is a directory dataset: it holds a ``tournaments`` table file or part directory."""
     p = Path(path)
     return p.is_dir() and (any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS)
-                           or ((p / "tournaments").is_dir() and bool(_parts(p / "tournaments"))))
+                           or ((p / "tournaments").is_dir() and any(
+                               q.is_file() and q.suffix.lower() in EXTENSIONS for q in (p / "tournaments").rglob("*"))))
 
 
 def _parts(directory: Path) -> list[Path]:
@@ -154,8 +160,8 @@ def _read_dir(directory: Path) -> Batch:
             raise SchemaError(f"{directory}: no {table} table (expected {table}.parquet, {table}.arrow, "
                               f"{table}.csv or a {table}/ directory of part files)")
         if src.is_dir():
-            parts = [_read_table(q, table) for q in _parts(src)]
-            tables[table] = pl.concat(parts) if parts else empty(table)
+            parts = [_read_table(q, table) for q in _parts(src)]   # optional columns may be in some parts only
+            tables[table] = pl.concat(parts, how="diagonal_relaxed") if parts else empty(table)
         else:
             tables[table] = _read_table(src, table)
     check.raise_problems(check.check_model(tables))
@@ -166,8 +172,8 @@ def _read_table(path: Path, table: str) -> pl.DataFrame:
     """One table file, checked against the schema, with the rows' location (see :mod:`tbstats.io.check`)."""
     fmt = model_format(path)
     assert fmt is not None
-    return check.locate(check_schema(table, _read_file(path, fmt, dict(SCHEMAS[table])), where=str(path)),
-                        str(path))
+    return check.locate(check_schema(table, _read_file(path, fmt, {**SCHEMAS[table], **OPTIONAL[table]}),
+                                     where=str(path)), str(path))
 
 
 def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -206,7 +212,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _flat_types() -> dict[str, pl.DataType]:
-    return {flat: SCHEMAS[table][col] for flat, (table, col) in FLAT_COLUMNS.items()}
+    return {**{flat: SCHEMAS[table][col] for flat, (table, col) in FLAT_COLUMNS.items()},
+            **{flat: OPTIONAL[table][col] for flat, (table, col) in FLAT_OPTIONAL.items()}}
 
 
 def _parse_csv(raw: pl.DataFrame, types: dict[str, pl.DataType], where: str) -> pl.DataFrame:
@@ -303,6 +310,7 @@ def split_flat(flat: pl.DataFrame, *, where: str = "") -> Batch:
 
     def columns(table: str) -> list[pl.Expr]:
         names = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
+        names.update({c: c for c in OPTIONAL[table] if c in flat.columns})
         return [pl.col(flat_name).alias(c) for c, flat_name in names.items()] + [pl.col("_file"), pl.col("_row")]
 
     rows = flat.filter(pl.col("tournament").is_not_null())
@@ -337,7 +345,8 @@ def flatten(batch: Batch, *, json_lists: bool = False) -> pl.DataFrame:
     rows = t.join(p, on="tournament", how="left", maintain_order="left").join(
         g, on=["tournament", "start_no"], how="left", maintain_order="left").with_columns(
         pl.when(pl.col("tournament").is_first_distinct()).then(pl.col("records")).alias("records"))
-    return pl.concat([rows, w], how="diagonal").select(list(FLAT_COLUMNS))
+    extra = [c for c in FLAT_OPTIONAL if c in rows.columns]
+    return pl.concat([rows, w], how="diagonal").select([*FLAT_COLUMNS, *extra])
 
 
 def write_model(batch: Batch, path: str | Path, *, format: Format | None = None) -> Path:

@@ -1,9 +1,11 @@
 """Reports: one self-contained HTML page with charts, and the same charts as separate files.
 
-Two pages share one skeleton (header, headline cards, navigation, sections), one table layout and one way
+Three pages share one skeleton (header, headline cards, navigation, sections), one table layout and one way
 of drawing and embedding charts: :func:`render_html` for ``tbstats compare`` (how often configurations
-disagree on real tournaments) and :func:`render_simulation_html` for ``tbstats simulate`` (how well each
-configuration recovers true strength on simulated tournaments, against a random baseline).
+disagree on real tournaments), :func:`render_simulation_html` for ``tbstats simulate`` (how well each
+configuration recovers true strength on simulated tournaments, against a random baseline) and
+:func:`render_fairness_html` for ``tbstats evaluate`` (the same against a strength proxy on real archives,
+and whom tie-breaks favour).
 
 The page needs nothing but itself: the style sheet is inline, charts are inline SVG (or PNG data URIs),
 there is no script and no font or image is fetched. Every text that comes from data (player names,
@@ -19,9 +21,11 @@ byte-identical (no dates in SVG metadata, fixed SVG id salts, no timestamps).
 from tbstats.report.charts import CHART_FORMATS, Chart, ChartFormat
 from tbstats.report.compare_charts import write_charts
 from tbstats.report.compare_page import render_html
+from tbstats.report.fairness_page import render_fairness_html, write_fairness_charts
 from tbstats.report.page import table_html
 from tbstats.report.simulation_charts import BASELINE, MEASURES, SWEPT_MEASURES, Measure, write_simulation_charts
 from tbstats.report.simulation_page import render_simulation_html
 
-__all__ = ["BASELINE", "CHART_FORMATS", "MEASURES", "SWEPT_MEASURES", "Chart", "ChartFormat", "Measure", "render_html",
-           "render_simulation_html", "table_html", "write_charts", "write_simulation_charts"]
+__all__ = ["BASELINE", "CHART_FORMATS", "MEASURES", "SWEPT_MEASURES", "Chart", "ChartFormat", "Measure",
+           "render_fairness_html", "render_html", "render_simulation_html", "table_html", "write_charts",
+           "write_fairness_charts", "write_simulation_charts"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbstats.dense import Buckets, Dense, Roster
+from tbstats.dense import Buckets, Dense, Roster, row_sum
 from tbstats.rules import get_ruleset
 from tbstats.spec import TieBreakSpec
 from tbstats.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
@@ -63,12 +63,15 @@ class Context:
         self._dense: Dense | None = None
         self._flat: Context | None = None
         self._categories: np.ndarray | None = None
+        #: rows of the batch's players table in the view's order (None: already in order, or unknown)
+        self.player_order: np.ndarray | None = None
         if isinstance(dense, Dense):
             self._dense = dense
             self.roster: Roster = dense
         else:
             self._buckets = dense
             self.roster = dense.roster
+            self.player_order = dense.player_order
             if len(dense.parts) == 1 and len(dense.parts[0].rows) == dense.roster.players:
                 self._dense = dense.parts[0].dense       # one bucket: the context is a leaf
             else:
@@ -168,23 +171,41 @@ def _scatter(players: int, parts: list[tuple[np.ndarray, Values]]) -> Values:
 
 # ----------------------------------------------------------------------------------- row-wise selection
 
+def _fold(keys: list[np.ndarray]) -> np.ndarray | None:
+    """The keys folded into one int64 whose order is their lexicographic order; None when too wide."""
+    combined: np.ndarray | None = None
+    span = 1
+    for key in keys:
+        lo, hi = (int(key.min()), int(key.max())) if key.size else (0, 0)
+        width = hi - lo + 1
+        if span * width >= _BIG // 4:
+            return None
+        part = key.astype(np.int64) - lo
+        combined = part if combined is None else combined * width + part
+        span *= width
+    return np.zeros((0, 0), dtype=np.int64) if combined is None else combined
+
+
+def _pick_folded(mask: np.ndarray, folded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    col = np.where(mask, folded, _BIG).argmin(axis=1) if mask.shape[1] else np.zeros(len(mask), dtype=np.int64)
+    has = mask[np.arange(len(mask)), col] if mask.shape[1] else np.zeros(len(mask), dtype=bool)
+    return col, has
+
+
+def _pick_keys(mask: np.ndarray, keys: list[np.ndarray], folded: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    if folded is not None:
+        return _pick_folded(mask, folded)
+    has = np.asarray(mask.any(axis=1), dtype=bool)
+    return _pick_lexicographic(mask, keys), has
+
+
 def pick(mask: np.ndarray, keys: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise lexicographic arg-min of ``keys`` over ``mask``; ties go to the earliest column.
 
     Returns (column index, row has a candidate). The keys are folded into one int64 when their ranges
     allow it (one masked arg-min), else compared one after the other.
     """
-    has = np.asarray(mask.any(axis=1), dtype=bool)
-    combined = np.zeros(mask.shape, dtype=np.int64)
-    span = 1
-    for key in keys:
-        lo, hi = (int(key.min()), int(key.max())) if key.size else (0, 0)
-        width = hi - lo + 1
-        if span * width >= _BIG // 4:
-            return _pick_lexicographic(mask, keys), has
-        combined = combined * width + (key - lo)
-        span *= width
-    return np.where(mask, combined, _BIG).argmin(axis=1), has
+    return _pick_keys(mask, keys, _fold(keys))
 
 
 def _pick_lexicographic(mask: np.ndarray, keys: list[np.ndarray]) -> np.ndarray:
@@ -210,25 +231,32 @@ def cut_order(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarra
     Returns ``columns`` and ``reasons`` of shape [P, low + high]; reason 0 means nothing was left to cut.
     """
     keep = present.copy()
-    rows = np.arange(present.shape[0])
-    not_vur = (~vur).astype(np.int64)
-    columns = np.zeros((present.shape[0], low + high), dtype=np.int64)
-    reasons = np.zeros((present.shape[0], low + high), dtype=np.int8)
-    any_vur = bool(vur.any())
+    P = present.shape[0]
+    rows = np.arange(P)
+    columns = np.zeros((P, low + high), dtype=np.int64)
+    reasons = np.zeros((P, low + high), dtype=np.int8)
+    low_keys = [oppscore, contribution, (~vur).astype(np.int8)] if by_oppscore else [
+        contribution, (~vur).astype(np.int8)]
+    high_keys = [-oppscore, -contribution] if by_oppscore else [-contribution]
+    low_fold = _fold(low_keys) if low else None
+    high_fold = _fold(high_keys) if high else None
+    # rows with a VUR element: only they can have a VUR cut instead of the LSV (16.5)
+    v_rows = np.flatnonzero(row_sum(vur) > 0) if low else np.zeros(0, dtype=np.int64)
+    v_keys = [contribution[v_rows], oppscore[v_rows]]
+    v_fold = _fold(v_keys) if len(v_rows) else None
     for step in range(low + high):
         if step < low:
-            keys = [oppscore, contribution, not_vur] if by_oppscore else [contribution, not_vur]
-            lsv, has = pick(keep, keys)
-            if any_vur:
-                v, has_vur = pick(keep & vur, [contribution, oppscore])
-                use_v = has_vur & ~vur[rows, lsv] & (contribution[rows, v] >= contribution[rows, lsv])
-            else:
-                v, use_v = lsv, np.zeros(len(rows), dtype=bool)
-            col = np.where(use_v, v, lsv)
-            reason = np.where(use_v, CUT_VUR, CUT_LOWEST)
+            col, has = _pick_keys(keep, low_keys, low_fold)
+            reason = np.full(P, CUT_LOWEST, dtype=np.int8)
+            if len(v_rows):
+                lsv = col[v_rows]
+                v, has_vur = _pick_keys(keep[v_rows] & vur[v_rows], v_keys, v_fold)
+                use_v = has_vur & ~vur[v_rows, lsv] & (contribution[v_rows, v] >= contribution[v_rows, lsv])
+                col[v_rows] = np.where(use_v, v, lsv)
+                reason[v_rows] = np.where(use_v, CUT_VUR, CUT_LOWEST)
         else:
-            col, has = pick(keep, [-oppscore, -contribution] if by_oppscore else [-contribution])
-            reason = np.full(len(rows), CUT_HIGHEST)
+            col, has = _pick_keys(keep, high_keys, high_fold)
+            reason = np.full(P, CUT_HIGHEST, dtype=np.int8)
         keep[rows[has], col[has]] = False
         columns[:, step] = col
         reasons[:, step] = np.where(has, reason, 0)
@@ -237,10 +265,10 @@ def cut_order(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarra
 
 def cut_elements(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray,
                  low: int, high: int, by_oppscore: bool) -> np.ndarray:
-    """The element mask left after the cuts of :func:`cut_order`."""
-    keep = present.copy()
+    """The element mask left after the cuts of :func:`cut_order` (``present`` itself without cuts)."""
     if low + high == 0:
-        return keep
+        return present
+    keep = present.copy()
     columns, reasons = cut_order(present, contribution, oppscore, vur, low, high, by_oppscore)
     rows = np.repeat(np.arange(present.shape[0]), low + high).reshape(columns.shape)
     done = reasons > 0

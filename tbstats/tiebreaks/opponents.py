@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.dense import NO_OPP
+from tbstats.dense import row_sum
 from tbstats.spec import TieBreakSpec
 from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
 
@@ -27,7 +27,7 @@ def _buchholz(ctx: Context, spec: TieBreakSpec, edition: str, fore: bool) -> Val
     el = ctx.elements(edition, fore=fore)
     keep = cut_elements(el.present, el.oppscore, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
                         by_oppscore=False)
-    return Values(np.where(keep, el.oppscore, 0).sum(axis=1), ctx.unit(), _all(ctx))
+    return Values(row_sum(el.oppscore, keep), ctx.unit(), _all(ctx))
 
 
 def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -36,7 +36,7 @@ def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     contribution = el.sb_contribution
     keep = cut_elements(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
                         by_oppscore=True)
-    return Values(np.where(keep, contribution, 0).sum(axis=1), ctx.unit(2), _all(ctx))
+    return Values(row_sum(contribution, keep), ctx.unit(2), _all(ctx))
 
 
 def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -47,8 +47,8 @@ def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -
     bh = ctx.values(TieBreakSpec(name), edition, kernel_of(name))
     d = ctx.dense
     played = d.played
-    total = np.where(played, bh.num[np.where(played, d.opp, 0)], 0).sum(axis=1)
-    count = played.sum(axis=1)
+    total = row_sum(bh.num[d.opp_row], played)
+    count = row_sum(played)
     hundredths = round_half_up(100 * total, np.maximum(count, 1) * ctx.unit())
     return Values(hundredths, np.full(d.players, 100, dtype=np.int64), count > 0)
 
@@ -56,16 +56,17 @@ def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -
 def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """KS: points scored against opponents with at least 50% of the maximum score, limit L±k (C.07 9.2, 14.5)."""
     d = ctx.dense
-    pts = np.where(d.counted, d.pts, 0)
-    score = pts.sum(axis=1)
+    pts = d.points
+    score = d.score
     scheduled = d.has_opp
     # the maximum: W x rounds in which a participant could be scheduled (n; in round robins, games per player)
-    per_t_sched = np.zeros(len(d.n), dtype=np.int64)
-    np.maximum.at(per_t_sched, d.tix, scheduled.sum(axis=1))
-    rounds = np.where(d.round_robin, per_t_sched, d.n)
+    rounds = d.n
+    if d.round_robin.any():
+        per_t_sched = np.zeros(len(d.n), dtype=np.int64)
+        np.maximum.at(per_t_sched, d.tix, row_sum(scheduled))
+        rounds = np.where(d.round_robin, per_t_sched, d.n)
     max_units = d.per_player(rounds * d.W)
     limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
     qualifies = 2 * score >= max_units + limit
-    opp = np.where(d.opp != NO_OPP, d.opp, 0)
-    num = np.where(scheduled & qualifies[opp], pts, 0).sum(axis=1)
+    num = row_sum(pts, scheduled & qualifies[d.opp_row])
     return Values(num, ctx.unit(), _all(ctx))

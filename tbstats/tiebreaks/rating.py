@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tbstats.dense import row_sum
 from tbstats.spec import TieBreakSpec
 from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
 
@@ -38,8 +39,7 @@ def _ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray]:
     rating = d.rating.copy()
     if fallback is not None:
         rating[rating <= 0] = fallback
-    unrated = np.zeros(len(d.n), dtype=bool)
-    np.logical_or.at(unrated, d.tix, rating <= 0)
+    unrated = np.bincount(d.tix, weights=rating <= 0, minlength=len(d.n)) > 0
     return rating, ~unrated[d.tix]
 
 
@@ -47,7 +47,7 @@ def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.
     d = ctx.dense
     rating, usable = _ratings(ctx, spec)
     played = d.played
-    opp_rating = np.where(played, rating[np.where(played, d.opp, 0)], 0)
+    opp_rating = np.where(played, rating[d.opp_row], 0)
     return opp_rating, played, usable
 
 
@@ -56,23 +56,23 @@ def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> 
     r, played, usable = _opponent_ratings(ctx, spec)
     none = np.zeros_like(played)
     keep = cut_elements(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False)
-    count = keep.sum(axis=1)
-    num = round_half_up(np.where(keep, r, 0).sum(axis=1), np.maximum(count, 1))
+    count = row_sum(keep)
+    num = round_half_up(row_sum(r, keep), np.maximum(count, 1))
     return Values(num, np.ones_like(num), usable & (count > 0))
 
 
 def _percentage(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """OTB score in half points, OTB games, and p = round_half_up(100 x score / games)."""
     d = ctx.dense
-    halves = np.where(d.played, d.outcome, 0).sum(axis=1).astype(np.int64)
-    games = d.played.sum(axis=1)
+    halves = row_sum(d.outcome, d.played)
+    games = row_sum(d.played)
     p = round_half_up(100 * halves, 2 * np.maximum(games, 1))
     return halves, games, p
 
 
 def performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """TPR: ARO + dp(p), p the percentage scored over the board (C.07 10.2)."""
-    aro = average_rating_opponents(ctx, TieBreakSpec("ARO", unrated=spec.unrated), edition)
+    aro = ctx.values(TieBreakSpec("ARO", unrated=spec.unrated), edition, average_rating_opponents)
     _, games, p = _percentage(ctx)
     return Values(aro.num + DP[p], aro.den, aro.defined & (games > 0))
 
@@ -106,10 +106,10 @@ def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: 
 
     d = ctx.dense
     inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))
-    opp = np.where(d.played, d.opp, 0)
+    opp = d.opp_row
     use = d.played & inner.defined[opp]
-    count = use.sum(axis=1)
-    num = round_half_up(np.where(use, inner.num[opp], 0).sum(axis=1), np.maximum(count, 1))
+    count = row_sum(use)
+    num = round_half_up(row_sum(inner.num[opp], use), np.maximum(count, 1))
     _, _, usable = _opponent_ratings(ctx, spec)
     return Values(num, np.ones_like(num), usable & (count > 0))
 

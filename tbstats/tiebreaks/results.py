@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.dense import NO_OPP, WIN, Dense
+from tbstats.dense import NO_OPP, WIN, Dense, row_sum
 from tbstats.rules import get_ruleset
 from tbstats.spec import TieBreakSpec
 from tbstats.tiebreaks.base import Context, Values
@@ -15,19 +15,19 @@ def _ones(d: Dense) -> np.ndarray:
 
 
 def _count(d: Dense, mask: np.ndarray) -> Values:
-    return Values(mask.sum(axis=1).astype(np.int64), _ones(d), np.ones(d.players, dtype=bool))
+    return Values(row_sum(mask), _ones(d), np.ones(d.players, dtype=bool))
 
 
 def points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """PTS: the score, as awarded."""
     d = ctx.dense
-    return Values(np.where(d.counted, d.pts, 0).sum(axis=1), ctx.unit(), np.ones(d.players, dtype=bool))
+    return Values(d.score, ctx.unit(), np.ones(d.players, dtype=bool))
 
 
 def wins(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """WIN: rounds scored as a win, with or without playing (C.07 7.1)."""
     d = ctx.dense
-    return _count(d, d.counted & (d.pts == d.per_player(d.W)[:, None]))
+    return _count(d, d.in_counted(d.pts == d.per_player(d.W)[:, None]))
 
 
 def games_won(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -51,10 +51,17 @@ def wins_with_black(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 def progressive(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """PS: sum of the running scores after each round; /Cn leaves out the first n of them (C.07 7.5, 14.1.2c)."""
     d = ctx.dense
-    running = np.cumsum(np.where(d.counted, d.pts, 0), axis=1)
-    keep = d.counted.copy()
-    keep[:, : spec.cut_low] = False
-    return Values(np.where(keep, running, 0).sum(axis=1), ctx.unit(), np.ones(d.players, dtype=bool))
+    n = d.per_player(d.n)
+    if d.all_counted and bool((n == d.rounds).all()):
+        # every row counts all R rounds: round c's points enter the running scores of rounds max(c, n)..R
+        weight = d.rounds - np.maximum(np.arange(d.rounds), spec.cut_low)
+        value = np.einsum("ij,j->i", d.pts, np.maximum(weight, 0), dtype=np.int64)
+    else:
+        running = np.cumsum(d.points, axis=1)
+        keep = d.counted.copy()
+        keep[:, : spec.cut_low] = False
+        value = row_sum(running, keep)
+    return Values(value, ctx.unit(), np.ones(d.players, dtype=bool))
 
 
 def rounds_elected(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:

@@ -126,9 +126,12 @@ def _as_text(codes: np.ndarray) -> str:
 def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
     from ``room`` characters on (the line's end)."""
-    view = np.lib.stride_tricks.sliding_window_view(buf, width)
-    out = np.ascontiguousarray(view[np.minimum(at, len(buf) - width)].T)
-    return np.where(np.arange(width)[:, None] < room[None, :], out, np.asarray(SPACE, dtype=buf.dtype))
+    pos = np.minimum(at, len(buf) - width)
+    out = np.empty((width, len(pos)), dtype=buf.dtype)
+    for c in range(width):
+        np.take(buf, pos + c, out=out[c])
+        out[c][room <= c] = SPACE
+    return out
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -208,6 +211,14 @@ def stripped(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray,
     solid = ~(is_whitespace(win) if ws is None else ws)
     if not k:
         return np.zeros(win.shape[1], dtype=np.int64), np.zeros(win.shape[1], dtype=np.int64)
+    if k <= 12:  # a few columns: one pass each
+        first = np.zeros(win.shape[1], dtype=np.int64)
+        last = np.zeros(win.shape[1], dtype=np.int64)
+        for j in range(k - 1, -1, -1):
+            first[solid[j]] = j
+        for j in range(k):
+            last[solid[j]] = j + 1
+        return first, last
     weights = np.arange(1, k + 1, dtype=np.uint8 if k < 255 else np.int64)[:, None]
     last = (solid * weights).max(axis=0).astype(np.int64)
     first = k - (solid * weights[::-1]).max(axis=0).astype(np.int64)

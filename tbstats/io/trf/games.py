@@ -56,6 +56,18 @@ for _a, _b in (("X", ""), ("", "X"), ("?", ""), ("", "?"), ("X", "X"), ("?", "?"
     _PAIR_OK[_RES[_a], _RES[_b]] = True
 
 
+_KIND: Final = {k: i for i, k in enumerate(SCORING_KINDS)}
+#: Scoring kind of each game type (-1: no points, a pending game), and of each result of a played game.
+_KIND_OF_TYPE = np.full(len(GAME_TYPE), -1, dtype=np.int64)
+for _t, _k in (("forfeit_win", "forfeit_win"), ("forfeit_loss", "forfeit_loss"), ("double_forfeit", "forfeit_loss"),
+               ("pab", "pab"), ("full_bye", "full_bye"), ("half_bye", "half_bye"), ("zero_bye", "zero_bye"),
+               ("absent", "zero_bye")):
+    _KIND_OF_TYPE[GAME_TYPE[_t]] = _KIND[_k]
+_KIND_OF_RESULT = np.full(_OTHER + 1, _KIND["loss"], dtype=np.int64)
+for _c, _k in (("1", "win"), ("W", "win"), ("=", "draw"), ("D", "draw")):
+    _KIND_OF_RESULT[_RES[_c]] = _KIND[_k]
+
+
 def row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
     """One int64 per (event, start number, round): event < 2^29, start number < 2^20, round < 2^14."""
     return (event.astype(np.int64) << 34) | (start_no.astype(np.int64) << 14) | rnd.astype(np.int64)
@@ -124,7 +136,7 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     base = lines.start[li] + at
     buf = lines.buf
 
-    block = windows(buf, base, 8, blen - at)
+    block = windows(buf, base, 10, blen - at)
     ws = is_whitespace(block)
     opp_win = block[:4]
     opp_val, opp_ok = parse_int(opp_win, ws[:4])
@@ -161,15 +173,35 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
                 res_codes[row[rows]].tolist(), found[rows].tolist(), strict=True)],
             "_back": pl.Series(back[rows], dtype=pl.Int32).scatter(np.flatnonzero(~back_ok[rows]), None),
             "_len": blen[rows], "_at": at[rows], "_colour": [chr(c).lower() for c in col_codes[rows].tolist()],
+            "_block": ["".join(map(chr, b)).rstrip() for b in block[:8, rows].T.tolist()],
+            "_gap": gap_col[rows],
         })
 
     rd = pl.format("round {}", pl.col("round"))
+    # a block out of line (shifted by a column): a character where the block has a blank (cols 5, 7, 9, 10)
+    stray = np.zeros(len(rnd), dtype=bool)
+    gap_col = np.zeros(len(rnd), dtype=np.int64)
+    for off in (9, 8, 6, 4):
+        here = ~ws[off] & (at + off < blen)
+        stray |= here
+        gap_col = np.where(here, at + off + 1, gap_col)
+    first_stray = stray.copy()
+    if stray.any():
+        rows = np.flatnonzero(stray)
+        earlier = np.zeros(len(rnd), dtype=bool)
+        earlier[rows[1:]] = li[rows[1:]] == li[rows[:-1]]
+        first_stray &= ~earlier
+    cut = has_opp & ((blen < at + 6) | ((blen < at + 8) & found & (ores != 0)))
     checks: list[tuple[np.ndarray, pl.Expr, pl.Expr]] = [
         (~opp_ok & ~opp_blank, pl.format("round {} opponent", pl.col("round")),
          pl.format("'{}' is not a starting rank (expected digits, or 0000 for no opponent)", pl.col("_opp"))),
         (colour == 4, pl.format("round {} colour", pl.col("round")),
          pl.format("'{}' is not a TRF colour code (expected w, b or -)", pl.col("_col"))),
-        (has_opp & (blen < at + 6), rd,
+        (first_stray, rd,
+         pl.format("round {} block '{}' is out of line: column {} should be blank (a block is 'NNNN c r' at "
+                   "columns {}-{}; shifted by a column?)", pl.col("round"), pl.col("_block"), pl.col("_gap"),
+                   pl.col("_at") + 1, pl.col("_at") + 8)),
+        (cut, rd,
          pl.format("line ends at column {} inside the round block (expected opponent, colour and "
                    "result up to column {})", pl.col("_len"), pl.col("_at") + 8)),
         (has_opp & ~_in(res, [*RESULT_CODES_WITH_OPPONENT, "", "X", "?"]),
@@ -198,9 +230,6 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
          pl.format("round {} colour", pl.col("round")),
          pl.format("players {} and {} both have colour '{}'", pl.col("start_no"), pl.col("opponent"),
                    pl.col("_colour"))),
-        (has_opp & pending & me_ok & (me < opp), pl.format("round {} result", pl.col("round")),
-         pl.format("game {}-{} has no result yet; standings count only the rounds before it",
-                   pl.col("start_no"), pl.col("opponent"))),
         (~has_opp & _in(res, list(BYE_ALIASES)), pl.format("round {} result", pl.col("round")),
          pl.format("result '{}' without an opponent read as bye '{}'", pl.col("_res"),
                    pl.col("_res").replace_strict(BYE_ALIASES, default=""))),
@@ -220,18 +249,13 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
             (has_opp & (res == _RES["+"]), "forfeit_win"),
             (has_opp & _in(res, ["1", "0", "=", "W", "D", "L"]), "played")):
         gt[cond] = GAME_TYPE[game_type]
-    kind_of = {k: i for i, k in enumerate(SCORING_KINDS)}
-    kind = np.full(len(res), -1, dtype=np.int64)
-    played = gt == GAME_TYPE["played"]
-    kind[played] = kind_of["loss"]
-    kind[played & _in(res, ["1", "W"])] = kind_of["win"]
-    kind[played & _in(res, ["=", "D"])] = kind_of["draw"]
-    for t, k in (("forfeit_win", "forfeit_win"), ("forfeit_loss", "forfeit_loss"),
-                 ("double_forfeit", "forfeit_loss"), ("pab", "pab"), ("full_bye", "full_bye"),
-                 ("half_bye", "half_bye"), ("zero_bye", "zero_bye"), ("absent", "zero_bye")):
-        kind[gt == GAME_TYPE[t]] = kind_of[k]
-    pts = np.where(kind >= 0, points[event, np.maximum(kind, 0)], 0) if len(kind) else np.zeros(0, np.int64)
-    out = {"line": li, "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
+    kind = _KIND_OF_TYPE[gt]
+    kind = np.where(gt == GAME_TYPE["played"], _KIND_OF_RESULT[res], kind)
+    n_kinds = len(SCORING_KINDS)
+    pts = np.where(kind >= 0, points.reshape(-1)[event * n_kinds + np.maximum(kind, 0)], 0) if len(kind) else \
+        np.zeros(0, np.int64)
+    out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
+           "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}
     return out, errors, warnings
 

@@ -20,12 +20,14 @@ import pyarrow as pa
 
 from tbstats.games import SCORING_KINDS, TOURNAMENT_SCHEMA
 from tbstats.io.dates import resolve_dates
-from tbstats.rules import STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
+from tbstats.rules import DEFAULT_EDITION, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
 
 #: Records interpreted into tournament columns (the writer regenerates them); others are kept verbatim.
 HEADER_RECORDS: Final = ("012", "022", "032", "042", "052", "062", "092", "142", "162", "192", "202", "212",
                          "XXR", "XXS")
 ROUND0: Final = 91  # 0-based column of round 1's block (and of the 132 round dates)
+MAX_ROUNDS: Final = 999
+MAX_POINTS: Final = 100  # points per game in a scoring system (162/XXS)
 _RECORD: Final = re.compile(r"^[0-9A-Z]{3}( |$)")
 _SKIP, _SCORING, _DATES, _HEADER, _KEPT = range(5)
 
@@ -44,7 +46,7 @@ def parse_scoring(records: Iterable[tuple[str, str]]) -> dict[str, Fraction]:
     pab_set = False
     for code, text in records:
         if code == "162":
-            body = text[5:]
+            body = text[4:]  # the code is at column 6, but '162 W 3.0' (one space) occurs
             for m in re.finditer(r"([WDLAPX])\s*(\d+(?:[.,]\d+)?)", body):
                 letter, value = m.group(1), Fraction(m.group(2).replace(",", "."))
                 for kind in TRF26_SCORING_CODES.get(letter, ()):
@@ -102,6 +104,7 @@ def _kind(text: str) -> tuple[int, str]:
     return _SKIP, code
 
 
+@lru_cache(maxsize=65536)
 def to_int(text: str | None) -> int | None:
     if not text:
         return None
@@ -109,10 +112,12 @@ def to_int(text: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _tb_list(text: str | None) -> list[str]:
+@lru_cache(maxsize=65536)
+def _tb_list(text: str | None) -> list[str]:  # (shared between events: never modified)
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
+@lru_cache(maxsize=65536)
 def _declared_type(code: str | None, text: str | None) -> str | None:
     """Event type from 192 or 092 (rules.md 2.3); None when the pairing structure must decide."""
     for value in (code, text):
@@ -126,24 +131,75 @@ def _declared_type(code: str | None, text: str | None) -> str | None:
     return None
 
 
+def _range_problems(rec: dict[str, tuple[str, int]], scoring: list[tuple[str, str, int]]) -> list[
+        tuple[int, str, str]]:
+    """Header numbers outside their fields: (line, record, reason) for rounds, players and scoring values."""
+    values = tuple(rec[c][0] if c in rec else None for c in _RANGED)
+    found = _range_reasons(values, tuple(t for _, t, _ in scoring))
+    return [(rec[_RANGED[i]][1] if i < len(_RANGED) else scoring[i - len(_RANGED)][2],
+             _RANGED[i] if i < len(_RANGED) else scoring[i - len(_RANGED)][0], reason) for i, reason in found]
+
+
+_RANGED: Final = ("XXR", "142", "062")
+
+
+@lru_cache(maxsize=65536)
+def _range_reasons(values: tuple[str | None, ...], scoring: tuple[str, ...]) -> list[tuple[int, str]]:
+    """Reasons by record index (``_RANGED`` then the scoring records), once per distinct record text."""
+    out = []
+    for i, (code, limit, what) in enumerate((("XXR", MAX_ROUNDS, "rounds"), ("142", MAX_ROUNDS, "rounds"),
+                                             ("062", 9999, "players (starting ranks have 4 digits)"))):
+        m = re.match(r"\s*(\d+)", values[i] or "")
+        if m and (len(m.group(1).lstrip("0")) > len(str(limit)) or int(m.group(1)) > limit):
+            shown = m.group(1) if len(m.group(1)) <= 20 else f"{m.group(1)[:20]}... ({len(m.group(1))} digits)"
+            out.append((i, f"{code} {shown}: at most {limit} {what}"))
+    for j, text in enumerate(scoring):
+        for m in re.finditer(r"(\d+)(?:[.,](\d+))?", text[4:]):
+            whole, decimals = m.group(1).lstrip("0"), m.group(2) or ""
+            if len(whole) > 3 or (whole and int(whole) > MAX_POINTS) or len(decimals.rstrip("0")) > 3:
+                shown = m.group(0) if len(m.group(0)) <= 20 else f"{m.group(0)[:20]}..."
+                out.append((len(_RANGED) + j, f"scoring value {shown} out of range (at most {MAX_POINTS} points "
+                                              "per game, with at most 3 decimals)"))
+                break
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _list_problem(code: str, text: str) -> str | None:
+    """Why a 202/212 tie-break list cannot be read, or None."""
+    from tbstats.errors import TbstatsError
+    from tbstats.spec import parse_specs
+
+    items = [t for t in _tb_list(text) if not (code == "212" and t.upper() == "PTS")]
+    try:
+        parse_specs(items)
+    except TbstatsError as exc:
+        return f"{code} list not understood: {exc}"
+    return None
+
+
 def tournament_headers(sources: Sequence[str], source_files: Sequence[str], event_of_line: np.ndarray,
-                       texts: Sequence[str], longest: np.ndarray) -> tuple[pl.DataFrame, list[dict[str, object]]]:
-    """One row per event from its header lines (given in file order), and the warnings they raise."""
+                       line_of: np.ndarray, texts: Sequence[str], longest: np.ndarray,
+                       players: np.ndarray) -> tuple[pl.DataFrame, list[dict[str, object]], list[dict[str, object]]]:
+    """One row per event from its header lines (given in file order), its warnings and its errors.
+
+    ``longest`` is the number of round blocks of each event, ``players`` its number of player lines.
+    """
     n = len(sources)
-    recs: list[dict[str, str]] = [{} for _ in range(n)]
-    scoring: list[list[tuple[str, str]]] = [[] for _ in range(n)]
+    recs: list[dict[str, tuple[str, int]]] = [{} for _ in range(n)]
+    scoring: list[list[tuple[str, str, int]]] = [[] for _ in range(n)]
     kept: list[list[str]] = [[] for _ in range(n)]
     round_dates: list[tuple[str, ...]] = [() for _ in range(n)]
-    for ev, text in zip(event_of_line.tolist(), texts, strict=True):
+    for ev, line, text in zip(event_of_line.tolist(), line_of.tolist(), texts, strict=True):
         kind, code = _kind(text)
         if kind == _HEADER:
             rec = recs[ev]
             if code not in rec:
-                rec[code] = text[4:].strip() if len(text) > 3 else ""
+                rec[code] = (text[4:].strip() if len(text) > 3 else "", line)
         elif kind == _KEPT:
             kept[ev].append(text)
         elif kind == _SCORING:
-            scoring[ev].append((code, text))
+            scoring[ev].append((code, text, line))
         elif kind == _DATES:
             round_dates[ev] = tuple(text[i:i + 8] for i in range(ROUND0, len(text), 10))
             kept[ev].append(text)
@@ -151,28 +207,51 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
         "start_date", "end_date", "date_text", "rounds", "declared_players", "scale",
         *(f"pts_{k}" for k in SCORING_KINDS), "tiebreaks", "standings_tiebreaks", "_declared_type")}
     warns: list[dict[str, object]] = []
+    errors: list[dict[str, object]] = []
+
+    def warn(ev: int, line: int | None, field: str, message: str) -> None:
+        warns.append({"source": sources[ev], "line": line, "field": field, "message": message})
+
     for ev in range(n):
         rec = recs[ev]
-        points, bad_scoring = _scoring(tuple(scoring[ev]))
+        value = {code: v for code, (v, _) in rec.items()}
+        problems = _range_problems(rec, scoring[ev])
+        errors.extend({"path": source_files[ev], "line": line, "column": code, "reason": reason}
+                      for line, code, reason in problems)
+        points, bad_scoring = _scoring(tuple((c, t) for c, t, _ in scoring[ev])) if not problems else (
+            scoring_columns(dict(STANDARD_SCORING)), None)
         if bad_scoring:
-            warns.append({"source": sources[ev], "line": None, "field": "scoring", "message": bad_scoring})
-        start, end, date_warn = _dates(rec.get("042"), rec.get("052"), round_dates[ev])
+            warn(ev, None, "scoring", bad_scoring)
+        start, end, date_warn = _dates(value.get("042"), value.get("052"), round_dates[ev])
         if date_warn:
-            warns.append({"source": sources[ev], "line": None, "field": "042 start date", "message": date_warn})
-        planned = to_int(rec.get("XXR")) or to_int(rec.get("142")) or int(longest[ev])
+            if start is None:
+                date_warn += f": --rules auto uses {DEFAULT_EDITION}"
+            warn(ev, rec["042"][1] if "042" in rec else None, "042 start date", date_warn)
+        declared = {code: to_int(value.get(code)) if not problems else None for code in ("XXR", "142")}
+        planned = declared["XXR"] or declared["142"] or int(longest[ev])
+        source = "XXR" if declared["XXR"] else "142"
+        if (declared["XXR"] or declared["142"]) and planned < longest[ev]:
+            warn(ev, rec[source][1], source, f"{source} {planned} but {int(longest[ev])} rounds present")
+        n_declared = to_int((value.get("062") or "").split(" ")[0]) if not problems else None
+        if n_declared is not None and n_declared != players[ev]:
+            warn(ev, rec["062"][1], "062", f"062 says {n_declared} players, {int(players[ev])} found")
+        for code in ("202", "212"):
+            problem = _list_problem(code, value[code]) if value.get(code) else None
+            if problem:
+                warn(ev, rec[code][1], code, problem)
         cols["start_date"].append(start)
         cols["end_date"].append(end)
-        cols["date_text"].append(rec.get("042") or None)
+        cols["date_text"].append(value.get("042") or None)
         cols["rounds"].append(max(planned, 0))
-        cols["declared_players"].append(to_int((rec.get("062") or "").split(" ")[0]))
-        for key, value in points.items():
-            cols[key].append(value)
-        cols["tiebreaks"].append(_tb_list(rec.get("202")))
-        cols["standings_tiebreaks"].append(_tb_list(rec.get("212")))
-        cols["_declared_type"].append(_declared_type(rec.get("192") or None, rec.get("092") or None))
+        cols["declared_players"].append(n_declared)
+        for key, units in points.items():
+            cols[key].append(units)
+        cols["tiebreaks"].append(_tb_list(value.get("202")))
+        cols["standings_tiebreaks"].append(_tb_list(value.get("212")))
+        cols["_declared_type"].append(_declared_type(value.get("192") or None, value.get("092") or None))
 
     def field(code: str) -> list[str | None]:
-        return [r.get(code) or None for r in recs]
+        return [r[code][0] or None if code in r else None for r in recs]
 
     schema: dict[str, pl.DataType] = {"event": pl.Int64(), "source_file": pl.String(), **{
         k: v for k, v in TOURNAMENT_SCHEMA.items() if k not in ("tournament", "rounds_played", "event_type")},
@@ -182,8 +261,9 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
         "name": field("012"), "city": field("022"), "federation": field("032"),
         "type_text": field("092"), "type_code": field("192"), "records": kept, **cols}
     lists = {"records", "tiebreaks", "standings_tiebreaks"}
-    return pl.DataFrame({k: string_lists(k, data[k]) if k in lists
-                         else pl.Series(k, data[k], dtype=schema[k]) for k in schema}), warns
+    frame = pl.DataFrame({k: string_lists(k, data[k]) if k in lists
+                          else pl.Series(k, data[k], dtype=schema[k]) for k in schema})
+    return frame, warns, errors
 
 
 def string_lists(name: str, values: list[list[str]]) -> pl.Series:

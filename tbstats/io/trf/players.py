@@ -39,8 +39,9 @@ class Players:
     table: pl.DataFrame    # file, line, event, start_no, and the text and number fields
 
 
-def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFrame]:
-    """Slice every player line into its fields; problems: bad starting ranks and ratings, duplicates."""
+def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFrame, pl.DataFrame]:
+    """Slice every player line into its fields; problems (bad starting ranks and ratings, duplicates) and
+    warnings (points, rank or FIDE id that are not numbers)."""
     win = lines.window(0, 91)
     start, start_ok = parse_int(win[4:8])
     # sort by event and starting rank (file order among equals), so games come out in the model's order
@@ -79,8 +80,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
     # problems, in file order: starting ranks, ratings, then duplicates
     problems = []
     bad_start = ~start_ok | (start <= 0)
-    rat_a, rat_b = stripped(win[48:52], ws[48:52])
-    bad_rating = ~rating_ok & (rat_b > rat_a)
+    bad_rating = (~rating_ok & ~ws[48:52].all(axis=0)) | (rating_ok & (rating < 0))  # '-100' is no rating either
     first = np.ones(n, dtype=bool)
     first[1:] = (key[order][1:] != key[order][:-1])
     first_line = lines.line[np.maximum.accumulate(np.where(first, np.arange(n), 0))] if n else lines.line
@@ -101,8 +101,20 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
                            "_first": first_line[rows]})
         problems.append(problem_rows(df, "starting rank (cols 5-8)", pl.format(
             "duplicate starting rank {} (first used on line {})", pl.col("_no"), pl.col("_first"))))
+    # fields that only check or describe: a warning, and the field left blank
+    notes = []
+    for lo, hi, ok, column, reason in (
+            (80, 84, points_ok, "points (cols 81-84)", "'{}' is not a number of points: declared points not checked"),
+            (85, 89, rank_ok, "rank (cols 86-89)", "'{}' is not a rank (expected digits): declared rank left blank"),
+            (57, 68, fide_ok, "FIDE id (cols 58-68)", "'{}' is not a FIDE id (expected digits): left blank")):
+        rows = _file_order(~ok & ~ws[lo:hi].all(axis=0), order)
+        if rows.size:
+            df = pl.DataFrame({"file": lines.file[rows], "line": lines.line[rows],
+                               "_text": texts_of(win[lo:hi], rows)})
+            notes.append(problem_rows(df, column, pl.format(reason, pl.col("_text"))))
     players = Players(lines, event, inverse, start, start_ok, points, points_ok, win[80:84], table)
-    return players, pl.concat(problems) if problems else no_problems()
+    return (players, pl.concat(problems) if problems else no_problems(),
+            pl.concat(notes) if notes else no_problems())
 
 
 def _file_order(mask: np.ndarray, order: np.ndarray) -> np.ndarray:

@@ -27,10 +27,16 @@ from tbstats.games import (
 )
 from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, split_lines, texts_of
 from tbstats.io.trf.games import event_rounds, games, games_frame
-from tbstats.io.trf.headers import tournament_headers
+from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
 from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
 
 ERROR_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}
+MAX_LINE: Final = ROUND0 + 10 * MAX_ROUNDS
+#: Problems that explain others (an opponent that "does not exist", results that "do not complement"...):
+#: within a file they come first, so that raise mode reports the cause, not a symptom.
+CAUSES: Final = (r"^(duplicate starting rank|'.*' is not a starting rank|player \d+ is paired with themself|"
+                 r"line ends at column|line of [\d,]+ characters|round \d+ block '.*' is out of line|"
+                 r"(XXR|142|062) \d+|scoring value)")
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,13 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
         parts.append(codes)
 
     lines = split_lines(*build_buffer(parts))
+    too_long = np.flatnonzero(lines.length > MAX_LINE)
+    for i in too_long.tolist():
+        errors.append({"path": paths[lines.file[i]], "line": int(lines.line[i]), "column": "line length",
+                       "reason": f"line of {int(lines.length[i]):,} characters (at most {MAX_LINE:,}: 91 columns "
+                                 f"and {MAX_ROUNDS} round blocks of 10); only its first {MAX_LINE:,} are read"})
+    if too_long.size:
+        lines = Lines(lines.buf, lines.file, lines.line, lines.start, np.minimum(lines.length, MAX_LINE))
     is001 = lines.code_is("001")
     with_players = np.zeros(len(paths), dtype=bool)
     with_players[lines.file[is001]] = True
@@ -81,20 +94,23 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     sources = [paths[f] if kfile[f] == 1 else f"{paths[f]}#{k}" for f, k in zip(ev_file.tolist(), ev_k.tolist(),
                                                                                strict=True)]
 
-    players, perr = player_fields(lines.subset(is001), event[is001])
+    players, perr, pnotes = player_fields(lines.subset(is001), event[is001])
     rounds_ev = event_rounds(players, n_events)
     heads = lines.subset(~is001)
-    tournaments, twarn = tournament_headers(sources, [paths[f] for f in ev_file.tolist()], event[~is001],
-                                            heads.texts(), rounds_ev)
+    tournaments, twarn, terr = tournament_headers(
+        sources, [paths[f] for f in ev_file.tolist()], event[~is001], heads.line, heads.texts(), rounds_ev,
+        np.bincount(players.event, minlength=n_events))
+    errors.extend(terr)
     points = tournaments.select([f"pts_{k}" for k in SCORING_KINDS]).to_numpy().astype(np.int64) \
         if n_events else np.zeros((0, len(SCORING_KINDS)), dtype=np.int64)
     g, gerr, gwarn = games(players, rounds_ev, points)
     tournaments = _complete(tournaments, g, rounds_ev)
-    declared, pwarn = _declared_points(players, g, tournaments["scale"].to_numpy())
-    errors.extend(_with_path(pl.concat([perr, gerr]), paths))
+    declared, pwarn, pts_err = _declared_points(players, g, tournaments, points, rounds_ev)
+    errors.extend(_with_path(pl.concat([perr, pts_err, gerr]), paths))
     warnings.extend(twarn)
+    warnings.extend(_pending(g, players, tournaments, sources))
     warnings.extend({"source": r["path"], "line": r["line"], "field": r["column"], "message": r["reason"]}
-                    for r in _with_path(pl.concat([gwarn, pwarn]), paths))
+                    for r in _with_path(pl.concat([gwarn, pnotes, pwarn]), paths))
 
     err_df = pl.DataFrame(errors, schema=ERROR_SCHEMA, orient="row") if errors else pl.DataFrame(
         schema=ERROR_SCHEMA)
@@ -116,8 +132,9 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     w_df = (pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings else empty("warnings"))
     w_df = w_df.filter(~pl.col("source").str.replace(r"#\d+$", "").is_in(bad_paths))
     batch = Batch(t_out, p_out, g_out, w_df)
-    return ReadResult(batch, err_df.sort("path", "line", nulls_last=False, maintain_order=True),
-                      [p for p, _ in inputs])
+    cause = pl.col("reason").str.contains(CAUSES)
+    err_df = err_df.sort(pl.col("path"), cause.not_(), pl.col("line"), nulls_last=False, maintain_order=True)
+    return ReadResult(batch, err_df, [p for p, _ in inputs])
 
 
 def _with_path(df: pl.DataFrame, paths: list[str]) -> list[dict[str, object]]:
@@ -203,21 +220,63 @@ def _round_robin(g: dict[str, np.ndarray], undeclared: np.ndarray) -> np.ndarray
     return out
 
 
-def _declared_points(p: Players, g: dict[str, np.ndarray], scale: np.ndarray) -> tuple[pl.Series, pl.DataFrame]:
-    """Declared points in units, and a warning row where they disagree with the results' total."""
+def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, points: np.ndarray,
+                     rounds_ev: np.ndarray) -> tuple[pl.Series, pl.DataFrame, pl.DataFrame]:
+    """Declared points in units; a warning where they disagree with the results' total, an error where they
+    are not finite or more than the event's rounds can give."""
     n = len(p.event)
+    scale = t["scale"].to_numpy()
     sc = scale[p.event] if n else np.zeros(0, dtype=np.int64)
+    rounds = np.maximum(t["rounds"].to_numpy().astype(np.int64), rounds_ev)[p.event] if n else sc
+    most = (points.max(axis=1) if len(points) else np.zeros(0, dtype=np.int64))[p.event] * rounds if n else sc
     finite = p.points_ok & np.isfinite(p.points)
-    units = np.where(finite, np.round(np.where(finite, p.points, 0) * sc), 0).astype(np.int64)
-    declared = pl.Series("declared_points", units, dtype=pl.Int32).scatter(np.flatnonzero(~finite), None)
+    scaled = np.where(finite, p.points, 0) * sc
+    in_range = finite & (np.abs(scaled) <= np.maximum(most, 0))
+    units = np.where(in_range, np.round(np.where(in_range, scaled, 0)), 0).astype(np.int64)
+    declared = pl.Series("declared_points", units, dtype=pl.Int32).scatter(np.flatnonzero(~in_range), None)
+    errors = []
+    for mask, reason in ((p.points_ok & ~finite, "'{}' is not a number of points (expected e.g. 11.5)"),
+                         (finite & ~in_range, "declared points {} are more than {} rounds can give ({})")):
+        rows = mask.nonzero()[0]
+        rows = rows[np.argsort(p.order[rows], kind="stable")]
+        if rows.size:
+            df = pl.DataFrame({"file": p.lines.file[rows], "line": p.lines.line[rows],
+                               "_points": texts_of(p.points_window, rows), "_rounds": rounds[rows],
+                               "_most": most[rows] / sc[rows]})
+            args = [pl.col("_points"), pl.col("_rounds"), pl.col("_most").cast(pl.String)][:reason.count("{}")]
+            errors.append(problem_rows(df, "points (cols 81-84)", pl.format(reason, *args)))
     total = np.bincount(g["line"], weights=g["points"], minlength=n).astype(np.int64) if n else units
     has_games = np.bincount(g["line"], minlength=n) > 0 if n else finite
-    rows = np.flatnonzero(finite & has_games & (units != total))
+    rows = np.flatnonzero(in_range & has_games & (units != total))
     rows = rows[np.argsort(p.order[rows], kind="stable")]
+    warn = no_problems()
+    if rows.size:
+        df = pl.DataFrame({"file": p.lines.file[rows], "line": p.lines.line[rows],
+                           "_points": texts_of(p.points_window, rows), "_sum": total[rows], "scale": sc[rows]})
+        warn = problem_rows(df, "points (cols 81-84)", pl.format(
+            "declared points {} differ from the results' total {}; the results count", pl.col("_points"),
+            (pl.col("_sum") / pl.col("scale")).cast(pl.String)))
+    return declared, warn, pl.concat(errors) if errors else no_problems()
+
+
+def _pending(g: dict[str, np.ndarray], p: Players, t: pl.DataFrame, sources: list[str]) -> list[dict[str, object]]:
+    """One warning per event and round with games without result, saying which standings are computed."""
+    rows = np.flatnonzero(g["pending"])
     if not rows.size:
-        return declared, no_problems()
-    df = pl.DataFrame({"file": p.lines.file[rows], "line": p.lines.line[rows],
-                       "_points": texts_of(p.points_window, rows), "_sum": total[rows], "scale": sc[rows]})
-    return declared, problem_rows(df, "points (cols 81-84)", pl.format(
-        "declared points {} differ from the results' total {}", pl.col("_points"),
-        (pl.col("_sum") / pl.col("scale")).cast(pl.String)))
+        return []
+    played = t["rounds_played"].to_numpy()
+    rows = rows[np.lexsort((p.order[g["line"][rows]], g["round"][rows], g["event"][rows]))]
+    ev, rnd = g["event"][rows], g["round"][rows]
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = (ev[1:] != ev[:-1]) | (rnd[1:] != rnd[:-1])
+    counts = np.diff(np.concatenate([np.flatnonzero(first), [len(rows)]]))
+    out = []
+    for i, k in zip(np.flatnonzero(first).tolist(), counts.tolist(), strict=True):
+        r = rows[i]
+        e = int(g["event"][r])
+        out.append({"source": sources[e], "line": int(p.lines.line[g["line"][r]]),
+                    "field": f"round {int(g['round'][r])} result",
+                    "message": f"games without result in round {int(g['round'][r])}: standings after round "
+                               f"{int(played[e])} ({k} game{'s' if k > 1 else ''}, first "
+                               f"{int(g['player'][r])}-{int(g['opponent'][r])})"})
+    return out

@@ -1,0 +1,135 @@
+"""Side by side: the slow reference implementation of the tests, and FIDE's TieBreakServer when one is present.
+
+Both run in a fresh process (``run.py --stage reference`` / ``--stage tiebreakserver``) over the TRF files of
+a small sample archive and print one JSON line. TieBreakServer is never imported by tbstats: its directory is
+taken from the environment variable ``TBSTATS_TIEBREAKSERVER`` and its checker is called once per file in one
+process, as its own command line would (``tiebreakchecker.py -i FILE -o OUT.json -t PTS LIST``:
+it ranks by the list given, so points come first); its ranks are
+read back after the timer and compared with tbstats'.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from stages import STANDARD_LIST, Archive
+
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+ENV_TBS = "TBSTATS_TIEBREAKSERVER"
+#: RefRound codes by game type for rounds that are not over-the-board games (tests/reference.py data model).
+_UNPLAYED_CODES = {"forfeit_win": "+", "forfeit_loss": "-", "double_forfeit": "-", "pab": "U", "full_bye": "F",
+                   "half_bye": "H", "zero_bye": "Z", "absent": "Z"}
+
+
+def tiebreakserver_dir() -> Path | None:
+    """The TieBreakServer checkout named by the environment, when it holds ``tiebreakchecker.py``."""
+    path = os.environ.get(ENV_TBS, "").strip()
+    if path and (Path(path) / "tiebreakchecker.py").is_file():
+        return Path(path)
+    return None
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def to_reference(batch: Any) -> list[tuple[int, Any]]:
+    """Each tournament of a batch as a ``reference.RefTournament`` (tests/reference.py), with its id."""
+    import polars as pl
+    import reference
+
+    from tbstats.games import SCORING_KINDS
+
+    games = batch.games.sort("tournament", "player", "round").partition_by("tournament", as_dict=True)
+    players = batch.players.sort("tournament", "start_no").partition_by("tournament", as_dict=True)
+    out = []
+    for t in batch.tournaments.sort("tournament").iter_rows(named=True):
+        tid, n = t["tournament"], t["rounds_played"]
+        points = {k: Fraction(t[f"pts_{k}"], t["scale"]) for k in SCORING_KINDS}
+        g = games[(tid,)].filter(pl.col("round") <= n)
+        rounds: dict[int, list[Any]] = {}
+        for r in g.iter_rows(named=True):
+            code = r["result"] if r["game_type"] == "played" else _UNPLAYED_CODES[r["game_type"]]
+            rounds.setdefault(r["player"], []).append(reference.RefRound(r["opponent"], r["colour"], code))
+        refs = tuple(reference.RefPlayer(p["start_no"], p["rating"], tuple(rounds.get(p["start_no"], ())))
+                     for p in players[(tid,)].iter_rows(named=True))
+        out.append((tid, reference.RefTournament(refs, n, t["rounds"], t["event_type"] == "round_robin", points)))
+    return out
+
+
+def reference_stage(root: Path, rules: str) -> dict[str, Any]:
+    """Standings by ``reference.rank`` per tournament, then ``api.compute`` on the same batch; ranks compared."""
+    sys.path.insert(0, str(TESTS))
+    import reference
+
+    from tbstats.api import compute
+    from tbstats.io.trf import read_trf
+
+    files = sorted(Archive(root).trf.rglob("*.trf"))
+    batch = read_trf([(str(p), p.read_bytes()) for p in files]).batch
+    events = to_reference(batch)
+    specs = STANDARD_LIST.split(",")
+    t0, c0 = time.perf_counter(), _cpu()
+    want = {(tid, p): r for tid, t in events for p, r in reference.rank(t, specs, rules).items()}
+    ref_s, ref_cpu = time.perf_counter() - t0, _cpu() - c0
+    t0 = time.perf_counter()
+    table = compute(batch, STANDARD_LIST, rules=rules)
+    tb_s = time.perf_counter() - t0
+    got = {(t, s): r for t, s, r in table.select("tournament", "start_no", "rank").iter_rows()}
+    same = sum(got.get(k) == v for k, v in want.items())
+    return {"stage": "reference", "seconds": ref_s, "cpu": ref_cpu, "rows": batch.games.height,
+            "events": len(events), "tbstats_seconds": tb_s, "ranks": len(want), "ranks_equal": same}
+
+
+def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
+    """TieBreakServer's checker over every TRF file of ``root``, in this one process."""
+    where = tiebreakserver_dir()
+    if where is None:
+        raise SystemExit(f"{ENV_TBS} does not name a TieBreakServer checkout (with tiebreakchecker.py)")
+    sys.path.insert(0, str(where))
+    t0 = time.perf_counter()
+    checker = importlib.import_module("tiebreakchecker")
+    import_s = time.perf_counter() - t0
+    files = sorted(Archive(root).trf.rglob("*.trf"))
+    nonzero = 0
+    saved = sys.argv
+    out = Path(tempfile.mkdtemp(prefix="tbs-out-"))
+    t0, c0 = time.perf_counter(), _cpu()
+    try:
+        for i, path in enumerate(files):
+            sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out / f"{i}.json"), "-t", "PTS",
+                        *STANDARD_LIST.split(",")]
+            nonzero += checker.tiebreakchecker().common_main() != 0
+    finally:
+        sys.argv = saved
+    seconds, cpu = time.perf_counter() - t0, _cpu() - c0
+    ranks = []
+    for i, path in enumerate(files):
+        result = json.loads((out / f"{i}.json").read_text()).get("tiebreakResult", {})
+        ranks += [(str(path), c["cid"], c["rank"]) for c in result.get("competitors", [])]
+    shutil.rmtree(out, ignore_errors=True)
+    version = importlib.import_module("version").version().get("version", "?")
+    return {"stage": "tiebreakserver", "seconds": seconds, "cpu": cpu, "rows": Archive(root).meta()["game_rows"],
+            "events": len(files), "nonzero": nonzero, "import_seconds": import_s, "version": version,
+            "ranks": ranks}
+
+
+def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[int, int]:
+    """How many of TieBreakServer's (file, start number, rank) triples tbstats' ``compute`` agrees with."""
+    from tbstats.api import compute
+    from tbstats.io.trf import read_trf
+
+    files = sorted(Archive(root).trf.rglob("*.trf"))
+    table = compute(read_trf([(str(p), p.read_bytes()) for p in files]).batch, STANDARD_LIST, rules=rules)
+    mine = {(s, n): r for s, n, r in table.select("source", "start_no", "rank").iter_rows()}
+    return sum(mine.get((s, n)) == r for s, n, r in ranks), len(ranks)

@@ -1,0 +1,406 @@
+"""The benchmark stages: what each one times, run in a fresh process by ``run.py --stage NAME``.
+
+Every stage loads its input untimed (the model written by ``tbstats ingest``, or the TRF files), then times
+one public entry point with ``time.perf_counter`` and prints one JSON line: seconds, CPU seconds, game rows,
+the RSS when the timer starts, the peak RSS while it runs (the peak is reset first where Linux allows), and
+a note. Stages that run a ``tbstats`` command
+time the whole child process and report the child's CPU time and peak RSS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: The tie-break list of issue 8 (the standard Swiss list).
+STANDARD_LIST = "BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE"
+#: Kernel families: the value tie-breaks timed together (DE and standings are their own stages).
+FAMILIES = {
+    "opponents": "BH/C1,BH,FB,AOB,SB,KS",
+    "results": "PS,WIN",
+    "rating": "ARO,TPR",
+    "uscf": "USCF-MM,USCF-SOLKOFF,USCF-MEDIAN,USCF-CUM,USCF-OPPCUM,USCF-SB,USCF-KASHDAN",
+}
+#: Ten configurations for the compare stage.
+CONFIGS = [
+    "a=fide-2026:BH/C1,BH,SB,DE,WIN", "b=fide-2024:BH/C1,BH,SB,DE,WIN", "c=fide-2026:BH,BH/C1,SB",
+    "d=fide-2024:BH,BH/C1,SB", "e=fide-2026:BH/C1,BH/C2,SB", "f=fide-legacy:BH/C1,BH,SB", "g=uscf:BH/C1,BH,SB",
+    "h=naive:BH/C1,BH,SB", "i=fide-2026:SB,DE,KS", "j=fide-2026:PS,BH,WIN",
+]
+BATCH_FILES = 2000
+
+
+@dataclass(frozen=True)
+class Archive:
+    """A seeded archive on disk: TRF files, the model ``tbstats ingest`` wrote from them, and its shape."""
+
+    root: Path
+
+    @property
+    def trf(self) -> Path:
+        return self.root / "trf"
+
+    @property
+    def model(self) -> Path:
+        return self.root / "model"
+
+    def meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] = json.loads((self.root / "meta.json").read_text())
+        return meta
+
+
+def make_archive(root: Path, *, events: int, players: int, rounds: int, seed: int, chunk: int = 10_000) -> Archive:
+    """Simulate ``events`` Swiss events (in blocks of ``chunk``, seeds ``seed``, ``seed + 1``, ...) and write
+    them as TRF files, 1,000 per directory. Nothing here is timed; a finished archive is reused."""
+    archive = Archive(root)
+    if (root / "meta.json").is_file():
+        return archive
+    from tbstats.io.trf import write_trf
+    from tbstats.simulate import SimulationConfig, simulate
+
+    if root.exists():
+        shutil.rmtree(root)
+    archive.trf.mkdir(parents=True)
+    rows = size = 0
+    for k, first in enumerate(range(0, events, chunk)):
+        cfg = SimulationConfig(tournaments=min(chunk, events - first), players=players, rounds=rounds,
+                               seed=seed + k, unrated_rate=0.0)
+        batch = simulate(cfg, workers=2).batch
+        rows += batch.games.height
+        for i, text in enumerate(write_trf(batch).values()):
+            n = first + i
+            path = archive.trf / f"{n // 1000:03d}" / f"{n:06d}.trf"
+            path.parent.mkdir(exist_ok=True)
+            data = text.encode()
+            path.write_bytes(data)
+            size += len(data)
+    meta = {"events": events, "players": players, "rounds": rounds, "seed": seed, "chunk": chunk,
+            "game_rows": rows, "trf_bytes": size}
+    (root / "meta.json").write_text(json.dumps(meta))
+    return archive
+
+
+def sample_archive(source: Archive, root: Path, files: int) -> Archive:
+    """The first ``files`` TRF files of ``source`` (hard links or copies), for the side-by-side runs."""
+    archive = Archive(root)
+    if (root / "meta.json").is_file():
+        return archive
+    from tbstats.io.trf import read_trf
+
+    if root.exists():
+        shutil.rmtree(root)
+    archive.trf.mkdir(parents=True)
+    chosen = sorted(source.trf.rglob("*.trf"))[:files]
+    for path in chosen:
+        target = archive.trf / path.name
+        try:
+            os.link(path, target)
+        except OSError:
+            shutil.copyfile(path, target)
+    result = read_trf([(str(p), p.read_bytes()) for p in chosen])
+    meta = {**source.meta(), "events": len(chosen), "game_rows": result.batch.games.height,
+            "trf_bytes": sum(p.stat().st_size for p in chosen), "sample_of": str(source.root)}
+    (root / "meta.json").write_text(json.dumps(meta))
+    return archive
+
+
+# ------------------------------------------------------------------------------------------ measurement
+
+def _maxrss(who: int) -> int:
+    """Peak RSS in bytes (ru_maxrss is in KiB on Linux, bytes on macOS)."""
+    return resource.getrusage(who).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+
+
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _reset_peak() -> bool:
+    """Reset this process's peak RSS to its current RSS (Linux >= 4.0), so a stage's peak is its own and not
+    that of loading its input; elsewhere the peak stays the process's since it started."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+@dataclass
+class Clock:
+    """Times one block; ``children`` measures the child processes (a ``tbstats`` command) instead."""
+
+    children: bool = False
+    seconds: float = 0.0
+    cpu: float = 0.0
+    rss_before: int = 0
+    rss_peak: int = 0
+    _t0: float = field(default=0.0, repr=False)
+    _c0: float = field(default=0.0, repr=False)
+
+    @property
+    def who(self) -> int:
+        return resource.RUSAGE_CHILDREN if self.children else resource.RUSAGE_SELF
+
+    def __enter__(self) -> Clock:
+        if not self.children:
+            _reset_peak()
+        self.rss_before = 0 if self.children else _maxrss(self.who)
+        self._c0 = _cpu(self.who)
+        self._t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.seconds = time.perf_counter() - self._t0
+        self.cpu = _cpu(self.who) - self._c0
+        self.rss_peak = _maxrss(self.who)
+
+
+Stage = Callable[[Archive, str, Clock], tuple[int, str]]
+
+
+def _batch(archive: Archive) -> Any:
+    from tbstats.io.tabular import read_model
+
+    return read_model(archive.model)
+
+
+def _tbstats(*args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "tbstats", *args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"tbstats {' '.join(args)} failed ({done.returncode}): {done.stderr[-2000:]}")
+
+
+# ----------------------------------------------------------------------------------------------- stages
+
+def ingest_cli(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``tbstats ingest TRF_DIR -o MODEL_DIR`` as a child process, end to end (it writes the model)."""
+    if archive.model.exists():
+        shutil.rmtree(archive.model)
+    with clock:
+        _tbstats("ingest", str(archive.trf), "-o", str(archive.model), "-q")
+    return archive.meta()["game_rows"], "whole process"
+
+
+def compute_cli(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``tbstats compute TRF_DIR --rules R -t LIST --format parquet -o out.parquet`` as a child process."""
+    out = archive.root / "out.parquet"
+    with clock:
+        _tbstats("compute", str(archive.trf), "--rules", rules, "-t", STANDARD_LIST, "--format", "parquet",
+                 "-o", str(out), "-q")
+    out.unlink()
+    return archive.meta()["game_rows"], "whole process"
+
+
+def read_sources(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``tbstats.io.sources.iter_batches`` over the TRF directory (files read from disk, 2,000 per batch)."""
+    from tbstats.io.sources import iter_batches
+
+    rows = problems = 0
+    with clock:
+        for batch, ledger in iter_batches([str(archive.trf)], batch_files=BATCH_FILES):
+            rows += batch.games.height
+            problems += ledger.height
+    return rows, f"{problems} problems" if problems else ""
+
+
+def read_bytes(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``read_trf`` on the files' bytes already in memory, 2,000 files per call."""
+    from tbstats.io.trf import read_trf
+
+    files = sorted(archive.trf.rglob("*.trf"))
+    raw = [(str(p), p.read_bytes()) for p in files]
+    rows = 0
+    with clock:
+        for lo in range(0, len(raw), BATCH_FILES):
+            rows += read_trf(raw[lo:lo + BATCH_FILES], first_id=lo).batch.games.height
+    return rows, ""
+
+
+def load_parquet(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``tabular.read_model`` of the model directory ``tbstats ingest`` wrote."""
+    from tbstats.io.tabular import read_model
+
+    with clock:
+        batch = read_model(archive.model)
+    return batch.games.height, ""
+
+
+def dense(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``build_dense``: the players x rounds view of the whole archive as one batch."""
+    from tbstats.dense import build_dense
+
+    batch = _batch(archive)
+    with clock:
+        build_dense(batch)
+    return batch.games.height, ""
+
+
+def unplayed(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``apply_rules(dense, get_ruleset(rules))``: the unplayed-round stage of one edition (categories incl.)."""
+    from tbstats.dense import build_dense
+    from tbstats.rules import get_ruleset
+    from tbstats.unplayed import apply_rules
+
+    batch = _batch(archive)
+    d = build_dense(batch)
+    ruleset = get_ruleset(rules)
+    with clock:
+        apply_rules(d, ruleset)
+    return batch.games.height, ruleset.name
+
+
+def _context(archive: Archive) -> tuple[Any, Any]:
+    from tbstats.api import make_context
+
+    batch = _batch(archive)
+    return batch, make_context(batch)
+
+
+def _warm_unplayed(ctx: Any, edition: str) -> str:
+    """Build the unplayed-round stage of ``edition`` before the timer, when the context exposes it."""
+    if hasattr(ctx, "elements"):
+        ctx.elements(edition)
+        return ""
+    return "unplayed stage included (no Context.elements)"
+
+
+def _family(name: str) -> Stage:
+    def stage(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+        from tbstats.api import tiebreak_values
+        from tbstats.spec import parse_specs
+        from tbstats.tiebreaks import FIXED_EDITION
+
+        batch, ctx = _context(archive)
+        specs = parse_specs(FAMILIES[name])
+        editions = {FIXED_EDITION.get(s.name, rules) for s in specs}
+        note = "; ".join(filter(None, (_warm_unplayed(ctx, e) for e in sorted(editions))))
+        with clock:
+            for spec in specs:
+                tiebreak_values(ctx, spec, rules)
+        return batch.games.height, note or FAMILIES[name]
+
+    stage.__doc__ = f"kernels {FAMILIES[name]} via ``api.tiebreak_values`` (dense view and unplayed stage built " \
+                    "before the timer)."
+    return stage
+
+
+def direct_encounter(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``rank_steps(ctx, [DE])``: points, then Direct Encounter in every tied group (points built before)."""
+    from tbstats.api import tiebreak_values
+    from tbstats.spec import parse_specs
+    from tbstats.standings import rank_steps
+
+    batch, ctx = _context(archive)
+    tiebreak_values(ctx, parse_specs("PTS")[0], rules)
+    specs = parse_specs("DE")
+    with clock:
+        rank_steps(ctx, specs, rules)
+    return batch.games.height, ""
+
+
+def standings(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``rank_steps`` over the standard list with every value already computed: ranking and DE only."""
+    from tbstats.api import tiebreak_values
+    from tbstats.spec import parse_specs
+    from tbstats.standings import rank_steps
+    from tbstats.tiebreaks import get_tiebreak
+
+    batch, ctx = _context(archive)
+    specs = parse_specs(STANDARD_LIST)
+    for spec in parse_specs(["PTS", STANDARD_LIST]):
+        if get_tiebreak(spec.name).kind == "value":
+            tiebreak_values(ctx, spec, rules)
+    with clock:
+        rank_steps(ctx, specs, rules)
+    return batch.games.height, ""
+
+
+def _compute(workers: int) -> Stage:
+    def stage(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+        from tbstats.api import compute
+
+        batch = _batch(archive)
+        with clock:
+            compute(batch, STANDARD_LIST, rules=rules, workers=workers)
+        return batch.games.height, f"workers={workers}"
+
+    stage.__doc__ = f"``api.compute`` of the standard list from the loaded model, workers={workers} (context, " \
+                    "values, ranks, table)."
+    return stage
+
+
+def compare_configs(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``compare.compare`` of 10 configurations (5 editions) from the loaded model, context included."""
+    from tbstats.compare import compare, parse_config
+
+    batch = _batch(archive)
+    configs = [parse_config(c) for c in CONFIGS]
+    with clock:
+        compare(batch, configs)
+    return batch.games.height, f"{len(configs)} configurations"
+
+
+def simulate_archive(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+    """``simulate.simulate`` of an archive of the same shape and size (one thread)."""
+    from tbstats.simulate import SimulationConfig, simulate
+
+    m = archive.meta()
+    cfg = SimulationConfig(tournaments=m["events"], players=m["players"], rounds=m["rounds"], seed=m["seed"],
+                           unrated_rate=0.0)
+    with clock:
+        sim = simulate(cfg)
+    return sim.batch.games.height, "workers=1"
+
+
+#: Stage ids (for ``--stages``) and what each times, in the order they run.
+STAGES: dict[str, Stage] = {
+    "ingest-cli": ingest_cli,
+    "compute-cli": compute_cli,
+    "read-sources": read_sources,
+    "read-bytes": read_bytes,
+    "load": load_parquet,
+    "dense": dense,
+    "unplayed": unplayed,
+    **{name: _family(name) for name in FAMILIES},
+    "de": direct_encounter,
+    "standings": standings,
+    "compute": _compute(1),
+    "compute-w2": _compute(2),
+    "compare": compare_configs,
+    "simulate": simulate_archive,
+}
+LABELS = {
+    "ingest-cli": "ingest (CLI)", "compute-cli": "compute from TRF (CLI)", "read-sources": "read TRF (sources)",
+    "read-bytes": "read_trf (bytes)", "load": "load Parquet", "dense": "dense view", "unplayed": "unplayed stage",
+    **{name: f"kernels: {name}" for name in FAMILIES}, "de": "direct encounter", "standings": "standings",
+    "compute": "compute (model, 1 worker)", "compute-w2": "compute (model, 2 workers)",
+    "compare": "compare 10 configs", "simulate": "simulate",
+}
+#: Stages whose clock measures a child process.
+CHILD_STAGES = frozenset({"ingest-cli", "compute-cli"})
+
+
+def run_stage(name: str, root: Path, rules: str, repeat: int = 1) -> dict[str, Any]:
+    """Run one stage ``repeat`` times in this process (setup each time) and return the fastest run's figures;
+    the peak RSS is the process's over all runs."""
+    runs = []
+    for _ in range(max(1, repeat)):
+        clock = Clock(children=name in CHILD_STAGES)
+        rows, note = STAGES[name](Archive(root), rules, clock)
+        runs.append((clock, rows, note))
+    clock, rows, note = min(runs, key=lambda run: run[0].seconds)
+    if repeat > 1:
+        note = f"best of {repeat}" + (f"; {note}" if note else "")
+    return {"stage": name, "seconds": clock.seconds, "cpu": clock.cpu, "rows": rows,
+            "rss_before": min(c.rss_before for c, _, _ in runs), "rss_peak": max(c.rss_peak for c, _, _ in runs),
+            "note": note}

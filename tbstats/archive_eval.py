@@ -1,0 +1,118 @@
+"""``tbstats evaluate`` over an archive: order quality against a strength proxy, and whom tie-breaks favour.
+
+The archive is read in batches of whole tournaments (a :class:`tbstats.pipeline.Run`, :func:`numbered`); each batch
+gives a :class:`tbstats.evaluate.Partial` (per-group values) and :class:`tbstats.fairness.Counts` (integer
+counts), which combine exactly, so the tables do not depend on the batch size or the number of workers.
+With the ``archive`` proxy the archive is read twice: once to fit the strengths
+(:mod:`tbstats.strength`), once to evaluate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import polars as pl
+
+from tbstats import evaluate as ev
+from tbstats import fairness, strength
+from tbstats.compare import Config
+from tbstats.errors import TbstatsError
+from tbstats.games import Batch
+from tbstats.io import tabular
+from tbstats.pipeline import Run
+
+
+@dataclass(frozen=True)
+class ArchiveEvaluation:
+    """The tables of ``tbstats evaluate``."""
+
+    measures: pl.DataFrame      # one row per configuration (the measures of tbstats.evaluate)
+    favour: pl.DataFrame        # per configuration, breakdown and value: ties won against chance
+    differences: pl.DataFrame   # per pair of configurations, breakdown and value: paired difference
+    proxy: str
+    fit: strength.Fit | None    # the archive fit, when the proxy is 'archive'
+
+
+def with_baseline(configs: Sequence[Config], baseline: bool) -> list[Config]:
+    """The configurations plus the drawing-of-lots baseline (as ``tbstats simulate`` adds it)."""
+    if not configs:
+        raise TbstatsError("no configuration to evaluate (give -c NAME=EDITION:SPECS)")
+    names = [c.name for c in configs]
+    if len(set(names)) != len(names) or (baseline and "random" in names):
+        raise TbstatsError(f"configuration names must differ (and 'random' is the baseline's): {', '.join(names)}")
+    return [*configs, ev.random_baseline(configs[0].rules)] if baseline else list(configs)
+
+
+def default_pairs(configs: Sequence[Config]) -> list[tuple[str, str]]:
+    """The first configuration against each other one (the baseline included)."""
+    return [(configs[0].name, c.name) for c in configs[1:]]
+
+
+def evaluate_batch(batch: Batch, configs: Sequence[Config], *, proxy: str = "rating",
+                   fitted: pl.DataFrame | None = None, lots_seed: int = 0,
+                   pairs: Sequence[tuple[str, str]] = ()) -> tuple[ev.Partial, fairness.Counts]:
+    """The partial measures and the favour counts of one batch of whole tournaments."""
+    from tbstats.api import make_context
+
+    ctx = make_context(batch)
+    values = strength.proxy(batch, proxy, fitted)
+    return (ev.measure(batch, values, configs, lots_seed=lots_seed, ctx=ctx),
+            fairness.count(batch, ctx, configs, pairs))
+
+
+def _same(batch: Batch) -> Batch:
+    return batch
+
+
+def numbered(run: Run) -> Iterator[Batch]:
+    """The run's batches in input order, with their tournament ids of the whole input (the drawing of lots
+    and the archive fit are keyed on them; a run numbers each batch from 0 where it is read)."""
+    for m in run.map(_same):
+        yield tabular.renumber(m.value, m.first_id)
+
+
+def evaluate_archive(batches: Iterable[Batch], configs: Sequence[Config], *, proxy: str = "rating",
+                     fit_batches: Iterable[Batch] | None = None, lots_seed: int = 0,
+                     pairs: Sequence[tuple[str, str]] | None = None, workers: int = 1) -> ArchiveEvaluation:
+    """Evaluate every configuration over ``batches`` (whole tournaments, ids unique across them).
+
+    The ``archive`` proxy first fits the strengths on ``fit_batches`` (the same archive, read once more).
+    ``workers`` > 1 splits each batch into runs of whole tournaments computed on threads.
+    """
+    from tbstats.api import split_batch
+
+    chosen = list(pairs) if pairs is not None else default_pairs(configs)
+    fairness.check_pairs(chosen, configs)
+    fit = None
+    if proxy == "archive":
+        if fit_batches is None:
+            raise TbstatsError("the archive proxy needs the archive to fit (fit_batches)")
+        games, participants = [], []
+        for batch in fit_batches:
+            g, p = strength.games_of(batch)
+            games.append(g)
+            participants.append(p)
+        if not participants:
+            raise TbstatsError("no tournaments to evaluate")
+        fit = strength.fit(pl.concat(games), pl.concat(participants))
+    fitted = fit.table if fit is not None else None
+
+    def one(part: Batch) -> tuple[ev.Partial, fairness.Counts]:
+        return evaluate_batch(part, configs, proxy=proxy, fitted=fitted, lots_seed=lots_seed, pairs=chosen)
+
+    partials: list[ev.Partial] = []
+    counts = fairness.Counts()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for batch in batches:
+            if not batch.n_tournaments:
+                continue
+            parts = split_batch(batch, workers) if workers > 1 and batch.n_tournaments >= 2 * workers else [batch]
+            for partial, c in pool.map(one, parts):
+                partials.append(partial)
+                counts = counts + c
+    if not partials:
+        raise TbstatsError("no tournaments to evaluate")
+    return ArchiveEvaluation(ev.table(ev.combine(partials)), fairness.favour_table(counts, configs),
+                             fairness.difference_table(counts, chosen), proxy, fit)

@@ -1,0 +1,219 @@
+"""Whom tie-breaks favour: how often players tied on points are ranked first of their group, by feature.
+
+For every group of k >= 2 players tied on points and every configuration, a player "wins the tie" when his
+final rank is the best of the group; a first place still shared by m players counts 1/m (the chance a
+drawing of lots would give). Without any information a player would win 1/k of his ties: the *chance*
+rate. Per configuration and per value of a player feature, the table gives the players, the ties won,
+the rate with a 95% Wilson interval, and the chance rate. The features (:data:`BREAKDOWNS`):
+
+- ``unplayed``: each kind of unplayed round the player had in the counted rounds (a player with several
+  kinds counts under each): ``half_bye``, ``zero_bye``, ``full_bye``, ``forfeit_win``, ``forfeit_loss``,
+  ``double_forfeit``, ``pab`` (pairing-allocated bye), ``withdrawal`` (a run of rounds not paired, without
+  result, up to the last round), ``late_entry`` (such a run from round 1), ``absent`` (such rounds
+  elsewhere); ``none`` when every round was played;
+- ``colour``: whites minus blacks over the games played over the board (``<=-2`` .. ``>=+2``);
+- ``rating_band``: the player's rating in 200-point bands, ``unrated``;
+- ``start_rank``: the quarter of the start list (``Q1`` = the top quarter of start numbers);
+- ``seed_in_group``: the player's start number among the tied group: ``top``, ``middle``, ``bottom``;
+- ``all``: every tied player.
+
+Counts are kept as integers per (configuration, feature, value, k, m), so the partials of batches of whole
+tournaments add up exactly and the table does not depend on how the archive was split. The difference
+between two configurations is paired (the same players under both): the mean of the per-player
+differences of ties won, with a normal 95% interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import numpy as np
+import polars as pl
+import polars.selectors as cs
+
+from tbstats.compare import Config, standings, wilson
+from tbstats.dense import Dense
+from tbstats.errors import TbstatsError
+from tbstats.games import GAME_TYPE, Batch
+from tbstats.standings import initial_labels
+from tbstats.tiebreaks.base import Context
+
+Z95: Final = 1.959964
+BREAKDOWNS: Final = ("all", "unplayed", "colour", "rating_band", "start_rank", "seed_in_group")
+#: Unplayed kinds in table order; the first ones are game types of the model.
+UNPLAYED: Final = ("half_bye", "zero_bye", "full_bye", "forfeit_win", "forfeit_loss", "double_forfeit", "pab",
+                   "withdrawal", "late_entry", "absent", "none")
+#: Rating band labels at the ends (the others read ``1800-1999``).
+BANDS: Final = {-1: "unrated", 1000: "<1200", 2600: ">=2600"}
+#: The order of the values in tables and charts.
+VALUE_ORDER: Final = ("all", *UNPLAYED, "<=-2", "-1", "0", "+1", ">=+2", "<1200",
+                      *(f"{v}-{v + 199}" for v in range(1200, 2600, 200)), ">=2600", "unrated",
+                      "Q1", "Q2", "Q3", "Q4", "top", "middle", "bottom")
+_KEYS: Final = ["config", "breakdown", "value", "k", "m"]
+_PAIR_KEYS: Final = ["a", "b", "breakdown", "value", "k", "m_a", "m_b"]
+_COUNT_SCHEMA: Final = {"config": pl.String, "breakdown": pl.String, "value": pl.String, "k": pl.Int64,
+                        "m": pl.Int64, "n": pl.Int64}
+_PAIR_SCHEMA: Final = {"a": pl.String, "b": pl.String, "breakdown": pl.String, "value": pl.String,
+                       "k": pl.Int64, "m_a": pl.Int64, "m_b": pl.Int64, "n": pl.Int64}
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Integer counts of one batch (or of several, added): per configuration, and per pair of them.
+
+    ``singles``: players per (config, breakdown, value, k = group size, m = players sharing the group's
+    first place when this player is among them, else 0). ``pairs``: the same per (a, b, ..., m_a, m_b).
+    """
+
+    singles: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_COUNT_SCHEMA))
+    pairs: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_PAIR_SCHEMA))
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(_add(self.singles, other.singles, _KEYS), _add(self.pairs, other.pairs, _PAIR_KEYS))
+
+
+def _add(a: pl.DataFrame, b: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    return pl.concat([a, b]).group_by(keys).agg(pl.col("n").sum()).sort(keys)
+
+
+def player_features(d: Dense) -> dict[str, list[tuple[str, np.ndarray]]]:
+    """Per breakdown: (value, mask over players) pairs; a player may fall under several unplayed kinds."""
+    counted = d.counted
+    out: dict[str, list[tuple[str, np.ndarray]]] = {"all": [("all", np.ones(d.players, dtype=bool))]}
+    kinds = [(name, (d.gtype == GAME_TYPE[name]) & counted) for name in UNPLAYED[:7]]
+    absent = (d.gtype == GAME_TYPE["absent"]) & counted
+    present = counted & ~absent
+    r = np.arange(d.rounds)[None, :]
+    first_present = np.where(present.any(axis=1), np.where(present, r, d.rounds).min(axis=1), d.rounds)
+    last_present = np.where(present, r, -1).max(axis=1)
+    late = absent & (r < first_present[:, None])
+    withdrawn = absent & (r > last_present[:, None]) & ~late
+    kinds += [("withdrawal", withdrawn), ("late_entry", late), ("absent", absent & ~late & ~withdrawn)]
+    unplayed = [(name, mask.any(axis=1)) for name, mask in kinds]
+    unplayed.append(("none", ~(counted & ~d.played).any(axis=1)))
+    out["unplayed"] = unplayed
+    balance = (d.played & ~d.black).sum(axis=1) - (d.played & d.black).sum(axis=1)
+    out["colour"] = [(label, mask) for label, mask in (
+        ("<=-2", balance <= -2), ("-1", balance == -1), ("0", balance == 0), ("+1", balance == 1),
+        (">=+2", balance >= 2))]
+    band = np.where(d.rating > 0, np.clip(d.rating // 200 * 200, 1000, 2600), -1)
+    out["rating_band"] = [(BANDS.get(int(v), f"{int(v)}-{int(v) + 199}"), band == v) for v in np.unique(band)]
+    field_size = np.bincount(d.tix, minlength=len(d.n))[d.tix]
+    quarter = np.minimum((4 * (d.start_no - 1)) // np.maximum(field_size, 1), 3)
+    out["start_rank"] = [(f"Q{q + 1}", quarter == q) for q in range(4) if (quarter == q).any()]
+    return out
+
+
+def _seed_in_group(d: Dense, labels: np.ndarray, tied: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """Top, middle or bottom start number within the tied group."""
+    lo = np.full(d.players, np.iinfo(np.int64).max)
+    hi = np.full(d.players, -1)
+    np.minimum.at(lo, labels[tied], d.start_no[tied])
+    np.maximum.at(hi, labels[tied], d.start_no[tied])
+    top = tied & (d.start_no == lo[labels])
+    bottom = tied & (d.start_no == hi[labels])
+    return [("top", top), ("middle", tied & ~top & ~bottom), ("bottom", bottom)]
+
+
+def count(batch: Batch, ctx: Context, configs: Sequence[Config],
+          pairs: Sequence[tuple[str, str]] = ()) -> Counts:
+    """The counts of one batch (players tied on points only)."""
+    d = ctx.dense
+    labels = initial_labels(d.tix, -d.score)
+    k = np.bincount(labels, minlength=d.players)[labels]
+    tied = k > 1
+    features = player_features(d)
+    features["seed_in_group"] = _seed_in_group(d, labels, tied)
+    shared: dict[str, np.ndarray] = {}
+    for config in configs:
+        final = standings(ctx, batch, config).steps[-1]
+        best = np.full(d.players, np.iinfo(np.int64).max)
+        np.minimum.at(best, labels[tied], final[tied])
+        first = tied & (final == best[labels])
+        n_first = np.bincount(labels, weights=first, minlength=d.players).astype(np.int64)
+        shared[config.name] = np.where(first, n_first[labels], 0)
+    singles, joint = [], []
+    for breakdown, values in features.items():
+        for value, mask in values:
+            rows = np.nonzero(mask & tied)[0]
+            if not len(rows):
+                continue
+            for name, m in shared.items():
+                singles.append(pl.DataFrame({"k": k[rows], "m": m[rows]}).group_by("k", "m").len("n").select(
+                    pl.lit(name).alias("config"), pl.lit(breakdown).alias("breakdown"),
+                    pl.lit(value).alias("value"), "k", "m", "n"))
+            for a, b in pairs:
+                joint.append(pl.DataFrame({"k": k[rows], "m_a": shared[a][rows], "m_b": shared[b][rows]}).group_by(
+                    "k", "m_a", "m_b").len("n").select(
+                    pl.lit(a).alias("a"), pl.lit(b).alias("b"), pl.lit(breakdown).alias("breakdown"),
+                    pl.lit(value).alias("value"), "k", "m_a", "m_b", "n"))
+    return Counts(_add(pl.DataFrame(schema=_COUNT_SCHEMA), _cast(singles, _COUNT_SCHEMA), _KEYS),
+                  _add(pl.DataFrame(schema=_PAIR_SCHEMA), _cast(joint, _PAIR_SCHEMA), _PAIR_KEYS))
+
+
+def _cast(parts: list[pl.DataFrame], schema: dict[str, type[pl.DataType]]) -> pl.DataFrame:
+    if not parts:
+        return pl.DataFrame(schema=schema)
+    return pl.concat(parts).cast(schema)  # type: ignore[arg-type]
+
+
+def _sorted(df: pl.DataFrame, lead: Sequence[pl.Expr]) -> pl.DataFrame:
+    """Rows by ``lead``, then breakdown order, then each breakdown's natural value order."""
+    return df.sort([*lead,
+                    pl.col("breakdown").replace_strict({b: i for i, b in enumerate(BREAKDOWNS)}, default=len(
+                        BREAKDOWNS), return_dtype=pl.Int64),
+                    pl.col("value").replace_strict({v: i for i, v in enumerate(VALUE_ORDER)}, default=len(
+                        VALUE_ORDER), return_dtype=pl.Int64), "value"])
+
+
+def _rank_of(names: Sequence[str], column: str) -> pl.Expr:
+    return pl.col(column).replace_strict({c: i for i, c in enumerate(names)}, default=len(names),
+                                         return_dtype=pl.Int64)
+
+
+def favour_table(counts: Counts, configs: Sequence[Config]) -> pl.DataFrame:
+    """Per configuration, breakdown and value: players tied, ties won, rate (95% Wilson) and the chance rate."""
+    s = counts.singles.with_columns(
+        (pl.col("n") * pl.when(pl.col("m") > 0).then(1 / pl.col("m")).otherwise(0.0)).alias("_won"),
+        (pl.col("n") / pl.col("k")).alias("_chance"))
+    g = s.group_by("config", "breakdown", "value").agg(
+        pl.col("n").sum().alias("players"), pl.col("_won").sum().alias("won"), pl.col("_chance").sum().alias("_c"))
+    lo, hi = wilson(g["won"].to_numpy(), g["players"].to_numpy())
+    g = g.with_columns((pl.col("won") / pl.col("players")).alias("rate"), pl.Series("rate_lo95", lo),
+                       pl.Series("rate_hi95", hi), (pl.col("_c") / pl.col("players")).alias("chance")).with_columns(
+        (pl.col("rate") / pl.col("chance")).alias("rate_vs_chance")).drop("_c")
+    return _sorted(g, [_rank_of([c.name for c in configs], "config")]).with_columns(cs.float().round(6))
+
+
+def difference_table(counts: Counts, pairs: Sequence[tuple[str, str]]) -> pl.DataFrame:
+    """Per pair (a, b), breakdown and value: both rates and the paired difference a - b with a 95% interval."""
+    p = counts.pairs.with_columns(
+        pl.when(pl.col("m_a") > 0).then(1 / pl.col("m_a")).otherwise(0.0).alias("_ca"),
+        pl.when(pl.col("m_b") > 0).then(1 / pl.col("m_b")).otherwise(0.0).alias("_cb"))
+    p = p.with_columns((pl.col("_ca") - pl.col("_cb")).alias("_d"))
+    g = p.with_columns(pl.concat_str("a", pl.lit("\t"), "b").alias("_pair")).group_by(
+        "a", "b", "_pair", "breakdown", "value").agg(
+        pl.col("n").sum().alias("players"), (pl.col("n") * pl.col("_ca")).sum().alias("_wa"),
+        (pl.col("n") * pl.col("_cb")).sum().alias("_wb"), (pl.col("n") * pl.col("_d")).sum().alias("_sd"),
+        (pl.col("n") * pl.col("_d") ** 2).sum().alias("_sdd"))
+    n = pl.col("players")
+    mean = pl.col("_sd") / n
+    var = ((pl.col("_sdd") - n * mean**2) / (n - 1)).clip(lower_bound=0)
+    half = pl.when(n > 1).then(Z95 * (var / n).sqrt()).otherwise(None)
+    g = g.with_columns((pl.col("_wa") / n).alias("rate_a"), (pl.col("_wb") / n).alias("rate_b"),
+                       mean.alias("difference"), (mean - half).alias("difference_lo95"),
+                       (mean + half).alias("difference_hi95")).drop("_wa", "_wb", "_sd", "_sdd")
+    return _sorted(g, [_rank_of([f"{a}\t{b}" for a, b in pairs], "_pair")]).drop("_pair").with_columns(
+        cs.float().round(6))
+
+
+def check_pairs(pairs: Sequence[tuple[str, str]], configs: Sequence[Config]) -> None:
+    """Both sides of every pair name a configuration."""
+    names = {c.name for c in configs}
+    for a, b in pairs:
+        for side in (a, b):
+            if side not in names:
+                raise TbstatsError(f"--diff {a},{b}: no configuration named {side!r} "
+                                   f"(configurations: {', '.join(sorted(names))})")

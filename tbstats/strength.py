@@ -1,0 +1,150 @@
+"""Strength proxies for ``tbstats evaluate``: the rating, a players column, or a fit on the other events.
+
+``archive``: a Bradley-Terry fit (the Elo model: expected score ``1 / (1 + 10^(-(r_i - r_j) / 400))``, draws
+half a win) on every game played over the board between two players with a FIDE id, over the whole
+archive; players are identified by FIDE id across events. Each strength has a normal prior ``N(0, 400²)``
+(so that a player with only wins gets a finite strength) and the fit is a vectorised Newton iteration on
+all players at once. Leave-one-event-out: the strength used for a player in an event is refit from his
+games in the *other* events only (again with the prior), the opponents keeping their strengths of the whole
+fit. A player is covered when he has a FIDE id and at least one such game in another event; the others
+are left out like unrated players. The scale is relative (Elo points about 0): only the order counts here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from tbstats.errors import TbstatsError
+from tbstats.games import OPTIONAL, PLAYER_SCHEMA, Batch
+
+PRIOR_SD: Final = 400.0
+_C: Final = math.log(10) / 400
+_GAMES_SCHEMA: Final = {"tournament": pl.Int64, "fide": pl.Int64, "opp": pl.Int64, "score": pl.Float64}
+_PARTICIPANT_SCHEMA: Final = {"tournament": pl.Int64, "start_no": pl.Int32, "fide": pl.Int64}
+PROXIES: Final = ("rating", "archive")
+
+
+def proxy(batch: Batch, name: str, fitted: pl.DataFrame | None = None) -> np.ndarray:
+    """Per player in (tournament, start_no) order: the proxy's strength, NaN where unknown.
+
+    ``rating``: the rating in the event (null = unrated); ``archive``: the leave-one-event-out fit
+    (``fitted``, from :func:`fit`); any other name: that numeric column of the players table.
+    """
+    players = batch.players.sort("tournament", "start_no")
+    if name == "archive":
+        if fitted is None:
+            raise TbstatsError("the archive strength needs a fit of the whole archive first")
+        column = players.select("tournament", "start_no").join(
+            fitted, on=["tournament", "start_no"], how="left", maintain_order="left")["strength"]
+    else:
+        if name not in players.columns:
+            numeric = [c for c, t in {**PLAYER_SCHEMA, **OPTIONAL["players"]}.items()
+                       if t.is_numeric() and c not in ("tournament", "start_no", "line")]
+            raise TbstatsError(f"--strength {name}: the players table has no such column (expected rating, "
+                               f"archive or a numeric players column: {', '.join(numeric)})")
+        column = players[name]
+        if not (column.dtype.is_numeric() or column.dtype == pl.Null):
+            raise TbstatsError(f"--strength {name}: column {name} is not numeric ({column.dtype})")
+    return column.cast(pl.Float64).fill_null(math.nan).to_numpy().astype(np.float64)
+
+
+def games_of(batch: Batch) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The over-the-board games between two players with a FIDE id (one row per side), and the participants."""
+    ids = batch.players.select("tournament", "start_no",
+                               pl.when(pl.col("fide_id") > 0).then(pl.col("fide_id")).alias("fide"))
+    played = batch.games.filter(pl.col("played") & pl.col("opponent").is_not_null()).select(
+        "tournament", pl.col("player").alias("start_no"), "opponent",
+        pl.col("result").replace_strict({"1": 1.0, "W": 1.0, "=": 0.5, "D": 0.5}, default=0.0,
+                                        return_dtype=pl.Float64).alias("score"))
+    games = played.join(ids, on=["tournament", "start_no"], how="inner").join(
+        ids.rename({"start_no": "opponent", "fide": "opp"}), on=["tournament", "opponent"], how="inner").filter(
+        pl.col("fide").is_not_null() & pl.col("opp").is_not_null()).select(list(_GAMES_SCHEMA))
+    return games.cast(_GAMES_SCHEMA), ids.cast(_PARTICIPANT_SCHEMA)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A leave-one-event-out fit: the strength per (tournament, start_no), and what it rests on."""
+
+    table: pl.DataFrame      # tournament, start_no, strength (null when not covered)
+    ratings: pl.DataFrame    # fide, strength: the fit of the whole archive
+    games: int               # games used (each once)
+    fide_ids: int            # distinct FIDE ids with at least one game
+    participants: int        # players of all events
+    covered: int             # players with a strength
+
+    def describe(self) -> str:
+        """One line for stderr: how the fit was made and how many players it covers."""
+        return (f"archive strength: Bradley-Terry (Elo) fit, leave-one-event-out, on {self.games} games among "
+                f"{self.fide_ids} FIDE ids; covers {self.covered} of {self.participants} players")
+
+
+def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 500, tol: float = 1e-4) -> Fit:
+    """Fit the archive's strengths, then refit each participant's without his event (module docstring)."""
+    ids, i = np.unique(games["fide"].to_numpy(), return_inverse=True)
+    j = np.searchsorted(ids, games["opp"].to_numpy())
+    s = games["score"].to_numpy()
+    event = games["tournament"].to_numpy()
+    r = np.zeros(len(ids))
+    for _ in range(iterations):
+        p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
+        grad = _C * np.bincount(i, s - p, minlength=len(ids)) - r / PRIOR_SD**2
+        hess = _C**2 * np.bincount(i, p * (1 - p), minlength=len(ids)) + 1 / PRIOR_SD**2
+        step = np.clip(grad / hess, -200, 200)
+        r += step
+        if not len(step) or np.abs(step).max() < tol:
+            break
+    p_fide = participants["fide"].fill_null(-1).to_numpy()
+    p_event = participants["tournament"].to_numpy()
+    known = np.isin(p_fide, ids)
+    row = np.where(known, np.searchsorted(ids, p_fide), 0)
+    out = np.where(known, r[row], np.nan)
+    # players who played in their event: refit without it (opponents fixed at the whole fit)
+    order = np.lexsort((event, i))
+    i_sorted = i[order]
+    start = np.searchsorted(i_sorted, np.arange(len(ids)))
+    n_games = np.bincount(i, minlength=len(ids))
+    in_event = pl.DataFrame({"fide": ids[i], "tournament": event}).unique()
+    refit = participants.with_row_index("_row").join(in_event, on=["fide", "tournament"], how="semi")
+    rows = refit["_row"].to_numpy().astype(np.int64)
+    out[rows] = _refit(r, row[rows], p_event[rows], start, n_games, order, j, s, event)
+    strength = pl.Series("strength", out).fill_nan(None)
+    table = participants.select("tournament", "start_no").with_columns(strength)
+    ratings = pl.DataFrame({"fide": ids, "strength": r}, schema={"fide": pl.Int64, "strength": pl.Float64})
+    return Fit(table, ratings, len(games) // 2, len(ids), participants.height, int(strength.is_not_null().sum()))
+
+
+def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarray, n_games: np.ndarray,
+           order: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray,
+           chunk_rows: int = 2_000_000) -> np.ndarray:
+    """Each player's strength from his games outside one event (Newton on one unknown each); NaN if none."""
+    out = np.full(len(who), np.nan)
+    lengths = n_games[who]
+    cum = np.r_[0, np.cumsum(lengths)]
+    lo = 0
+    while lo < len(who):   # runs of players whose games together fit in chunk_rows
+        hi = max(lo + 1, int(np.searchsorted(cum, cum[lo] + chunk_rows, side="right")) - 1)
+        sel = np.arange(lo, hi)
+        lo = hi
+        length = lengths[sel]
+        owner = np.repeat(np.arange(len(sel)), length)
+        offset = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
+        g = order[start[who[sel]][owner] + offset]
+        w = (event[g] != without[sel][owner]).astype(np.float64)
+        x = r[who[sel]].copy()
+        for _ in range(50):
+            p = 1 / (1 + np.power(10.0, -(x[owner] - r[j[g]]) / 400))
+            grad = _C * np.bincount(owner, w * (s[g] - p), minlength=len(sel)) - x / PRIOR_SD**2
+            hess = _C**2 * np.bincount(owner, w * p * (1 - p), minlength=len(sel)) + 1 / PRIOR_SD**2
+            step = np.clip(grad / hess, -200, 200)
+            x += step
+            if np.abs(step).max() < 1e-4:
+                break
+        covered = np.bincount(owner, w, minlength=len(sel)) > 0
+        out[sel] = np.where(covered, x, np.nan)
+    return out

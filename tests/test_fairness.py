@@ -1,0 +1,274 @@
+"""tbstats evaluate on archives: the simulate figures again, batch independence, favour counts, the archive fit."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from helpers import REAL, requires_shared
+from trf_samples import player
+
+from tbstats import fairness, strength
+from tbstats.api import compute, make_context
+from tbstats.archive_eval import evaluate_archive, with_baseline
+from tbstats.cli import main
+from tbstats.compare import parse_config
+from tbstats.evaluate import with_strength
+from tbstats.games import Batch
+from tbstats.io import sources
+from tbstats.io.trf import read_trf
+from tbstats.simulate import SimulationConfig, simulate
+
+NEW = "new=fide-2026:BH/C1,BH,SB"
+OLD = "old=fide-2024:BH/C1,BH,SB"
+CONFIGS = with_baseline([parse_config(NEW), parse_config(OLD)], True)
+
+
+@pytest.fixture(scope="module")
+def batch() -> Batch:
+    cfg = SimulationConfig(tournaments=40, players=14, rounds=6, seed=9, half_bye_rate=0.08, zero_bye_rate=0.03,
+                           forfeit_rate=0.05, withdrawal_rate=0.1, unrated_rate=0.2)
+    return with_strength(simulate(cfg))
+
+
+def _parts(batch: Batch, sizes: list[int]) -> list[Batch]:
+    ids = batch.tournaments["tournament"].to_list()
+    out, start = [], 0
+    for size in sizes:
+        out.append(batch.select(ids[start:start + size]))
+        start += size
+    return out
+
+
+@pytest.mark.parametrize("args", [["-n", "1", "-p", "4", "-r", "3"], ["-n", "3", "-p", "3", "-r", "10"]])
+def test_simulate_without_tied_groups(args: list[str]) -> None:
+    """Issue 11 defect 1: no score group tied used to raise IndexError."""
+    result = CliRunner().invoke(main, ["simulate", *args, "-c", NEW])
+    assert result.exit_code == 0, result.output
+    rows = pl.read_csv(result.stdout.encode())
+    assert rows["tied_groups"].to_list() == [0, 0]
+    assert rows["strongest_first"].is_nan().all()
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv", ""])
+def test_evaluate_gives_the_simulate_table(tmp_path: Path, suffix: str) -> None:
+    archive = str(tmp_path / f"sim{suffix}") if suffix else str(tmp_path / "simdir")
+    common = ["-c", NEW, "-c", OLD, "--seed", "7"]
+    sim = CliRunner().invoke(main, ["simulate", "-n", "30", "-p", "12", "-r", "6", *common, "--archive", archive])
+    assert sim.exit_code == 0, sim.output
+    ev = CliRunner().invoke(main, ["evaluate", archive, "--strength", "strength", "-q", *common])
+    assert ev.exit_code == 0, ev.output
+    assert ev.stdout == sim.stdout
+    split = CliRunner().invoke(main, ["evaluate", archive, "--strength", "strength", "-q", *common,
+                                      "--batch-size", "7", "--workers", "2"])
+    assert split.stdout == sim.stdout   # the lots are drawn on the archive's tournament ids, not a batch's
+    assert [line.split(",")[0] for line in ev.stdout.splitlines()[1:]] == ["new", "old", "random"]
+    other_lots = CliRunner().invoke(main, ["evaluate", archive, "--strength", "strength", "-q", "-c", NEW, "-c", OLD,
+                                           "--seed", "8"])
+    assert other_lots.stdout.splitlines()[:3] == ev.stdout.splitlines()[:3]   # only the lots row changes
+    assert other_lots.stdout != ev.stdout
+
+
+def test_tables_do_not_depend_on_batches_or_workers(batch: Batch) -> None:
+    def run(parts: list[Batch], workers: int = 1) -> tuple[pl.DataFrame, ...]:
+        result = evaluate_archive(parts, CONFIGS, proxy="strength", lots_seed=3, workers=workers)
+        return result.measures, result.favour, result.differences
+
+    whole = run([batch])
+    for parts, workers in (([batch], 2), (_parts(batch, [1, 13, 26]), 1), (_parts(batch, [7] * 5 + [5]), 2)):
+        for a, b in zip(whole, run(parts, workers), strict=True):
+            assert a.equals(b)
+    assert whole[0]["players_left_out"].to_list() == [0, 0, 0]
+
+
+def test_rating_proxy_leaves_out_unrated(batch: Batch) -> None:
+    result = evaluate_archive([batch], CONFIGS, proxy="rating")
+    row = result.measures.row(0, named=True)
+    players = batch.players
+    assert row["players_left_out"] == players["rating"].null_count() > 0
+    # groups tied on points with fewer than two rated members, counted independently
+    scores = batch.games.group_by("tournament", "player").agg(pl.col("points").sum()).rename({"player": "start_no"})
+    groups = players.join(scores, on=["tournament", "start_no"]).group_by("tournament", "points").agg(
+        pl.len().alias("k"), pl.col("rating").is_not_null().sum().alias("rated")).filter(pl.col("k") > 1)
+    assert row["tied_groups"] == groups.height
+    assert row["groups_left_out"] == groups.filter(pl.col("rated") < 2).height > 0
+
+
+def test_favour_counts_by_hand(batch: Batch) -> None:
+    """Ties won and chance rates per unplayed kind, counted player by player from compute's ranks."""
+    result = evaluate_archive([batch], CONFIGS, proxy="strength", pairs=[("new", "old")])
+    ranks = compute(batch, "BH/C1,BH,SB", rules="fide-2026").select("tournament", "start_no", "points", "rank")
+    kinds = batch.games.group_by("tournament", "player").agg(pl.col("game_type").cast(pl.String)).rename(
+        {"player": "start_no"})
+    rows = ranks.join(kinds, on=["tournament", "start_no"], how="left").to_dicts()
+    by_group: dict[tuple[int, float], list[dict[str, object]]] = {}
+    for r in rows:
+        by_group.setdefault((r["tournament"], r["points"]), []).append(r)
+    won: dict[str, float] = {}
+    chance: dict[str, float] = {}
+    players: dict[str, int] = {}
+    for members in by_group.values():
+        k = len(members)
+        if k < 2:
+            continue
+        best = min(int(m["rank"]) for m in members)  # type: ignore[call-overload]
+        firsts = sum(m["rank"] == best for m in members)
+        for m in members:
+            types = set(m["game_type"] or [])  # type: ignore[arg-type]
+            labels = [t for t in ("half_bye", "zero_bye", "forfeit_win", "forfeit_loss", "pab") if t in types]
+            labels += ["all"] + (["none"] if types <= {"played"} else [])
+            for label in labels:
+                players[label] = players.get(label, 0) + 1
+                won[label] = won.get(label, 0.0) + (1 / firsts if m["rank"] == best else 0.0)
+                chance[label] = chance.get(label, 0.0) + 1 / k
+    table = result.favour.filter(pl.col("config") == "new")
+    for label, n in players.items():
+        got = table.filter(pl.col("value") == label).row(0, named=True)
+        assert got["players"] == n, label
+        assert got["won"] == pytest.approx(won[label], abs=1e-6), label
+        assert got["chance"] == pytest.approx(chance[label] / n, abs=1e-6), label
+    assert table.filter(pl.col("value") == "all")["rate_vs_chance"].to_list() == [1.0]  # one winner per group
+    diff = result.differences.filter(pl.col("value") == "all").row(0, named=True)
+    assert diff["difference"] == 0.0 and diff["players"] == players["all"]
+
+
+def test_withdrawal_and_late_entry_are_told_apart() -> None:
+    lines = ["012 demo", "XXR 3",
+             player(1, "A", "2000", ["   2 w 1", "   3 w 1", "   4 w 1"]),
+             player(2, "B", "1900", ["   1 b 0", "   4 b 1"]),                  # withdrawn after round 2
+             player(3, "C", "1800", ["        ", "   1 b 0", "0000 - H"]),      # late entry, then a bye
+             player(4, "D", "1700", ["        ", "   2 w 0", "   1 b 0"])]      # late entry
+    b = read_trf([("demo.trf", ("\n".join(lines) + "\n").encode())]).batch
+    feats = fairness.player_features(make_context(b).dense)
+    unplayed = {name: mask.nonzero()[0].tolist() for name, mask in feats["unplayed"]}
+    assert unplayed["withdrawal"] == [1]
+    assert unplayed["late_entry"] == [2, 3]
+    assert unplayed["half_bye"] == [2]
+    assert unplayed["none"] == [0]
+    assert unplayed["absent"] == []
+
+
+def _pool_games(seed: int = 4) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
+    """Round robins of 8 players drawn from a pool of 60 with known strengths; player 59 plays once."""
+    rng = np.random.default_rng(seed)
+    true = rng.normal(0, 300, 60)
+    games, participants = [], []
+    for event in range(30):
+        who = rng.choice(59, 8, replace=False) if event else np.r_[rng.choice(59, 7, replace=False), 59]
+        for no, fide in enumerate(who, start=1):
+            participants.append((event, no, int(fide) + 1000))
+        for a in range(8):
+            for b in range(a + 1, 8):
+                p = 1 / (1 + 10 ** (-(true[who[a]] - true[who[b]]) / 400))
+                u = rng.random()
+                s = 1.0 if u < p - 0.1 else 0.5 if u < p + 0.1 else 0.0
+                games += [(event, int(who[a]) + 1000, int(who[b]) + 1000, s),
+                          (event, int(who[b]) + 1000, int(who[a]) + 1000, 1 - s)]
+    g = pl.DataFrame(games, schema={"tournament": pl.Int64, "fide": pl.Int64, "opp": pl.Int64, "score": pl.Float64},
+                     orient="row")
+    p = pl.DataFrame(participants, schema={"tournament": pl.Int64, "start_no": pl.Int32, "fide": pl.Int64},
+                     orient="row")
+    return g, p, true
+
+
+def test_archive_fit_is_stationary_and_leaves_the_event_out() -> None:
+    games, participants, true = _pool_games()
+    fit = strength.fit(games, participants)
+    r = dict(fit.ratings.iter_rows())
+    c = math.log(10) / 400
+
+    def gradient(x: float, rows: pl.DataFrame) -> float:
+        p = 1 / (1 + 10 ** (-(x - rows["opp"].replace_strict(r).to_numpy()) / 400))
+        return float(c * (rows["score"].to_numpy() - p).sum() - x / strength.PRIOR_SD**2)
+
+    for fide in (1000, 1007, 1030):   # the whole fit: every player's gradient vanishes
+        assert abs(gradient(r[fide], games.filter(pl.col("fide") == fide))) < 1e-6
+    table = fit.table.join(participants, on=["tournament", "start_no"])
+    for event, no in ((0, 3), (5, 1), (17, 8)):
+        fide = int(participants.filter((pl.col("tournament") == event) & (pl.col("start_no") == no))["fide"][0])
+        rows = games.filter((pl.col("fide") == fide) & (pl.col("tournament") != event))
+        lo, hi = -3000.0, 3000.0
+        for _ in range(100):   # bisection on the decreasing gradient of the games outside the event
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if gradient(mid, rows) > 0 else (lo, mid)
+        got = table.filter((pl.col("tournament") == event) & (pl.col("fide") == fide))["strength"][0]
+        assert got == pytest.approx(lo, abs=1e-3)
+    alone = table.filter(pl.col("fide") == 1059)
+    assert alone.height == 1 and alone["strength"][0] is None
+    elsewhere = participants.join(games.select(pl.col("tournament").alias("other"), "fide").unique(), on="fide").filter(
+        pl.col("other") != pl.col("tournament")).unique(["tournament", "start_no"]).height
+    assert fit.covered == elsewhere == table["strength"].is_not_null().sum() < participants.height
+    assert fit.games == games.height // 2
+    covered = table.filter(pl.col("strength").is_not_null())
+    truth = pl.Series(true[covered["fide"].to_numpy() - 1000])
+    rho = pl.DataFrame({"a": covered["strength"], "b": truth}).select(pl.corr("a", "b", method="spearman")).item()
+    assert rho > 0.8
+    assert f"covers {elsewhere} of 240 players" in fit.describe()
+
+
+@requires_shared()
+def test_archive_proxy_on_real_files() -> None:
+    trf = REAL
+    result = CliRunner().invoke(main, ["evaluate", str(trf), "--strength", "archive", "-c", NEW, "--no-baseline",
+                                       "--format", "csv"])
+    assert result.exit_code in (0, 1), result.output
+    assert "Bradley-Terry (Elo) fit, leave-one-event-out" in result.stderr
+    row = pl.read_csv(result.stdout.encode()).row(0, named=True)
+    split = CliRunner().invoke(main, ["evaluate", str(trf), "--strength", "archive", "-c", NEW, "--no-baseline",
+                                      "--format", "csv", "--batch-files", "5", "--batch-size", "3", "--workers", "2"])
+    assert split.stdout == result.stdout
+    batch = sources.load([str(trf)], on_error="collect").batch
+    games, participants = strength.games_of(batch)
+    fit = strength.fit(games, participants)
+    assert row["players_left_out"] == participants.height - fit.covered > 0
+
+
+def test_evaluate_errors(tmp_path: Path) -> None:
+    archive = "data/sample_archive.parquet"
+    root = Path(__file__).resolve().parents[1]
+    runner = CliRunner()
+    bad = runner.invoke(main, ["evaluate", str(root / archive), "--strength", "peak", "-c", NEW])
+    assert bad.exit_code == 3 and "--strength peak: the players table has no such column" in bad.output
+    bad = runner.invoke(main, ["evaluate", str(root / archive), "--diff", "new,nope", "-c", NEW])
+    assert bad.exit_code == 3 and "no configuration named 'nope'" in bad.output
+    bad = runner.invoke(main, ["evaluate", str(root / archive), "--diff", "new", "-c", NEW])
+    assert bad.exit_code == 2 and "expected A,B" in bad.output
+    bad = runner.invoke(main, ["evaluate", str(root / archive), "-c", "random=fide-2026:BH"])
+    assert bad.exit_code == 3 and "'random' is the baseline's" in bad.output
+
+
+def test_evaluate_page(tmp_path: Path, batch: Batch) -> None:
+    from tbstats.report import render_fairness_html, write_fairness_charts
+
+    result = evaluate_archive([batch], CONFIGS, proxy="rating", pairs=[("new", "old")])
+    page = render_fairness_html(result, title="t")
+    for anchor in ('id="measures"', 'id="favour"', 'id="difference"', "chart-favour_unplayed",
+                   "chart-difference_new_old", "chart-measure_strongest_first"):
+        assert anchor in page, anchor
+    names = sorted(p.name for p in write_fairness_charts(result, tmp_path, fmt="svg"))
+    assert "favour_rating_band.svg" in names and len(names) == 6 + 5 + 1
+
+
+@pytest.mark.parametrize(("values", "expected", "left_out"), [
+    ([4.0, 3.0, 2.0, 1.0], 1.0, 0),        # the stronger of the tied pair (start no 2) is ranked first by TPN
+    ([1.0, 2.0, 3.0, 4.0], 0.0, 0),
+    ([0.0, 5.0, 5.0, 0.0], 1.0, 0),        # a shared top strength: the first of the group is one of the strongest
+    ([1.0, 2.0, math.nan, 4.0], None, 1),  # fewer than two members with a strength: the group is left out
+])
+def test_strongest_first_on_a_known_group(values: list[float], expected: float | None, left_out: int) -> None:
+    from trf_samples import GOOD
+
+    from tbstats.evaluate import measure, table
+
+    b = read_trf([("good.trf", GOOD.encode())]).batch   # points 1.5, 1, 1, 0.5: players 2 and 3 tied
+    row = table(measure(b, np.array(values), [parse_config("a=fide-2026:TPN")])).row(0, named=True)
+    assert row["tied_groups"] == 1 and row["groups_left_out"] == left_out
+    assert row["players_left_out"] == sum(math.isnan(v) for v in values)
+    if expected is None:
+        assert math.isnan(row["strongest_first"])
+    else:
+        assert row["strongest_first"] == expected

@@ -1,0 +1,170 @@
+"""Streaming: every archive command gives the same output for every batch size, layout and executor."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from helpers import REAL, ROOT
+
+from tbstats import pipeline, runs
+from tbstats.cli import main
+from tbstats.compare import breakdown, parse_config
+from tbstats.io import parts, sources, tabular
+from tbstats.io.tabular import write_model
+
+SAMPLE = ROOT / "data" / "sample_archive.parquet"
+EXAMPLES = ROOT / "data" / "examples"
+CONFIGS = ["a=fide-2024:BH/C1,BH,SB,DE", "b=fide-2026:BH/C1,BH,SB,DE", "c=auto:from-file", "d=fide-2026:ARO,PS,WIN"]
+SIZES = ((1, 2000), (7, 2000), (7, 1), (100_000, 100_000))   # (--batch-size, --batch-files)
+REAL_PARTS = ("chessresults", "icu_krause", "heltour", "held_exercises", "chessfy")
+
+
+def _run(args: list[str]) -> str:
+    result = CliRunner().invoke(main, [*args, "-q"])
+    assert result.exit_code in (0, 1), result.output
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """TRF files (multi-event files and warnings among them), a flat Parquet file, a part-file dataset."""
+    root = tmp_path_factory.mktemp("inputs")
+    shutil.copytree(EXAMPLES, root / "trf")
+    batch = sources.load([str(EXAMPLES)], on_error="raise").batch
+    with tabular.ArchiveWriter(root / "dataset") as writer:
+        writer.write(batch.select([0, 1, 2]))
+        writer.write(batch.select([3, 4]))
+    tabular.write_model(tabular.read_model(SAMPLE).select(list(range(0, 50, 2))), root / "flat.parquet")
+    found = [str(root / "trf"), str(root / "flat.parquet"), str(root / "dataset")]
+    found += [str(REAL / d) for d in REAL_PARTS if (REAL / d).is_dir()]
+    return found
+
+
+def _runs(inputs: list[str], size: int, files: int, workers: int = 1) -> pipeline.Run:
+    return pipeline.Run(inputs=inputs, batch_size=size, batch_files=files, workers=workers)
+
+
+def test_compare_is_the_same_for_every_batch_size(inputs: list[str]) -> None:
+    configs = [parse_config(c) for c in CONFIGS]
+    results = [runs.compare(_runs(inputs, size, files), configs, drilldown_limit=3) for size, files in SIZES]
+    whole = results[-1]
+    assert whole.tournaments["tournament"].n_unique() > 40 and whole.drilldown.height > 0
+    for other in results[:-1]:
+        for name in ("pairs", "configs", "tournaments", "drilldown", "depth"):
+            assert getattr(other, name).equals(getattr(whole, name)), name
+        for feature in ("rounds", "rating_band"):
+            assert breakdown(other, feature).equals(breakdown(whole, feature))
+
+
+def test_audit_and_info_are_the_same_for_every_batch_size(inputs: list[str]) -> None:
+    inputs = [*inputs[:3], *(i for i in inputs if i.endswith("icu_krause"))]   # audit tries many orders: fewer
+    audits = [runs.audit(_runs(inputs, size, files)) for size, files in SIZES]
+    infos = [(runs.info(_runs(inputs, size, files)), runs.info(_runs(inputs, size, files), by_tournament=True))
+             for size, files in SIZES]
+    assert infos[-1][0]["warnings"].item() > 0 and audits[-1][1].height > 0
+    for got in (audits, infos):
+        for other in got[:-1]:
+            for a, b in zip(other, got[-1], strict=True):
+                assert a.equals(b)
+
+
+@pytest.mark.parametrize("command", [["compute", "-t", "BH/C1,BH,SB,DE,WIN,ARO"],
+                                     ["compare", "-c", CONFIGS[0], "-c", CONFIGS[2], "--table", "tournaments"]])
+def test_cli_output_is_the_same_for_every_batch_size(inputs: list[str], command: list[str]) -> None:
+    args = [command[0], *inputs, *command[1:], "--format", "csv"]
+    outputs = [_run([*args, "--batch-size", str(size), "--batch-files", str(files)]) for size, files in SIZES]
+    assert outputs[-1].count("\n") > 40
+    assert outputs[-1] == outputs[0] == outputs[1] == outputs[2]
+    assert _run([*args, "--batch-size", "7", "--workers", "2"]) == outputs[-1]
+
+
+def test_ingest_is_the_same_for_every_batch_size(inputs: list[str], tmp_path: Path) -> None:
+    tables = []
+    for size, files in SIZES:
+        target = tmp_path / f"out{size}-{files}"
+        result = CliRunner().invoke(main, ["ingest", *inputs, "-o", str(target), "--batch-size", str(size),
+                                           "--batch-files", str(files), "-q"])
+        assert result.exit_code in (0, 1), result.output
+        back = tabular.read_model(target)
+        tables.append([getattr(back, t) for t in tabular.TABLES])
+        if size == 7:
+            assert len(list((target / "games").iterdir())) > 7   # one part file per batch
+    for other in tables[1:]:
+        for a, b in zip(tables[0], other, strict=True):
+            assert a.equals(b)
+
+
+def test_ingested_dataset_is_sorted_with_row_groups_of_whole_tournaments(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr(tabular, "ROW_GROUP_ROWS", 1000)
+    result = CliRunner().invoke(main, ["ingest", str(SAMPLE), "-o", str(tmp_path / "ds"), "--batch-size", "50", "-q"])
+    assert result.exit_code == 0, result.output
+    for part in sorted((tmp_path / "ds" / "games").iterdir()):
+        meta = pq.ParquetFile(part).metadata
+        assert meta.num_row_groups > 1
+        bounds = [(meta.row_group(k).column(0).statistics.min, meta.row_group(k).column(0).statistics.max)
+                  for k in range(meta.num_row_groups)]
+        assert all(hi < lo for (_, hi), (lo, _) in itertools.pairwise(bounds))   # no shared tournament
+    # a run of tournaments reads only the row groups it needs, and the model round-trips
+    plan = parts.plan_model(str(tmp_path / "ds"), "ds", 10)
+    assert plan is not None and len(plan) == 20 and sum(p.tournaments for p in plan) == 200
+    assert parts.read_part(plan[3]).tournaments["tournament"].to_list() == list(range(30, 40))
+    assert sources.load([str(tmp_path / "ds")], on_error="raise").batch.games.equals(
+        sources.load([str(SAMPLE)], on_error="raise").batch.games)
+
+
+def test_flat_file_is_read_in_runs_of_tournaments(tmp_path: Path) -> None:
+    batch = tabular.read_model(SAMPLE)
+    with tabular.ArchiveWriter(tmp_path / "flat.parquet") as writer:
+        for k in range(0, 200, 40):
+            writer.write(batch.select(list(range(k, k + 40))))
+    plan = parts.plan_model(str(tmp_path / "flat.parquet"), "flat", 30)
+    assert plan is not None and [p.tournaments for p in plan] == [30] * 6 + [20]
+    got = [parts.read_part(p) for p in plan]
+    assert [b.tournaments["tournament"].to_list() for b in got][1] == list(range(30, 60))
+    assert sum(b.games.height for b in got) == batch.games.height
+
+
+def test_hive_partitioned_dataset_and_recursive_globs(tmp_path: Path) -> None:
+    batch = sources.load([str(EXAMPLES)], on_error="raise").batch
+    year = pl.col("start_date").dt.year().fill_null(0)
+    root = tmp_path / "hive"
+    years = batch.tournaments.select("tournament", year.alias("year"))
+    for table in ("tournaments", "players", "games"):
+        df = getattr(batch, table).join(years, on="tournament", how="left", maintain_order="left")
+        df.write_parquet(root / table, partition_by="year")
+        for f in (root / table).rglob("*.parquet"):   # the key lives in the path only, as usual
+            pl.read_parquet(f).drop("year").write_parquet(f)
+    assert any("year=" in str(p) for p in root.rglob("*.parquet"))
+    whole = sources.load([str(EXAMPLES)], on_error="raise").batch
+    for given in ([str(root)], [f"{tmp_path}/**/*.parquet"], [f"{root}/games/*/*.parquet"]):
+        got = sources.load(given, on_error="raise")
+        assert got.summary() == "1 files: 1 loaded, 0 rejected", given
+        assert got.batch.n_tournaments == whole.n_tournaments
+        assert sorted(got.batch.games["points"].to_list()) == sorted(whole.games["points"].to_list())
+
+
+def test_bad_model_part_is_a_ledger_row(tmp_path: Path) -> None:
+    batch = sources.load([str(EXAMPLES)], on_error="raise").batch
+    write_model(batch, tmp_path / "ds")
+    pl.read_parquet(tmp_path / "ds" / "games.parquet").with_columns(pl.col("points").cast(pl.String)).write_parquet(
+        tmp_path / "ds" / "games.parquet")
+    result = CliRunner().invoke(main, ["info", str(tmp_path / "ds"), str(EXAMPLES), "--batch-size", "2"])
+    assert result.exit_code == 1
+    assert "games column 'points' has type String" in result.stderr
+    n = len(list(EXAMPLES.glob("*.trf")))  # the examples, and the damaged model
+    assert f"{n + 1} files: {n} loaded, 1 rejected" in result.stderr
+
+
+def test_every_command_takes_the_batch_options() -> None:
+    for command in ("compute", "compare", "audit", "info", "ingest"):
+        text = CliRunner().invoke(main, [command, "--help"]).stdout
+        for flag in ("--batch-size", "--batch-files", "--workers", "--scheduler", "--quiet"):
+            assert flag in text, (command, flag)
