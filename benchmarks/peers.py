@@ -82,13 +82,14 @@ def reference_stage(root: Path, rules: str) -> dict[str, Any]:
     t0, c0 = time.perf_counter(), _cpu()
     want = {(tid, p): r for tid, t in events for p, r in reference.rank(t, specs, rules).items()}
     ref_s, ref_cpu = time.perf_counter() - t0, _cpu() - c0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu()
     table = compute(batch, STANDARD_LIST, rules=rules)
-    tb_s = time.perf_counter() - t0
+    tb_s, tb_cpu = time.perf_counter() - t0, _cpu() - c0
     got = {(t, s): r for t, s, r in table.select("tournament", "start_no", "rank").iter_rows()}
     same = sum(got.get(k) == v for k, v in want.items())
     return {"stage": "reference", "seconds": ref_s, "cpu": ref_cpu, "rows": batch.games.height,
-            "events": len(events), "tbstats_seconds": tb_s, "ranks": len(want), "ranks_equal": same}
+            "events": len(events), "tbstats_seconds": tb_s, "tbstats_cpu": tb_cpu, "ranks": len(want),
+            "ranks_equal": same}
 
 
 def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:

@@ -147,7 +147,7 @@ def stage_table(rows: list[dict[str, Any]]) -> list[str]:
             out.append(f"| {LABELS[r['stage']]} | {r['events']:,} | | | | | | | | | FAILED: {r['error']} |")
             continue
         before = _mb(r["rss_before"]) if r["rss_before"] else "-"
-        added = f"{(r['rss_peak'] - r['rss_before']) / max(r['rows'], 1):,.0f}" if r["rss_before"] else "-"
+        added = f"{max(0, r['rss_peak'] - r['rss_before']) / max(r['rows'], 1):,.0f}" if r["rss_before"] else "-"
         out.append(f"| {LABELS[r['stage']]} | {r['events']:,} | {r['rows']:,} | {_sec(r['seconds'])} | "
                    f"{r['cpu']:.2f} | {_rate(r['rows'], r['seconds'])} | {before} | {_mb(r['rss_peak'])} | "
                    f"{r['rss_peak'] / max(r['rows'], 1):,.0f} | {added} | {r['note']} |")
@@ -207,7 +207,8 @@ def targets(rows: list[dict[str, Any]], sizes: tuple[int, ...]) -> list[str]:
         if r:
             rate = r["rows"] / r["seconds"]
             out.append(f"- {LABELS[stage]}: {_rate(r['rows'], r['seconds'])} game rows/s (target ≥ "
-                       f"{_rate(goal, 1)}{', met' if rate >= goal else ', not met'})")
+                       f"{_rate(goal, 1)}{', met' if rate >= goal else ', not met'}); "
+                       f"{_rate(r['rows'], r['cpu'])} game rows per CPU second")
     if 100_000 in sizes and 10_000 in sizes:
         for stage in ("compute", "dense", "unplayed", "standings"):
             a, b = by.get((stage, 10_000)), by.get((stage, 100_000))
@@ -246,8 +247,8 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
                  use_tbs: bool) -> tuple[list[str], list[str]]:
     import peers
 
-    lines = ["| implementation | events | game rows | seconds | game rows/s | tbstats / it | note |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| implementation | events | game rows | seconds | game rows/s | tbstats / it | CPU s | "
+             "game rows per CPU s | tbstats / it (CPU) | note |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     notes: list[str] = []
     ref_sample = sample_archive(first, work / f"sample-{profile.reference_events}", profile.reference_events)
     ref = in_child("reference", ref_sample.root, rules)
@@ -258,12 +259,15 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         ref_rate = ref["rows"] / ref["seconds"]
         at_scale = [f"{LABELS[r['stage']]} at {r['events']:,} events {r['rows'] / r['seconds'] / ref_rate:,.0f}x"
                     for r in sizes if r["stage"] == "compute" and "error" not in r]
+        cpu_ratio = ref["cpu"] / max(ref["tbstats_cpu"], 1e-9)
         lines.append(f"| tests/reference.py (Fraction loops) | {ref['events']:,} | {ref['rows']:,} | "
-                     f"{_sec(ref['seconds'])} | {_rate(ref['rows'], ref['seconds'])} | {ratio:,.0f}x | standings of "
+                     f"{_sec(ref['seconds'])} | {_rate(ref['rows'], ref['seconds'])} | {ratio:,.0f}x | "
+                     f"{ref['cpu']:.2f} | {_rate(ref['rows'], ref['cpu'])} | {cpu_ratio:,.0f}x | standings of "
                      f"the list; {ref['ranks_equal']:,}/{ref['ranks']:,} ranks equal to tbstats"
                      + "".join(f"; {a}" for a in at_scale) + " |")
         lines.append(f"| tbstats api.compute, same batch | {ref['events']:,} | {ref['rows']:,} | "
                      f"{_sec(ref['tbstats_seconds'])} | {_rate(ref['rows'], ref['tbstats_seconds'])} | 1x | "
+                     f"{ref['tbstats_cpu']:.2f} | {_rate(ref['rows'], ref['tbstats_cpu'])} | 1x | "
                      "small batch: fixed costs dominate |")
     where = peers.tiebreakserver_dir()
     if not use_tbs or where is None:
@@ -276,23 +280,27 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         return lines, notes
     mine = in_child("compute-cli", sample.root, rules)
     tbs_rate = tbs["rows"] / tbs["seconds"]
+    tbs_cpu_rate = tbs["rows"] / max(tbs["cpu"], 1e-9)
+
+    def versus(r: dict[str, Any]) -> str:
+        return (f"{_sec(r['seconds'])} | {_rate(r['rows'], r['seconds'])} | {r['rows'] / r['seconds'] / tbs_rate:,.1f}x"
+                f" | {r['cpu']:.2f} | {_rate(r['rows'], r['cpu'])} | "
+                f"{r['rows'] / max(r['cpu'], 1e-9) / tbs_cpu_rate:,.1f}x")
     equal, total = peers.same_ranks(sample.root, tbs["ranks"], rules)
     lines.append(f"| TieBreakServer {tbs['version']} (one process, {tbs['events']} files) | {tbs['events']:,} | "
-                 f"{tbs['rows']:,} | {_sec(tbs['seconds'])} | {_rate(tbs['rows'], tbs['seconds'])} | 1x | "
-                 f"{tbs['nonzero']} files with a non-zero status; {equal:,}/{total:,} ranks equal to tbstats |")
+                 f"{tbs['rows']:,} | {versus(tbs)} | {tbs['nonzero']} files with a non-zero status; "
+                 f"{equal:,}/{total:,} ranks equal to tbstats |")
     if "error" not in mine:
         lines.append(f"| tbstats compute from TRF (CLI, same files) | {tbs['events']:,} | {mine['rows']:,} | "
-                     f"{_sec(mine['seconds'])} | {_rate(mine['rows'], mine['seconds'])} | "
-                     f"{mine['rows'] / mine['seconds'] / tbs_rate:,.1f}x | whole process, interpreter start "
-                     "included |")
+                     f"{versus(mine)} | whole process, interpreter start included |")
     for r in sizes:
         if r["stage"] in ("compute-cli", "compute", "compute-w2") and "error" not in r:
             lines.append(f"| tbstats {LABELS[r['stage']]}, size sweep | {r['events']:,} | {r['rows']:,} | "
-                         f"{_sec(r['seconds'])} | {_rate(r['rows'], r['seconds'])} | "
-                         f"{r['rows'] / r['seconds'] / tbs_rate:,.1f}x | |")
+                         f"{versus(r)} | |")
     notes.append(f"TieBreakServer from {where}: its checker (tiebreakchecker.py) called once per file in one "
                  f"process (imports, {tbs['import_seconds']:.2f} s, not timed), writing its JSON output per file; "
-                 "same list, same files. The ratio column is tbstats' game rows/s over TieBreakServer's.")
+                 "same list, same files. The ratio columns are tbstats' game rows per second (per CPU second) over "
+                 "TieBreakServer's; the CPU ratio is the steadier one when other processes share the CPU.")
     return lines, notes
 
 

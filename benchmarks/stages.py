@@ -120,6 +120,22 @@ def _maxrss(who: int) -> int:
     return resource.getrusage(who).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 
 
+def _own_rss(peak: bool) -> int:
+    """This process's resident set (``VmRSS``) or its peak (``VmHWM``) in bytes, from /proc/self/status.
+
+    ``ru_maxrss`` is not used for the process itself: on Linux it also holds the peak of the memory the
+    process replaced at exec (the forking parent's), which would show the driver's own peak in every stage.
+    """
+    key = "VmHWM:" if peak else "VmRSS:"
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(key):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return _maxrss(resource.RUSAGE_SELF)
+
+
 def _cpu(who: int) -> float:
     usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
@@ -154,7 +170,7 @@ class Clock:
     def __enter__(self) -> Clock:
         if not self.children:
             _reset_peak()
-        self.rss_before = 0 if self.children else _maxrss(self.who)
+        self.rss_before = 0 if self.children else _own_rss(peak=False)
         self._c0 = _cpu(self.who)
         self._t0 = time.perf_counter()
         return self
@@ -162,7 +178,7 @@ class Clock:
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self._t0
         self.cpu = _cpu(self.who) - self._c0
-        self.rss_peak = _maxrss(self.who)
+        self.rss_peak = _maxrss(self.who) if self.children else _own_rss(peak=True)
 
 
 Stage = Callable[[Archive, str, Clock], tuple[int, str]]
@@ -277,8 +293,7 @@ def _warm_unplayed(ctx: Any, edition: str) -> str:
 def _family(name: str) -> Stage:
     def stage(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
         from tbstats.api import tiebreak_values
-        from tbstats.spec import parse_specs
-        from tbstats.tiebreaks import FIXED_EDITION
+        from tbstats.tiebreaks import FIXED_EDITION, parse_specs
 
         batch, ctx = _context(archive)
         specs = parse_specs(FAMILIES[name])
@@ -297,8 +312,8 @@ def _family(name: str) -> Stage:
 def direct_encounter(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``rank_steps(ctx, [DE])``: points, then Direct Encounter in every tied group (points built before)."""
     from tbstats.api import tiebreak_values
-    from tbstats.spec import parse_specs
     from tbstats.standings import rank_steps
+    from tbstats.tiebreaks import parse_specs
 
     batch, ctx = _context(archive)
     tiebreak_values(ctx, parse_specs("PTS")[0], rules)
@@ -311,9 +326,8 @@ def direct_encounter(archive: Archive, rules: str, clock: Clock) -> tuple[int, s
 def standings(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``rank_steps`` over the standard list with every value already computed: ranking and DE only."""
     from tbstats.api import tiebreak_values
-    from tbstats.spec import parse_specs
     from tbstats.standings import rank_steps
-    from tbstats.tiebreaks import get_tiebreak
+    from tbstats.tiebreaks import get_tiebreak, parse_specs
 
     batch, ctx = _context(archive)
     specs = parse_specs(STANDARD_LIST)

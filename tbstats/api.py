@@ -13,19 +13,23 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
 
+from tbstats.declared import FROM_FILE, declared_lists
 from tbstats.dense import build_buckets, players_in_order
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import auto_edition, check_edition
-from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.spec import TieBreakSpec
 from tbstats.standings import rank_steps
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.threads import map_threads
+from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context, Values
+
+#: players per run of tournaments that :func:`compute` computes at once (larger batches are split)
+CHUNK_PLAYERS = 250_000
 
 
 def make_context(batch: Batch, *, force_type: str | None = None, after_round: int | None = None,
@@ -44,15 +48,37 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
 
 
 def split_batch(batch: Batch, parts: int) -> list[Batch]:
-    """Split a batch into ``parts`` runs of whole tournaments with about as many players each."""
-    ids = batch.tournaments.sort("tournament")["tournament"]
-    sizes = batch.players.group_by("tournament").len().sort("tournament")
-    counts = ids.to_frame().join(sizes, on="tournament", how="left")["len"].fill_null(0).to_numpy()
+    """Split a batch into ``parts`` runs of whole tournaments with about as many players each.
+
+    Tables sorted by tournament (as the readers write them) are cut into slices, without copies;
+    others are filtered.
+    """
+    ids = batch.tournaments["tournament"].to_numpy()
+    if not bool((ids[1:] > ids[:-1]).all()):
+        ids = np.sort(ids)
+    p_t = batch.players["tournament"].to_numpy()
+    counts = np.bincount(np.searchsorted(ids, p_t), minlength=len(ids)) if len(ids) else np.zeros(0, np.int64)
     bounds = np.searchsorted(np.cumsum(counts), np.linspace(0, counts.sum(), parts + 1)[1:-1])
-    return [batch.select(chunk.tolist()) for chunk in np.split(ids.to_numpy(), bounds) if len(chunk)]
+    chunks = [chunk for chunk in np.split(ids, bounds) if len(chunk)]
+    tables = (batch.tournaments, batch.players, batch.games)
+    keys = [df["tournament"].to_numpy() for df in tables]
+    if not all(bool((k[1:] >= k[:-1]).all()) for k in keys):
+        return [batch.select(chunk.tolist()) for chunk in chunks]
+    out = []
+    for chunk in chunks:
+        lo, hi = int(chunk[0]), int(chunk[-1])
+        sliced = []
+        for df, k in zip(tables, keys, strict=True):
+            a, b = np.searchsorted(k, lo, side="left"), np.searchsorted(k, hi, side="right")
+            sliced.append(df.slice(int(a), int(b - a)))
+        srcs = sliced[0]["source"]
+        out.append(Batch(sliced[0], sliced[1], sliced[2],
+                         batch.warnings.filter(pl.col("source").is_in(srcs.implode()))))
+    return out
 
 
-def _specs(specs: str | Sequence[str] | Sequence[TieBreakSpec]) -> list[TieBreakSpec]:
+def as_specs(specs: str | Sequence[str | TieBreakSpec]) -> list[TieBreakSpec]:
+    """Specs from a comma-separated list, or a list of strings and specs."""
     if isinstance(specs, str):
         return parse_specs(specs)
     out: list[TieBreakSpec] = []
@@ -69,7 +95,7 @@ def tiebreak_values(ctx: Context, spec: TieBreakSpec, rules: str) -> Values:
     return ctx.values(spec, FIXED_EDITION.get(spec.name, rules), kernel_of(spec.name))
 
 
-def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
+def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: str = "fide-2026",
             force_type: str | None = None, after_round: int | None = None, unrated_rating: int | None = None,
             lots: int | None = None, context: Context | None = None, workers: int = 1) -> pl.DataFrame:
     """One row per player: source, tournament, start_no, name, rating, points, rank, then one column per spec.
@@ -77,18 +103,26 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
     ``rank`` orders by points then the specs in the order given (C.07 4.2). Partition tie-breaks (DE) have
     no value: their column holds the rank that points and the list up to and including DE give. With
     ``lots`` (a seed), ties left at the end are broken by a seeded drawing of lots instead of shared.
-    ``workers`` > 1 splits the batch into that many runs of whole tournaments computed on threads (numpy
-    and polars release the GIL); the table is the same.
+    ``workers`` > 1 splits the batch into (at least) that many runs of whole tournaments computed on threads
+    (numpy and polars release the GIL); batches of more than :data:`CHUNK_PLAYERS` players are computed in
+    runs of at most about that many. The table is the same.
     """
-    parsed = _specs(specs)
+    if isinstance(specs, str) and specs.strip().lower() == FROM_FILE:
+        return _compute_from_file(batch, rules=rules, force_type=force_type, after_round=after_round,
+                                  unrated_rating=unrated_rating, lots=lots, workers=workers)
+    parsed = as_specs(specs)
     rules = check_edition(rules)
-    if workers > 1 and context is None and batch.n_tournaments >= 2 * workers:
-        parts = split_batch(batch, workers)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            tables = list(pool.map(lambda part: compute(
-                part, parsed, rules=rules, force_type=force_type, after_round=after_round,
-                unrated_rating=unrated_rating, lots=lots), parts))
-        return pl.concat(tables)
+    # runs of whole tournaments: one per worker, and none larger than CHUNK_PLAYERS, so that the arrays of
+    # a run stay cache-sized and the cost grows linearly with the batch
+    n_parts = max(workers, -(-batch.players.height // CHUNK_PLAYERS))
+    if n_parts > 1 and context is None and batch.n_tournaments >= 2 * n_parts:
+        parts = split_batch(batch, n_parts)
+
+        def run(part: Batch) -> pl.DataFrame:
+            return compute(part, parsed, rules=rules, force_type=force_type, after_round=after_round,
+                           unrated_rating=unrated_rating, lots=lots)
+
+        return pl.concat(map_threads(run, parts, workers=workers) if workers > 1 else [run(p) for p in parts])
     if batch.players.is_empty():
         schema: dict[str, pl.DataType] = {
             "source": pl.String(), "tournament": pl.Int64(), "start_no": pl.Int32(), "name": pl.String(),
@@ -125,6 +159,30 @@ def compute(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *
     if "edition" not in columns and rules == "auto":
         columns["edition"] = pl.Series(ctx.edition_of[d.tix])
     return pl.DataFrame(columns)
+
+
+def _compute_from_file(batch: Batch, **options: object) -> pl.DataFrame:
+    """Each tournament under its own 202/212 list: a ``tiebreaks`` column names it, ``TB1``... hold the values.
+
+    Tournaments without a (readable) list are ranked by points alone, with a null ``tiebreaks``.
+    """
+    ids = batch.tournaments.sort("tournament")["tournament"].to_list()
+    groups: dict[tuple[TieBreakSpec, ...], list[int]] = {}
+    for tid, listed in zip(ids, declared_lists(batch), strict=True):
+        groups.setdefault(tuple(listed or ()), []).append(tid)
+    parts = []
+    for key, members in groups.items():
+        table = compute(batch.select(members), list(key), **options)  # type: ignore[arg-type]
+        names = [str(s) for s in key]
+        parts.append(table.rename({n: f"TB{i}" for i, n in enumerate(names, start=1)}).with_columns(
+            pl.lit(",".join(names) or None, pl.String).alias("tiebreaks"),
+            *[pl.col(f"TB{i}").cast(pl.Float64) for i in range(1, len(names) + 1)]))
+    if not parts:
+        return compute(batch, [], **options)  # type: ignore[arg-type]
+    out = pl.concat(parts, how="diagonal_relaxed").sort("tournament", "start_no")
+    lead = [c for c in out.columns if not c.startswith("TB") and c not in ("tiebreaks", "edition")]
+    positional = sorted((c for c in out.columns if c.startswith("TB")), key=lambda c: int(c[2:]))
+    return out.select(*lead, "tiebreaks", *positional, *[c for c in ("edition",) if c in out.columns])
 
 
 def _column(name: str, values: Values, integer: bool) -> pl.Series:

@@ -22,6 +22,7 @@ from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.io import tabular
 from tbstats.pipeline import Run
+from tbstats.teams.model import team_event_ids
 
 
 @dataclass(frozen=True)
@@ -33,12 +34,17 @@ class ArchiveEvaluation:
     differences: pl.DataFrame   # per pair of configurations, breakdown and value: paired difference
     proxy: str
     fit: strength.Fit | None    # the archive fit, when the proxy is 'archive'
+    team_events: int = 0        # left out: their standings are team standings (their games still feed the fit)
 
 
 def with_baseline(configs: Sequence[Config], baseline: bool) -> list[Config]:
     """The configurations plus the drawing-of-lots baseline (as ``tbstats simulate`` adds it)."""
     if not configs:
         raise TbstatsError("no configuration to evaluate (give -c NAME=EDITION:SPECS)")
+    listed = [c.name for c in configs if c.specs is None]
+    if listed:
+        raise TbstatsError(f"{', '.join(listed)}: evaluate needs an explicit tie-break list (from-file lists differ "
+                           "by tournament and may be missing; compare and audit read them)")
     names = [c.name for c in configs]
     if len(set(names)) != len(names) or (baseline and "random" in names):
         raise TbstatsError(f"configuration names must differ (and 'random' is the baseline's): {', '.join(names)}")
@@ -104,8 +110,13 @@ def evaluate_archive(batches: Iterable[Batch], configs: Sequence[Config], *, pro
 
     partials: list[ev.Partial] = []
     counts = fairness.Counts()
+    team_events = 0
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for batch in batches:
+        for whole in batches:
+            teams = set(team_event_ids(whole))
+            team_events += len(teams)
+            batch = whole.select([t for t in whole.tournaments["tournament"].to_list() if t not in teams]) \
+                if teams else whole
             if not batch.n_tournaments:
                 continue
             parts = split_batch(batch, workers) if workers > 1 and batch.n_tournaments >= 2 * workers else [batch]
@@ -113,6 +124,7 @@ def evaluate_archive(batches: Iterable[Batch], configs: Sequence[Config], *, pro
                 partials.append(partial)
                 counts = counts + c
     if not partials:
-        raise TbstatsError("no tournaments to evaluate")
+        raise TbstatsError("no tournaments to evaluate" + (f" ({team_events} team events are left out)"
+                                                            if team_events else ""))
     return ArchiveEvaluation(ev.table(ev.combine(partials)), fairness.favour_table(counts, configs),
-                             fairness.difference_table(counts, chosen), proxy, fit)
+                             fairness.difference_table(counts, chosen), proxy, fit, team_events)

@@ -8,15 +8,18 @@ the recomputation (ties may be broken either way).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import numpy as np
 import polars as pl
 
-from tbstats.compare import FROM_FILE, Config, standings
+from tbstats import callable_module
+from tbstats.compare import Config, standings
+from tbstats.declared import FROM_FILE
 from tbstats.games import Batch
 from tbstats.rules import RULESETS
-from tbstats.spec import TieBreakSpec, parse_specs
-from tbstats.tiebreaks import kernel_of
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks import kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context
 
 #: Orders tried when the declared ranks do not follow the declared (or given) order (rules.md 8, conventions).
@@ -25,6 +28,13 @@ CONVENTIONAL_ORDERS = (
     "BH,SB,PS", "BH/M1,BH,SB", "SB,SB/C1,SB/C2", "BH/C1,BH/C2,BH", "SB,DE,KS", "DE,SB,KS,WIN", "PS,BH",
     "DE,BH/C1,BH", "DE,PS", "ARO/C1,BH/C1,BH", "USCF-MM,USCF-SOLKOFF,USCF-CUM,USCF-OPPCUM",
 )
+
+#: The columns of the two audit tables (also for an input without tournaments).
+TOURNAMENT_SCHEMA: Final = {"source": pl.String, "tournament": pl.Int64, "players": pl.Int64,
+                            "points_differ": pl.Int64, "rank_conflicts": pl.Int64, "status": pl.String}
+PLAYER_SCHEMA: Final = {"source": pl.String, "tournament": pl.Int64, "start_no": pl.Int64, "name": pl.String,
+                        "declared_points": pl.Float64, "points": pl.Float64, "declared_rank": pl.Int64,
+                        "rank": pl.Int64}
 
 
 def inversions(ranks: np.ndarray, declared: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
@@ -59,6 +69,8 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
     EDITION`` (same order, another rule edition); ``agrees under ORDER`` (same edition, a conventional
     order); ``unexplained``; ``no declared ranks``; ``no tie-break list`` (from-file without 202/212).
     """
+    if batch.n_tournaments == 0:
+        return pl.DataFrame(schema=TOURNAMENT_SCHEMA), pl.DataFrame(schema=PLAYER_SCHEMA)
     d = ctx.dense
     T = len(d.n)
     specs = None if isinstance(tiebreaks, str) and tiebreaks == FROM_FILE else (
@@ -112,3 +124,6 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
         "rank": rank[rows]}, schema_overrides={"name": pl.String, "source": pl.String}).with_columns(
         pl.col("declared_points").fill_nan(None), pl.col("declared_rank").replace(-1, None))
     return per_t, per_p
+
+
+callable_module(__name__)  # tbstats.audit(...) calls tbstats.toplevel.audit

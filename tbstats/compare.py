@@ -20,17 +20,19 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 
+from tbstats import callable_module
+from tbstats.declared import FROM_FILE
+from tbstats.declared import declared_lists as _declared_lists
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.kendall import kendall_distances
 from tbstats.rules import check_edition
-from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.spec import TieBreakSpec
 from tbstats.standings import rank_steps
 from tbstats.teams.model import team_event_ids
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context
 
-FROM_FILE = "from-file"
 _CONFIG = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*=\s*([A-Za-z0-9\-]+)\s*:\s*(.*)$")
 
 
@@ -108,19 +110,6 @@ def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
     result = Standings(config, steps, computable)
     ctx.standings_cache[str(config)] = result
     return result
-
-
-def _declared_lists(batch: Batch) -> list[list[TieBreakSpec] | None]:
-    """Each tournament's own tie-break list (202, else 212 without PTS); None when absent or unknown."""
-    out: list[list[TieBreakSpec] | None] = []
-    t = batch.tournaments.sort("tournament")
-    for tb202, tb212 in zip(t["tiebreaks"].to_list(), t["standings_tiebreaks"].to_list(), strict=True):
-        listed = tb202 or [x for x in (tb212 or []) if x.strip().upper() != "PTS"]
-        try:
-            out.append(parse_specs(listed) if listed else None)
-        except TbstatsError:
-            out.append(None)
-    return out
 
 
 # ------------------------------------------------------------------------------------------- statistics
@@ -277,11 +266,12 @@ def combine(parts: Sequence[Partial]) -> Comparison:
         lo, hi = wilson(winner, n)
         pair_rows.append({
             "a": configs[a].name, "b": configs[b].name, "tournaments": n,
-            "winner_changed": winner, "winner_changed_rate": winner / max(n, 1),
-            "winner_changed_lo95": float(lo), "winner_changed_hi95": float(hi),
+            # no tournament in common: the rate and its interval are not defined (null, n/a), not 0 in 0-1
+            "winner_changed": winner, "winner_changed_rate": winner / n if n else None,
+            "winner_changed_lo95": float(lo) if n else None, "winner_changed_hi95": float(hi) if n else None,
             "podium_changed": int(t["podium_changed"].sum()), "topk_changed": int(t["topk_changed"].sum()),
             "any_rank_changed": int(t["any_rank_changed"].sum()),
-            "mean_kendall_distance": float(t["kendall_distance"].to_numpy().mean()) if n else 0.0,
+            "mean_kendall_distance": float(t["kendall_distance"].to_numpy().mean()) if n else None,
             "shared_first_a": int(shared[k, 0]), "shared_first_b": int(shared[k, 1]),
         })
     counts = sum((p.counts for p in parts), start=np.zeros((len(configs), 4), dtype=np.int64))
@@ -296,7 +286,9 @@ def combine(parts: Sequence[Partial]) -> Comparison:
         rank = pl.col("tournament").rank("dense").over("_pair")
         drill = drill.filter(rank <= limit)
     return Comparison(
-        pairs=pl.DataFrame(pair_rows).with_columns(cs.float().round(6)),
+        pairs=pl.DataFrame(pair_rows).with_columns(
+            pl.col(c).cast(pl.Float64) for c in ("winner_changed_rate", "winner_changed_lo95", "winner_changed_hi95",
+                                                 "mean_kendall_distance")).with_columns(cs.float().round(6)),
         configs=pl.DataFrame([_config_row(c, counts[k]) for k, c in enumerate(configs)]),
         tournaments=tournaments,
         drilldown=drill.drop("_pair"),
@@ -387,3 +379,6 @@ def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, 
              + (f" --tournament {int(src.rsplit('#', 1)[1]) - 1}" if "#" in src else "")
              for src, no in zip(out["source"], out["start_no"], strict=True)]
     return out.with_columns(pl.Series("explain", hints, dtype=pl.String))
+
+
+callable_module(__name__)  # tbstats.compare(...) calls tbstats.toplevel.compare

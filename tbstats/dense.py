@@ -135,8 +135,9 @@ class Dense(Roster):
 
     @cached_property
     def opp_row(self) -> np.ndarray:
-        """The opponent's row, 0 where there is none (mask with ``has_opp``): safe for gathers."""
-        return np.maximum(self.opp, 0)
+        """The opponent's row, 0 where there is none (mask with ``has_opp``): safe for gathers (intp: numpy
+        converts narrower index arrays before every gather)."""
+        return np.maximum(self.opp, 0).astype(np.intp)
 
     @cached_property
     def points(self) -> np.ndarray:
@@ -209,7 +210,7 @@ def _fields(ro: Roster) -> dict[str, np.ndarray]:
 def _rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
     """Positions of ``keys`` in the sorted unique ``sorted_ids`` (an offset when the ids are consecutive)."""
     if len(sorted_ids) and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:
-        return keys - sorted_ids[0]
+        return np.subtract(keys, sorted_ids[0], dtype=np.intp)
     return np.searchsorted(sorted_ids, keys)
 
 
@@ -236,19 +237,25 @@ def players_in_order(players: pl.DataFrame, order: np.ndarray | None = None) -> 
 def _game_outcomes(results: pl.Series) -> np.ndarray:
     """LOSS / DRAW / WIN of each game's result code ('1'/'W' win, '='/'D' draw, anything else a loss).
 
-    Reads the first byte of one-byte codes straight from the Arrow buffers (no per-string work).
+    Reads the first byte of one-byte codes straight from the Arrow buffers, chunk by chunk (no per-string
+    work, no copy of the strings).
     """
     table = np.full(256, LOSS, dtype=np.int8)
     table[[ord("1"), ord("W")]] = WIN
     table[[ord("="), ord("D")]] = DRAW
-    arr = results.cast(pl.String).rechunk().to_arrow(compat_level=pl.CompatLevel.newest())
+    parts = [_chunk_outcomes(chunk.to_arrow(compat_level=pl.CompatLevel.newest()), table)
+             for chunk in results.cast(pl.String).get_chunks()]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8)
+
+
+def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()
+    if not len(arr):
+        return np.zeros(0, dtype=np.int8)
     if pa.types.is_string_view(arr.type):
         # 16-byte views: int32 length, then up to 12 bytes inline
         views = arr.buffers()[1]
-        if views is None or not len(arr):
-            return np.full(len(arr), LOSS, dtype=np.int8)
         lengths = np.frombuffer(views, dtype=np.int32).reshape(-1, 4)[arr.offset: arr.offset + len(arr), 0]
         first = np.frombuffer(views, dtype=np.uint8).reshape(-1, 16)[arr.offset: arr.offset + len(arr), 4]
         out = table[first]
@@ -262,7 +269,7 @@ def _game_outcomes(results: pl.Series) -> np.ndarray:
         out = table[data[np.minimum(offsets[:-1], len(data) - 1)]]
         out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
     if arr.null_count:
-        out[results.is_null().to_numpy()] = LOSS
+        out[~np.asarray(arr.is_valid())] = LOSS
     return out
 
 
@@ -290,7 +297,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     P = len(tix)
     n = t["rounds_played"].to_numpy().astype(np.int64)
     g = batch.games
-    g_round = g["round"].to_numpy().astype(np.int64)
+    g_round = g["round"].to_numpy()
     g_tix = _rows_of(g["tournament"].to_numpy(), t_ids)
     if after_round is not None:
         in_file = np.zeros(T, dtype=np.int64)
@@ -306,30 +313,6 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     roster = Roster(t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
                     scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix, start_no=start_no,
                     rating=rating)
-
-    # the games of the counted rounds, with their player and opponent rows (no joins on the hot path)
-    g_tix = g_tix.astype(np.int64, copy=False)
-    cols = g_round - 1
-    player_no = g["player"].to_numpy()
-    opp_no = g["opponent"].fill_null(0).to_numpy()
-    points = g["points"].to_numpy()
-    g_type = g["game_type"].to_physical().to_numpy()
-    count = np.bincount(tix, minlength=T)
-    first = np.zeros(T, dtype=np.int64)
-    first[1:] = np.cumsum(count)[:-1]
-    last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
-    if bool((last_no == count).all()):
-        # start numbers 1..N in every tournament (the usual case): a row is an offset, no search needed
-        base = first[g_tix] - 1
-        rows = base + player_no
-        opp_found = (opp_no > 0) & (opp_no <= count[g_tix])
-        opp_rows = np.where(opp_found, base + opp_no, 0)
-    else:
-        p_keys = (tix << 24) | start_no
-        g_t = g_tix << 24
-        rows = np.searchsorted(p_keys, g_t | player_no)
-        opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
-        opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
 
     # buckets by counted rounds, each a block of one flat buffer per array: no event padded to a longer one
     widths, t_bucket = np.unique(n, return_inverse=True)
@@ -351,17 +334,47 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     local_t[t_order] = np.arange(T) - t_first[t_bucket[t_order]]
     row_cell = offset[p_bucket] + local * R_of[p_bucket]   # a player's first cell
     trash = int(offset[-1])                                 # one spare cell for games beyond the counted rounds
-    cell = row_cell[rows] + cols
-    keep = g_round <= n[g_tix]
-    if not bool(keep.all()):
-        cell = np.where(keep, cell, trash)
+
+    # each game's cell and its opponent's row in the bucket, from per-tournament tables (no joins). Indices
+    # are intp (numpy converts narrower index arrays first); values that only get stored are 32-bit.
+    g_tix = g_tix.astype(np.intp, copy=False)
+    player_no = g["player"].to_numpy()
+    opp_no = g["opponent"].fill_null(0).to_numpy()
+    points = g["points"].to_numpy()
+    g_type = g["game_type"].to_physical().to_numpy()
+    count = np.bincount(tix, minlength=T)
+    first = np.zeros(T, dtype=np.int64)
+    first[1:] = np.cumsum(count)[:-1]
+    last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
+    if bool((last_no == count).all()):
+        # start numbers 1..N in every tournament (the usual case): a row is an offset from the first player's
+        head = np.minimum(first, max(P - 1, 0))
+        R_t = R_of[t_bucket]
+        cell = (row_cell[head] - R_t - 1)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int64)
+        cell += player_no * (R_t.astype(np.int32)[g_tix] if len(widths) != 1 else np.int32(R_of[0]))
+        cell += g_round
+        opp_found = opp_no > 0
+        opp_found &= opp_no <= count.astype(np.int32)[g_tix]
+        opp_local = (local[head] - 1).astype(np.int32)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int32)
+        opp_local += opp_no
+    else:
+        p_keys = (tix << 24) | start_no
+        g_t = g_tix.astype(np.int64) << 24
+        rows = np.searchsorted(p_keys, g_t | player_no)
+        opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
+        opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
+        cell = row_cell[rows] + g_round - 1
+        opp_local = local[opp_rows].astype(np.int32) if P else np.zeros(len(rows), dtype=np.int32)
+    opp_local[~opp_found] = NO_OPP
+    if len(g_round) and int(g_round.max()) > int(n.min(initial=0)):
+        cell[g_round > n.astype(np.int16 if n.max(initial=0) < 2 ** 15 else np.int64)[g_tix]] = trash
 
     def flat(values: np.ndarray, fill: int, dtype: type) -> np.ndarray:
         out: np.ndarray = np.full(trash + 1, fill, dtype=dtype)
         out[cell] = values
         return out
 
-    opp = flat(np.where(opp_found, local[opp_rows] if P else 0, NO_OPP), NO_OPP, np.int32)
+    opp = flat(opp_local, NO_OPP, np.int32)
     pts = flat(points, 0, np.int32)
     gtype = flat(g_type, GAME_TYPE["absent"], np.int8)       # a round without a row is a round not paired
     black = flat((g["colour"] == "b").fill_null(False).to_numpy(), False, np.bool_)

@@ -26,6 +26,10 @@ class FormatError(TbstatsError):
         what = f"{column}: {reason}" if column else reason
         super().__init__(f"{where}: {what}")
 
+    def __reduce__(self) -> tuple[type[FormatError], tuple[str, int | None, str | None, str]]:
+        """Pickled with its fields, so it travels back from a worker process."""
+        return FormatError, (self.path, self.line, self.column, self.reason)
+
 
 class SchemaError(TbstatsError):
     """A columnar table does not have the expected columns or types."""

@@ -32,6 +32,7 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 
+from tbstats import callable_module
 from tbstats.compare import Config, parse_config, standings, wilson
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
@@ -288,3 +289,6 @@ def sweep(sim_config: SimulationConfig, configs: Sequence[Config], parameter: st
         _, table = run(changed, configs, baseline=baseline, workers=workers)
         parts.append(table.with_columns(pl.lit(parameter).alias("parameter"), pl.lit(float(value)).alias("value")))
     return pl.concat(parts, how="diagonal_relaxed")
+
+
+callable_module(__name__)  # tbstats.evaluate(...) calls tbstats.toplevel.evaluate

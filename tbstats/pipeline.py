@@ -126,7 +126,7 @@ def scheduler_client(scheduler: str | None) -> Iterator[Any]:
         if not count.isdigit() or int(count) < 1:
             raise TbstatsError(f"--scheduler {scheduler!r}: expected local or local:N with N >= 1")
         cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call, unused-ignore]
-                               dashboard_address=None, silence_logs=50)
+                               dashboard_address=":0", silence_logs=50)
         with cluster, Client(cluster) as client:  # type: ignore[no-untyped-call, unused-ignore]
             yield client
         return

@@ -8,14 +8,15 @@ executor, row for row. The map functions are module-level so they travel to Dask
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
-from tbstats import api
+from tbstats import api, checks
 from tbstats import compare as cmp
+from tbstats.declared import FROM_FILE
 from tbstats.games import Batch, empty
 from tbstats.info import partial_summary, summary_from
 from tbstats.pipeline import Run, shift_ids
@@ -32,21 +33,26 @@ class Computed:
     table: pl.DataFrame
     round_robins: int
     team_events: int = 0
+    events: pl.DataFrame | None = None     # what tbstats.checks looks at, per tournament
 
 
-def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec], options: dict[str, Any]) -> Computed:
+def _compute_one(batch: Batch, specs: str | Sequence[TieBreakSpec], options: dict[str, Any]) -> Computed:
     return Computed(api.compute(batch, specs, **options),
-                    int((batch.tournaments["event_type"] == "round_robin").sum()), len(team_event_ids(batch)))
+                    int((batch.tournaments["event_type"] == "round_robin").sum()), len(team_event_ids(batch)),
+                    checks.events(batch))
 
 
-def compute(run: Run, specs: Sequence[TieBreakSpec], **options: Any) -> tuple[pl.DataFrame, int, int]:
+def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.DataFrame] | None = None,
+            **options: Any) -> tuple[pl.DataFrame, int, int]:
     """The :func:`tbstats.api.compute` table of every batch, in order; the numbers of round robins and of
-    team events (whose players it ranks as individuals)."""
+    team events (whose players it ranks as individuals). ``seen`` collects :func:`tbstats.checks.events`."""
     tables, round_robins, team_events = [], 0, 0
     for m in run.map(functools.partial(_compute_one, specs=specs, options=options)):
         tables.append(shift_ids(m.value.table, m.first_id))
         round_robins += m.value.round_robins
         team_events += m.value.team_events
+        if seen is not None and m.value.events is not None:
+            seen.append(m.value.events)
     if not tables:
         tables.append(api.compute(_EMPTY, specs, rules=options.get("rules", "fide-2026")))
     return pl.concat(tables), round_robins, team_events
@@ -62,18 +68,30 @@ def info(run: Run, *, by_tournament: bool = False) -> pl.DataFrame:
 
 # -------------------------------------------------------------------------------------------------- audit
 
-def _audit_one(batch: Batch, rules: str, tiebreaks: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _audit_one(batch: Batch, rules: str, tiebreaks: str, context: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
     from tbstats.audit import audit
 
-    return audit(batch, api.make_context(batch), rules=rules, tiebreaks=tiebreaks)
+    return audit(batch, api.make_context(batch, **context), rules=rules, tiebreaks=tiebreaks)
 
 
-def audit(run: Run, *, rules: str = "auto", tiebreaks: str = cmp.FROM_FILE) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Per tournament and per player tables of :func:`tbstats.audit.audit`, batch by batch."""
+def _with_events(batch: Batch, f: Callable[[Batch], Any]) -> tuple[Any, pl.DataFrame]:
+    """``f(batch)`` and :func:`tbstats.checks.events` of the batch (module level: it travels to workers)."""
+    return f(batch), checks.events(batch)
+
+
+def audit(run: Run, *, rules: str = "auto", tiebreaks: str = FROM_FILE, seen: list[pl.DataFrame] | None = None,
+          **context: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per tournament and per player tables of :func:`tbstats.audit.audit`, batch by batch (``context``:
+    the :func:`tbstats.api.make_context` options, e.g. ``unrated_rating``; ``seen`` collects
+    :func:`tbstats.checks.events`)."""
     per_t, per_p = [], []
-    for m in run.map(functools.partial(_audit_one, rules=rules, tiebreaks=tiebreaks)):
-        per_t.append(shift_ids(m.value[0], m.first_id))
-        per_p.append(shift_ids(m.value[1], m.first_id))
+    work = functools.partial(_audit_one, rules=rules, tiebreaks=tiebreaks, context=context)
+    for m in run.map(functools.partial(_with_events, f=work)):
+        (tables, seen_here) = m.value
+        if seen is not None:
+            seen.append(seen_here)
+        per_t.append(shift_ids(tables[0], m.first_id))
+        per_p.append(shift_ids(tables[1], m.first_id))
     if not per_t:
         return _empty_audit()
     return pl.concat(per_t), pl.concat(per_p)
@@ -90,18 +108,28 @@ def _empty_audit() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 # ------------------------------------------------------------------------------------------------ compare
 
-def _compare_one(batch: Batch, configs: Sequence[cmp.Config], top: int, drilldown_limit: int | None) -> cmp.Partial:
-    return cmp.partial(batch, configs, top=top, drilldown_limit=drilldown_limit)
+def _compare_one(batch: Batch, configs: Sequence[cmp.Config], top: int, drilldown_limit: int | None,
+                 context: dict[str, Any] | None = None) -> cmp.Partial:
+    ctx = api.make_context(batch, **context) if context else None
+    return cmp.partial(batch, configs, top=top, drilldown_limit=drilldown_limit, ctx=ctx)
 
 
-def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10,
-            drilldown_limit: int | None = 1000) -> cmp.Comparison:
+def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10, drilldown_limit: int | None = 1000,
+            seen: list[pl.DataFrame] | None = None, **context: Any) -> cmp.Comparison:
     """:func:`tbstats.compare.compare` over all inputs from per-batch partials (the drill-down keeps the first
-    ``drilldown_limit`` tournaments of each pair)."""
+    ``drilldown_limit`` tournaments of each pair; ``context``: :func:`tbstats.api.make_context` options;
+    ``seen`` collects :func:`tbstats.checks.events`)."""
     cmp.check_configs(configs)
-    work = functools.partial(_compare_one, configs=tuple(configs), top=top, drilldown_limit=drilldown_limit)
-    parts = [m.value.shifted(m.first_id) for m in run.map(work)]
+    work = functools.partial(_compare_one, configs=tuple(configs), top=top, drilldown_limit=drilldown_limit,
+                             context=context)
+    parts = []
+    for m in run.map(functools.partial(_with_events, f=work)):
+        partial, seen_here = m.value
+        parts.append(partial.shifted(m.first_id))
+        if seen is not None:
+            seen.append(seen_here)
     return cmp.combine(parts or [_compare_one(_EMPTY, configs, top, drilldown_limit)])
+
 
 
 # ------------------------------------------------------------------------------------------------- ingest

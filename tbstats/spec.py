@@ -1,12 +1,15 @@
 """Tie-break spec strings (rules.md Section 7): ``"BH/C1"`` <-> :class:`TieBreakSpec`.
 
 Grammar: ``NAME [":" ("MP"|"GP")] { "/" MOD } [ "@" EDITION ]``, case-insensitive on input, upper case on
-output; ``BH-C1`` is accepted for ``BH/C1``. Names and modifiers are checked against the registry.
+output; ``BH-C1`` is accepted for ``BH/C1`` (a hyphen starts the modifiers at the first part that reads as
+one, so ``USCF-MM`` stays a name). This module knows the grammar only: :func:`read_spec` does not know which
+names exist or which modifiers each accepts. The registry (:func:`tbstats.tiebreaks.parse_spec`) reads with
+this grammar, resolves aliases and checks names and modifiers; every caller that wants a spec goes there.
 
->>> str(parse_spec("bh-c1"))
+>>> str(read_spec("bh-c1"))
 'BH/C1'
->>> str(parse_spec("KS/L-1")), str(parse_spec("ARO/U1400/C1@fide-2024"))
-('KS/L-1', 'ARO/C1/U1400@fide-2024')
+>>> str(read_spec("KS/L-1")), str(read_spec("ARO/U1400/C1@fide-2024")), read_spec("uscf-mm").name
+('KS/L-1', 'ARO/C1/U1400@fide-2024', 'USCF-MM')
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Final
 
-from tbstats.errors import UnknownTieBreakError, did_you_mean
+from tbstats.errors import UnknownTieBreakError
 from tbstats.rules import EDITIONS, check_edition
 
 _MOD = re.compile(r"^(C|M)(\d+)$|^L([+-]?\d+)$|^(P|F|R)$|^U(\d+)$|^K(\d+)$")
@@ -72,27 +75,20 @@ class TieBreakSpec:
         return text
 
 
-def parse_spec(text: str, known: dict[str, frozenset[str]] | None = None,
-               aliases: dict[str, str] | None = None) -> TieBreakSpec:
-    """Parse one spec; ``known`` maps registry names to allowed modifier kinds (default: the registry)."""
-    if known is None or aliases is None:
-        from tbstats.tiebreaks import ALIASES, allowed_modifiers
-        known, aliases = allowed_modifiers(), ALIASES
+def read_spec(text: str) -> TieBreakSpec:
+    """Read one spec by the grammar alone: the name upper-cased as written (aliases not resolved), modifiers
+    checked for their form only. :func:`tbstats.tiebreaks.parse_spec` adds the registry's checks."""
     raw = text.strip()
     if not raw:
         raise UnknownTieBreakError("empty tie-break spec (expected e.g. 'BH/C1')")
     body, _, edition = raw.partition("@")
     edition_name = check_edition(edition) if edition else None
     head, *mods = re.split(r"/", body)
-    name, _, reference = head.partition(":")
-    name = name.strip().upper()
-    if "-" in name and not name.startswith("USCF-") and name not in known:
-        name, *hyphen_mods = name.split("-")
-        mods = hyphen_mods + mods
-    name = aliases.get(name, name)
-    if name not in known:
-        raise UnknownTieBreakError(f"unknown tie-break {text!r} (expected a name such as BH, SB, DE; "
-                                   f"`tbstats tiebreaks` lists them)." + did_you_mean(name, known))
+    written, _, reference = head.partition(":")
+    parts = written.strip().upper().split("-")
+    first_mod = next((i for i, part in enumerate(parts) if i and _MOD.match(part)), len(parts))
+    name = "-".join(parts[:first_mod])
+    mods = parts[first_mod:] + mods
     ref = reference.strip().upper() or None
     if ref not in (None, "MP", "GP"):
         raise UnknownTieBreakError(f"{text!r}: reference score {reference!r} must be MP or GP")
@@ -113,19 +109,17 @@ def parse_spec(text: str, known: dict[str, frozenset[str]] | None = None,
             fields["unrated"] = int(m.group(5))
         else:
             fields["k_factor"] = int(m.group(6))
-    spec = TieBreakSpec(name=name, reference=ref, edition=edition_name, **fields)  # type: ignore[arg-type]
-    bad = spec.modifiers - known[name]
-    if bad:
-        allowed = ", ".join(sorted(known[name])) or "none"
-        raise UnknownTieBreakError(f"{text!r}: modifier {'/'.join(sorted(bad))} is not defined for {name} "
-                                   f"(allowed: {allowed})")
-    return spec
+    return TieBreakSpec(name=name, reference=ref, edition=edition_name, **fields)  # type: ignore[arg-type]
 
 
-def parse_specs(text: str | list[str]) -> list[TieBreakSpec]:
-    """Parse a comma-separated list (or a list of strings) of specs."""
+def split_specs(text: str | list[str]) -> list[str]:
+    """The items of a comma-separated list (or of a list of such strings), blanks dropped.
+
+    >>> split_specs(["BH/C1, SB", "DE"])
+    ['BH/C1', 'SB', 'DE']
+    """
     items = text.split(",") if isinstance(text, str) else [s for t in text for s in t.split(",")]
-    return [parse_spec(s) for s in items if s.strip()]
+    return [s.strip() for s in items if s.strip()]
 
 
-__all__ = ["EDITIONS", "TieBreakSpec", "parse_spec", "parse_specs"]
+__all__ = ["EDITIONS", "TieBreakSpec", "read_spec", "split_specs"]

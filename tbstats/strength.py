@@ -5,9 +5,11 @@ half a win) on every game played over the board between two players with a FIDE 
 archive; players are identified by FIDE id across events. Each strength has a normal prior ``N(0, 400²)``
 (so that a player with only wins gets a finite strength) and the fit is a vectorised Newton iteration on
 all players at once. Leave-one-event-out: the strength used for a player in an event is refit from his
-games in the *other* events only (again with the prior), the opponents keeping their strengths of the whole
-fit. A player is covered when he has a FIDE id and at least one such game in another event; the others
-are left out like unrated players. The scale is relative (Elo points about 0): only the order counts here.
+games in the *other* events only (again with the prior), his opponents keeping their strengths of the whole
+fit, except that an opponent who also played in that event is taken at his own strength without it (a
+second refit pass; the event still reaches the others only through their other opponents). A player is
+covered when he has a FIDE id and at least one such game in another event; the others are left out like
+unrated players. The scale is relative (Elo points about 0): only the order counts here.
 """
 
 from __future__ import annotations
@@ -84,8 +86,13 @@ class Fit:
                 f"{self.fide_ids} FIDE ids; covers {self.covered} of {self.participants} players")
 
 
-def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 500, tol: float = 1e-4) -> Fit:
-    """Fit the archive's strengths, then refit each participant's without his event (module docstring)."""
+def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 500, tol: float = 1e-4,
+        passes: int = 2) -> Fit:
+    """Fit the archive's strengths, then refit each participant's without his event (module docstring).
+
+    The first refit pass holds every opponent at his whole-fit strength; each further pass gives an opponent
+    who also played in the event left out his strength without it, from the pass before.
+    """
     ids, i = np.unique(games["fide"].to_numpy(), return_inverse=True)
     j = np.searchsorted(ids, games["opp"].to_numpy())
     s = games["score"].to_numpy()
@@ -112,7 +119,15 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 50
     in_event = pl.DataFrame({"fide": ids[i], "tournament": event}).unique()
     refit = participants.with_row_index("_row").join(in_event, on=["fide", "tournament"], how="semi")
     rows = refit["_row"].to_numpy().astype(np.int64)
-    out[rows] = _refit(r, row[rows], p_event[rows], start, n_games, order, j, s, event)
+    who, without = row[rows], p_event[rows]
+    span = int(max(event.max(initial=0), without.max(initial=0))) + 1
+    keys = who * span + without
+    by_key = np.argsort(keys, kind="stable")
+    opponents = None
+    for _ in range(passes):
+        loo = _refit(r, who, without, start, n_games, order, j, s, event, opponents)
+        opponents = (keys[by_key], loo[by_key], span)
+    out[rows] = loo if passes else r[who]
     strength = pl.Series("strength", out).fill_nan(None)
     table = participants.select("tournament", "start_no").with_columns(strength)
     ratings = pl.DataFrame({"fide": ids, "strength": r}, schema={"fide": pl.Int64, "strength": pl.Float64})
@@ -121,8 +136,12 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 50
 
 def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarray, n_games: np.ndarray,
            order: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray,
-           chunk_rows: int = 2_000_000) -> np.ndarray:
-    """Each player's strength from his games outside one event (Newton on one unknown each); NaN if none."""
+           opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk_rows: int = 2_000_000) -> np.ndarray:
+    """Each player's strength from his games outside one event (Newton on one unknown each); NaN if none.
+
+    ``opponents`` (sorted keys ``player * span + event``, strengths, span): an opponent found there for the
+    left-out event plays at that strength instead of his whole-fit one.
+    """
     out = np.full(len(who), np.nan)
     lengths = n_games[who]
     cum = np.r_[0, np.cumsum(lengths)]
@@ -137,8 +156,15 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarra
         g = order[start[who[sel]][owner] + offset]
         w = (event[g] != without[sel][owner]).astype(np.float64)
         x = r[who[sel]].copy()
+        rj = r[j[g]]
+        if opponents is not None and len(opponents[0]):
+            keys, values, span = opponents
+            key = j[g] * span + without[sel][owner]
+            pos = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+            found = (keys[pos] == key) & ~np.isnan(values[pos])
+            rj = np.where(found, values[pos], rj)
         for _ in range(50):
-            p = 1 / (1 + np.power(10.0, -(x[owner] - r[j[g]]) / 400))
+            p = 1 / (1 + np.power(10.0, -(x[owner] - rj) / 400))
             grad = _C * np.bincount(owner, w * (s[g] - p), minlength=len(sel)) - x / PRIOR_SD**2
             hess = _C**2 * np.bincount(owner, w * p * (1 - p), minlength=len(sel)) + 1 / PRIOR_SD**2
             step = np.clip(grad / hess, -200, 200)

@@ -18,8 +18,8 @@ from tbstats.api import make_context, tiebreak_values
 from tbstats.dense import build_buckets, build_dense, cells, row_sum
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf
-from tbstats.spec import parse_spec, parse_specs
 from tbstats.standings import rank_steps
+from tbstats.tiebreaks import parse_spec, parse_specs
 from tbstats.tiebreaks.base import Context
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
@@ -96,5 +96,24 @@ def test_players_out_of_order_keep_their_rows() -> None:
                      batch.games.sample(fraction=1.0, shuffle=True, seed=2))
     specs = "BH/C1,SB,FB,AOB,TPR,DE"
     assert compute(shuffled, specs).equals(compute(batch, specs))
+    # runs of whole tournaments on two threads: sliced when the tables are sorted, filtered when not
+    assert compute(shuffled, specs, workers=2).equals(compute(batch, specs))
+    assert compute(batch, specs, workers=3).equals(compute(batch, specs))
     assert compute(shuffled, specs).select("tournament", "start_no").equals(
         pl.DataFrame(batch.players.sort("tournament", "start_no").select("tournament", "start_no")))
+
+
+def test_large_batches_are_computed_in_runs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Runs of at most CHUNK_PLAYERS players (cache-sized arrays) give the table of one run."""
+    from tbstats import api
+    from tbstats.simulate import SimulationConfig, simulate
+
+    batch = simulate(SimulationConfig(tournaments=12, players=7, rounds=5, seed=4)).batch
+    specs = "BH/C1,SB,FB,AOB,TPR,DE,LOTS"
+    whole = api.compute(batch, specs, rules="auto")
+    monkeypatch.setattr(api, "CHUNK_PLAYERS", 20)
+    calls = []
+    split = api.split_batch
+    monkeypatch.setattr(api, "split_batch", lambda b, n: calls.append(n) or split(b, n))
+    assert api.compute(batch, specs, rules="auto").equals(whole)
+    assert calls == [5]

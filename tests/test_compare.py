@@ -61,11 +61,12 @@ def test_depth_and_ties_at_top() -> None:
 
 
 def test_breakdown_and_features() -> None:
-    c = compare(_batch(), [parse_config("a=fide-2024:BH"), parse_config("b=fide-2026:BH")])
+    batch = load([str(EXAMPLES), str(ROOT / "data" / "teams")], on_error="raise").batch
+    c = compare(batch, [parse_config("a=fide-2024:BH"), parse_config("b=fide-2026:BH")])
     by_type = breakdown(c, "type")
     assert set(by_type["type"]) == {"swiss", "round_robin", "team"}   # team events are their own type
     teams = by_type.filter(pl.col("type") == "team")["tournaments"].sum()
-    assert teams == len(team_event_ids(_batch())) > 0
+    assert teams == len(team_event_ids(batch)) == 1
     assert by_type["tournaments"].sum() == c.pairs["tournaments"][0]
     with pytest.raises(TbstatsError, match="unknown feature"):
         breakdown(c, "colour")

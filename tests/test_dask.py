@@ -9,7 +9,7 @@ from helpers import ROOT
 from tbstats import pipeline, runs
 from tbstats.cli import main
 from tbstats.compare import parse_config
-from tbstats.spec import parse_specs
+from tbstats.tiebreaks import parse_specs
 
 SAMPLE = str(ROOT / "data" / "sample_archive.parquet")
 EXAMPLES = str(ROOT / "data" / "examples")
@@ -18,7 +18,7 @@ EXAMPLES = str(ROOT / "data" / "examples")
 @pytest.fixture(scope="module")
 def client():  # type: ignore[no-untyped-def]
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   silence_logs=50) as cluster, distributed.Client(cluster) as c:
         yield c
 
@@ -29,7 +29,7 @@ def test_compute_and_compare_on_two_worker_processes(client) -> None:  # type: i
                parse_config("c=auto:from-file")]
     local = pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30)
     remote = pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=client)
-    table, *_ = runs.compute(local, specs)
+    table, _, _ = runs.compute(local, specs)
     assert table.height > 4000
     assert runs.compute(remote, specs)[0].equals(table)
     assert len({w for w in client.nthreads()}) == 2

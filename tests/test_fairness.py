@@ -19,9 +19,10 @@ from tbstats.cli import main
 from tbstats.compare import parse_config
 from tbstats.evaluate import with_strength
 from tbstats.games import Batch
-from tbstats.io import sources
+from tbstats.io import sources, tabular
 from tbstats.io.trf import read_trf
 from tbstats.simulate import SimulationConfig, simulate
+from tbstats.teams.model import team_event_ids
 
 NEW = "new=fide-2026:BH/C1,BH,SB"
 OLD = "old=fide-2024:BH/C1,BH,SB"
@@ -181,22 +182,34 @@ def test_archive_fit_is_stationary_and_leaves_the_event_out() -> None:
     r = dict(fit.ratings.iter_rows())
     c = math.log(10) / 400
 
-    def gradient(x: float, rows: pl.DataFrame) -> float:
-        p = 1 / (1 + 10 ** (-(x - rows["opp"].replace_strict(r).to_numpy()) / 400))
+    def gradient(x: float, rows: pl.DataFrame, opponents: dict[int, float]) -> float:
+        p = 1 / (1 + 10 ** (-(x - rows["opp"].replace_strict(opponents, default=None).fill_null(
+            rows["opp"].replace_strict(r)).to_numpy()) / 400))
         return float(c * (rows["score"].to_numpy() - p).sum() - x / strength.PRIOR_SD**2)
 
+    def solve(rows: pl.DataFrame, opponents: dict[int, float]) -> float:
+        lo, hi = -3000.0, 3000.0
+        for _ in range(100):   # bisection on the decreasing gradient
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if gradient(mid, rows, opponents) > 0 else (lo, mid)
+        return lo
+
     for fide in (1000, 1007, 1030):   # the whole fit: every player's gradient vanishes
-        assert abs(gradient(r[fide], games.filter(pl.col("fide") == fide))) < 1e-6
+        assert abs(gradient(r[fide], games.filter(pl.col("fide") == fide), {})) < 1e-6
+    first = strength.fit(games, participants, passes=1).table.join(participants, on=["tournament", "start_no"])
     table = fit.table.join(participants, on=["tournament", "start_no"])
     for event, no in ((0, 3), (5, 1), (17, 8)):
         fide = int(participants.filter((pl.col("tournament") == event) & (pl.col("start_no") == no))["fide"][0])
         rows = games.filter((pl.col("fide") == fide) & (pl.col("tournament") != event))
-        lo, hi = -3000.0, 3000.0
-        for _ in range(100):   # bisection on the decreasing gradient of the games outside the event
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if gradient(mid, rows) > 0 else (lo, mid)
+        # pass 1: the games outside the event against the whole-fit opponents
+        got = first.filter((pl.col("tournament") == event) & (pl.col("fide") == fide))["strength"][0]
+        assert got == pytest.approx(solve(rows, {}), abs=1e-3)
+        # pass 2: opponents who also played in the event at their pass-1 strength without it
+        same_event = dict(first.filter(pl.col("tournament") == event).drop_nulls("strength").select(
+            "fide", "strength").iter_rows())
         got = table.filter((pl.col("tournament") == event) & (pl.col("fide") == fide))["strength"][0]
-        assert got == pytest.approx(lo, abs=1e-3)
+        assert got == pytest.approx(solve(rows, same_event), abs=1e-3)
+        assert same_event.keys() & set(rows["opp"].to_list())   # the second pass did change opponents
     alone = table.filter(pl.col("fide") == 1059)
     assert alone.height == 1 and alone["strength"][0] is None
     elsewhere = participants.join(games.select(pl.col("tournament").alias("other"), "fide").unique(), on="fide").filter(
@@ -224,7 +237,8 @@ def test_archive_proxy_on_real_files() -> None:
     batch = sources.load([str(trf)], on_error="collect").batch
     games, participants = strength.games_of(batch)
     fit = strength.fit(games, participants)
-    assert row["players_left_out"] == participants.height - fit.covered > 0
+    individual = fit.table.filter(~pl.col("tournament").is_in(team_event_ids(batch)))
+    assert row["players_left_out"] == individual["strength"].is_null().sum() > 0
 
 
 def test_evaluate_errors(tmp_path: Path) -> None:
@@ -239,18 +253,19 @@ def test_evaluate_errors(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "expected A,B" in bad.output
     bad = runner.invoke(main, ["evaluate", str(root / archive), "-c", "random=fide-2026:BH"])
     assert bad.exit_code == 3 and "'random' is the baseline's" in bad.output
+    bad = runner.invoke(main, ["evaluate", str(root / archive), "-c", "x=fide-2026:from-file"])
+    assert bad.exit_code == 3 and "x: evaluate needs an explicit tie-break list" in bad.output
 
 
-def test_evaluate_page(tmp_path: Path, batch: Batch) -> None:
-    from tbstats.report import render_fairness_html, write_fairness_charts
+def test_evaluate_page(batch: Batch) -> None:
+    from tbstats.report import render_fairness_html
 
     result = evaluate_archive([batch], CONFIGS, proxy="rating", pairs=[("new", "old")])
     page = render_fairness_html(result, title="t")
-    for anchor in ('id="measures"', 'id="favour"', 'id="difference"', "chart-favour_unplayed",
-                   "chart-difference_new_old", "chart-measure_strongest_first"):
+    for anchor in ('id="measures"', 'id="favour"', 'id="difference"', "chart-difference_new_old",
+                   "chart-measure_strongest_first", *(f"chart-favour_{b}" for b in fairness.BREAKDOWNS[1:])):
         assert anchor in page, anchor
-    names = sorted(p.name for p in write_fairness_charts(result, tmp_path, fmt="svg"))
-    assert "favour_rating_band.svg" in names and len(names) == 6 + 5 + 1
+    assert page.count('<figure class="chart"') == 6 + 5 + 1
 
 
 @pytest.mark.parametrize(("values", "expected", "left_out"), [
@@ -272,3 +287,36 @@ def test_strongest_first_on_a_known_group(values: list[float], expected: float |
         assert math.isnan(row["strongest_first"])
     else:
         assert row["strongest_first"] == expected
+
+
+def test_strength_survives_ingest_next_to_files_without_it(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    sample, examples = str(root / "data" / "sample_archive.parquet"), str(root / "data" / "examples")
+    for target, first_has_it in ((tmp_path / "ds", None), (tmp_path / "a.parquet", True),
+                                 (tmp_path / "b.parquet", False)):
+        order = [examples, sample] if first_has_it is False else [sample, examples]
+        done = CliRunner().invoke(main, ["ingest", *order, "-o", str(target), "--batch-size", "50", "-q"])
+        assert done.exit_code == 0, done.output
+        players = tabular.read_model(target).players
+        if first_has_it is False:   # a flat file keeps the optional columns of its first batch
+            assert "strength" not in players.columns
+            continue
+        assert players["strength"].is_not_null().sum() == 200 * 24
+        assert players["strength"].is_null().sum() == players.height - 200 * 24 > 0
+        ev = CliRunner().invoke(main, ["evaluate", str(target), "--strength", "strength", "-q", "-c", NEW,
+                                       "--batch-size", "30"])
+        assert ev.exit_code == 0, ev.output
+        teams = team_event_ids(tabular.read_model(target))
+        unknown = players.filter(~pl.col("tournament").is_in(teams))["strength"].is_null().sum()
+        assert pl.read_csv(ev.stdout.encode())["players_left_out"][0] == unknown > 0
+
+
+def test_team_events_are_left_out() -> None:
+    data = Path(__file__).resolve().parents[1] / "data"
+    team = data / "teams" / "team_swiss.trf"
+    both = CliRunner().invoke(main, ["evaluate", str(data / "examples"), str(team), "-c", NEW])
+    alone = CliRunner().invoke(main, ["evaluate", str(data / "examples"), "-c", NEW])
+    assert both.exit_code == alone.exit_code == 0, both.output
+    assert "Note: 1 team event(s) left out" in both.stderr and both.stdout == alone.stdout
+    only = CliRunner().invoke(main, ["evaluate", str(team), "-c", NEW])
+    assert only.exit_code == 3 and "no tournaments to evaluate (1 team events are left out)" in only.output

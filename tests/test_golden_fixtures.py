@@ -16,8 +16,8 @@ import pytest
 from helpers import FIXTURES, load_trf, requires_shared
 
 from tbstats.api import make_context, tiebreak_values
-from tbstats.spec import parse_spec, parse_specs
 from tbstats.standings import ranks
+from tbstats.tiebreaks import parse_spec, parse_specs
 
 pytestmark = requires_shared()
 

@@ -17,8 +17,8 @@ from strategies import to_trf, tournaments
 from tbstats.api import compute, make_context, tiebreak_values
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf, write_trf
-from tbstats.spec import parse_spec, parse_specs
 from tbstats.standings import ranks
+from tbstats.tiebreaks import parse_spec, parse_specs
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
 VALUE_SPECS = [

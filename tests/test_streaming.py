@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import shutil
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -159,7 +161,7 @@ def test_bad_model_part_is_a_ledger_row(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["info", str(tmp_path / "ds"), str(EXAMPLES), "--batch-size", "2"])
     assert result.exit_code == 1
     assert "games column 'points' has type String" in result.stderr
-    n = len(list(EXAMPLES.glob("*.trf")))  # the examples, and the damaged model
+    n = len(list(EXAMPLES.glob("*.trf")))
     assert f"{n + 1} files: {n} loaded, 1 rejected" in result.stderr
 
 
@@ -168,3 +170,21 @@ def test_every_command_takes_the_batch_options() -> None:
         text = CliRunner().invoke(main, [command, "--help"]).stdout
         for flag in ("--batch-size", "--batch-files", "--workers", "--scheduler", "--quiet"):
             assert flag in text, (command, flag)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_one_progress_bar_over_tournaments_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = _Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    run = pipeline.Run(inputs=[str(SAMPLE)], batch_size=50, progress=True)
+    assert sum(m.tournaments for m in run.map(lambda b: b.n_tournaments)) == 200
+    text = screen.getvalue()
+    assert "200/200" in text and "tournaments" in text and "game rows/s" in text
+    quiet = _Terminal()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    list(pipeline.Run(inputs=[str(SAMPLE)], batch_size=50).map(lambda b: b.n_tournaments))
+    assert quiet.getvalue() == ""

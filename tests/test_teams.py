@@ -17,11 +17,12 @@ import numpy as np
 import polars as pl
 import pytest
 from click.testing import CliRunner, Result
-from helpers import FIXTURES, REAL, load_trf, requires_shared
+from helpers import FIXTURES, REAL, ROOT, load_trf, requires_shared
 
 from tbstats.cli import main
 from tbstats.errors import FormatError, UnknownTieBreakError
 from tbstats.games import Batch
+from tbstats.io.tabular import read_model, write_model
 from tbstats.io.trf import read_trf, write_trf
 from tbstats.spec import TieBreakSpec
 from tbstats.standings import competition_rank, initial_labels
@@ -328,3 +329,22 @@ def test_info_and_compare_count_team_events() -> None:
                    "type", "-q"])
     assert result.exit_code == 0, result.output
     assert "team" in result.stdout and "swiss" not in result.stdout
+
+
+def test_after_round_and_the_readme_example() -> None:
+    """Standings part-way (rules.md 4.8): after round 2 Willows' PAB dummy is capped at 1 MP x 2 rounds."""
+    batch = load_trf(ROOT / "data" / "teams" / "team_swiss.trf")
+    full = _ranks(compute_teams(batch, "EDE,BH:MP"))
+    assert full == {1: 2, 2: 4, 3: 3, 4: 1, 5: 5}
+    part = compute_teams(batch, "BH:MP", after_round=2)
+    assert dict(part.select("team", "BH:MP").iter_rows()) == {1: 4.0, 2: 5.0, 3: 6.0, 4: 4.0, 5: 4.0}
+    assert dict(part.select("team", "mp").iter_rows())[4] == 3.0
+
+
+@pytest.mark.parametrize("target", ["held.parquet", "held.csv"])
+def test_team_model_from_columnar_files(held: Batch, tmp_path: Path, target: str) -> None:
+    """The team records travel in tournaments.records, so an ingested archive gives the same team model."""
+    write_model(held, tmp_path / target)
+    a, b = build_teams(held), build_teams(read_model(tmp_path / target))
+    for name in ("teams", "members", "matches", "boards", "events"):
+        assert getattr(a, name).equals(getattr(b, name)), name

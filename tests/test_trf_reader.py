@@ -138,3 +138,17 @@ def test_ragged_lines_and_missing_blocks_read_as_blank_rounds() -> None:
     assert games.filter(pl.col("player") == 4)["game_type"].to_list() == ["played", "absent", "absent"]
     assert games.filter(pl.col("player") == 2)["result"].to_list() == ["0", None, None]
     assert result.batch.tournaments["rounds_played"].to_list() == [3]
+
+
+@requires_shared()
+def test_the_real_corpus_reads_to_its_known_totals() -> None:
+    # figures of the polars-based reader this one replaced (the same tables, row for row, when it was written)
+    result = read_trf([(str(p), p.read_bytes()) for p in real_files()])
+    batch = result.batch
+    assert (batch.n_tournaments, batch.players.height, batch.games.height) == (76, 6181, 50244)
+    assert dict(batch.games.group_by("game_type").len().iter_rows()) == {
+        "played": 43422, "forfeit_win": 160, "forfeit_loss": 160, "double_forfeit": 44, "pab": 152,
+        "full_bye": 132, "half_bye": 443, "zero_bye": 4123, "absent": 1608}
+    assert (int(batch.games["points"].sum()), int(batch.players["declared_points"].sum())) == (44753, 44809)
+    assert (result.errors.height, result.errors["path"].n_unique()) == (12, 3)
+    assert batch.warnings.filter(pl.col("field") == "points (cols 81-84)").height == 48

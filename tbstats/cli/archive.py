@@ -10,31 +10,37 @@ import polars as pl
 from tbstats import runs
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
+    FROM_FILE_LIST,
     Batches,
+    Configs,
+    Engine,
     Inputs,
-    Output,
-    ReportOutput,
     _spec_list,
     batch_options,
-    emit,
+    config_options,
+    engine_options,
     exit_code,
     input_options,
+    report_checks,
+    streamed,
+    tiebreaks_option,
+)
+from tbstats.cli.outputs import (
+    Output,
+    ReportOutput,
+    about_run,
+    emit,
     output_options,
     report_options,
-    streamed,
     write_page,
 )
-from tbstats.rules import EDITIONS, check_edition
 
 # ---------------------------------------------------------------------------------------------- archives
 
 @main.command(name="compare", epilog=EPILOG)
 @input_options
-@click.option("-c", "--config", "configs", multiple=True, metavar="NAME=EDITION:SPECS",
-              help="A configuration, e.g. old=fide-2024:BH/C1,BH,SB,DE,WIN (repeatable). EDITION may be auto; "
-                   "SPECS may be from-file (each tournament's own 202/212 list).")
-@click.option("--configs", "config_file", type=click.Path(exists=True, dir_okay=False), default=None,
-              metavar="FILE", help="Configurations from a TOML file ([configs] name = \"EDITION:SPECS\").")
+@config_options
+@engine_options
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
               help="K for topk_changed (the set of players ranked K or better).")
 @click.option("--by", "by", multiple=True, metavar="FEATURE",
@@ -47,8 +53,8 @@ from tbstats.rules import EDITIONS, check_edition
 @report_options
 @batch_options
 @click.pass_context
-def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], config_file: str | None, top: int,
-                by: tuple[str, ...], table: str, drilldown_limit: int, output: ReportOutput, batches: Batches) -> None:
+def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: Engine, top: int, by: tuple[str, ...],
+                table: str, drilldown_limit: int, output: ReportOutput, batches: Batches) -> None:
     """How often configurations (edition + tie-break order) change winners, podiums and rankings.
 
     One row per pair of configurations: tournaments, winner_changed (the set of rank-1 players differs),
@@ -60,10 +66,14 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
     """
     from tbstats import compare as cmp
 
-    parsed = [cmp.parse_config(c) for c in configs] + (cmp.read_configs(config_file) if config_file else [])
+    parsed = configs.parse(engine.rules)
     cmp.check_configs(parsed)
+    seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
-        result = runs.compare(run, parsed, top=top, drilldown_limit=drilldown_limit)
+        result = runs.compare(run, parsed, top=top, drilldown_limit=drilldown_limit, seen=seen,
+                              **engine.context())
+    report_checks(pl.concat(seen) if seen else pl.DataFrame(), [s for c in parsed for s in c.specs or ()], engine,
+                  quiet=inputs.quiet)
     breakdowns = {feature: cmp.breakdown(result, feature) for feature in by}
     if output.charts or output.format == "html":
         from tbstats import report
@@ -71,8 +81,10 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
         if output.charts:
             report.write_charts(result, Path(output.charts), fmt=output.chart_format, breakdowns=breakdowns)
         if output.format == "html":
+            counts = [("files", run.files), ("tournaments", sum(x.height for x in seen))]
             write_page(report.render_html(result, title="tbstats compare", breakdowns=breakdowns,
-                                          charts=output.chart_format), output)
+                                          charts=output.chart_format,
+                                          about=about_run(output, inputs.paths, counts)), output)
     else:
         frames = {"pairs": result.pairs, "configs": result.configs, "depth": result.depth,
                   "drilldown": result.drilldown, "tournaments": result.tournaments}
@@ -87,25 +99,27 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], co
 @main.command(name="audit", epilog=EPILOG)
 @input_options
 @output_options
-@click.option("--rules", default="auto", show_default=True, metavar="EDITION",
-              help="Rule edition to recompute with: " + ", ".join(EDITIONS) + ".")
-@click.option("-t", "--tiebreaks", "specs", default="from-file", show_default=True, metavar="from-file|SPECS",
-              help="The order to recompute with: each file's own 202/212 list, or SPECS for every tournament.")
-@click.option("--players", "per_player", is_flag=True, help="One row per differing player instead of per tournament.")
+@engine_options(rules="auto")
+@tiebreaks_option(default="from-file")
+@click.option("--per-player", "per_player", is_flag=True,
+              help="One row per differing player instead of per tournament.")
+@click.option("--players", "per_player_alias", is_flag=True, hidden=True)
 @batch_options
 @click.pass_context
-def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, rules: str, specs: str, per_player: bool,
-              batches: Batches) -> None:
+def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, per_player: bool,
+              per_player_alias: bool, batches: Batches) -> None:
     """Recompute standings and compare them with the ranks and points declared in the files.
 
     Per tournament: players, points_differ, rank_conflicts (groups of our order that the declared ranks
     cross) and a status: agrees; points differ; agrees under EDITION (same order, other rules); agrees under
     ORDER (a conventional order); unexplained; no declared ranks; no tie-break list.
     """
-    edition = check_edition(rules)
-    if specs != "from-file":
-        _spec_list(specs)
+    from_file = specs.strip().lower() == FROM_FILE_LIST
+    parsed = [] if from_file else _spec_list(specs)
+    seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
-        per_t, per_p = runs.audit(run, rules=edition, tiebreaks=specs)
-    emit(per_p if per_player else per_t, output)
+        per_t, per_p = runs.audit(run, rules=engine.rules, tiebreaks=FROM_FILE_LIST if from_file else specs,
+                                  seen=seen, **engine.context())
+    report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
+    emit(per_p if per_player or per_player_alias else per_t, output)
     ctx.exit(exit_code(run.rejected))

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+import contextlib
+import os
+import sys
+import threading
+from typing import Any, Final, NoReturn
 
 import click
 
@@ -13,6 +17,7 @@ EXIT_OK: Final = 0
 EXIT_REJECTED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_INVALID: Final = 3
+EXIT_INTERRUPTED: Final = 130
 #: At most this many problems are printed on stderr; ``--errors FILE`` has them all.
 SHOWN_PROBLEMS: Final = 10
 
@@ -22,16 +27,38 @@ Exit codes:
   1  the command ran, but some inputs were rejected (see --errors FILE)
   2  usage error (unknown option, bad value, missing argument)
   3  invalid input in raise mode, or a file that cannot be read or written
+  130  interrupted (Ctrl-C)
 """
 
 
 
+#: Where the group keeps the arguments as typed (for the provenance line of reports).
+ARGV_KEY: Final = "tbstats.argv"
+
+
+def _stop_now(code: int) -> NoReturn:
+    """Exit at once, even while worker threads are busy: flush what was written, then end the process."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(code)
+
+
 class _Group(click.Group):
-    """A click group that turns tbstats errors into a message on stderr and exit code 3."""
+    """A click group that turns tbstats errors into a message on stderr and exit code 3, Ctrl-C into 130."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[ARGV_KEY] = list(args)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+                _stop_now(EXIT_INTERRUPTED)     # worker threads would otherwise finish their part first
+            ctx.exit(EXIT_INTERRUPTED)
         except TbstatsError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(EXIT_INVALID)

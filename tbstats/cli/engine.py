@@ -11,22 +11,27 @@ from typing import Any, TypeVar, cast
 import click
 import polars as pl
 
+from tbstats import checks, runs
 from tbstats import explain as explain_mod
-from tbstats import runs
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
+    FROM_FILE_LIST,
     Batches,
     Engine,
     Inputs,
-    Output,
     _spec_list,
     batch_options,
-    emit,
     engine_options,
     exit_code,
     input_options,
-    output_options,
+    report_checks,
     streamed,
+    tiebreaks_option,
+)
+from tbstats.cli.outputs import (
+    Output,
+    emit,
+    output_options,
 )
 from tbstats.errors import TbstatsError
 from tbstats.io import sources
@@ -81,8 +86,7 @@ def _team_spec_list(text: str) -> list[TieBreakSpec]:
 @input_options
 @output_options
 @engine_options
-@click.option("-t", "--tiebreaks", "specs", required=True, metavar="SPEC[,SPEC...]",
-              help="Ordered tie-breaks, e.g. 'BH/C1,BH,SB,DE,WIN' (see `tbstats tiebreaks`).")
+@tiebreaks_option()
 @click.option("--lots", type=click.IntRange(min=0), default=None, metavar="SEED",
               help="Break ties left after the list by a seeded drawing of lots (default: tied players share a rank).")
 @batch_options
@@ -95,7 +99,8 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     Columns: source, tournament, start_no, name, rating, points, rank, then one column per SPEC named
     exactly as written (in canonical form, e.g. bh-c1 -> BH/C1). rank orders by points, then the specs in
     the order given, each applied only to groups still tied (C.07 4.2); players still tied share a rank.
-    A DE column holds the rank after points and the specs up to and including DE.
+    A DE column holds the rank after points and the specs up to and including DE. With -t from-file each
+    tournament uses its own 202/212 list: a tiebreaks column names it and TB1, TB2, ... hold the values.
 
     With --teams: source, tournament, team, name, mp, gp, rank, then one column per team SPEC (BH:MP,
     EMGSB/C1, EDE, SSSC/K3, ...; `tbstats tiebreaks --teams` lists them, `from-file` uses each event's own
@@ -105,22 +110,20 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
         team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
         with streamed(inputs, batches) as run:
             table, notes = compute_teams_run(run, team_specs, rules=engine.rules, force_type=engine.force_type,
-                                             team_pab=teams.pab)
+                                             after_round=engine.after_round, team_pab=teams.pab)
         if not inputs.quiet:
             for note in notes:
                 click.echo(f"Warning: {note}", err=True)
         emit(table, output)
         ctx.exit(exit_code(run.rejected))
-    parsed = _spec_list(specs)
-    buchholz = [str(s) for s in parsed if s.name in ("BH", "FB", "AOB")]
+    from_file = specs.strip().lower() == FROM_FILE_LIST
+    parsed = [] if from_file else _spec_list(specs)
+    seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
-        table, round_robins, team_events = runs.compute(
-            run, parsed, rules=engine.rules, force_type=engine.force_type, after_round=engine.after_round,
-            unrated_rating=engine.unrated_rating, lots=lots)
-    if buchholz and (round_robins if engine.force_type is None else engine.force_type == "round_robin") \
-            and not inputs.quiet:
-        click.echo(f"Warning: {', '.join(buchholz)} computed for round robins; Buchholz tie-breaks must not be "
-                   "used in round robins (C.07 2026, Art. 8 note)", err=True)
+        table, _, team_events = runs.compute(
+            run, FROM_FILE_LIST if from_file else parsed, rules=engine.rules, force_type=engine.force_type,
+            after_round=engine.after_round, unrated_rating=engine.unrated_rating, lots=lots, seen=seen)
+    report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
     if team_events and not inputs.quiet:
         click.echo(f"Note: {team_events} team event(s): rows are players ranked as individuals; --teams gives "
                    "team standings", err=True)
@@ -129,42 +132,61 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
 
 
 @main.command(epilog=EPILOG)
-@click.argument("path", metavar="FILE")
-@click.option("-p", "--player", type=int, default=None, help="Start number of the player.")
+@click.argument("path", metavar="INPUT")
+@click.option("-p", "--player", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Start number of the player.")
 @click.option("--team", "team_no", type=int, default=None, help="Pairing number of the team (with --teams).")
-@click.option("-t", "--tiebreak", "spec", required=True, metavar="SPEC", help="One tie-break, e.g. BH/C1.")
-@click.option("--tournament", type=int, default=None, help="Tournament id when FILE holds several events.")
+@tiebreaks_option(one=True)
+@click.option("--tournament", type=int, default=None, metavar="ID",
+              help="Tournament id when INPUT holds several events (the error lists them).")
 @output_options
 @engine_options
 @team_options
-def explain(path: str, player: int | None, team_no: int | None, spec: str, tournament: int | None, output: Output,
-            engine: Engine, teams: Teams) -> None:
-    """Show a player's tie-break round by round: opponents, dummies and their caps, and what was cut.
+def explain(path: str, player: int | None, team_no: int | None, specs: str, tournament: int | None,
+            output: Output, engine: Engine, teams: Teams) -> None:
+    """Show a player's tie-break round by round: what each round adds, or what the value is made of.
 
-    Each round shows the C.07 16.2 category, the opponent's score as counted (16.3), the dummy that
-    replaces an unplayed round before and after its cap (16.4), the contribution, and which elements the
-    Cut/Median modifiers removed and why (14, 16.5). The summary line goes to stderr. With --teams --team N
-    the same for a team: its matches (opponent team, type, MP, GP) and the elements of a team SPEC.
+    Opponent-score tie-breaks (BH, FB, SB, the US Solkoff forms) show each round's C.07 16.2 category,
+    the opponent's score as counted (16.3), the dummy that replaces an unplayed round before and after
+    its cap (16.4), the contribution, and which elements the Cut/Median modifiers removed and why (14,
+    16.5). Counts and sums (WIN, PS, KS, ...) show what each round adds; averages (ARO, TPR, APRO, ...)
+    the elements they average. The summary line (with the value) goes to stdout before a Markdown
+    table; in csv, tsv, json and parquet it goes to stderr and columns tiebreak and value lead each row.
+    With --teams --team N the same for a team: its matches (opponent team, type, MP, GP) and the
+    elements of a team SPEC.
     """
     result = sources.load([path], on_error="raise")
     if teams.on:
         if team_no is None:
             raise click.UsageError("explain --teams needs --team N (the team's pairing number)")
-        _team_spec_list(spec)
-        ex = explain_team(result.batch, team=team_no, tiebreak=spec, rules=engine.rules, tournament=tournament,
-                          force_type=engine.force_type, teams=build_teams(result.batch, team_pab=teams.pab))
-    else:
-        if player is None:
-            raise click.UsageError("explain needs -p/--player N (or --teams --team N)")
-        parsed = _spec_list(spec)[0]
-        ex = explain_mod.explain(result.batch, player=player, tiebreak=str(parsed), rules=engine.rules,
-                                 tournament=tournament, force_type=engine.force_type)
-    if output.format in ("csv", "tsv", "json", "parquet") or output.path:
+        _team_spec_list(specs)
+        team_ex = explain_team(result.batch, team=team_no, tiebreak=specs, rules=engine.rules,
+                               tournament=tournament, force_type=engine.force_type,
+                               teams=build_teams(result.batch, team_pab=teams.pab))
+        if output.format in ("csv", "tsv", "json", "parquet") or output.path:
+            emit(team_ex.rounds, output)
+            click.echo(team_ex.summary, err=True)
+        else:
+            click.echo(team_ex.summary)
+            emit(team_ex.rounds, output)
+        return
+    if player is None:
+        raise click.UsageError("explain needs -p/--player N (or --teams --team N)")
+    parsed = _spec_list(specs)
+    if len(parsed) != 1:
+        raise click.BadParameter(f"explain takes one tie-break, got {len(parsed)}", param_hint="--tiebreaks")
+    report_checks(checks.events(result.batch), [], engine, quiet=True)      # --after-round past the event
+    ex = explain_mod.explain(result.batch, player=player, tiebreak=str(parsed[0]), rules=engine.rules,
+                             tournament=tournament, force_type=engine.force_type,
+                             unrated_rating=engine.unrated_rating, after_round=engine.after_round)
+    report_checks(checks.events(result.batch.select([ex.tournament])), parsed, engine, quiet=False)
+    if output.format == "md":
+        click.echo(ex.summary, err=bool(output.path))
         emit(ex.rounds, output)
-        click.echo(ex.summary, err=True)
-    else:
-        click.echo(ex.summary)
-        emit(ex.rounds, output)
+        return
+    click.echo(ex.summary, err=True)
+    emit(ex.rounds.select(pl.lit(ex.tiebreak).alias("tiebreak"), pl.lit(ex.value, pl.Float64).alias("value"),
+                          pl.all()), output)
 
 
 @main.command(name="tiebreaks", epilog=EPILOG)

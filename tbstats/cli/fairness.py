@@ -9,14 +9,16 @@ from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     Batches,
     Inputs,
-    Output,
-    ReportOutput,
     batch_options,
-    emit,
     exit_code,
     input_options,
-    report_options,
     streamed,
+)
+from tbstats.cli.outputs import (
+    Output,
+    ReportOutput,
+    emit,
+    report_options,
     write_page,
 )
 from tbstats.cli.simulation import DEFAULT_ORDERS
@@ -87,6 +89,9 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
             fit_batches=archive_eval.numbered(fit_run) if fit_run is not None else None, workers=batches.workers)
     if result.fit is not None and not inputs.quiet:
         click.echo(result.fit.describe(), err=True)
+    if result.team_events and not inputs.quiet:
+        click.echo(f"Note: {result.team_events} team event(s) left out: their standings are team standings",
+                   err=True)
     if output.charts or output.format == "html":
         from tbstats import report
 

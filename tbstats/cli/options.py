@@ -1,29 +1,33 @@
-"""Option families shared by the commands, each defined once: inputs, outputs, reports, rules."""
+"""Option families shared by the commands, each defined once: inputs, batches, rules, tie-break lists and
+configurations (the output and report families are in :mod:`tbstats.cli.outputs`)."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Final, Literal, TypeVar, cast
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final, TypeVar, cast, overload
 
 import click
 import polars as pl
 
+from tbstats import checks
+from tbstats import compare as cmp
 from tbstats.cli.base import EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
+from tbstats.compare import Config
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import WARNING_SCHEMA
 from tbstats.io import sources
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.output import FORMATS, write_table
+from tbstats.output import write_table
 from tbstats.pipeline import Run, scheduler_client
 from tbstats.rules import EDITIONS, check_edition
-from tbstats.spec import TieBreakSpec, parse_specs
+from tbstats.spec import TieBreakSpec
+from tbstats.tiebreaks import get_tiebreak, parse_specs
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -218,105 +222,6 @@ def exit_code(rejected: int) -> int:
     return EXIT_REJECTED if rejected else EXIT_OK
 
 
-# ----------------------------------------------------------------------------------------------- outputs
-
-@dataclass(frozen=True)
-class Output:
-    """Where and how a command writes its table."""
-
-    format: str
-    path: str | None
-    csv_escape: bool = True
-
-
-#: ``--csv-escape/--no-csv-escape``, shared by the output and report option families.
-CSV_ESCAPE: Final = click.option(
-    "--csv-escape/--no-csv-escape", "csv_escape", default=True, show_default=True,
-    help="In CSV/TSV, prefix text cells that a spreadsheet would run as a formula (=, +, -, @) with '.")
-
-_BY_SUFFIX: Final = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "md", ".parquet": "parquet"}
-
-
-def output_options(f: F) -> F:
-    """Add ``--format csv|tsv|json|md|parquet`` and ``-o/--output FILE``; pass ``output``.
-
-    The format defaults to the output file's extension, else csv. Parquet needs ``-o``.
-    """
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, output_format: str | None, output_path: str | None, csv_escape: bool,
-                **kwargs: Any) -> Any:
-        fmt = output_format
-        if fmt is None:
-            fmt = _BY_SUFFIX.get(Path(output_path).suffix.lower(), "csv") if output_path else "csv"
-        if fmt == "parquet" and output_path is None:
-            raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
-        return f(*args, output=Output(fmt, output_path, csv_escape), **kwargs)
-
-    options = [
-        click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
-                     help="Output format (default: from the -o extension, else csv)."),
-        click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True),
-                     default=None, metavar="FILE", help="Write the table to FILE instead of stdout."),
-        CSV_ESCAPE,
-    ]
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return cast(F, wrapper)
-
-
-def emit(df: pl.DataFrame, output: Output) -> None:
-    """Write a result table as the output options say."""
-    write_table(df, output.format, output.path, csv_escape=output.csv_escape)
-
-
-@dataclass(frozen=True)
-class ReportOutput:
-    """Output of the commands that also render a report: a table format or html, and optional charts."""
-
-    format: str
-    path: str | None
-    charts: str | None
-    chart_format: Literal["svg", "png"]
-    csv_escape: bool = True
-
-
-def report_options(f: F) -> F:
-    """Add ``--format csv|tsv|json|md|parquet|html``, ``-o FILE``, ``--charts DIR``, ``--chart-format``."""
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, output_format: str | None, output_path: str | None, charts: str | None,
-                chart_format: Literal["svg", "png"], csv_escape: bool, **kwargs: Any) -> Any:
-        fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
-        if fmt not in (*FORMATS, "html"):
-            fmt = "csv"
-        if fmt == "parquet" and output_path is None:
-            raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
-        return f(*args, output=ReportOutput(fmt, output_path, charts, chart_format, csv_escape), **kwargs)
-
-    options = [
-        click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
-                     help="Output format (default: from the -o extension, else csv). html: the report with charts."),
-        click.option("-o", "--output", "output_path", type=click.Path(dir_okay=False, writable=True), default=None,
-                     metavar="FILE", help="Write to FILE instead of stdout."),
-        click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
-                     help="Also write the report's charts to DIR (see --chart-format)."),
-        click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True),
-        CSV_ESCAPE,
-    ]
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return cast(F, wrapper)
-
-
-def write_page(page: str, output: ReportOutput) -> None:
-    """Write an HTML page to ``-o FILE`` or stdout."""
-    if output.path:
-        Path(output.path).write_text(page, encoding="utf-8")
-    else:
-        click.echo(page, nl=False)
-
-
 # ------------------------------------------------------------------------------------------- tie-breaks
 
 @dataclass(frozen=True)
@@ -328,13 +233,28 @@ class Engine:
     after_round: int | None
     unrated_rating: int | None
 
+    def context(self) -> dict[str, object]:
+        """The :func:`tbstats.api.make_context` options these rules set."""
+        return {"force_type": self.force_type, "after_round": self.after_round,
+                "unrated_rating": self.unrated_rating}
 
-def engine_options(f: F) -> F:
-    """Add ``--rules``, ``--swiss/--round-robin``, ``--after-round`` and ``--unrated-rating``; pass ``engine``."""
+
+@overload
+def engine_options(f: F, *, rules: str = ..., events: bool = ...) -> F: ...
+@overload
+def engine_options(f: None = None, *, rules: str = ..., events: bool = ...) -> Callable[[F], F]: ...
+def engine_options(f: F | None = None, *, rules: str = "fide-2026", events: bool = True) -> F | Callable[[F], F]:
+    """Add ``--rules``, ``--swiss/--round-robin``, ``--after-round`` and ``--unrated-rating``; pass ``engine``.
+
+    Every command that ranks takes this family (``rules``: the default edition, ``auto`` for audit;
+    ``events=False`` leaves out the options about real events, for ``simulate``).
+    """
+    if f is None:
+        return cast("Callable[[F], F]", functools.partial(engine_options, rules=rules, events=events))
 
     @functools.wraps(f)
-    def wrapper(*args: Any, rules: str, force_type: str | None, after_round: int | None,
-                unrated_rating: int | None, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, rules: str, unrated_rating: int | None, force_type: str | None = None,
+                after_round: int | None = None, **kwargs: Any) -> Any:
         try:
             edition = check_edition(rules)
         except TbstatsError as exc:
@@ -342,7 +262,7 @@ def engine_options(f: F) -> F:
         return f(*args, engine=Engine(edition, force_type, after_round, unrated_rating), **kwargs)
 
     options = [
-        click.option("--rules", default="fide-2026", show_default=True, metavar="EDITION",
+        click.option("--rules", default=rules, show_default=True, metavar="EDITION",
                      help="Rule edition: " + ", ".join(EDITIONS) + " (auto: by each tournament's start date)."),
         click.option("--swiss", "force_type", flag_value="swiss", default=None,
                      help="Treat every event as a Swiss (C.07 16), whatever was detected."),
@@ -354,9 +274,39 @@ def engine_options(f: F) -> F:
                      help="Rating for unrated players in rating tie-breaks (C.07 10); without it, "
                           "rating tie-breaks are undefined in events with unrated players."),
     ]
+    if not events:
+        options = [options[0], options[-1]]
     for option in reversed(options):
         wrapper = option(wrapper)
     return cast(F, wrapper)
+
+
+def report_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], engine: Engine | None, *, quiet: bool) -> None:
+    """Print the warnings of :mod:`tbstats.checks` on stderr; ``--after-round`` past every event is refused."""
+    try:
+        messages = checks.all_checks(seen, specs, force_type=engine.force_type if engine else None,
+                                     unrated_rating=engine.unrated_rating if engine else None,
+                                     after_round=engine.after_round if engine else None)
+    except TbstatsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--after-round") from None
+    if not quiet:
+        for message in messages:
+            click.echo(f"Warning: {message}", err=True)
+
+
+def with_unrated(configs: Sequence[Config], rating: int | None) -> list[Config]:
+    """The configurations with ``--unrated-rating`` written into their rating tie-breaks (as ``/U<R>``)."""
+    if rating is None:
+        return list(configs)
+    return [c if c.specs is None else replace(c, specs=tuple(
+        replace(s, unrated=rating) if get_tiebreak(s.name).rating_based and s.unrated is None else s
+        for s in c.specs)) for c in configs]
+
+
+# ------------------------------------------------------------------------------------------ tie-break lists
+
+#: ``-t/--tiebreaks`` value meaning each tournament's own 202/212 list.
+FROM_FILE_LIST: Final = "from-file"
 
 
 def _spec_list(text: str) -> list[TieBreakSpec]:
@@ -364,3 +314,76 @@ def _spec_list(text: str) -> list[TieBreakSpec]:
         return parse_specs(text)
     except TbstatsError as exc:
         raise click.BadParameter(str(exc), param_hint="--tiebreaks") from None
+
+
+def tiebreaks_option(*, default: str | None = None, one: bool = False) -> Callable[[F], F]:
+    """``-t/--tiebreaks``: an ordered list of specs or ``from-file`` (one spec for ``explain``).
+
+    The command receives the text (``specs``) and parses it with the registry it needs (individual or
+    team) through :func:`_spec_list`, a usage error when it does not parse; ``--tiebreak`` is kept as a
+    hidden spelling.
+    """
+    def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def wrapper(*args: Any, specs: str | None, specs_alias: str | None, **kwargs: Any) -> Any:
+            text = specs if specs is not None else specs_alias if specs_alias is not None else default
+            if text is None:
+                raise click.UsageError("Missing option '-t' / '--tiebreaks'.")
+            return f(*args, specs=text, **kwargs)
+
+        metavar = "SPEC" if one else "from-file|SPEC[,SPEC...]"
+        help_text = ("The tie-break, e.g. BH/C1 (see `tbstats tiebreaks`)." if one else
+                     "Ordered tie-breaks, e.g. 'BH/C1,BH,SB,DE,WIN' (see `tbstats tiebreaks`), or from-file: "
+                     "each tournament's own 202/212 list.")
+        if default is not None:
+            help_text += f"  [default: {default}]"
+        wrapper = click.option("--tiebreak", "specs_alias", default=None, hidden=True)(wrapper)
+        wrapper = click.option("-t", "--tiebreaks", "specs", default=None, metavar=metavar, help=help_text)(wrapper)
+        return cast(F, wrapper)
+
+    return decorate
+
+
+# ------------------------------------------------------------------------------------------ configurations
+
+@dataclass(frozen=True)
+class Configs:
+    """``-c NAME=[EDITION:]SPECS`` (repeatable) and ``--configs FILE``, parsed once the edition is known."""
+
+    texts: tuple[str, ...]
+    file: str | None
+
+    def parse(self, rules: str = "fide-2026") -> list[Config]:
+        """The configurations; one without an EDITION uses ``rules``. A malformed one is a usage error."""
+        out = []
+        for text in self.texts:
+            name, eq, rest = text.partition("=")
+            written = text if not eq or ":" in rest.split(",")[0] else f"{name}={rules}:{rest}"
+            try:
+                out.append(cmp.parse_config(written))
+            except TbstatsError as exc:
+                raise click.BadParameter(str(exc), param_hint="-c/--config") from None
+        return out + (cmp.read_configs(self.file) if self.file else [])
+
+
+def config_options(f: F) -> F:
+    """Add ``-c/--config NAME=[EDITION:]SPECS`` (repeatable) and ``--configs FILE``; pass ``configs``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, config_texts: tuple[str, ...], config_file: str | None, **kwargs: Any) -> Any:
+        return f(*args, configs=Configs(config_texts, config_file), **kwargs)
+
+    def check(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+        Configs(value, None).parse()
+        return value
+
+    options = [
+        click.option("-c", "--config", "config_texts", multiple=True, metavar="NAME=[EDITION:]SPECS", callback=check,
+                     help="A configuration, e.g. old=fide-2024:BH/C1,BH,SB,DE,WIN (repeatable). EDITION may be "
+                          "auto (default: --rules); SPECS may be from-file (each tournament's own 202/212 list)."),
+        click.option("--configs", "config_file", type=click.Path(exists=True, dir_okay=False), default=None,
+                     metavar="FILE", help="Configurations from a TOML file ([configs] name = \"EDITION:SPECS\")."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return cast(F, wrapper)

@@ -23,13 +23,15 @@ What is checked (rules.md 2.2-2.4 read for a columnar model):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Final, TypeVar
 
 import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError
 from tbstats.games import GAME_TYPE, GAME_TYPES
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
 LEDGER_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}
 #: At most this many rows per check are listed; the first is what raise mode reports.
@@ -66,8 +68,8 @@ class ModelCheckError(FormatError):
         super().__init__(row["path"], row["line"], row["column"], row["reason"])
 
 
-def locate(df: pl.DataFrame, file: str) -> pl.DataFrame:
-    """The table with the hidden location columns of rows read from ``file``."""
+def locate(df: Frame, file: str) -> Frame:
+    """The table (eager or lazy) with the hidden location columns of rows read from ``file``."""
     return df.with_columns(pl.lit(file, pl.String).alias("_file"), pl.int_range(pl.len(), dtype=pl.Int64).alias("_row"))
 
 
@@ -357,13 +359,9 @@ def _check_games(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mappi
 
 # ------------------------------------------------------------------------------------------ flat files
 
-def check_flat(flat: pl.DataFrame, tables: Mapping[str, tuple[str, ...]]) -> pl.DataFrame:
-    """Problems only a flat file can have: rows that disagree about one tournament or player, orphan rows.
-
-    ``flat`` has the hidden ``_file``/``_row`` columns; ``tables`` names the flat columns of the tournament
-    and the player part of a row (``records`` excluded: it is set on a tournament's first row only).
-    """
-    found: list[pl.DataFrame] = []
+def check_orphans(flat: pl.DataFrame) -> pl.DataFrame:
+    """Rows of a flat file that belong nowhere: player or game data without a tournament, game data without a
+    start number. ``flat`` needs ``tournament``, ``start_no``, ``round`` and the hidden ``_file``/``_row``."""
     tid = pl.col("tournament")
     orphan: list[Check] = [
         (tid.is_null() & (pl.col("start_no").is_not_null() | pl.col("round").is_not_null()), "tournament",
@@ -371,20 +369,28 @@ def check_flat(flat: pl.DataFrame, tables: Mapping[str, tuple[str, ...]]) -> pl.
         (tid.is_not_null() & pl.col("start_no").is_null() & pl.col("round").is_not_null(), "start_no",
          pl.lit("start number is empty on a game row")),
     ]
-    found += _problems(flat, orphan, {})
-    rows = flat.filter(tid.is_not_null())
-    for keys, columns in (("tournament",), tables["tournaments"]), (("tournament", "start_no"), tables["players"]):
-        part = rows if len(keys) == 1 else rows.filter(pl.col("start_no").is_not_null())
-        same = pl.all_horizontal(pl.col(k) == pl.col(k).shift(1) for k in keys).fill_null(False)
-        runs = part.select((~same).sum()).item()
-        if runs != part.select(keys).n_unique():  # a key's rows are not together: bring them together
-            part = part.sort(*keys, "_row")
-        # each row against the one before it of the same key: one pass, no hashing of wide rows
-        checks: list[Check] = []
-        for col in columns:
-            reason = (pl.format("rows of tournament {} disagree about {}", tid, pl.lit(col)) if len(keys) == 1
-                      else pl.format("rows of player {} of tournament {} disagree about {}", pl.col("start_no"),
-                                     tid, pl.lit(col)))
-            checks.append((same & pl.col(col).ne_missing(pl.col(col).shift(1)), col, reason))
-        found += _problems(part, checks, {})
+    found = _problems(flat, orphan, {})
+    return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
+
+
+def check_repeats(flat: pl.DataFrame, keys: tuple[str, ...], columns: tuple[str, ...]) -> pl.DataFrame:
+    """Rows of a flat file that disagree about one tournament (``keys`` ``("tournament",)``) or one player
+    (``("tournament", "start_no")``) in the flat ``columns`` of that part of a row (``records`` excluded: it is
+    set on a tournament's first row only). ``flat`` has those columns and the hidden ``_file``/``_row``."""
+    tid = pl.col("tournament")
+    part = flat.filter(tid.is_not_null())
+    if len(keys) > 1:
+        part = part.filter(pl.col("start_no").is_not_null())
+    same = pl.all_horizontal(pl.col(k) == pl.col(k).shift(1) for k in keys).fill_null(False)
+    runs = part.select((~same).sum()).item()
+    if runs != part.select(keys).n_unique():  # a key's rows are not together: bring them together
+        part = part.sort(*keys, "_row")
+    # each row against the one before it of the same key: one pass, no hashing of wide rows
+    checks: list[Check] = []
+    for col in columns:
+        reason = (pl.format("rows of tournament {} disagree about {}", tid, pl.lit(col)) if len(keys) == 1
+                  else pl.format("rows of player {} of tournament {} disagree about {}", pl.col("start_no"),
+                                 tid, pl.lit(col)))
+        checks.append((same & pl.col(col).ne_missing(pl.col(col).shift(1)), col, reason))
+    found = _problems(part, checks, {})
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)

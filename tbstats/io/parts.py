@@ -78,7 +78,12 @@ def _layout(path: Path) -> tuple[Format, tuple[tuple[str, str, tuple[str, ...]],
 
 
 def _scan(files: tuple[str, ...], fmt: Format) -> pl.LazyFrame:
-    """A lazy scan of a table's files (hive directories are walked; their keys are expected in the files too)."""
+    """A lazy scan of a table's files (hive directories are walked; their keys are expected in the files too).
+
+    Files may differ in their optional columns (:data:`tbstats.games.OPTIONAL`): missing ones read as null.
+    """
+    if len(files) > 1:
+        return pl.concat([_scan((f,), fmt) for f in files], how="diagonal_relaxed")
     if fmt == "parquet":
         return pl.scan_parquet(list(files), hive_partitioning=False)
     return pl.scan_ipc(list(files), hive_partitioning=False)
@@ -112,9 +117,32 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     ids = _tournament_ids(lead[2], fmt, name)
     if not len(ids):
         return [TablePart(name, fmt, tables, 0, -1, 0, True)]
-    cuts = range(0, len(ids), batch_size)
-    return [TablePart(name, fmt, tables, int(ids[k]), int(ids[min(k + batch_size, len(ids)) - 1]),
-                      min(batch_size, len(ids) - k), k == 0) for k in cuts]
+    bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
+    out = []
+    for k in range(0, len(ids), batch_size):
+        lo, hi = int(ids[k]), int(ids[min(k + batch_size, len(ids)) - 1])
+        chosen = tuple((table, base, files if table == "warnings" else tuple(
+            f for f in files if bounds[f] is None or (bounds[f][0] <= hi and bounds[f][1] >= lo)))  # type: ignore[index]
+            for table, base, files in tables)
+        out.append(TablePart(name, fmt, chosen, lo, hi, min(batch_size, len(ids) - k), k == 0))
+    return out
+
+
+def _bounds(path: str, fmt: Format) -> tuple[int, int] | None:
+    """The smallest and largest tournament id of a Parquet file from its row-group statistics, if known."""
+    if fmt != "parquet":
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(path)
+        column = meta.schema.names.index("tournament")
+        stats = [meta.row_group(k).column(column).statistics for k in range(meta.num_row_groups)]
+    except (OSError, ValueError):
+        return None
+    if not stats or any(s is None or not s.has_min_max for s in stats):
+        return None if stats else (0, -1)
+    return min(int(s.min) for s in stats), max(int(s.max) for s in stats)
 
 
 def read_part(part: TablePart) -> Batch:
@@ -127,29 +155,28 @@ def read_part(part: TablePart) -> Batch:
     for table, base, files in part.files:
         where = files[0] if len(files) == 1 else base
         try:
-            scan = _located(files, part.format)
-            if table == "warnings":
-                frame = scan.collect() if part.warnings else scan.head(0).collect()
-            elif table == "flat":
-                frame = scan.filter(run | pl.col("tournament").is_null() if part.warnings else run).collect()
-            else:
-                frame = scan.filter(run).collect()
+            if table == "flat":   # split lazily table by table, each read checked once collected
+                return tabular.split_flat(_located(files[0], part.format).filter(
+                    run | pl.col("tournament").is_null() if part.warnings else run), where=where)
+            if table == "warnings" and not part.warnings:
+                frames = [_located(files[0], part.format).head(0).collect()] if files else []
+            else:   # file by file: part files may differ in optional columns
+                frames = [_located(f, part.format).filter(run).collect() if table != "warnings"
+                          else _located(f, part.format).collect() for f in files]
+            frame = pl.concat(frames, how="diagonal_relaxed") if frames else check.locate(empty(table), where)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
-        if table == "flat":
-            return tabular.split_flat(frame, where=where)
         tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
     check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
 
 
-def _located(files: tuple[str, ...], fmt: Format) -> pl.LazyFrame:
-    """A lazy scan of a table's files with each row's file and row in it (``_file``, ``_row``; see
-    :mod:`tbstats.io.check`), one scan per file so that rows count from each file's start."""
-    scans = [(pl.scan_parquet(f, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
-              else pl.scan_ipc(f, hive_partitioning=False, row_index_name="_row"))
-             .with_columns(pl.lit(f, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64)) for f in files]
-    return pl.concat(scans, how="vertical") if scans else _scan(files, fmt)
+def _located(file: str, fmt: Format) -> pl.LazyFrame:
+    """A lazy scan of one file with each row's file and row in it (``_file``, ``_row``, counted from the file's
+    start before any filter; see :mod:`tbstats.io.check`)."""
+    scan = (pl.scan_parquet(file, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
+            else pl.scan_ipc(file, hive_partitioning=False, row_index_name="_row"))
+    return scan.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64))
 
 
 def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[Batch]:

@@ -313,6 +313,7 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
             raise TbstatsError(f"{name} must be at least 1, not {value}")
     out: list[Part] = []
     chunk: list[_Item] = []
+    n_trf = 0  # TRF files in ``chunk`` (counted, not recounted per file)
     known = True
     total = 0
     for item in _expand([str(i) for i in inputs]):
@@ -320,13 +321,14 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
             chunk.append(item)
             if item.kind == "trf":
                 known = False
-                if sum(i.kind == "trf" for i in chunk) >= batch_files:
+                n_trf += 1
+                if n_trf >= batch_files:
                     out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
-                    chunk = []
+                    chunk, n_trf = [], 0
             continue
         if chunk:
             out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
-            chunk = []
+            chunk, n_trf = [], 0
         try:
             runs = parts.plan_model(item.path, item.name, batch_size)
         except Exception as exc:  # one model is one input: whatever fails, only this input is lost
@@ -506,7 +508,24 @@ def advance(bar: Any, batch: Batch | None, tournaments: int = 0, game_rows: int 
     bar.update(tournaments)
 
 
-def iter_batches(inputs: Sequence[str], *, on_error: OnError = "collect", progress: bool = False,
+#: What the readers accept as inputs: one path, or a sequence of paths (files, directories, globs, archives).
+Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+def as_paths(inputs: Paths) -> list[str]:
+    """The inputs as a list of path strings: one path (str or Path) is one input, not its characters.
+
+    >>> as_paths("a.trf"), as_paths(Path("data")), as_paths(["a.trf", Path("b")])
+    (['a.trf'], ['data'], ['a.trf', 'b'])
+    """
+    if isinstance(inputs, str | os.PathLike):
+        return [os.fspath(inputs)]
+    if isinstance(inputs, bytes):
+        raise TbstatsError("inputs must be paths (str or Path) or a list of them, not bytes")
+    return [os.fspath(p) for p in inputs]
+
+
+def iter_batches(inputs: Paths, *, on_error: OnError = "collect", progress: bool = False,
                  batch_files: int = 2000, batch_size: int = 2000,
                  max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> BatchStream:
     """Batches of at most ``batch_size`` whole tournaments (``batch_files`` TRF files read at a time), with
@@ -516,11 +535,11 @@ def iter_batches(inputs: Sequence[str], *, on_error: OnError = "collect", progre
     (``files``, ``loaded``, ``rejected``, ``skipped``). Tournament ids are unique across the batches.
     An archive member larger than ``max_member_bytes`` once decompressed is rejected without reading it all.
     """
-    return BatchStream(on_error, inputs=inputs, batch_size=batch_size, batch_files=batch_files, progress=progress,
-                       max_member_bytes=max_member_bytes)
+    return BatchStream(on_error, inputs=as_paths(inputs), batch_size=batch_size, batch_files=batch_files,
+                       progress=progress, max_member_bytes=max_member_bytes)
 
 
-def load(inputs: Sequence[str], *, on_error: OnError, progress: bool = False,
+def load(inputs: Paths, *, on_error: OnError = "raise", progress: bool = False,
          batch_files: int = 2000, max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> LoadResult:
     """Read every input into one batch; with ``on_error="raise"`` the first problem raises FormatError.
 

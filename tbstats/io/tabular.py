@@ -74,6 +74,9 @@ FLAT_COLUMNS: Final[dict[str, tuple[str, str]]] = {
        if c not in ("tournament", "player")},
     **{_RENAMES["warnings"].get(c, c): ("warnings", c) for c in SCHEMAS["warnings"] if c != "source"},
 }
+#: The flat columns of each table's own columns (tournament columns first, as in the flat file).
+_RENAMES_FLAT: Final[dict[str, tuple[str, ...]]] = {
+    t: tuple(f for f, (table, _) in FLAT_COLUMNS.items() if table == t) for t in ("tournaments", "players")}
 #: Optional flat columns (:data:`tbstats.games.OPTIONAL`), written after the others when a batch has them.
 FLAT_OPTIONAL: Final[dict[str, tuple[str, str]]] = {
     c: (table, c) for table, columns in OPTIONAL.items() for c in columns}
@@ -281,46 +284,65 @@ def _kind(dtype: pl.DataType) -> str:
     return {pl.Date(): "date (YYYY-MM-DD)", pl.Boolean(): "boolean (true or false)"}.get(dtype, str(dtype))
 
 
-def split_flat(flat: pl.DataFrame, *, where: str = "") -> Batch:
+def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
     """Split a flat table (one row per player and round) back into a :class:`Batch`.
 
-    Raises :class:`SchemaError` naming the flat column when one is missing or of the wrong type.
+    A lazy scan is split table by table, each reading only its own columns (so a run of a large flat file
+    costs about what its three tables do); each table's rows are checked once read (:mod:`tbstats.io.check`,
+    with the hidden ``_file``/``_row`` columns when the scan has them, else rows counted from 0 in ``where``).
+    Raises :class:`SchemaError` naming the flat column when one is missing or of the wrong type, and
+    :class:`tbstats.io.check.ModelCheckError` listing the rows that break the model.
     """
     prefix = f"{where}: " if where else ""
-    missing = [c for c in FLAT_COLUMNS if c not in flat.columns]
+    lazy = flat.lazy()
+    schema = lazy.collect_schema()
+    missing = [c for c in FLAT_COLUMNS if c not in schema]
     if missing:
         raise SchemaError(f"{prefix}flat model table lacks column(s) {', '.join(missing)}")
     for name, (table, col) in FLAT_COLUMNS.items():
-        probe = empty(table).with_columns(pl.Series(col, [], dtype=flat.schema[name]))
+        probe = empty(table).with_columns(pl.Series(col, [], dtype=schema[name]))
         try:
             check_schema(table, probe)
         except SchemaError:
-            raise SchemaError(f"{prefix}column '{name}' has type {flat.schema[name]} "
+            raise SchemaError(f"{prefix}column '{name}' has type {schema[name]} "
                               f"(expected {SCHEMAS[table][col]})") from None
+    if "_file" not in schema:
+        lazy = check.locate(lazy, where)
 
-    flat = flat.with_columns(cast_checked(flat[name], SCHEMAS[table][col], f"{prefix}column '{name}'")
-                             for name, (table, col) in FLAT_COLUMNS.items())
-    if "_file" not in flat.columns:
-        flat = check.locate(flat, where)
-    check.raise_problems(check.check_flat(flat, {
-        "tournaments": tuple(_RENAMES["tournaments"].get(c, c) for c in SCHEMAS["tournaments"]
-                             if c not in ("tournament", "records")),
-        "players": tuple(_RENAMES["players"].get(c, c) for c in SCHEMAS["players"]
-                         if c not in ("tournament", "start_no"))}))
+    def names(table: str) -> dict[str, str]:
+        """Model column -> flat column of a table."""
+        out = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
+        out.update({c: c for c in OPTIONAL[table] if c in schema})
+        return out
+
+    def read(table: str, *extra: str) -> pl.DataFrame:
+        """The flat columns of a table (and ``extra``) on every row, read now and cast to the model's types."""
+        df = lazy.select(list(dict.fromkeys([*names(table).values(), *extra, "_file", "_row"]))).collect()
+        return df.with_columns(cast_checked(df[n], SCHEMAS[t][c], f"{prefix}column '{n}'")
+                               for n, (t, c) in FLAT_COLUMNS.items() if n in df.columns)
 
     def columns(table: str) -> list[pl.Expr]:
-        names = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
-        names.update({c: c for c in OPTIONAL[table] if c in flat.columns})
-        return [pl.col(flat_name).alias(c) for c, flat_name in names.items()] + [pl.col("_file"), pl.col("_row")]
+        return [pl.col(f).alias(c) for c, f in names(table).items()] + [pl.col("_file"), pl.col("_row")]
 
-    rows = flat.filter(pl.col("tournament").is_not_null())
+    tid = pl.col("tournament")
+    found = [check.check_orphans(lazy.select("tournament", "start_no", "round", "_file", "_row").collect())]
+    rows = read("tournaments")
+    found.append(check.check_repeats(rows, ("tournament",), tuple(
+        c for c in _RENAMES_FLAT["tournaments"] if c not in ("tournament", "records"))))
+    rows = rows.filter(tid.is_not_null())
     records = rows.group_by("tournament", maintain_order=True).agg(pl.col("records").drop_nulls().first())
     tournaments = rows.unique("tournament", keep="first", maintain_order=True).drop("records").join(
         records, on="tournament", how="left", maintain_order="left").select(columns("tournaments"))
-    players = rows.filter(pl.col("start_no").is_not_null()).unique(
+    rows = read("players")
+    found.append(check.check_repeats(rows, ("tournament", "start_no"), tuple(
+        c for c in _RENAMES_FLAT["players"] if c != "start_no")))
+    players = rows.filter(tid.is_not_null() & pl.col("start_no").is_not_null()).unique(
         ["tournament", "start_no"], keep="first", maintain_order=True).select(columns("players"))
-    games = rows.filter(pl.col("round").is_not_null()).select(columns("games"))
-    warnings = flat.filter(pl.col("tournament").is_null()).select(columns("warnings"))
+    del rows
+    games = read("games", "tournament").filter(tid.is_not_null() & pl.col("round").is_not_null()).select(
+        columns("games"))
+    warnings = read("warnings", "tournament").filter(tid.is_null()).select(columns("warnings"))
+    check.raise_problems(pl.concat(found))
     tables = dict(zip(TABLES, (tournaments, players, games, warnings), strict=True))
     check.raise_problems(check.check_model(tables, _RENAMES))
     return Batch(*(check_schema(t, df, where=where) for t, df in tables.items()))
@@ -394,7 +416,7 @@ def _json_lists(df: pl.DataFrame) -> pl.DataFrame:
 
 
 #: Row groups hold whole tournaments and about this many rows (one group when a tournament is larger).
-ROW_GROUP_ROWS: Final = 1 << 20
+ROW_GROUP_ROWS: Final = 1 << 17
 
 
 def _row_groups(df: pl.DataFrame) -> list[tuple[int, int]]:
@@ -463,8 +485,10 @@ class ArchiveWriter:
 
     A directory target gets one part file per table and batch (``games/part-00000.parquet``, ...); with
     ``append=True`` an existing part directory dataset is continued. A single-file target (``.parquet``,
-    ``.arrow``, ``.csv``) gets the flat table, streamed batch by batch. Leaving a ``with`` block on an
-    exception removes what this writer created.
+    ``.arrow``, ``.csv``) gets the flat table, streamed batch by batch; its optional columns
+    (:data:`tbstats.games.OPTIONAL`) are those of the first batch: later batches without them get nulls,
+    and optional columns the first batch lacked are left out (a directory keeps each part's own). Leaving a
+    ``with`` block on an exception removes what this writer created.
     """
 
     def __init__(self, path: str | Path, format: Format | None = None, *, append: bool = False) -> None:
@@ -476,6 +500,7 @@ class ArchiveWriter:
         self._created: list[Path] = []
         self._writer: Any = None
         self._schema: Any = None
+        self._columns: list[str] | None = None
         self._closed = False
         if self.single:
             if append:
@@ -522,6 +547,10 @@ class ArchiveWriter:
         self._part += 1
 
     def _write_flat(self, flat: pl.DataFrame) -> None:
+        if self._columns is None:
+            self._columns = flat.columns
+        elif flat.columns != self._columns:   # optional columns follow the first batch (class docstring)
+            flat = flat.select([pl.col(c) if c in flat.columns else pl.lit(None).alias(c) for c in self._columns])
         if self.format == "csv":
             first = self._writer is None
             if first:

@@ -22,10 +22,10 @@ from tbstats.report.charts import CHART_FORMATS, Chart, ChartFormat
 from tbstats.report.compare_charts import write_charts
 from tbstats.report.compare_page import render_html
 from tbstats.report.fairness_page import render_fairness_html, write_fairness_charts
-from tbstats.report.page import table_html
+from tbstats.report.page import About, table_html
 from tbstats.report.simulation_charts import BASELINE, MEASURES, SWEPT_MEASURES, Measure, write_simulation_charts
 from tbstats.report.simulation_page import render_simulation_html
 
-__all__ = ["BASELINE", "CHART_FORMATS", "MEASURES", "SWEPT_MEASURES", "Chart", "ChartFormat", "Measure",
+__all__ = ["BASELINE", "CHART_FORMATS", "MEASURES", "SWEPT_MEASURES", "About", "Chart", "ChartFormat", "Measure",
            "render_fairness_html", "render_html", "render_simulation_html", "table_html", "write_charts",
            "write_fairness_charts", "write_simulation_charts"]

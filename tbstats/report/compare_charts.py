@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
@@ -39,7 +40,12 @@ MAX_BARS: Final = 50
 MAX_BREAKDOWN_PAIRS: Final = 6
 MAX_BREAKDOWN_VALUES: Final = 12
 _FEW: Final = 10             # breakdown values with fewer tournaments get hollow markers
-_ORDINAL_FEATURES: Final = ("rounds", "players", "year", "rating_band", "unplayed")
+_ORDINAL_FEATURES: Final = ("rounds", "players", "rating_band", "unplayed")
+#: Features drawn as categories (bars, no line joining them, every value its own bin, missing values kept):
+#: years are labels of events, not points of a continuous scale, and undated events are a category of their own.
+_CATEGORICAL_FEATURES: Final = ("year", "type")
+#: Legend entries wrap at this many characters (names are shown in full, never cut).
+LEGEND_CHARS: Final = 34
 _ORDERED_LABELS: Final = {"0%": 0, "<5%": 1, "5-15%": 2, ">=15%": 3}
 _METRICS: Final = frozenset({"a", "b", "tournaments", "winner_changed", "podium_changed", "topk_changed",
                              "any_rank_changed", "mean_kendall_distance", "winner_changed_rate",
@@ -264,7 +270,7 @@ def _grouped(table: pl.DataFrame, column: str) -> tuple[pl.DataFrame, list[str],
     """
     values = table[column]
     distinct = values.unique().to_list()
-    if values.dtype.is_numeric() and len(distinct) > MAX_BREAKDOWN_VALUES:
+    if values.dtype.is_numeric() and len(distinct) > MAX_BREAKDOWN_VALUES and column not in _CATEGORICAL_FEATURES:
         per_value = table.group_by(column).agg(pl.col("tournaments").max()).drop_nulls(column).sort(column)
         v = per_value[column].to_numpy().astype(float)
         w = per_value["tournaments"].to_numpy().astype(float)
@@ -287,8 +293,9 @@ def _grouped(table: pl.DataFrame, column: str) -> tuple[pl.DataFrame, list[str],
         order = [labels[b] for b in sorted(lows)]
     else:
         order_values = sorted(distinct, key=_value_key)
-        order = ["(none)" if x is None else str(x) for x in order_values]
-        grouped = table.with_columns(pl.col(column).cast(pl.String).fill_null("(none)").alias("_label"))
+        missing = "(undated)" if column == "year" else "(none)"
+        order = [missing if x is None else str(x) for x in order_values]
+        grouped = table.with_columns(pl.col(column).cast(pl.String).fill_null(missing).alias("_label"))
     counts = grouped.group_by("_label").agg(pl.col("tournaments").max())
     count_of = dict(zip(counts["_label"].to_list(), counts["tournaments"].to_list(), strict=True))
     return grouped, order, [int(count_of.get(x, 0)) for x in order]
@@ -312,7 +319,8 @@ def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, 
     shown = ranked[:MAX_BREAKDOWN_PAIRS]
     x = np.arange(len(order))
     where = {label: i for i, label in enumerate(order)}
-    ordinal = (column in _ORDINAL_FEATURES or table[column].dtype.is_numeric()) and len(order) >= 3
+    ordinal = (column in _ORDINAL_FEATURES or table[column].dtype.is_numeric()) and len(order) >= 3 \
+        and column not in _CATEGORICAL_FEATURES
     width = 0.8 / max(len(shown), 1)
     for n, (a, b) in enumerate(shown):
         rows = grouped.filter((pl.col("a") == a) & (pl.col("b") == b))
@@ -323,7 +331,7 @@ def _breakdown_chart(comparison: Comparison, feature: str, table: pl.DataFrame, 
         lo = rows["winner_changed_lo95"].to_numpy()[sort] * 100
         hi = rows["winner_changed_hi95"].to_numpy()[sort] * 100
         colour = _PALETTE[n % len(_PALETTE)]
-        label = _pair_label(a, b)
+        label = "\n".join(textwrap.wrap(f"{a} vs {b}", LEGEND_CHARS, break_on_hyphens=False)) or f"{a} vs {b}"
         if ordinal:
             few = np.array([counts[int(i)] < _FEW for i in xs], dtype=bool)
             xs = xs + (n - (len(shown) - 1) / 2) * min(0.06, 0.4 / len(shown))   # dodge the whiskers

@@ -12,6 +12,7 @@ from tbstats.compare import Comparison
 from tbstats.report.charts import ChartFormat, _int, _slug
 from tbstats.report.compare_charts import _chart_list, _ranked_pairs
 from tbstats.report.page import (
+    About,
     Section,
     _card,
     _cards,
@@ -180,8 +181,10 @@ def _deciding(row: Mapping[str, Any], columns: Sequence[str], a: str, b: str) ->
 
 def render_html(comparison: Comparison, *, title: str, breakdowns: Mapping[str, pl.DataFrame] | None = None,
                 extra_tables: Mapping[str, pl.DataFrame] | None = None, charts: ChartFormat = "svg",
-                drilldown_limit: int = 200) -> str:
+                drilldown_limit: int = 200, about: About | None = None) -> str:
     """One self-contained HTML page for a comparison: headline figures, charts, tables and the drill-down.
+
+    ``about`` (the command line, the inputs and their counts) goes into the page's provenance section.
 
     ``breakdowns`` maps a feature name to its :func:`tbstats.compare.breakdown` table (one chart each);
     ``extra_tables`` are shown as tables under their names; ``charts`` chooses inline SVG or PNG data URIs.
@@ -227,4 +230,4 @@ def render_html(comparison: Comparison, *, title: str, breakdowns: Mapping[str, 
 
     subtitle = ", ".join((_plural(n_configs, "configuration"), _plural(n_pairs, "pair"),
                           _plural(n_tournaments, "tournament")))
-    return _page(title, subtitle, _headline(comparison), sections)
+    return _page(title, subtitle, _headline(comparison), sections, about)

@@ -7,6 +7,7 @@ import html
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
 import polars as pl
@@ -171,13 +172,13 @@ tbody tr:hover td{background:#f7f9fc}
 table.drill tr.group td{border-top:2px solid #cfd6df}
 td.first{font-weight:700;color:var(--accent)}
 td.src{overflow-wrap:anywhere;max-width:220px}
-table.drill{width:auto}
+table.drill{width:100%}
 td.pair{white-space:nowrap}
-td.values{white-space:nowrap}
+td.values{white-space:normal;min-width:200px}
 td.player{white-space:nowrap}
 table.drill tr.player td{border-bottom:0}
 table.drill tr.cmd td{padding-top:0}
-table.drill tr.cmd code{font-size:11.5px;color:#4a525c}
+table.drill tr.cmd code{font-size:11.5px;color:#4a525c;white-space:pre-wrap;overflow-wrap:anywhere}
 .cfg{font-weight:600}
 .vs,.muted{color:var(--muted);font-weight:400}
 code{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f1f3f6;padding:1px 4px;
@@ -194,6 +195,10 @@ footer{color:var(--muted);font-size:12px;padding:8px 0 32px}
 table.measures th{white-space:normal;vertical-align:bottom}
 table.measures td.num{white-space:nowrap}
 table.settings td.num{font-variant-numeric:tabular-nums}
+table.about{width:auto}
+table.about td:first-child{white-space:nowrap;color:var(--muted)}
+code.cmd{white-space:pre-wrap;overflow-wrap:anywhere;display:block}
+ul.inputs{margin:0;padding-left:18px;overflow-wrap:anywhere}
 .ci{display:block;font-size:11.5px;color:var(--muted)}
 td.config code.def{display:table;margin-top:2px;font-size:11.5px}
 tr.baseline td{background:#f7f8fa}
@@ -205,8 +210,46 @@ tr.baseline td{background:#f7f8fa}
 Section: TypeAlias = tuple[str, str, str]
 
 
-def _page(title: str, subtitle: str, headline: str, sections: Sequence[Section]) -> str:
+@dataclass(frozen=True)
+class About:
+    """What a page was made from: the command line, the inputs and their counts, and a date only on request.
+
+    Pages carry no date unless ``date`` is given, so identical inputs give byte-identical pages.
+    """
+
+    command: str | None = None
+    inputs: tuple[str, ...] = ()
+    counts: tuple[tuple[str, int], ...] = ()
+    date: str | None = None
+
+
+#: Inputs listed by name on the page; the rest are counted.
+LISTED_INPUTS: Final = 12
+
+
+def _about_html(about: About | None) -> str:
+    """The provenance section: command line, version, inputs (counts and a short list), date if asked."""
+    about = about or About()
+    rows = [_row([("", "tbstats version"), ("", f"<code>{_e(__version__)}</code>")])]
+    command = f'<code class="cmd">{_e(about.command)}</code>' if about.command else \
+        '<span class="muted">not recorded (rendered from Python)</span>'
+    rows.append(_row([("", "Command"), ("", command)]))
+    if about.counts:
+        rows.append(_row([("", "Counts"), ("", _e(", ".join(f"{n:,} {k}" for k, n in about.counts)))]))
+    if about.inputs:
+        shown = about.inputs[:LISTED_INPUTS]
+        more = len(about.inputs) - len(shown)
+        items = "".join(f"<li><code>{_e(x)}</code></li>" for x in shown)
+        tail = f'<li class="muted">and {more:,} more</li>' if more else ""
+        rows.append(_row([("", f"Inputs ({len(about.inputs):,})"), ("", f'<ul class="inputs">{items}{tail}</ul>')]))
+    if about.date:
+        rows.append(_row([("", "Date"), ("", _e(about.date))]))
+    return _table([("", "What"), ("", "Value")], rows, cls="about")
+
+
+def _page(title: str, subtitle: str, headline: str, sections: Sequence[Section], about: About | None = None) -> str:
     """The page skeleton both reports share: header, headline cards, a navigation bar, the sections, footer."""
+    sections = [*sections, ("about", "How this page was made", _about_html(about))]
     nav = "".join(f'<a href="#{sid}">{_e(heading)}</a>' for sid, heading, _ in sections)
     body = "".join(f'<section id="{sid}"><h2>{_e(heading)}</h2>{content}</section>'
                    for sid, heading, content in sections)
@@ -216,4 +259,5 @@ def _page(title: str, subtitle: str, headline: str, sections: Sequence[Section])
         f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
         f'<header class="top"><div class="wrap"><h1>{_e(title)}</h1><p>{_e(subtitle)}</p></div></header>\n'
         f'<main class="wrap">{headline}<nav>{nav}</nav>\n{body}\n</main>\n'
-        f'<footer class="wrap">Made by tbstats {_e(__version__)}.</footer>\n</body>\n</html>\n')
+        f'<footer class="wrap">Made by tbstats {_e(__version__)}'
+        + (f" on {_e(about.date)}" if about and about.date else "") + '.</footer>\n</body>\n</html>\n')

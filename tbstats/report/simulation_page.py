@@ -10,6 +10,7 @@ import polars as pl
 
 from tbstats.report.charts import ChartFormat, _int, _slug
 from tbstats.report.page import (
+    About,
     Cell,
     Section,
     _card,
@@ -39,8 +40,11 @@ from tbstats.report.simulation_charts import (
 
 
 def render_simulation_html(table: pl.DataFrame, *, title: str, settings: Mapping[str, object],
-                           sweep: pl.DataFrame | None = None, charts: ChartFormat = "svg") -> str:
+                           sweep: pl.DataFrame | None = None, charts: ChartFormat = "svg",
+                           about: About | None = None) -> str:
     """One self-contained HTML page for an order-quality evaluation on simulated tournaments.
+
+    ``about`` (the command line and what was simulated) goes into the page's provenance section.
 
     ``table`` is the output of :func:`tbstats.evaluate.evaluate` (or the table of
     :func:`tbstats.evaluate.run`); the configuration named ``random`` is the drawing-of-lots baseline.
@@ -79,7 +83,7 @@ def render_simulation_html(table: pl.DataFrame, *, title: str, settings: Mapping
     if isinstance(settings.get("tournaments"), int):
         parts.append(_plural(cast(int, settings["tournaments"]), "simulated tournament"))
     parts += [f"swept over {p}" for p in _sweep_parameters(sweep)]
-    return _page(title, ", ".join(parts), _simulation_headline(table, settings), sections)
+    return _page(title, ", ".join(parts), _simulation_headline(table, settings), sections, about)
 
 
 def _simulation_headline(table: pl.DataFrame, settings: Mapping[str, object]) -> str:

@@ -61,8 +61,11 @@ in a fixed order, so the same configuration gives an identical batch on any mach
 the random stream: the events of a configuration with another ``chunk`` differ.
 """
 
+from tbstats import callable_module
 from tbstats.simulate.config import SCORING_SYSTEMS, SimulationConfig, SimulationStats
 from tbstats.simulate.driver import Simulation, simulate
 from tbstats.simulate.outcomes import expected_score
 
 __all__ = ["SCORING_SYSTEMS", "Simulation", "SimulationConfig", "SimulationStats", "expected_score", "simulate"]
+
+callable_module(__name__)  # tbstats.simulate(...) calls tbstats.toplevel.simulate

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from typing import Final
 
@@ -16,6 +15,7 @@ from tbstats.simulate.assemble import _assemble, _truth
 from tbstats.simulate.config import SimulationConfig, SimulationStats
 from tbstats.simulate.pairing import _round_robin_round, _swiss_round
 from tbstats.simulate.state import _Block
+from tbstats.threads import map_threads
 
 _MATRIX_BUDGET: Final = 1 << 25  # bytes for the per-block "have met" matrix
 
@@ -44,8 +44,7 @@ def simulate(config: SimulationConfig, *, workers: int = 1) -> Simulation:
     jobs = [(k, min(chunk, config.tournaments - first))
             for k, first in enumerate(range(0, config.tournaments, chunk))]
     if workers > 1 and len(jobs) > 1:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            done = list(pool.map(lambda job: _run_block(config, *job), jobs))
+        done = map_threads(lambda job: _run_block(config, *job), jobs, workers=workers)
     else:
         done = [_run_block(config, *job) for job in jobs]
     blocks = [block for block, _ in done]

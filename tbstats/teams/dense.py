@@ -17,7 +17,8 @@ import polars as pl
 
 from tbstats.dense import DRAW, LOSS, NO_OPP, WIN, Dense
 from tbstats.games import GAME_TYPE, Batch
-from tbstats.teams.model import AS_GAME_TYPE, MATCH_TYPES, TeamBatch
+from tbstats.teams.matches import AS_GAME_TYPE, MATCH_TYPES
+from tbstats.teams.model import TeamBatch
 
 Reference = Literal["MP", "GP"]
 _TYPE_CODE = np.array([GAME_TYPE[AS_GAME_TYPE[m]] for m in MATCH_TYPES], dtype=np.int8)

@@ -18,7 +18,8 @@ from tbstats.explain import CATEGORY, CUT_TEXT, Explanation
 from tbstats.games import Batch
 from tbstats.rules import get_ruleset
 from tbstats.teams.dense import Reference
-from tbstats.teams.model import MATCH_TYPES, TeamBatch
+from tbstats.teams.matches import MATCH_TYPES
+from tbstats.teams.model import TeamBatch
 from tbstats.teams.standings import make_team_context
 from tbstats.teams.tiebreaks import get_team_tiebreak, parse_team_spec, spec_label
 from tbstats.tiebreaks.base import cut_order
@@ -101,15 +102,18 @@ def explain_team(batch: Batch, *, team: int, tiebreak: str, rules: str = "fide-2
         table["cut"].append(cuts.get(r))
     out = pl.DataFrame(table, schema_overrides={"opponent": pl.Int32})
     tb = get_team_tiebreak(spec.name)
+    value: float | None = None
     if tb.kind == "partition":
         shown = "a partition of tied teams (see compute --teams)"
     else:
         v = tc.values(spec, edition)
         shown = _dec(Fraction(int(v.num[i]), int(v.den[i]))) if v.defined[i] else "undefined"
+        value = float(Fraction(int(v.num[i]), int(v.den[i]))) if v.defined[i] else None
     ruleset = get_ruleset(edition)
     mp = _dec(Fraction(int(td.mp.score[i]), int(td.mp.scale[e])))
     gp = _dec(Fraction(int(td.gp.score[i]), int(td.gp.scale[e])))
     summary = (f"team {team} ({td.names[i]}): {spec_label(spec)} = {shown} under {ruleset.name} ({ruleset.title}); "
                f"MP {mp}, GP {gp}, primary {primary}, {n} rounds counted, "
                f"{'round robin (C.07 15.2)' if td.mp.round_robin[e] else 'Swiss'}")
-    return Explanation(out, summary)
+    return Explanation(out, value, summary, is_sum=False, tiebreak=spec_label(spec), edition=ruleset.name,
+                       tournament=int(tournament), player=team)

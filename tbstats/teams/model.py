@@ -18,9 +18,9 @@ Tables (all keyed by ``tournament`` like the player tables; ``team`` is the team
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
@@ -29,24 +29,12 @@ import polars as pl
 
 from tbstats.errors import FormatError
 from tbstats.games import WARNING_SCHEMA, Batch
-
-#: Team match types (rules.md 9.1), in the order of their codes.
-MATCH_TYPES: Final = (
-    "played",          # a match played over the boards
-    "pab",             # team pairing-allocated bye (320, or read from the points awarded)   16.2.1
-    "forfeit_win",     # forfeited match won (330 +- / -+)                                  16.2.2
-    "forfeit_loss",    # forfeited match lost                                                16.2.4 (VUR)
-    "double_forfeit",  # double-forfeited match (330 --)                                    16.2.4 (VUR)
-    "full_bye",        # team full-point bye (240 F)                                         16.2.1
-    "half_bye",        # team half-point bye (240 H)                                         (VUR)
-    "zero_bye",        # team zero-point bye (240 Z)                                         (VUR)
-    "absent",          # no opponent, not marked: absence or withdrawal                      (VUR)
-    "free_round",      # free round of an odd round robin (no element, 15.2)
-    "pending",         # paired, result not yet known
+from tbstats.teams.matches import (
+    BYE_SCHEMA,
+    FORFEIT_SCHEMA,
+    PAB_SCHEMA,
+    derive_matches,
 )
-MatchTypeEnum = pl.Enum(list(MATCH_TYPES))
-#: The individual game type a team match type behaves as in the unplayed-round stage (C.07 16.2).
-AS_GAME_TYPE: Final = {"free_round": "absent"} | {m: m for m in MATCH_TYPES if m != "free_round"}
 
 EVENT_SCHEMA: Final[dict[str, pl.DataType]] = {
     "tournament": pl.Int64(), "mp_scale": pl.Int32(), "mp_win": pl.Int32(), "mp_draw": pl.Int32(),
@@ -57,9 +45,6 @@ TEAM_SCHEMA: Final[dict[str, pl.DataType]] = {
     "declared_rank": pl.Int32(), "record": pl.String()}
 MEMBER_SCHEMA: Final[dict[str, pl.DataType]] = {
     "tournament": pl.Int64(), "team": pl.Int32(), "player": pl.Int32(), "order": pl.Int16()}
-MATCH_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "tournament": pl.Int64(), "team": pl.Int32(), "round": pl.Int16(), "opponent": pl.Int32(),
-    "match_type": MatchTypeEnum, "white": pl.Boolean(), "mp": pl.Int32(), "gp": pl.Int32()}
 BOARD_SCHEMA: Final[dict[str, pl.DataType]] = {
     "tournament": pl.Int64(), "team": pl.Int32(), "round": pl.Int16(), "board": pl.Int16(),
     "player": pl.Int32(), "points": pl.Int32()}
@@ -96,12 +81,17 @@ def parse_team_scoring(records: list[str]) -> dict[str, Fraction]:
     >>> parse_team_scoring(["362 TW 3.0   TD 1.0   TL 0.0"])["win"]
     Fraction(3, 1)
     """
+    return dict(_team_scoring(tuple(text for text in records if text.startswith("362"))))
+
+
+@functools.lru_cache(maxsize=256)
+def _team_scoring(records: tuple[str, ...]) -> tuple[tuple[str, Fraction], ...]:
+    """The 362 records' points, once per distinct text (most archives use a handful of scorings)."""
     points = {"win": Fraction(2), "draw": Fraction(1), "loss": Fraction(0)}
     for text in records:
-        if text.startswith("362"):
-            for code, value in re.findall(r"T([WDL])\s*(-?\d+(?:\.\d+)?)", text[3:]):
-                points[{"W": "win", "D": "draw", "L": "loss"}[code]] = Fraction(value)
-    return points
+        for code, value in re.findall(r"T([WDL])\s*(-?\d+(?:\.\d+)?)", text[3:]):
+            points[{"W": "win", "D": "draw", "L": "loss"}[code]] = Fraction(value)
+    return tuple(points.items())
 
 
 def _decimal(value: Fraction) -> str:
@@ -130,45 +120,18 @@ def _units(text: str, scale: int) -> int | None:
 
 @dataclass
 class _Event:
-    """The parsed team records of one event."""
+    """The parsed 320/330/240 records of one event (a handful per event)."""
 
-    teams: list[dict[str, object]]
-    members: list[tuple[int, int, int]]              # team, player, order
-    lineups: dict[tuple[int, int], list[int]]       # (round, team) -> players by board (0 = empty)
     pab: dict[tuple[int, int], tuple[int, int]]     # (round, team) -> (mp, gp) units
-    forfeits: dict[tuple[int, int], tuple[str, int, str]]  # (round, team) -> (type, opponent, record)
+    forfeits: dict[tuple[int, int], tuple[str, int, str]]  # (round, team) -> (type, opponent, colour)
     byes: dict[tuple[int, int], tuple[str, str]]    # (round, team) -> (H/Z/F, record)
-    has_320: bool
 
 
 def _parse_event(source: str, records: list[str], scale: int, mp_scale: int) -> _Event:
-    ev = _Event([], [], {}, {}, {}, {}, False)
-    use_310 = any(r.startswith("310") for r in records)
-    k013 = 0
+    ev = _Event({}, {}, {})
     for text in records:
         code = text[:3]
-        if code == "310" and use_310:
-            team = _number(text[4:7])
-            if team is None:
-                raise FormatError(source, None, f"record {text[:40]!r}", "team pairing number (cols 5-7) "
-                                  "is not a number")
-            ev.teams.append({"team": team, "name": text[8:40].strip(), "nickname": text[41:46].strip() or None,
-                             "strength": _number(text[47:53]), "declared_mp": text[54:60].strip() or None,
-                             "declared_gp": text[61:67].strip() or None, "declared_rank": _number(text[68:71]),
-                             "record": text})
-            ev.members += [(team, p, k + 1) for k, p in enumerate(_numbers(text[73:]))]
-        elif code == "013" and not use_310:
-            k013 += 1
-            ev.teams.append({"team": k013, "name": text[4:36].strip(), "nickname": None, "strength": None,
-                             "declared_mp": None, "declared_gp": None, "declared_rank": None, "record": text})
-            ev.members += [(k013, p, k + 1) for k, p in enumerate(_numbers(text[36:]))]
-        elif code == "300":
-            fields = _numbers(text[4:])
-            if len(fields) < 3:
-                raise FormatError(source, None, f"record {text!r}", "line-up needs round, team, opponent team")
-            ev.lineups[(fields[0], fields[1])] = fields[3:]
-        elif code == "320":
-            ev.has_320 = True
+        if code == "320":
             mp, gp = _units(text[4:8], mp_scale), _units(text[9:13], scale)
             if mp is None or gp is None:
                 raise FormatError(source, None, f"record {text!r}", "team PAB MP (cols 5-8) and GP (cols 10-13) "
@@ -196,13 +159,58 @@ def _parse_event(source: str, records: list[str], scale: int, mp_scale: int) -> 
     return ev
 
 
-def _event_table(t: dict[str, object], records: list[str], boards: int, round_robin: bool) -> dict[str, object]:
-    points = parse_team_scoring(records)
-    mp_scale = math.lcm(*(p.denominator for p in points.values()))
-    code = str(t["type_code"] or "").upper()
-    return {"tournament": t["tournament"], "mp_scale": mp_scale,
-            **{f"mp_{k}": int(v * mp_scale) for k, v in points.items()}, "boards": boards,
-            "primary": "GP" if "GP_MP" in code else "MP", "round_robin": round_robin}
+def _int(expr: pl.Expr) -> pl.Expr:
+    return expr.str.strip_chars().cast(pl.Int32, strict=False)
+
+
+def _team_records(t_rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Teams, members in board order and 300 line-ups of every event, sliced column-wise from the records.
+
+    310 (TRF26): pairing number 5-7, name 9-40, nickname 42-46, strength 48-53, MP 55-60, GP 62-67, rank
+    69-71, members from col 74; 013 (older files, used when an event has no 310): name 5-36, members from
+    col 37, teams numbered in order. 300: round, team, opponent team, then the players by board (0 = empty).
+    """
+    recs = t_rows.select("tournament", "source", pl.col("records").alias("text")).explode("text").drop_nulls(
+        "text").with_columns(pl.col("text").str.slice(0, 3).alias("code"))
+    has_310 = recs.group_by("tournament").agg((pl.col("code") == "310").any().alias("_310"))
+    recs = recs.join(has_310, on="tournament")
+    r310 = recs.filter((pl.col("code") == "310") & pl.col("_310")).select(
+        "tournament", "source", _int(pl.col("text").str.slice(4, 3)).alias("team"),
+        pl.col("text").str.slice(8, 32).str.strip_chars().alias("name"),
+        pl.col("text").str.slice(41, 5).str.strip_chars().replace("", None).alias("nickname"),
+        _int(pl.col("text").str.slice(47, 6)).alias("strength"),
+        pl.col("text").str.slice(54, 6).str.strip_chars().replace("", None).alias("declared_mp"),
+        pl.col("text").str.slice(61, 6).str.strip_chars().replace("", None).alias("declared_gp"),
+        _int(pl.col("text").str.slice(68, 3)).alias("declared_rank"),
+        pl.col("text").alias("record"), pl.col("text").str.slice(73).alias("_members"))
+    for row in r310.filter(pl.col("team").is_null()).head(1).iter_rows(named=True):
+        raise FormatError(row["source"], None, f"record {row['record'][:40]!r}",
+                          "team pairing number (cols 5-7) is not a number")
+    r013 = recs.filter((pl.col("code") == "013") & ~pl.col("_310")).select(
+        "tournament", "source", pl.int_range(1, pl.len() + 1).over("tournament").cast(pl.Int32).alias("team"),
+        pl.col("text").str.slice(4, 32).str.strip_chars().alias("name"), pl.lit(None, pl.String).alias("nickname"),
+        pl.lit(None, pl.Int32).alias("strength"), pl.lit(None, pl.String).alias("declared_mp"),
+        pl.lit(None, pl.String).alias("declared_gp"), pl.lit(None, pl.Int32).alias("declared_rank"),
+        pl.col("text").alias("record"), pl.col("text").str.slice(36).alias("_members"))
+    both = pl.concat([r310, r013])
+    missing = t_rows.filter(~pl.col("tournament").is_in(both["tournament"].implode())).head(1)
+    for row in missing.iter_rows(named=True):
+        raise FormatError(row["source"], None, "teams", "a team event needs 310 or 013 team records")
+    teams = both.select(*TEAM_SCHEMA).cast(TEAM_SCHEMA)  # type: ignore[arg-type]
+    members = both.select("tournament", "team", pl.col("_members").str.extract_all(r"\d+").alias("player")).explode(
+        "player").drop_nulls("player").with_columns(
+        pl.int_range(1, pl.len() + 1).over("tournament", "team").alias("order")).select(
+        *MEMBER_SCHEMA).cast(MEMBER_SCHEMA)  # type: ignore[arg-type]
+    r300 = recs.filter(pl.col("code") == "300").with_columns(
+        pl.col("text").str.slice(4).str.extract_all(r"\d+").cast(pl.List(pl.Int32)).alias("_n"))
+    for row in r300.filter(pl.col("_n").list.len() < 3).head(1).iter_rows(named=True):
+        raise FormatError(row["source"], None, f"record {row['text']!r}", "line-up needs round, team, opponent team")
+    lineups = r300.select(
+        "tournament", pl.col("_n").list.get(0).cast(pl.Int16).alias("round"),
+        pl.col("_n").list.get(1).alias("team"), pl.col("_n").list.slice(3).alias("player")).explode(
+        "player").with_columns(pl.int_range(1, pl.len() + 1).over("tournament", "round", "team").cast(pl.Int16)
+                               .alias("_board")).drop_nulls("player")
+    return teams, members, lineups
 
 
 def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = None) -> TeamBatch:
@@ -218,58 +226,39 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
     ids = team_event_ids(batch)
     t_rows = batch.tournaments.filter(pl.col("tournament").is_in(ids)).sort("tournament")
     warnings: list[dict[str, object]] = []
-    teams: list[dict[str, object]] = []
-    members: list[tuple[int, int, int, int]] = []
+    team_df, member_df, lineups = _team_records(t_rows)
     parsed: dict[int, _Event] = {}
-    for t in t_rows.iter_rows(named=True):
-        records = t["records"] or []
+    for t in t_rows.select("tournament", "source", "records", "scale").iter_rows(named=True):
+        records = [r for r in t["records"] or [] if r[:3] in ("320", "330", "240", "362")]
         mp_scale = math.lcm(*(p.denominator for p in parse_team_scoring(records).values()))
-        ev = _parse_event(t["source"], records, int(t["scale"]), mp_scale)
-        if not ev.teams:
-            raise FormatError(t["source"], None, "teams", "a team event needs 310 or 013 team records")
-        parsed[t["tournament"]] = ev
-        teams += [{"tournament": t["tournament"], **row} for row in ev.teams]
-        members += [(t["tournament"], *m) for m in ev.members]
-    team_df = pl.DataFrame(teams, schema=TEAM_SCHEMA, orient="row") if teams else pl.DataFrame(schema=TEAM_SCHEMA)
-    member_df = pl.DataFrame(members, schema=MEMBER_SCHEMA, orient="row")
+        parsed[t["tournament"]] = _parse_event(t["source"], records, int(t["scale"]), mp_scale)
     games = batch.games.filter(pl.col("tournament").is_in(ids))
     sources = dict(zip(t_rows["tournament"].to_list(), t_rows["source"].to_list(), strict=True))
     g = games.join(member_df, left_on=["tournament", "player"], right_on=["tournament", "player"], how="left").join(
         member_df.select("tournament", "player", pl.col("team").alias("opp_team")),
         left_on=["tournament", "opponent"], right_on=["tournament", "player"], how="left")
     _check_boards(g, sources)
-    fielded = pl.col("opponent").is_not_null() | ((pl.col("result") == "+") & pl.col("_has_opp_team"))
-    g = g.filter(pl.col("team").is_not_null()).with_columns(
-        pl.col("opp_team").is_not_null().any().over("tournament", "team", "round").alias("_has_opp_team"))
-    per = g.group_by("tournament", "team", "round").agg(
+    # a board is fielded when it has an opponent, or was won by default against an empty board of a team
+    # that did play a match that round ('0000 - +' beside boards with opponents)
+    keys = ["tournament", "team", "round"]
+    g = g.filter(pl.col("team").is_not_null()).sort("tournament", "team", "round", "order")
+    paired = pl.col("opponent").is_not_null()
+    by_default = (pl.col("result") == "+") & ~paired
+    per = g.group_by(*keys, maintain_order=True).agg(
         pl.col("opp_team").drop_nulls().first().alias("_opp"),
         pl.col("points").sum().alias("_gp"),
         (pl.col("game_type") == "pending").any().alias("_pending"),
-        fielded.sum().alias("_fielded"),
-        ((pl.col("result") == "+") & pl.col("opponent").is_null()).sum().alias("_plus"),
-        pl.col("colour").sort_by(pl.when(fielded).then(pl.col("order")).otherwise(9999)).first().alias("_colour"))
-    boards_df = _boards(g.filter(fielded), parsed)
-    event_rows = []
-    match_parts = []
-    for t in t_rows.iter_rows(named=True):
-        tid = t["tournament"]
-        ev = parsed[tid]
-        mine = per.filter(pl.col("tournament") == tid)
-        played = mine.filter(pl.col("_opp").is_not_null())
-        # boards: the longest line-up, else the most boards fielded in a match, else the most boards won
-        # without opponent (a forfeited match won, a team PAB), else the smallest team
-        n_boards = max([len(v) for v in ev.lineups.values()] + [int(played["_fielded"].max() or 0)]  # type: ignore[arg-type]
-                       + [int(mine["_plus"].max() or 0)]) or min(  # type: ignore[arg-type]
-            Counter(team for team, _, _ in ev.members).values(), default=1)
-        rr = _is_round_robin(t, played)
-        erow = _event_table(t, t["records"] or [], n_boards, rr)
-        event_rows.append(erow)
-        pab = None if team_pab is None else (_units(str(team_pab[0]), int(erow["mp_scale"])),  # type: ignore[call-overload]
-                                             _units(str(team_pab[1]), int(t["scale"])))
-        match_parts.append(_matches(t, ev, mine, erow, warnings, pab))
-    event_df = pl.DataFrame(event_rows, schema=EVENT_SCHEMA, orient="row") if event_rows else pl.DataFrame(
-        schema=EVENT_SCHEMA)
-    matches = pl.concat(match_parts) if match_parts else pl.DataFrame(schema=MATCH_SCHEMA)
+        paired.sum().alias("_paired"),
+        by_default.sum().alias("_plus"),
+        pl.col("colour").filter(paired).first().alias("_colour"))
+    per = per.with_columns((pl.col("_paired") + pl.when(pl.col("_opp").is_not_null()).then(pl.col("_plus"))
+                            .otherwise(0)).alias("_fielded")).drop("_paired")
+    defaults = g.filter(by_default).join(per.filter(pl.col("_opp").is_not_null()).select(keys), on=keys)
+    fielded_rows = pl.concat([g.filter(paired), defaults.select(g.columns)])
+    boards_df = _boards(fielded_rows, lineups)
+    event_df = _events(t_rows, lineups, per, member_df)
+    matches, unmarked = _all_matches(t_rows, parsed, per, event_df, team_df, team_pab)
+    warnings += _unmarked_warnings(unmarked, sources)
     warnings += _declared_warnings(team_df, matches, event_df, t_rows)
     return TeamBatch(event_df, team_df.sort("tournament", "team"), member_df.sort("tournament", "team", "order"),
                      matches.sort("tournament", "team", "round"), boards_df,
@@ -298,100 +287,91 @@ def _check_boards(g: pl.DataFrame, sources: dict[int, str]) -> None:
                           "belongs to another team")
 
 
-def _boards(fielded: pl.DataFrame, parsed: dict[int, _Event]) -> pl.DataFrame:
+def _boards(fielded: pl.DataFrame, lineups: pl.DataFrame) -> pl.DataFrame:
     """Board of each fielded player: position in the 300 line-up, else rank in the team's board order."""
-    lineups = [(tid, rnd, team, player, k + 1) for tid, ev in parsed.items()
-               for (rnd, team), players in ev.lineups.items() for k, player in enumerate(players) if player]
-    lu = pl.DataFrame(lineups, schema={"tournament": pl.Int64, "round": pl.Int16, "team": pl.Int32,
-                                       "player": pl.Int32, "_board": pl.Int16}, orient="row")
-    out = fielded.join(lu, on=["tournament", "round", "team", "player"], how="left").with_columns(
-        pl.coalesce(pl.col("_board"), pl.col("order").rank("ordinal").over("tournament", "team", "round")
+    lu = lineups.filter(pl.col("player") > 0).select("tournament", "round", "team", "player", "_board")
+    out = fielded.sort("tournament", "team", "round", "order").join(
+        lu, on=["tournament", "round", "team", "player"], how="left", maintain_order="left").with_columns(
+        pl.coalesce(pl.col("_board"), pl.int_range(1, pl.len() + 1).over("tournament", "team", "round")
                     .cast(pl.Int16)).alias("board"))
     return out.select(*BOARD_SCHEMA).cast(BOARD_SCHEMA).sort(  # type: ignore[arg-type]
         "tournament", "team", "round", "board")
 
 
-def _is_round_robin(t: dict[str, object], played: pl.DataFrame) -> bool:
-    """A team round robin: declared in 192/092, or every pair of teams met equally often (rules.md 4.6)."""
-    text = f"{t['type_code'] or ''} {t['type_text'] or ''}".upper().replace("_", "").replace(" ", "")
-    if "ROUNDROBIN" in text or "BERGER" in text:
-        return True
-    if "SWISS" in text or played.is_empty():
-        return False
-    teams = played["team"].n_unique()
-    pairs = played.filter(pl.col("team") < pl.col("_opp")).group_by("team", "_opp").len()
-    return teams >= 3 and pairs.height == teams * (teams - 1) // 2 and pairs["len"].n_unique() == 1
+def _events(t_rows: pl.DataFrame, lineups: pl.DataFrame, per: pl.DataFrame,
+            members: pl.DataFrame) -> pl.DataFrame:
+    """One row per team event: team scoring (362), boards, primary score (192), round robin (rules.md 4.6)."""
+    played = per.filter(pl.col("_opp").is_not_null())
+    # boards: the longest line-up, else the most boards fielded in a match, else the most boards won
+    # without opponent (a forfeited match won, a team PAB), else the smallest team
+    sizes = played.group_by("tournament").agg(pl.col("_fielded").max().alias("_f")).join(
+        per.group_by("tournament").agg(pl.col("_plus").max().alias("_p")), on="tournament", how="full",
+        coalesce=True).join(members.group_by("tournament", "team").len().group_by("tournament").agg(
+            pl.col("len").min().alias("_m")), on="tournament", how="full", coalesce=True)
+    sizes = sizes.join(lineups.group_by("tournament").agg(pl.col("_board").max().alias("_l")), on="tournament",
+                       how="full", coalesce=True)
+    size = {r[0]: r[1:] for r in sizes.iter_rows()}
+    pairs = played.filter(pl.col("team") < pl.col("_opp")).group_by("tournament", "team", "_opp").len().group_by(
+        "tournament").agg(pl.len().alias("_pairs"), pl.col("len").n_unique().alias("_counts"))
+    teams_played = played.group_by("tournament").agg(pl.col("team").n_unique().alias("_n"))
+    structure = {r[0]: r[1:] for r in pairs.join(teams_played, on="tournament").iter_rows()}
+    rows = []
+    for t in t_rows.iter_rows(named=True):
+        tid, records = t["tournament"], t["records"] or []
+        points = parse_team_scoring(records)
+        mp_scale = math.lcm(*(p.denominator for p in points.values()))
+        f, plus, smallest, longest = size.get(tid, (None, None, None, None))
+        boards = max(int(longest or 0), int(f or 0), int(plus or 0)) or int(smallest or 1)
+        text = f"{t['type_code'] or ''} {t['type_text'] or ''}".upper().replace("_", "").replace(" ", "")
+        rr = "ROUNDROBIN" in text or "BERGER" in text
+        # a 192 code decides (FIDE_TEAM_MP_GP is a Swiss); without one, 092 or the pairings (rules.md 4.6)
+        if not rr and not t["type_code"] and "SWISS" not in text and tid in structure:
+            n_pairs, counts, n = structure[tid]
+            rr = n >= 3 and n_pairs == n * (n - 1) // 2 and counts == 1
+        code = str(t["type_code"] or "").upper()
+        rows.append({"tournament": tid, "mp_scale": mp_scale, **{f"mp_{k}": int(v * mp_scale) for k, v in
+                                                                  points.items()},
+                     "boards": boards, "primary": "GP" if "GP_MP" in code else "MP", "round_robin": rr})
+    return pl.DataFrame(rows, schema=EVENT_SCHEMA, orient="row") if rows else pl.DataFrame(schema=EVENT_SCHEMA)
 
 
-def _matches(t: dict[str, object], ev: _Event, per: pl.DataFrame, erow: dict[str, object],
-             warnings: list[dict[str, object]], team_pab: tuple[int | None, int | None] | None) -> pl.DataFrame:
-    """One row per team and round 1..rounds: the match type, opponent, MP and GP (rules.md 9.1)."""
-    tid, source = int(t["tournament"]), str(t["source"])  # type: ignore[call-overload]
-    rounds = max(int(t["rounds"]), int(per["round"].max() or 0))  # type: ignore[call-overload,arg-type]
-    W, D = int(t["pts_win"]), int(t["pts_draw"])  # type: ignore[call-overload]
-    tw, td, tl = int(erow["mp_win"]), int(erow["mp_draw"]), int(erow["mp_loss"])  # type: ignore[call-overload]
-    B = int(erow["boards"])  # type: ignore[call-overload]
-    cells = {(r["round"], r["team"]): r for r in per.iter_rows(named=True)}
-    team_nos = [int(x["team"]) for x in ev.teams]  # type: ignore[call-overload]
-    last_active = {team: max([r for (r, tm), c in cells.items() if tm == team and c["_opp"] is not None]
-                             + [r for (r, tm) in ev.forfeits if tm == team] + [0]) for team in team_nos}
-    rows: list[tuple[object, ...]] = []
-    unmarked: dict[int, list[int]] = {}
-    given: dict[int, list[int]] = {}
-    # the one team of a round without opponent and without 330/320/240: the pairing-allocated bye candidate
-    free: dict[int, list[int]] = {}
-    for team in team_nos:
-        for r in range(1, rounds + 1):
-            c = cells.get((r, team))
-            if (c is None or c["_opp"] is None) and not {(r, team)} & (ev.forfeits.keys() | ev.pab.keys()
-                                                                    | ev.byes.keys()):
-                free.setdefault(r, []).append(team)
-    alone = {r: teams[0] for r, teams in free.items() if len(teams) == 1}
-    for team in team_nos:
-        for r in range(1, rounds + 1):
-            c = cells.get((r, team))
-            gp = int(c["_gp"]) if c else 0
-            if (r, team) in ev.forfeits:
-                kind, opp, colour = ev.forfeits[(r, team)]
-                mp = tw if kind == "forfeit_win" else tl
-                rows.append((tid, team, r, opp, kind, colour == "w", mp, gp))
-            elif c is not None and c["_opp"] is not None:
-                opp = int(c["_opp"])
-                o = cells.get((r, opp))
-                ogp = int(o["_gp"]) if o else 0
-                kind = "pending" if c["_pending"] else "played"
-                mp = tw if gp > ogp else td if gp == ogp else tl
-                rows.append((tid, team, r, opp, kind, c["_colour"] != "b", mp, gp))
-            elif (r, team) in ev.pab:
-                mp, gp = ev.pab[(r, team)]
-                rows.append((tid, team, r, None, "pab", None, mp, gp))
-            elif (r, team) in ev.byes:
-                kind = {"H": "half_bye", "Z": "zero_bye", "F": "full_bye"}[ev.byes[(r, team)][0]]
-                mp, gp = {"half_bye": (td, B * D), "zero_bye": (tl, 0), "full_bye": (tw, B * W)}[kind]
-                rows.append((tid, team, r, None, kind, None, mp, gp))
-            elif team_pab is not None and gp == 0 and alone.get(r) == team:
-                given.setdefault(team, []).append(r)
-                rows.append((tid, team, r, None, "pab", None, team_pab[0], team_pab[1]))
-            elif bool(erow["round_robin"]):
-                rows.append((tid, team, r, None, "free_round", None, tl, 0))
-            elif gp >= B * W > 0:
-                # no 320: every board scored a win without opponent -> a PAB (match win, rules.md 9.1)
-                unmarked.setdefault(team, []).append(r)
-                rows.append((tid, team, r, None, "pab", None, tw, gp))
-            else:
-                if r <= last_active[team] or alone.get(r) == team:
-                    unmarked.setdefault(team, []).append(r)
-                rows.append((tid, team, r, None, "absent", None, tl, gp))
-    for team, rs in given.items():
-        warnings.append({"source": source, "line": None, "field": f"team {team}",
-                         "message": f"team {team} has no opponent in round(s) {', '.join(map(str, rs))} and no "
-                                    "320/240 record marks a bye: read as a team PAB with the given MP and GP"})
-    for team, rs in unmarked.items():
-        warnings.append({"source": source, "line": None, "field": f"team {team}",
-                         "message": f"team {team} has no opponent in round(s) {', '.join(map(str, rs))} and no "
-                                    "320/240 record marks a bye: read from the points awarded (PAB when every "
-                                    "board scored a win, else absent)"})
-    return pl.DataFrame(rows, schema=MATCH_SCHEMA, orient="row")
+def _all_matches(t_rows: pl.DataFrame, parsed: dict[int, _Event], per: pl.DataFrame, events: pl.DataFrame,
+                 teams: pl.DataFrame, team_pab: tuple[Fraction, Fraction] | None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Every team's match in every round 1..rounds of its event, from the boards and the 330/320/240 records."""
+    forfeits = [(tid, team, r, kind, opp, colour == "w") for tid, ev in parsed.items()
+                for (r, team), (kind, opp, colour) in ev.forfeits.items()]
+    pabs = [(tid, team, r, mp, gp) for tid, ev in parsed.items() for (r, team), (mp, gp) in ev.pab.items()]
+    byes = [(tid, team, r, kind) for tid, ev in parsed.items() for (r, team), (kind, _) in ev.byes.items()]
+    last = per.group_by("tournament").agg(pl.col("round").max().alias("_rmax"))
+    ev = t_rows.select("tournament", "rounds", "scale", "pts_win", "pts_draw").join(
+        last, on="tournament", how="left").join(events, on="tournament")
+    if team_pab is not None:
+        ev = ev.with_columns((pl.col("mp_scale") * team_pab[0].numerator // team_pab[0].denominator)
+                             .cast(pl.Int32).alias("_gmp"),
+                             (pl.col("scale") * team_pab[1].numerator // team_pab[1].denominator)
+                             .cast(pl.Int32).alias("_ggp"))
+    grid = teams.select("tournament", "team").join(ev.select(
+        "tournament", pl.int_ranges(1, pl.max_horizontal("rounds", pl.col("_rmax").fill_null(0)).cast(pl.Int64) + 1)
+        .alias("round")), on="tournament").explode("round").drop_nulls("round").with_columns(
+        pl.col("round").cast(pl.Int16))
+    return derive_matches(
+        grid, per, ev.drop("rounds", "_rmax", "scale", "mp_scale", "primary"),
+        pl.DataFrame(forfeits, schema=FORFEIT_SCHEMA, orient="row"),
+        pl.DataFrame(pabs, schema=PAB_SCHEMA, orient="row"), pl.DataFrame(byes, schema=BYE_SCHEMA, orient="row"),
+        team_pab is not None)
+
+
+def _unmarked_warnings(unmarked: pl.DataFrame, sources: dict[int, str]) -> list[dict[str, object]]:
+    """One warning per team with rounds without opponent that no 320/240 record marks."""
+    out: list[dict[str, object]] = []
+    per_team = unmarked.group_by("tournament", "team", "_given", maintain_order=True).agg(pl.col("round"))
+    for tid, team, given, rounds in per_team.iter_rows():
+        how = ("read as a team PAB with the given MP and GP" if given else
+               "read from the points awarded (PAB when every board scored a win, else absent)")
+        out.append({"source": sources[tid], "line": None, "field": f"team {team}",
+                    "message": f"team {team} has no opponent in round(s) {', '.join(map(str, rounds))} and no "
+                               f"320/240 record marks a bye: {how}"})
+    return out
 
 
 def _declared_warnings(teams: pl.DataFrame, matches: pl.DataFrame, events: pl.DataFrame,

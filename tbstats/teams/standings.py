@@ -32,13 +32,18 @@ CHAINS = {"EDE": (), "EDET": ("TBR",), "EDEB": ("BBE",), "EDEBT": ("BC", "TBR"),
 
 
 def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: str | None = None,
-                      primary: str | None = None, default_edition: str = "fide-2026") -> TeamContext:
+                      primary: str | None = None, after_round: int | None = None,
+                      default_edition: str = "fide-2026") -> TeamContext:
     """The team views of ``batch`` and each event's own edition by date (for 'auto').
 
-    ``primary`` ('MP' or 'GP') overrides the primary score the events declare in 192 (default MP).
+    ``primary`` ('MP' or 'GP') overrides the primary score the events declare in 192 (default MP);
+    ``after_round`` counts the rounds up to that one (standings part-way through, rules.md 4.8).
     """
     tb = tb or build_teams(batch)
     td = build_team_dense(batch, tb, force_type=force_type)
+    if after_round is not None:
+        n = np.minimum(td.mp.n, after_round)
+        td = replace(td, mp=td.mp.with_counted_rounds(n), gp=td.gp.with_counted_rounds(n))
     if primary is not None:
         if primary.upper() not in ("MP", "GP"):
             raise TbstatsError(f"primary score {primary!r} must be MP or GP")
@@ -158,10 +163,10 @@ def _encounter_key(step: str, boards: np.ndarray) -> tuple[int, ...]:
     return tuple(-int(x) for x in np.cumsum(boards)[len(boards) - 2::-1])
 
 
-def _partition_key(groups: list[np.ndarray], order_of: dict[int, int], size: int) -> np.ndarray:
+def _partition_key(order_of: dict[int, int], size: int) -> np.ndarray:
+    """A refine key: each team's part number within its group (0 first)."""
     key = np.zeros(size, dtype=np.int64)
-    for i, k in order_of.items():
-        key[i] = k
+    key[list(order_of)] = list(order_of.values())
     return key
 
 
@@ -171,8 +176,7 @@ def extended_direct_encounter(tc: TeamContext, labels: np.ndarray, spec: TieBrea
     td = tc.td
     enc = _Encounters(td, spec.forfeits)
     order_of: dict[int, int] = {}
-    groups = _groups(labels)
-    for g in groups:
+    for g in _groups(labels):
         primary_mp = td.primary[td.mp.tix[g[0]]] == "MP"
         refs = [td.mp, td.gp] if primary_mp else [td.gp, td.mp]
         parts = _ede([int(x) for x in g], refs, enc, restart)
@@ -182,7 +186,7 @@ def extended_direct_encounter(tc: TeamContext, labels: np.ndarray, spec: TieBrea
         for k, part in enumerate(parts):
             for i in part:
                 order_of[i] = k
-    return refine(labels, _partition_key(groups, order_of, len(labels)))
+    return refine(labels, _partition_key(order_of, len(labels)))
 
 
 def board_partition(tc: TeamContext, labels: np.ndarray, name: str) -> np.ndarray:
@@ -233,8 +237,8 @@ def _column(name: str, values: Values, integer: bool) -> pl.Series:
 
 
 def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
-                  force_type: str | None = None, primary: str | None = None, teams: TeamBatch | None = None,
-                  context: TeamContext | None = None) -> pl.DataFrame:
+                  force_type: str | None = None, primary: str | None = None, after_round: int | None = None,
+                  teams: TeamBatch | None = None, context: TeamContext | None = None) -> pl.DataFrame:
     """One row per team of every team event: source, tournament, team, name, mp, gp, rank, then one column
     per spec (partition tie-breaks such as EDE hold the rank after the list up to them, as DE does)."""
     if isinstance(specs, str):
@@ -243,7 +247,8 @@ def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSp
         parsed = [s if isinstance(s, TieBreakSpec) else t for s in specs
                   for t in ([s] if isinstance(s, TieBreakSpec) else parse_team_specs(s))]
     rules = check_edition(rules)
-    tc = context or make_team_context(batch, teams, force_type=force_type, primary=primary)
+    tc = context or make_team_context(batch, teams, force_type=force_type, primary=primary,
+                                     after_round=after_round)
     td = tc.td
     labels = [spec_label(s) for s in parsed]
     if td.mp.players == 0:
@@ -286,6 +291,7 @@ def event_list(t: dict[str, object]) -> list[str]:
 
 
 def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_type: str | None = None,
+                            after_round: int | None = None,
                             teams: TeamBatch | None = None) -> tuple[pl.DataFrame, list[str]]:
     """Team standings with each event's own 212/202 list; events grouped by list, computed once per group.
 
@@ -314,7 +320,8 @@ def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_typ
         keep = pl.col("tournament").is_in(ids)
         sub = TeamBatch(tb.events.filter(keep), tb.teams.filter(keep), tb.members.filter(keep),
                         tb.matches.filter(keep), tb.boards.filter(keep), tb.warnings)
-        parts.append(compute_teams(part, list(key), rules=rules, force_type=force_type, teams=sub))
+        parts.append(compute_teams(part, list(key), rules=rules, force_type=force_type, after_round=after_round,
+                                   teams=sub))
     if not parts:
         return compute_teams(batch.select([]), [], rules=rules), notes
     return pl.concat(parts, how="diagonal_relaxed"), notes

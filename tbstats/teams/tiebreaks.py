@@ -16,9 +16,9 @@ from typing import Final, Literal
 import numpy as np
 
 from tbstats.errors import UnknownTieBreakError, did_you_mean
-from tbstats.spec import TieBreakSpec, parse_spec
+from tbstats.spec import TieBreakSpec, read_spec
 from tbstats.teams.dense import Reference, TeamDense, board_points
-from tbstats.tiebreaks import ALIASES, TIEBREAKS, kernel_of
+from tbstats.tiebreaks import ALIASES, TIEBREAKS, check_spec, kernel_of
 from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
 
 
@@ -211,7 +211,7 @@ ACCEPTS_REFERENCE: Final = frozenset(n for n, t in TEAM_TIEBREAKS.items() if t.k
 def parse_team_spec(text: str) -> TieBreakSpec:
     """Parse one team tie-break spec (``BH:MP/C1``, ``EMGSB/C1``, ``SSSC/K3``, ``EDE/P``)."""
     known = {name: t.modifiers for name, t in TEAM_TIEBREAKS.items()}
-    spec = parse_spec(text, known, TEAM_ALIASES)
+    spec = check_spec(read_spec(text), text, known=known, aliases=TEAM_ALIASES)
     if spec.reference is not None and spec.name not in ACCEPTS_REFERENCE:
         raise UnknownTieBreakError(f"{text!r}: {spec.name} fixes its own scores; :MP/:GP applies to the "
                                    "individual tie-breaks (BH:MP, SB:GP, ...)")

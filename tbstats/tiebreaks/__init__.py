@@ -7,12 +7,12 @@ number per player and 'partition' for those that order a tied group (DE, US head
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from tbstats.errors import UnknownTieBreakError, did_you_mean
-from tbstats.spec import TieBreakSpec
+from tbstats.spec import TieBreakSpec, read_spec, split_specs
 from tbstats.tiebreaks import opponents, rating, results, uscf
 from tbstats.tiebreaks.base import Context, Values
 
@@ -90,9 +90,44 @@ ALIASES: Final = {"GE": "REP", "BUCHHOLZ": "BH", "SONNEBORN-BERGER": "SB", "KOYA
 FIXED_EDITION: Final = {name: "uscf" for name in TIEBREAKS if name.startswith("USCF-")}
 
 
-def allowed_modifiers() -> dict[str, frozenset[str]]:
-    """Registry names and the modifier kinds each accepts (for the spec parser)."""
-    return {name: t.modifiers for name, t in TIEBREAKS.items()}
+def check_spec(spec: TieBreakSpec, text: str | None = None, *, known: Mapping[str, frozenset[str]] | None = None,
+               aliases: Mapping[str, str] | None = None) -> TieBreakSpec:
+    """The spec with its alias resolved, once its name and modifiers are known to the registry.
+
+    ``text`` (what the user wrote, default ``str(spec)``) is quoted in the error; ``known`` (name -> allowed
+    modifier kinds) and ``aliases`` default to this registry (the team registry passes its own).
+    """
+    written = str(spec) if text is None else text
+    known = known if known is not None else {n: t.modifiers for n, t in TIEBREAKS.items()}
+    aliases = aliases if aliases is not None else ALIASES
+    name = aliases.get(spec.name, spec.name)
+    if name not in known:
+        raise UnknownTieBreakError(f"unknown tie-break {written!r} (expected a name such as BH, SB, DE; "
+                                   f"`tbstats tiebreaks` lists them)." + did_you_mean(name, known))
+    allowed = known[name]
+    bad = spec.modifiers - allowed
+    if bad:
+        listed = ", ".join(sorted(allowed)) or "none"
+        raise UnknownTieBreakError(f"{written!r}: modifier {'/'.join(sorted(bad))} is not defined for {name} "
+                                   f"(allowed: {listed})")
+    return spec if name == spec.name else replace(spec, name=name)
+
+
+def parse_spec(text: str) -> TieBreakSpec:
+    """Parse one spec (rules.md Section 7) and check it against the registry.
+
+    >>> str(parse_spec("buchholz-c1")), str(parse_spec("Sonneborn-Berger"))
+    ('BH/C1', 'SB')
+    >>> parse_spec("BH/L1")
+    Traceback (most recent call last):
+    tbstats.errors.UnknownTieBreakError: 'BH/L1': modifier L is not defined for BH (allowed: C, M)
+    """
+    return check_spec(read_spec(text), text)
+
+
+def parse_specs(text: str | list[str]) -> list[TieBreakSpec]:
+    """Parse a comma-separated list (or a list of strings) of specs."""
+    return [parse_spec(s) for s in split_specs(text)]
 
 
 def get_tiebreak(name: str) -> TieBreak:
@@ -111,4 +146,5 @@ def kernel_of(name: str) -> Kernel:
     return kernel
 
 
-__all__ = ["ALIASES", "TIEBREAKS", "Context", "TieBreak", "Values", "get_tiebreak", "kernel_of"]
+__all__ = ["ALIASES", "TIEBREAKS", "Context", "TieBreak", "Values", "check_spec", "get_tiebreak", "kernel_of",
+           "parse_spec", "parse_specs"]

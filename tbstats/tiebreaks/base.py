@@ -172,24 +172,33 @@ def _scatter(players: int, parts: list[tuple[np.ndarray, Values]]) -> Values:
 # ----------------------------------------------------------------------------------- row-wise selection
 
 def _fold(keys: list[np.ndarray]) -> np.ndarray | None:
-    """The keys folded into one int64 whose order is their lexicographic order; None when too wide."""
-    combined: np.ndarray | None = None
+    """The keys folded into one integer array whose order is their lexicographic order; None when too wide.
+
+    A single key is used as it is; several are folded into int32 when their ranges allow, else int64.
+    """
+    if len(keys) == 1 and keys[0].dtype.kind == "i":
+        key = keys[0]
+        if not key.size or int(key.max()) < np.iinfo(key.dtype).max:  # the dtype's maximum marks "no candidate"
+            return key
+    ranges = [(int(k.min()), int(k.max())) if k.size else (0, 0) for k in keys]
     span = 1
-    for key in keys:
-        lo, hi = (int(key.min()), int(key.max())) if key.size else (0, 0)
-        width = hi - lo + 1
-        if span * width >= _BIG // 4:
-            return None
-        part = key.astype(np.int64) - lo
-        combined = part if combined is None else combined * width + part
-        span *= width
-    return np.zeros((0, 0), dtype=np.int64) if combined is None else combined
+    for lo, hi in ranges:
+        span *= hi - lo + 1
+    if span >= _BIG // 4:
+        return None
+    dtype = np.int32 if span < np.iinfo(np.int32).max else np.int64
+    combined = np.zeros(keys[0].shape, dtype=dtype)
+    for key, (lo, hi) in zip(keys, ranges, strict=True):
+        combined *= hi - lo + 1
+        combined += key - lo if lo else key
+    return combined
 
 
 def _pick_folded(mask: np.ndarray, folded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    col = np.where(mask, folded, _BIG).argmin(axis=1) if mask.shape[1] else np.zeros(len(mask), dtype=np.int64)
-    has = mask[np.arange(len(mask)), col] if mask.shape[1] else np.zeros(len(mask), dtype=bool)
-    return col, has
+    if not mask.shape[1]:
+        return np.zeros(len(mask), dtype=np.int64), np.zeros(len(mask), dtype=bool)
+    col = np.where(mask, folded, np.iinfo(folded.dtype).max).argmin(axis=1)
+    return col, mask[np.arange(len(mask)), col]
 
 
 def _pick_keys(mask: np.ndarray, keys: list[np.ndarray], folded: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -235,22 +244,27 @@ def cut_order(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarra
     rows = np.arange(P)
     columns = np.zeros((P, low + high), dtype=np.int64)
     reasons = np.zeros((P, low + high), dtype=np.int8)
-    low_keys = [oppscore, contribution, (~vur).astype(np.int8)] if by_oppscore else [
-        contribution, (~vur).astype(np.int8)]
-    high_keys = [-oppscore, -contribution] if by_oppscore else [-contribution]
-    low_fold = _fold(low_keys) if low else None
-    high_fold = _fold(high_keys) if high else None
-    # rows with a VUR element: only they can have a VUR cut instead of the LSV (16.5)
+    # rows with a VUR element: only there do VUR preferences and cuts apply (16.5); they are few
     v_rows = np.flatnonzero(row_sum(vur) > 0) if low else np.zeros(0, dtype=np.int64)
-    v_keys = [contribution[v_rows], oppscore[v_rows]]
-    v_fold = _fold(v_keys) if len(v_rows) else None
+    low_keys = [oppscore, contribution] if by_oppscore else [contribution]
+    low_fold = _fold(low_keys) if low else None
+    if len(v_rows):
+        not_vur = (~vur[v_rows]).astype(np.int8)
+        v_low_keys = [k[v_rows] for k in low_keys] + [not_vur]
+        v_low_fold = _fold(v_low_keys)
+        v_keys = [contribution[v_rows], oppscore[v_rows]]
+        v_fold = _fold(v_keys)
+    if high:
+        high_keys = [-oppscore, -contribution] if by_oppscore else [-contribution]
+        high_fold = _fold(high_keys)
     for step in range(low + high):
         if step < low:
             col, has = _pick_keys(keep, low_keys, low_fold)
             reason = np.full(P, CUT_LOWEST, dtype=np.int8)
             if len(v_rows):
-                lsv = col[v_rows]
-                v, has_vur = _pick_keys(keep[v_rows] & vur[v_rows], v_keys, v_fold)
+                keep_v = keep[v_rows]
+                lsv, _ = _pick_keys(keep_v, v_low_keys, v_low_fold)    # ties prefer a VUR element
+                v, has_vur = _pick_keys(keep_v & vur[v_rows], v_keys, v_fold)
                 use_v = has_vur & ~vur[v_rows, lsv] & (contribution[v_rows, v] >= contribution[v_rows, lsv])
                 col[v_rows] = np.where(use_v, v, lsv)
                 reason[v_rows] = np.where(use_v, CUT_VUR, CUT_LOWEST)

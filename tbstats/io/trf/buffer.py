@@ -126,11 +126,30 @@ def _as_text(codes: np.ndarray) -> str:
 def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
     from ``room`` characters on (the line's end)."""
+    if buf.dtype == np.uint8 and width + 8 <= PAD:
+        return _byte_windows(buf, at, width, room)
     pos = np.minimum(at, len(buf) - width)
     out = np.empty((width, len(pos)), dtype=buf.dtype)
     for c in range(width):
         np.take(buf, pos + c, out=out[c])
         out[c][room <= c] = SPACE
+    return out
+
+
+_KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+_BLANKS = np.uint64(0x2020202020202020)
+
+
+def _byte_windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
+    """:func:`windows` of a byte buffer: eight bytes per gather (an unaligned 64-bit view), split by shifts."""
+    words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
+    pos = np.minimum(at, len(buf) - width - 8)
+    out = np.empty((width, len(pos)), dtype=np.uint8)
+    for w in range(0, width, 8):
+        keep = _KEEP[np.clip(room - w, 0, 8)]
+        word = (words[pos + w] & keep) | (_BLANKS & ~keep)
+        for c in range(w, min(width, w + 8)):
+            out[c] = word >> np.uint64(8 * (c - w))
     return out
 
 
@@ -185,7 +204,7 @@ def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
 
 
 def _strip_end(buf: np.ndarray, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """Lengths without trailing whitespace: a few vectorised steps, then one pass per remaining line."""
+    """Lengths without trailing whitespace: a few vectorised steps, then one pass over the remaining lines."""
     length = length.copy()
     active = np.flatnonzero(length > 0)
     for _ in range(_TRAILING_STEPS):
@@ -194,9 +213,15 @@ def _strip_end(buf: np.ndarray, starts: np.ndarray, length: np.ndarray) -> np.nd
         active = active[is_whitespace(buf[starts[active] + length[active] - 1])]
         length[active] -= 1
         active = active[length[active] > 0]
-    for i in active:
-        kept = np.flatnonzero(~is_whitespace(buf[starts[i]:starts[i] + length[i]]))
-        length[i] = kept[-1] + 1 if kept.size else 0
+    short = active[length[active] <= 4096]
+    if short.size:  # long blank tails: one pass over those lines (a maximum per line)
+        idx = ranges(starts[short], length[short])
+        within = idx - np.repeat(starts[short], length[short])
+        solid_end = np.where(is_whitespace(buf[idx]), 0, within + 1)
+        length[short] = np.maximum.reduceat(solid_end, np.concatenate([[0], np.cumsum(length[short])[:-1]]))
+    for i in active[length[active] > 4096].tolist():  # few: each is over 4 KB of the buffer
+        solid = np.flatnonzero(~is_whitespace(buf[starts[i]:starts[i] + length[i]]))
+        length[i] = solid[-1] + 1 if solid.size else 0
     return length
 
 
@@ -225,11 +250,57 @@ def stripped(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray,
     return np.where(last > 0, first, 0), last
 
 
+def _small_int_tables(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every pattern of character classes in a ``k``-column field: valid, negative, digit weights."""
+    n = 5 ** k
+    valid = np.zeros(n, dtype=bool)
+    negative = np.zeros(n, dtype=bool)
+    weight = np.zeros((k, n), dtype=np.int64)
+    for code in range(n):
+        classes = [(code // 5 ** j) % 5 for j in range(k)]
+        solid = [j for j, c in enumerate(classes) if c != _WS]
+        if not solid:
+            continue
+        body = classes[solid[0]:solid[-1] + 1]
+        signed = body[0] in (_PLUS, _MINUS)
+        digits = body[1:] if signed else body
+        if digits and all(c == _DIGIT for c in digits):
+            valid[code] = True
+            negative[code] = body[0] == _MINUS
+            for j in range(solid[-1] + 1 - len(digits), solid[-1] + 1):
+                weight[j, code] = 10 ** (solid[-1] - j)
+    return valid, negative, weight
+
+
+_OTHER_CLASS, _DIGIT, _WS, _PLUS, _MINUS = range(5)
+_CLASS = np.where(_IS_WS, _WS, _OTHER_CLASS).astype(np.uint8)
+_CLASS[48:58] = _DIGIT
+_CLASS[43], _CLASS[45] = _PLUS, _MINUS
+_SMALL = {k: _small_int_tables(k) for k in range(1, 5)}
+
+
+def _parse_small(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`parse_int` of a field of at most 4 columns: its pattern of character classes, looked up."""
+    valid, negative, weight = _SMALL[win.shape[0]]
+    code = np.zeros(win.shape[1], dtype=np.int64)
+    digits = []
+    for j in range(win.shape[0]):
+        col = win[j]
+        code += _CLASS[np.minimum(col, 65535) if col.dtype == np.uint32 else col].astype(np.int64) * 5 ** j
+        digits.append(col.astype(np.int64) - 48)
+    value = np.zeros(win.shape[1], dtype=np.int64)
+    for j, d in enumerate(digits):
+        value += d * weight[j][code]
+    return np.where(negative[code], -value, value) * valid[code], valid[code]
+
+
 def parse_int(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Values of a window read like polars' string-to-integer cast of the stripped text, and validity.
 
     Valid: an optional sign, then ASCII digits only (fields are at most 11 characters, so no overflow).
     """
+    if 0 < win.shape[0] <= 4:
+        return _parse_small(win)
     a, b = stripped(win, ws)
     n = win.shape[1]
     first = win[np.minimum(a, win.shape[0] - 1), np.arange(n)] if win.shape[0] else np.zeros(n, dtype=win.dtype)

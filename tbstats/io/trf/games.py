@@ -157,7 +157,7 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     ores = np.where(found, res[row], 0)
     ocol = np.where(found, colour[row], 0)
     points_back = back_ok & me_ok & (back == me)
-    pair_ok = _PAIR_OK[res, ores]
+    pair_ok = _PAIR_OK.reshape(-1)[res.astype(np.int64) * (_OTHER + 1) + ores]
 
     def frame(rows: np.ndarray) -> pl.DataFrame:
         """The columns messages need, for a few blocks (listed round by round, as the lines come)."""
@@ -179,18 +179,17 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
 
     rd = pl.format("round {}", pl.col("round"))
     # a block out of line (shifted by a column): a character where the block has a blank (cols 5, 7, 9, 10)
-    stray = np.zeros(len(rnd), dtype=bool)
-    gap_col = np.zeros(len(rnd), dtype=np.int64)
-    for off in (9, 8, 6, 4):
-        here = ~ws[off] & (at + off < blen)
-        stray |= here
-        gap_col = np.where(here, at + off + 1, gap_col)
+    stray = ~(ws[4] & ws[6] & ws[8] & ws[9])  # (the window is blank past the line's end)
     first_stray = stray.copy()
+    gap_col = np.zeros(len(rnd), dtype=np.int64)
     if stray.any():
         rows = np.flatnonzero(stray)
         earlier = np.zeros(len(rnd), dtype=bool)
         earlier[rows[1:]] = li[rows[1:]] == li[rows[:-1]]
         first_stray &= ~earlier
+        for off in (9, 8, 6, 4):
+            here = rows[~ws[off][rows]]
+            gap_col[here] = at[here] + off + 1
     cut = has_opp & ((blen < at + 6) | ((blen < at + 8) & found & (ores != 0)))
     checks: list[tuple[np.ndarray, pl.Expr, pl.Expr]] = [
         (~opp_ok & ~opp_blank, pl.format("round {} opponent", pl.col("round")),

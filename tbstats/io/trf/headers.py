@@ -131,15 +131,6 @@ def _declared_type(code: str | None, text: str | None) -> str | None:
     return None
 
 
-def _range_problems(rec: dict[str, tuple[str, int]], scoring: list[tuple[str, str, int]]) -> list[
-        tuple[int, str, str]]:
-    """Header numbers outside their fields: (line, record, reason) for rounds, players and scoring values."""
-    values = tuple(rec[c][0] if c in rec else None for c in _RANGED)
-    found = _range_reasons(values, tuple(t for _, t, _ in scoring))
-    return [(rec[_RANGED[i]][1] if i < len(_RANGED) else scoring[i - len(_RANGED)][2],
-             _RANGED[i] if i < len(_RANGED) else scoring[i - len(_RANGED)][0], reason) for i, reason in found]
-
-
 _RANGED: Final = ("XXR", "142", "062")
 
 
@@ -168,7 +159,7 @@ def _range_reasons(values: tuple[str | None, ...], scoring: tuple[str, ...]) -> 
 def _list_problem(code: str, text: str) -> str | None:
     """Why a 202/212 tie-break list cannot be read, or None."""
     from tbstats.errors import TbstatsError
-    from tbstats.spec import parse_specs
+    from tbstats.tiebreaks import parse_specs
 
     items = [t for t in _tb_list(text) if not (code == "212" and t.upper() == "PTS")]
     try:
@@ -176,6 +167,47 @@ def _list_problem(code: str, text: str) -> str | None:
     except TbstatsError as exc:
         return f"{code} list not understood: {exc}"
     return None
+
+
+#: Records whose values are interpreted (once per distinct combination, with the event's round and player counts).
+_INTERPRETED: Final = ("042", "052", "XXR", "142", "062", "202", "212", "192", "092")
+_COLUMNS: Final = ("start_date", "end_date", "date_text", "rounds", "declared_players", "scale",
+                   *(f"pts_{k}" for k in SCORING_KINDS), "tiebreaks", "standings_tiebreaks", "_declared_type")
+
+
+@lru_cache(maxsize=65536)
+def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[tuple[str | None, str, str]],
+                                               list[tuple[str | int, str, str]]]:
+    """Column values, warnings (record, field, message) and errors (record or scoring index, column, reason)
+    of one distinct combination of interpreted records."""
+    v042, v052, v_xxr, v142, v062, v202, v212, v192, v092, round_dates, scoring, longest, players = key
+    notes: list[tuple[str | None, str, str]] = []
+    found = _range_reasons((v_xxr, v142, v062), tuple(t for _, t in scoring))
+    problems: list[tuple[str | int, str, str]] = [
+        (_RANGED[i], _RANGED[i], reason) if i < len(_RANGED) else (i - len(_RANGED), scoring[i - len(_RANGED)][0],
+                                                                   reason) for i, reason in found]
+    points, bad_scoring = _scoring(scoring) if not problems else (scoring_columns(dict(STANDARD_SCORING)), None)
+    if bad_scoring:
+        notes.append((None, "scoring", bad_scoring))
+    start, end, date_warn = _dates(v042, v052, round_dates)
+    if date_warn:
+        notes.append(("042", "042 start date", date_warn + (f": --rules auto uses {DEFAULT_EDITION}"
+                                                           if start is None else "")))
+    xxr, r142 = (to_int(v_xxr), to_int(v142)) if not problems else (None, None)
+    planned = xxr or r142 or longest
+    if (xxr or r142) and planned < longest:
+        code = "XXR" if xxr else "142"
+        notes.append((code, code, f"{code} {planned} but {longest} rounds present"))
+    n_declared = to_int((v062 or "").split(" ")[0]) if not problems else None
+    if n_declared is not None and n_declared != players:
+        notes.append(("062", "062", f"062 says {n_declared} players, {players} found"))
+    for code, text in (("202", v202), ("212", v212)):
+        problem = _list_problem(code, text) if text else None
+        if problem:
+            notes.append((code, code, problem))
+    values = (start, end, v042 or None, max(planned, 0), n_declared, *points.values(), _tb_list(v202),
+              _tb_list(v212), _declared_type(v192 or None, v092 or None))
+    return values, notes, problems
 
 
 def tournament_headers(sources: Sequence[str], source_files: Sequence[str], event_of_line: np.ndarray,
@@ -203,52 +235,22 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
         elif kind == _DATES:
             round_dates[ev] = tuple(text[i:i + 8] for i in range(ROUND0, len(text), 10))
             kept[ev].append(text)
-    cols: dict[str, list[object]] = {k: [] for k in (
-        "start_date", "end_date", "date_text", "rounds", "declared_players", "scale",
-        *(f"pts_{k}" for k in SCORING_KINDS), "tiebreaks", "standings_tiebreaks", "_declared_type")}
+    cols: dict[str, list[object]] = {k: [] for k in _COLUMNS}
     warns: list[dict[str, object]] = []
     errors: list[dict[str, object]] = []
-
-    def warn(ev: int, line: int | None, field: str, message: str) -> None:
-        warns.append({"source": sources[ev], "line": line, "field": field, "message": message})
-
     for ev in range(n):
         rec = recs[ev]
-        value = {code: v for code, (v, _) in rec.items()}
-        problems = _range_problems(rec, scoring[ev])
-        errors.extend({"path": source_files[ev], "line": line, "column": code, "reason": reason}
-                      for line, code, reason in problems)
-        points, bad_scoring = _scoring(tuple((c, t) for c, t, _ in scoring[ev])) if not problems else (
-            scoring_columns(dict(STANDARD_SCORING)), None)
-        if bad_scoring:
-            warn(ev, None, "scoring", bad_scoring)
-        start, end, date_warn = _dates(value.get("042"), value.get("052"), round_dates[ev])
-        if date_warn:
-            if start is None:
-                date_warn += f": --rules auto uses {DEFAULT_EDITION}"
-            warn(ev, rec["042"][1] if "042" in rec else None, "042 start date", date_warn)
-        declared = {code: to_int(value.get(code)) if not problems else None for code in ("XXR", "142")}
-        planned = declared["XXR"] or declared["142"] or int(longest[ev])
-        source = "XXR" if declared["XXR"] else "142"
-        if (declared["XXR"] or declared["142"]) and planned < longest[ev]:
-            warn(ev, rec[source][1], source, f"{source} {planned} but {int(longest[ev])} rounds present")
-        n_declared = to_int((value.get("062") or "").split(" ")[0]) if not problems else None
-        if n_declared is not None and n_declared != players[ev]:
-            warn(ev, rec["062"][1], "062", f"062 says {n_declared} players, {int(players[ev])} found")
-        for code in ("202", "212"):
-            problem = _list_problem(code, value[code]) if value.get(code) else None
-            if problem:
-                warn(ev, rec[code][1], code, problem)
-        cols["start_date"].append(start)
-        cols["end_date"].append(end)
-        cols["date_text"].append(value.get("042") or None)
-        cols["rounds"].append(max(planned, 0))
-        cols["declared_players"].append(n_declared)
-        for key, units in points.items():
-            cols[key].append(units)
-        cols["tiebreaks"].append(_tb_list(value.get("202")))
-        cols["standings_tiebreaks"].append(_tb_list(value.get("212")))
-        cols["_declared_type"].append(_declared_type(value.get("192") or None, value.get("092") or None))
+        key = (*(rec[c][0] if c in rec else None for c in _INTERPRETED), round_dates[ev],
+               tuple((c, t) for c, t, _ in scoring[ev]), int(longest[ev]), int(players[ev]))
+        values, notes, problems = _interpret(key)
+        for col, v in zip(_COLUMNS, values, strict=True):
+            cols[col].append(v)
+        for record, name, message in notes:
+            warns.append({"source": sources[ev], "line": rec[record][1] if record in rec else None, "field": name,
+                          "message": message})
+        for where, column, reason in problems:
+            line = rec[where][1] if isinstance(where, str) else scoring[ev][where][2]
+            errors.append({"path": source_files[ev], "line": line, "column": column, "reason": reason})
 
     def field(code: str) -> list[str | None]:
         return [r[code][0] or None if code in r else None for r in recs]
