@@ -120,23 +120,46 @@ def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
     if missing:
         raise SchemaError(f"{prefix}{table} table lacks column(s) {', '.join(missing)} "
                           f"(expected {', '.join(expected)})")
-    casts = []
+    columns = []
     for name, dtype in expected.items():
         got = df.schema[name]
         if got == dtype:
-            casts.append(pl.col(name))
+            columns.append(df[name])
             continue
-        if _compatible(got, dtype):
-            casts.append(pl.col(name).cast(dtype))
-            continue
-        raise SchemaError(f"{prefix}{table} column '{name}' has type {got} (expected {dtype})")
+        if not _compatible(got, dtype):
+            raise SchemaError(f"{prefix}{table} column '{name}' has type {got} (expected {dtype})")
+        columns.append(cast_checked(df[name], dtype, f"{prefix}{table} column '{name}'"))
     for name, dtype in OPTIONAL[table].items():
         if name in df.columns:
             got = df.schema[name]
             if not (got == dtype or got == pl.Null() or got.is_numeric()):
                 raise SchemaError(f"{prefix}{table} column '{name}' has type {got} (expected {dtype})")
-            casts.append(pl.col(name).cast(dtype))
-    return df.select(casts)
+            columns.append(cast_checked(df[name], dtype, f"{prefix}{table} column '{name}'"))
+    return pl.DataFrame(columns) if columns else df.select()
+
+
+def cast_checked(values: pl.Series, dtype: pl.DataType, what: str) -> pl.Series:
+    """``values`` cast to ``dtype``; a value that does not fit (out of range, not in the enum) raises.
+
+    The :class:`SchemaError` names ``what`` and the first bad value's row (1-based).
+
+    >>> cast_checked(pl.Series([1, 70000]), pl.Int16(), "games column 'round'")
+    Traceback (most recent call last):
+    ...
+    tbstats.errors.SchemaError: games column 'round' row 2: 70000 does not fit Int16
+    """
+    cast = values.cast(dtype, strict=False)
+    lost = values.is_not_null() & cast.is_null()
+    if lost.any():
+        row = int(lost.arg_true()[0])
+        raise SchemaError(f"{what} row {row + 1}: {values[row]!r} does not fit {_type_name(dtype)}")
+    return cast
+
+
+def _type_name(dtype: pl.DataType) -> str:
+    if isinstance(dtype, pl.Enum):
+        return "the values " + ", ".join(dtype.categories.to_list())
+    return str(dtype)
 
 
 def _compatible(got: pl.DataType, want: pl.DataType) -> bool:

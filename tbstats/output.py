@@ -2,12 +2,17 @@
 
 Floats are written as plain decimals (``35.5``, ``17.25``, ``10.0``; never ``1e+01``); nulls are empty cells
 in CSV/TSV/Markdown and ``null`` in JSON; list cells are JSON arrays.
+
+CSV and TSV are spreadsheet-safe by default: a text cell that a spreadsheet would read as a formula (it starts
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and is not a plain number) gets a leading ``'``
+(:func:`escape_formulas`); numeric columns, negative numbers included, are never changed.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from datetime import date, datetime
 from pathlib import Path
@@ -21,6 +26,9 @@ from tbstats.errors import TbstatsError
 #: Output formats; the text ones can go to standard output.
 FORMATS: Final = ("csv", "tsv", "json", "md", "parquet")
 TEXT_FORMATS: Final = ("csv", "tsv", "json", "md")
+#: First characters that make a spreadsheet read a cell as a formula.
+FORMULA_STARTS: Final = "=+-@\t\r"
+_PLAIN_NUMBER: Final = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 
 
 def plain(value: float) -> str:
@@ -71,8 +79,25 @@ def _text_columns(df: pl.DataFrame) -> pl.DataFrame:
                                      dtype=pl.String) for c in convert)
 
 
-def format_table(df: pl.DataFrame, fmt: str) -> str:
-    """The text of a table in a text format (csv, tsv, json, md).
+def escape_formulas(df: pl.DataFrame) -> pl.DataFrame:
+    """Text columns with a ``'`` before every cell a spreadsheet would run as a formula; numbers untouched.
+
+    >>> df = pl.DataFrame({"name": ["=HYPERLINK(1)", "-1+2", "Ann", "-3.5", "@x"], "points": [-1, 2, 3, 4, 5]})
+    >>> escape_formulas(df).rows()[:2], escape_formulas(df)["name"].to_list()[2:]
+    ([("'=HYPERLINK(1)", -1), ("'-1+2", 2)], ['Ann', '-3.5', "'@x"])
+    """
+    text = [c for c, t in df.schema.items() if t == pl.String() or isinstance(t, pl.Enum | pl.Categorical)]
+
+    def escaped(name: str) -> pl.Expr:
+        cell = pl.col(name).cast(pl.String)
+        risky = cell.str.contains(f"^[{re.escape(FORMULA_STARTS)}]") & ~cell.str.contains(_PLAIN_NUMBER)
+        return pl.when(risky.fill_null(False)).then(pl.lit("'") + cell).otherwise(cell).alias(name)
+
+    return df.with_columns(escaped(c) for c in text)
+
+
+def format_table(df: pl.DataFrame, fmt: str, *, csv_escape: bool = True) -> str:
+    """The text of a table in a text format (csv, tsv, json, md); ``csv_escape``: see :func:`escape_formulas`.
 
     >>> print(format_table(pl.DataFrame({"name": ["Ann", None], "BH": [35.5, 17.25]}), "md"), end="")
     | name | BH |
@@ -81,6 +106,7 @@ def format_table(df: pl.DataFrame, fmt: str) -> str:
     |  | 17.25 |
     """
     if fmt in ("csv", "tsv"):
+        df = escape_formulas(df) if csv_escape else df
         return _text_columns(df).write_csv(separator="," if fmt == "csv" else "\t")
     if fmt == "json":
         rows = [_json(row) for row in df.iter_rows(named=True)]
@@ -103,17 +129,18 @@ def _markdown(df: pl.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None) -> None:
+def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_escape: bool = True) -> None:
     """Write a table in ``fmt`` to ``path``, or to standard output when ``path`` is None.
 
-    Parquet needs a path: without one it raises :class:`TbstatsError`.
+    Parquet needs a path: without one it raises :class:`TbstatsError`. ``csv_escape`` (CSV/TSV only) prefixes
+    formula-like text cells with ``'`` (:func:`escape_formulas`).
     """
     if fmt == "parquet":
         if path is None:
             raise TbstatsError("parquet output needs a file (-o FILE); it cannot go to standard output")
         df.write_parquet(path)
         return
-    text = format_table(df, fmt)
+    text = format_table(df, fmt, csv_escape=csv_escape)
     if path is None:
         sys.stdout.write(text)
         sys.stdout.flush()

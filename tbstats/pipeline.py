@@ -29,8 +29,9 @@ from typing import Any, Generic, TypeVar
 import polars as pl
 
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
+from tbstats.games import Batch, empty
 from tbstats.io import sources
+from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
 
 P = TypeVar("P")
@@ -51,12 +52,14 @@ class Mapped(Generic[P]):
 class _Done(Generic[P]):
     ledger: pl.DataFrame
     runs: list[tuple[int, int, P]]   # tournaments, game rows, partial
+    warnings: pl.DataFrame = field(default_factory=lambda: empty("warnings"))
 
 
 def _work(part: Part, batch_size: int, f: Callable[[Batch], P]) -> _Done[P]:
     """Read a part and map each of its batches (this is what runs on a worker)."""
     ledger, batches = sources.read_part(part, batch_size)
-    return _Done(ledger, [(b.n_tournaments, b.games.height, f(b)) for b in batches])
+    warnings = pl.concat([b.warnings for b in batches]) if batches else empty("warnings")
+    return _Done(ledger, [(b.n_tournaments, b.games.height, f(b)) for b in batches], warnings)
 
 
 def shift_ids(df: pl.DataFrame, offset: int, column: str = "tournament") -> pl.DataFrame:
@@ -149,20 +152,29 @@ class Run(Tally):
     progress: bool = False
     tournaments: int = 0
     game_rows: int = 0
+    max_member_bytes: int = MAX_MEMBER_BYTES
+    _warnings: list[pl.DataFrame] = field(default_factory=list, repr=False)
     _started: bool = field(default=False, repr=False)
+
+    @property
+    def warnings(self) -> pl.DataFrame:
+        """The reader warnings of the batches read so far (``WARNING_SCHEMA`` rows), in input order."""
+        return pl.concat([empty("warnings"), *self._warnings])
 
     def map(self, f: Callable[[Batch], P]) -> Iterator[Mapped[P]]:
         """``f`` applied to every batch, results in input order (a run can be mapped once)."""
         if self._started:
             raise TbstatsError("a Run can be mapped only once")
         self._started = True
-        plan = sources.plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files)
+        plan = sources.plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
+                            max_member_bytes=self.max_member_bytes)
         bar = sources.progress_bar(plan.tournaments, self.progress)
         work = functools.partial(_work, batch_size=self.batch_size, f=f)
         try:
             for part, done in zip(plan.parts, Executor(self.workers, self.client).run(work, plan.parts),
                                   strict=True):
                 self.add(part, done.ledger)
+                self._warnings.append(done.warnings)
                 for tournaments, rows, value in done.runs:
                     yield Mapped(value, self.tournaments, tournaments, rows)
                     self.tournaments += tournaments

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,10 @@ from tbstats.output import format_table, write_table
 BAD = variant(3, LINES[3][:48] + "20x0" + LINES[3][52:])
 RATING = "'20x0' is not a rating (expected digits, or blank/0 for unrated)"
 BAD_MESSAGE = f"bad.trf:4: rating (cols 49-52): {RATING}"
+#: The reader's warning about good.trf (it has no 042 date) and how it is listed on stderr.
+NO_DATE = ("1 reader warnings: 1 042 start date\n"
+           "good.trf: 042 start date: no start date (042), end date (052) or round dates (132): "
+           "--rules auto uses fide-2026\n")
 COUNTS = ("played,forfeit_win,forfeit_loss,double_forfeit,pab,full_bye,half_bye,zero_bye,absent,pending,"
           "warnings")
 
@@ -81,7 +86,8 @@ def test_usage_errors_exit_2(runner: CliRunner) -> None:
 
 def test_ingest_a_good_file(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(main, ["ingest", "good.trf", "-o", "archive.parquet"])
-    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "1 files: 1 loaded, 0 rejected\n")
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr == NO_DATE + "1 files: 1 loaded, 0 rejected, 1 warnings\n"
     expected = read_trf([("good.trf", GOOD.encode())]).batch
     back = read_model(tmp_path / "archive.parquet")
     for table in ("tournaments", "players", "games", "warnings"):
@@ -100,9 +106,9 @@ def test_ingest_good_and_bad_files_collects_and_exits_1(runner: CliRunner, tmp_p
     (tmp_path / "notes.md").write_text("hello")
     result = runner.invoke(main, ["ingest", ".", "-o", "out.parquet", "--errors", "problems.csv"])
     assert result.exit_code == 1
-    assert result.stderr == (f"{BAD_MESSAGE}\n"
-                             "skipped 1 files that are not tournament files\n"
-                             "2 files: 1 loaded, 1 rejected\n")
+    assert result.stderr == (f"{BAD_MESSAGE}\n" + NO_DATE
+                             + "skipped 1 files that are not tournament files\n"
+                             "2 files: 1 loaded, 1 rejected, 1 warnings\n")
     assert (tmp_path / "problems.csv").read_text() == (
         "path,line,column,reason\n"
         f"bad.trf,4,rating (cols 49-52),\"{RATING}\"\n"
@@ -130,7 +136,8 @@ def test_missing_input(runner: CliRunner) -> None:
     assert result.stderr == "Error: nope.trf: no such file or directory\n"
     result = runner.invoke(main, ["info", "nope.trf", "good.trf"])
     assert result.exit_code == 1
-    assert result.stderr == "nope.trf: no such file or directory\n2 files: 1 loaded, 1 rejected\n"
+    assert result.stderr == ("nope.trf: no such file or directory\n" + NO_DATE
+                             + "2 files: 1 loaded, 1 rejected, 1 warnings\n")
 
 
 def test_ingest_append_to_a_directory(runner: CliRunner, tmp_path: Path) -> None:
@@ -147,7 +154,9 @@ def test_ingest_in_batches(runner: CliRunner, tmp_path: Path) -> None:
         (tmp_path / "many" / f"e{i}.trf").parent.mkdir(exist_ok=True)
         (tmp_path / "many" / f"e{i}.trf").write_text(GOOD)
     result = runner.invoke(main, ["ingest", "many", "-o", "arc", "--batch-files", "2"])
-    assert (result.exit_code, result.stderr) == (0, "5 files: 5 loaded, 0 rejected\n")
+    assert result.exit_code == 0
+    assert result.stderr.startswith("5 reader warnings: 5 042 start date\n")
+    assert result.stderr.endswith("5 files: 5 loaded, 0 rejected, 5 warnings\n")
     assert len(list((tmp_path / "arc" / "games").iterdir())) == 3
     assert read_model(tmp_path / "arc").tournaments["tournament"].to_list() == [0, 1, 2, 3, 4]
 
@@ -159,7 +168,7 @@ def test_info_csv(runner: CliRunner) -> None:
     assert result.exit_code == 0
     assert result.stdout == (f"tournaments,players,rounds,game_rows,{COUNTS},team_events\n"
                              "1,4,2,8,8,0,0,0,0,0,0,0,0,0,1,0\n")
-    assert result.stderr == "1 files: 1 loaded, 0 rejected\n"
+    assert result.stderr == NO_DATE + "1 files: 1 loaded, 0 rejected, 1 warnings\n"
 
 
 def test_info_by_tournament(runner: CliRunner) -> None:
@@ -198,7 +207,8 @@ def test_info_reads_an_ingested_archive(runner: CliRunner) -> None:
 def test_info_on_the_real_corpus(runner: CliRunner) -> None:
     result = runner.invoke(main, ["info", str(SHARED / "data" / "trf"), "--errors", "e.csv"])
     assert result.exit_code == 1
-    assert result.stderr.endswith(" loaded, 3 rejected\n")
+    assert re.search(r" loaded, 3 rejected, \d+ warnings\n$", result.stderr)
+    assert re.search(r"^\d+ reader warnings: ", result.stderr, re.M)
     assert "... and 2 more problems\n" in result.stderr
     assert "skipped " in result.stderr
 

@@ -15,21 +15,23 @@ from tbstats.cli.options import (
     Configs,
     Engine,
     Inputs,
-    Output,
-    ReportOutput,
     _spec_list,
-    about_run,
     batch_options,
     config_options,
-    emit,
     engine_options,
     exit_code,
     input_options,
-    output_options,
     report_checks,
-    report_options,
     streamed,
     tiebreaks_option,
+)
+from tbstats.cli.outputs import (
+    Output,
+    ReportOutput,
+    about_run,
+    emit,
+    output_options,
+    report_options,
     write_page,
 )
 
@@ -90,7 +92,7 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
         if breakdowns and table == "pairs":
             out = pl.concat([b.with_columns(pl.lit(f).alias("feature"), pl.col(f).cast(pl.String).alias("value"))
                              .drop(f) for f, b in breakdowns.items()], how="diagonal_relaxed")
-        emit(out, Output(output.format, output.path))
+        emit(out, Output(output.format, output.path, output.csv_escape))
     ctx.exit(exit_code(run.rejected))
 
 

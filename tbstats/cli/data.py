@@ -9,13 +9,15 @@ from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     Batches,
     Inputs,
-    Output,
     batch_options,
-    emit,
     exit_code,
     input_options,
-    output_options,
     streamed,
+)
+from tbstats.cli.outputs import (
+    Output,
+    emit,
+    output_options,
 )
 from tbstats.io import tabular
 

@@ -19,17 +19,19 @@ from tbstats.cli.options import (
     Batches,
     Engine,
     Inputs,
-    Output,
     _spec_list,
     batch_options,
-    emit,
     engine_options,
     exit_code,
     input_options,
-    output_options,
     report_checks,
     streamed,
     tiebreaks_option,
+)
+from tbstats.cli.outputs import (
+    Output,
+    emit,
+    output_options,
 )
 from tbstats.errors import TbstatsError
 from tbstats.io import sources

@@ -9,14 +9,16 @@ from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     Batches,
     Inputs,
-    Output,
-    ReportOutput,
     batch_options,
-    emit,
     exit_code,
     input_options,
-    report_options,
     streamed,
+)
+from tbstats.cli.outputs import (
+    Output,
+    ReportOutput,
+    emit,
+    report_options,
     write_page,
 )
 from tbstats.cli.simulation import DEFAULT_ORDERS

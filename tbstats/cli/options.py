@@ -1,32 +1,30 @@
-"""Option families shared by the commands, each defined once: inputs, outputs, reports, rules."""
+"""Option families shared by the commands, each defined once: inputs, batches, rules, tie-break lists and
+configurations (the output and report families are in :mod:`tbstats.cli.outputs`)."""
 
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import functools
 import os
-import shlex
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Final, Literal, TypeVar, cast, overload
+from typing import Any, Final, TypeVar, cast, overload
 
 import click
 import polars as pl
 
 from tbstats import checks
 from tbstats import compare as cmp
-from tbstats.cli.base import ARGV_KEY, EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
+from tbstats.cli.base import EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
 from tbstats.compare import Config
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch
+from tbstats.games import WARNING_SCHEMA
 from tbstats.io import sources
+from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.output import FORMATS, write_table
+from tbstats.output import write_table
 from tbstats.pipeline import Run, scheduler_client
-from tbstats.report.page import About
 from tbstats.rules import EDITIONS, check_edition
 from tbstats.spec import TieBreakSpec
 from tbstats.tiebreaks import get_tiebreak, parse_specs
@@ -43,6 +41,8 @@ class Inputs:
     on_error: OnError | None = None
     errors: str | None = None
     quiet: bool = False
+    max_member_bytes: int = MAX_MEMBER_BYTES
+    warnings: str | None = None
 
     @property
     def mode(self) -> OnError:
@@ -62,8 +62,8 @@ def input_options(f: F) -> F:
 
     @functools.wraps(f)
     def wrapper(*args: Any, paths: tuple[str, ...], on_error: OnError | None, errors: str | None,
-                quiet: bool, **kwargs: Any) -> Any:
-        return f(*args, inputs=Inputs(paths, on_error, errors, quiet), **kwargs)
+                quiet: bool, max_member_bytes: int, warnings: str | None, **kwargs: Any) -> Any:
+        return f(*args, inputs=Inputs(paths, on_error, errors, quiet, max_member_bytes, warnings), **kwargs)
 
     options = [
         click.argument("paths", nargs=-1, required=True, metavar="INPUT..."),
@@ -72,8 +72,13 @@ def input_options(f: F) -> F:
                           "exit 1. Default: raise for a single file, collect otherwise."),
         click.option("--errors", type=click.Path(dir_okay=False, writable=True), default=None,
                      metavar="FILE", help="Write every problem as CSV (path,line,column,reason)."),
+        click.option("--warnings", type=click.Path(dir_okay=False, writable=True), default=None,
+                     metavar="FILE", help="Write every reader warning as CSV (source,line,field,message)."),
         click.option("-q", "--quiet", is_flag=True,
                      help="No progress bar, problem list or closing count on stderr."),
+        click.option("--max-member-bytes", type=click.IntRange(min=1), default=MAX_MEMBER_BYTES,
+                     show_default=True, metavar="N",
+                     help="Reject an archive member larger than N bytes once decompressed."),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)
@@ -125,24 +130,25 @@ def streamed(inputs: Inputs, batches: Batches) -> Iterator[Run]:
     """A :class:`~tbstats.pipeline.Run` over the inputs; afterwards the problems and the count go to stderr."""
     with scheduler_client(batches.scheduler) as client:
         run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
-                  workers=batches.workers, client=client, progress=not inputs.quiet)
+                  workers=batches.workers, client=client, progress=not inputs.quiet,
+                  max_member_bytes=inputs.max_member_bytes)
         try:
             yield run
         except FormatError as exc:
             write_ledger(inputs, ledger_of(exc))
             raise
-    report_load(inputs, run.ledger, run.summary())
+    report_load(inputs, run.ledger, run.summary(), run.warnings)
 
 
 def load_inputs(inputs: Inputs, *, batch_files: int = 2000) -> LoadResult:
     """Load the inputs in the chosen error mode, then report problems and the count on stderr."""
     try:
         result = sources.load(inputs.paths, on_error=inputs.mode, progress=not inputs.quiet,
-                              batch_files=batch_files)
+                              batch_files=batch_files, max_member_bytes=inputs.max_member_bytes)
     except FormatError as exc:
         write_ledger(inputs, ledger_of(exc))
         raise
-    report_load(inputs, result.ledger, result.summary())
+    report_load(inputs, result.ledger, result.summary(), result.batch.warnings)
     return result
 
 
@@ -157,157 +163,63 @@ def write_ledger(inputs: Inputs, ledger: pl.DataFrame) -> None:
         write_table(ledger, "csv", inputs.errors)
 
 
-def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str) -> None:
-    """Write ``--errors FILE``; unless quiet, print the first problems, the skipped count and the summary."""
+def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str, warnings: pl.DataFrame | None = None) -> None:
+    """Write ``--errors``/``--warnings FILE``; unless quiet, print the first problems and warnings and the count."""
     write_ledger(inputs, ledger)
-    if inputs.quiet:
-        return
     skipped = ledger["reason"].str.starts_with(sources.SKIPPED)
     problems = ledger.filter(~skipped)
-    for row in problems.head(SHOWN_PROBLEMS).iter_rows(named=True):
-        click.echo(str(FormatError(row["path"], row["line"], row["column"], row["reason"])), err=True)
-    if problems.height > SHOWN_PROBLEMS:
-        more = problems.height - SHOWN_PROBLEMS
-        hint = "" if inputs.errors else " (--errors FILE lists them all)"
-        click.echo(f"... and {more} more problems{hint}", err=True)
+    if not inputs.quiet:
+        for row in problems.head(SHOWN_PROBLEMS).iter_rows(named=True):
+            click.echo(str(FormatError(row["path"], row["line"], row["column"], row["reason"])), err=True)
+        if problems.height > SHOWN_PROBLEMS:
+            more = problems.height - SHOWN_PROBLEMS
+            hint = "" if inputs.errors else " (--errors FILE lists them all)"
+            click.echo(f"... and {more} more problems{hint}", err=True)
+    shown = report_warnings(inputs, warnings if warnings is not None else pl.DataFrame(schema=WARNING_SCHEMA))
+    if inputs.quiet:
+        return
     n_skipped = ledger.filter(skipped)["path"].n_unique()
     if n_skipped:
         click.echo(f"skipped {n_skipped} files that are not tournament files", err=True)
-    click.echo(summary, err=True)
+    click.echo(summary + (f", {shown} warnings" if shown else ""), err=True)
+
+
+#: At most this many warnings are printed on stderr; ``--warnings FILE`` has them all.
+SHOWN_WARNINGS: Final = 5
+
+
+def warning_kinds(warnings: pl.DataFrame) -> pl.DataFrame:
+    """Warnings counted by kind (the field, round numbers left out), most frequent first.
+
+    >>> w = pl.DataFrame({"field": ["round 1 result", "encoding", "round 4 result"]})
+    >>> warning_kinds(w).rows()
+    [('round N result', 2), ('encoding', 1)]
+    """
+    kind = pl.col("field").fill_null("other").str.replace_all(r"\bround \d+", "round N").alias("kind")
+    return warnings.group_by(kind).len("n").sort("n", "kind", descending=[True, False])
+
+
+def report_warnings(inputs: Inputs, warnings: pl.DataFrame) -> int:
+    """Write ``--warnings FILE``; unless quiet, print the count by kind and the first few; return the count."""
+    if inputs.warnings is not None:
+        write_table(warnings.select(list(WARNING_SCHEMA)), "csv", inputs.warnings)
+    if inputs.quiet or warnings.is_empty():
+        return warnings.height
+    kinds = ", ".join(f"{n} {kind}" for kind, n in warning_kinds(warnings).iter_rows())
+    click.echo(f"{warnings.height} reader warnings: {kinds}", err=True)
+    for row in warnings.head(SHOWN_WARNINGS).iter_rows(named=True):
+        where = row["source"] if row["line"] is None else f"{row['source']}:{row['line']}"
+        what = f"{row['field']}: {row['message']}" if row["field"] else row["message"]
+        click.echo(f"{where}: {what}", err=True)
+    if warnings.height > SHOWN_WARNINGS:
+        hint = "" if inputs.warnings else " (--warnings FILE lists them all)"
+        click.echo(f"... and {warnings.height - SHOWN_WARNINGS} more warnings{hint}", err=True)
+    return warnings.height
 
 
 def exit_code(rejected: int) -> int:
     """1 when some inputs were rejected, else 0."""
     return EXIT_REJECTED if rejected else EXIT_OK
-
-
-# ----------------------------------------------------------------------------------------------- outputs
-
-@dataclass(frozen=True)
-class Output:
-    """Where and how a command writes its table."""
-
-    format: str
-    path: str | None
-
-
-_BY_SUFFIX: Final = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "md", ".parquet": "parquet"}
-
-
-def prepare_target(path: str | None, *, option: str = "-o/--output", directory: bool = False) -> None:
-    """Check an output path before any work: its missing parent directories are created (one rule for every
-    command: ``ingest -o``, ``compute -o``, ``--charts DIR`` ...), and a path that cannot be written fails at
-    once with exit 3 rather than after the computation."""
-    if path is None or path == "-":
-        return
-    target = Path(path)
-    if target.is_dir() and not directory:
-        raise TbstatsError(f"{option} {path}: is a directory (expected a file name)")
-    if target.exists() and not target.is_dir() and directory:
-        raise TbstatsError(f"{option} {path}: is a file (expected a directory)")
-    parent = target if directory else target.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise TbstatsError(f"{option} {path}: cannot create the directory {parent} ({exc.strerror or exc})") from None
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise TbstatsError(f"{option} {path}: not writable")
-
-
-def output_options(f: F) -> F:
-    """Add ``--format csv|tsv|json|md|parquet`` and ``-o/--output FILE``; pass ``output``.
-
-    The format defaults to the output file's extension, else csv. Parquet needs ``-o``.
-    """
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, output_format: str | None, output_path: str | None, **kwargs: Any) -> Any:
-        fmt = output_format
-        if fmt is None:
-            fmt = _BY_SUFFIX.get(Path(output_path).suffix.lower(), "csv") if output_path else "csv"
-        if fmt == "parquet" and output_path is None:
-            raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
-        prepare_target(output_path)
-        return f(*args, output=Output(fmt, output_path), **kwargs)
-
-    options = [
-        click.option("--format", "output_format", type=click.Choice(FORMATS), default=None,
-                     help="Output format (default: from the -o extension, else csv)."),
-        click.option("-o", "--output", "output_path", type=click.Path(), default=None, metavar="FILE",
-                     help="Write the table to FILE instead of stdout (missing directories are created)."),
-    ]
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return cast(F, wrapper)
-
-
-def emit(df: pl.DataFrame, output: Output) -> None:
-    """Write a result table as the output options say."""
-    write_table(df, output.format, output.path)
-
-
-@dataclass(frozen=True)
-class ReportOutput:
-    """Output of the commands that also render a report: a table format or html, and optional charts."""
-
-    format: str
-    path: str | None
-    charts: str | None
-    chart_format: Literal["svg", "png"]
-    dated: bool = False
-
-
-def report_options(f: F) -> F:
-    """Add ``--format csv|tsv|json|md|parquet|html``, ``-o FILE``, ``--charts DIR``, ``--chart-format``."""
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, output_format: str | None, output_path: str | None, charts: str | None,
-                chart_format: Literal["svg", "png"], dated: bool, **kwargs: Any) -> Any:
-        fmt = output_format or (Path(output_path).suffix.lstrip(".").lower() if output_path else "csv")
-        if fmt not in (*FORMATS, "html"):
-            fmt = "csv"
-        if fmt == "parquet" and output_path is None:
-            raise click.UsageError("--format parquet needs -o/--output FILE (parquet cannot go to stdout)")
-        prepare_target(output_path)
-        prepare_target(charts, option="--charts", directory=True)
-        return f(*args, output=ReportOutput(fmt, output_path, charts, chart_format, dated), **kwargs)
-
-    options = [
-        click.option("--format", "output_format", type=click.Choice([*FORMATS, "html"]), default=None,
-                     help="Output format (default: from the -o extension, else csv). html: the report with charts."),
-        click.option("-o", "--output", "output_path", type=click.Path(), default=None, metavar="FILE",
-                     help="Write to FILE instead of stdout (missing directories are created)."),
-        click.option("--charts", type=click.Path(file_okay=False), default=None, metavar="DIR",
-                     help="Also write the report's charts to DIR (see --chart-format)."),
-        click.option("--chart-format", type=click.Choice(["svg", "png"]), default="svg", show_default=True),
-        click.option("--dated", is_flag=True,
-                     help="Put today's date on the html page (without it, equal inputs give identical pages)."),
-    ]
-    for option in reversed(options):
-        wrapper = option(wrapper)
-    return cast(F, wrapper)
-
-
-def about_run(output: ReportOutput, paths: Sequence[str], counts: Sequence[tuple[str, int]]) -> About:
-    """What a report page records: the command line as typed, the inputs and their counts, a date if asked."""
-    argv = click.get_current_context().find_root().meta.get(ARGV_KEY, [])
-    return About(command=shlex.join(["tbstats", *argv]), inputs=tuple(paths), counts=tuple(counts),
-                 date=dt.date.today().isoformat() if output.dated else None)
-
-
-def batch_counts(batch: Batch, files: int | None = None) -> list[tuple[str, int]]:
-    """Counts for :func:`about_run`: files read (when known), tournaments, players, game rows."""
-    counts = [("files", files)] if files is not None else []
-    return [*counts, ("tournaments", batch.n_tournaments), ("players", batch.players.height),
-            ("game rows", batch.games.height)]
-
-
-def write_page(page: str, output: ReportOutput) -> None:
-    """Write an HTML page to ``-o FILE`` or stdout."""
-    if output.path:
-        Path(output.path).write_text(page, encoding="utf-8")
-    else:
-        click.echo(page, nl=False)
 
 
 # ------------------------------------------------------------------------------------------- tie-breaks

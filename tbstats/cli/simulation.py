@@ -15,16 +15,18 @@ from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     Configs,
     Engine,
+    config_options,
+    engine_options,
+    report_checks,
+    with_unrated,
+)
+from tbstats.cli.outputs import (
     Output,
     ReportOutput,
     about_run,
-    config_options,
     emit,
-    engine_options,
     prepare_target,
-    report_checks,
     report_options,
-    with_unrated,
     write_page,
 )
 from tbstats.errors import TbstatsError
@@ -177,4 +179,4 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
                                                      charts=output.chart_format, about=about), output)
     else:
         emit(pl.concat([table, swept], how="diagonal_relaxed") if swept is not None else table,
-             Output(output.format, output.path))
+             Output(output.format, output.path, output.csv_escape))

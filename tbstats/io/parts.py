@@ -23,7 +23,7 @@ import polars as pl
 
 from tbstats.errors import SchemaError
 from tbstats.games import Batch, check_schema, empty
-from tbstats.io import tabular
+from tbstats.io import check, tabular
 from tbstats.io.tabular import TABLES, Format
 
 
@@ -155,19 +155,28 @@ def read_part(part: TablePart) -> Batch:
     for table, base, files in part.files:
         where = files[0] if len(files) == 1 else base
         try:
-            if table == "flat":
-                return tabular.split_flat(_scan(files, part.format).filter(
+            if table == "flat":   # split lazily table by table, each read checked once collected
+                return tabular.split_flat(_located(files[0], part.format).filter(
                     run | pl.col("tournament").is_null() if part.warnings else run), where=where)
             if table == "warnings" and not part.warnings:
-                frames = [_scan(files[:1], part.format).head(0).collect()] if files else []
+                frames = [_located(files[0], part.format).head(0).collect()] if files else []
             else:   # file by file: part files may differ in optional columns
-                frames = [_scan((f,), part.format).filter(run).collect() if table != "warnings"
-                          else _scan((f,), part.format).collect() for f in files]
-            frame = pl.concat(frames, how="diagonal_relaxed") if frames else empty(table)
+                frames = [_located(f, part.format).filter(run).collect() if table != "warnings"
+                          else _located(f, part.format).collect() for f in files]
+            frame = pl.concat(frames, how="diagonal_relaxed") if frames else check.locate(empty(table), where)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
-        tables[table] = check_schema(table, frame, where=where)
+        tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
+    check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
+
+
+def _located(file: str, fmt: Format) -> pl.LazyFrame:
+    """A lazy scan of one file with each row's file and row in it (``_file``, ``_row``, counted from the file's
+    start before any filter; see :mod:`tbstats.io.check`)."""
+    scan = (pl.scan_parquet(file, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
+            else pl.scan_ipc(file, hive_partitioning=False, row_index_name="_row"))
+    return scan.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64))
 
 
 def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[Batch]:

@@ -22,19 +22,16 @@ from __future__ import annotations
 import glob
 import os
 import sys
-import tarfile
-import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, Any, Final, Literal
+from typing import Any, Final, Literal
 
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import Batch, empty
-from tbstats.io import parts, tabular
-from tbstats.io.trf import ERROR_SCHEMA, read_trf
+from tbstats.io import parts, safe, tabular
+from tbstats.io.trf import ERROR_SCHEMA
 
 OnError = Literal["raise", "collect"]
 Kind = Literal["trf", "tabular", "skip", "reject"]
@@ -122,13 +119,16 @@ def _skip(name: str, ext: str, note: str = "") -> _Item:
 # --------------------------------------------------------------------------------------- expanding inputs
 
 def _expand(inputs: Sequence[str]) -> list[_Item]:
-    """Every file the inputs name, in order, each once (paths normalised), with the reader that reads it."""
+    """Every file the inputs name, in order, each real file once (links and loops followed to one identity)."""
     items: list[_Item] = []
     for text in inputs:
         if os.path.isdir(text):
             items.extend(_walk(os.path.normpath(text)))
         elif os.path.isfile(text):
             items.extend(_explicit(os.path.normpath(text)))
+        elif os.path.lexists(text):
+            items.append(_Item(os.path.normpath(text), "reject", text,
+                               reason=safe.not_regular(text) or MISSING))
         elif is_pattern(text):
             matches = sorted(os.path.normpath(m) for m in glob.glob(text, recursive=True))
             if not matches:
@@ -138,13 +138,29 @@ def _expand(inputs: Sequence[str]) -> list[_Item]:
                 items.extend(_walk(model or m) if model or os.path.isdir(m) else _explicit(m))
         else:
             items.append(_Item(text, "reject", reason=MISSING))
-    seen: set[str] = set()
+    return once_each(items)
+
+
+def once_each(items: list[_Item]) -> list[_Item]:
+    """The items without repeats of one real file: the same (device, inode) and member count once."""
+    seen: set[object] = set()
     unique = []
     for item in items:
-        if item.name not in seen:
-            seen.add(item.name)
+        key = _identity(item)
+        if key not in seen:
+            seen.add(key)
             unique.append(item)
     return unique
+
+
+def _identity(item: _Item) -> object:
+    path = item.path or item.name.split("!", 1)[0]
+    member = item.member if item.member is not None else item.name.partition("!")[2]
+    try:
+        st = os.stat(os.path.realpath(path))  # realpath first: a path deep in a symlink loop fails plain stat
+    except OSError:
+        return item.name
+    return st.st_dev, st.st_ino, member
 
 
 def _model_of(path: str) -> str | None:
@@ -158,6 +174,9 @@ def _model_of(path: str) -> str | None:
 
 
 def _explicit(path: str) -> list[_Item]:
+    problem = safe.not_regular(path)
+    if problem is not None:
+        return [_Item(path, "reject", path, reason=problem)]
     ext = _suffix(path)
     if ext in ARCHIVES:
         return _archive(path)
@@ -181,7 +200,10 @@ def _walk(top: str) -> list[_Item]:
             path = os.path.normpath(os.path.join(root, name))
             ext = _suffix(name)
             reader = READERS.get(ext)
-            if ext in ARCHIVES:
+            problem = safe.not_regular(path) if reader is not None or ext in ARCHIVES else None
+            if problem is not None:
+                items.append(_Item(path, "reject", path, reason=problem))
+            elif ext in ARCHIVES:
                 items.extend(_archive(path))
             elif reader == "trf":
                 items.append(_Item(path, "trf", path))
@@ -210,55 +232,36 @@ def _looks_flat(path: str) -> bool:
 
 
 def _archive(path: str) -> list[_Item]:
-    """The members of a zip or tar archive; a member that is not TRF by extension is skipped."""
-    try:
-        if _suffix(path) == ".zip":
-            with zipfile.ZipFile(path) as z:
-                members = [i.filename for i in z.infolist() if not i.is_dir()]
-        else:
-            with tarfile.open(path, "r:*") as t:
-                members = [m.name for m in t.getmembers() if m.isfile()]
-    except (OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
-        return [_Item(path, "reject", path, reason=f"not a readable archive ({exc})")]
+    """The members of a zip or tar archive; a member that is not TRF by extension is skipped.
+
+    A member that cannot be read safely (unsafe name, link or device, encrypted, unknown compression)
+    is rejected by name; an archive that ends early keeps the members listed before the damage.
+    """
+    problem = safe.not_regular(path)
+    if problem is not None:
+        return [_Item(path, "reject", path, reason=problem)]
+    members, damage = safe.list_members(path)
+    if damage is not None and not members:
+        return [_Item(path, "reject", path, reason=f"not a readable archive ({damage})")]
     items = []
-    for member in sorted(members):
-        if any(part.startswith(".") or part == "__MACOSX" for part in member.split("/")):
+    for member, problem in sorted(members):
+        hidden = any(part.startswith(".") or part == "__MACOSX" for part in member.split("/"))
+        if hidden and safe.unsafe_name(member) is None:
             continue
         name = f"{path}!{member}"
         ext = _suffix(member)
-        if READERS.get(ext) == "trf":
+        if problem is not None:
+            items.append(_Item(name, "reject", path, member, reason=problem))
+        elif READERS.get(ext) == "trf":
             items.append(_Item(name, "trf", path, member))
         elif READERS.get(ext) == "tabular" or ext in ARCHIVES:
             items.append(_skip(name, ext, ", inside an archive: extract it to read it"))
         else:
             items.append(_skip(name, ext))
+    if damage is not None:
+        items.append(_Item(path, "reject", path, reason=f"archive damaged after {len(members)} members "
+                                                          f"({damage}); the members listed before are read"))
     return items
-
-
-class _Archives:
-    """Open archives, kept open while their members are read in order."""
-
-    def __init__(self) -> None:
-        self._open: dict[str, zipfile.ZipFile | tarfile.TarFile] = {}
-
-    def read(self, path: str, member: str) -> bytes:
-        handle = self._open.get(path)
-        if handle is None:
-            # kept open across members on purpose; close() ends them all
-            handle = zipfile.ZipFile(path) if _suffix(path) == ".zip" else tarfile.open(path, "r:*")  # noqa: SIM115
-            self._open[path] = handle
-        if isinstance(handle, zipfile.ZipFile):
-            return handle.read(member)
-        f: IO[bytes] | None = handle.extractfile(member)
-        if f is None:
-            raise OSError(f"{member} is not a regular file")
-        with f:
-            return f.read()
-
-    def close(self) -> None:
-        for handle in self._open.values():
-            handle.close()
-        self._open.clear()
 
 
 # ------------------------------------------------------------------------------------------------ planning
@@ -275,6 +278,7 @@ class Part:
     table: parts.TablePart | None = None
     model: _Item | None = None
     first_of_model: bool = True
+    max_member_bytes: int = safe.MAX_MEMBER_BYTES  # the cap on an archive member, decompressed
 
     @property
     def files(self) -> int:
@@ -296,12 +300,15 @@ class Plan:
     tournaments: int | None
 
 
-def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 2000) -> Plan:
+def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 2000,
+         max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> Plan:
     """Expand the inputs and cut them into parts: ``batch_files`` TRF files, or ``batch_size`` tournaments of a
-    columnar model (only its tournament column is scanned here)."""
+    columnar model (only its tournament column is scanned here). An archive member larger than
+    ``max_member_bytes`` once decompressed is rejected without reading it all."""
     if isinstance(inputs, str | os.PathLike):
         raise TbstatsError("inputs must be a list of paths, not one string")
-    for name, value in (("batch_size", batch_size), ("batch_files", batch_files)):
+    for name, value in (("batch_size", batch_size), ("batch_files", batch_files),
+                        ("max_member_bytes", max_member_bytes)):
         if value < 1:
             raise TbstatsError(f"{name} must be at least 1, not {value}")
     out: list[Part] = []
@@ -316,16 +323,17 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
                 known = False
                 n_trf += 1
                 if n_trf >= batch_files:
-                    out.append(Part(tuple(chunk)))
+                    out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
                     chunk, n_trf = [], 0
             continue
         if chunk:
-            out.append(Part(tuple(chunk)))
+            out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
             chunk, n_trf = [], 0
         try:
             runs = parts.plan_model(item.path, item.name, batch_size)
-        except TbstatsError as exc:
-            out.append(Part((_Item(item.name, "reject", item.path, reason=_without_prefix(str(exc), item.path)),)))
+        except Exception as exc:  # one model is one input: whatever fails, only this input is lost
+            reason = safe.model_ledger(item.name, item.path, exc)["reason"][0]
+            out.append(Part((_Item(item.name, "reject", item.path, reason=reason),)))
             continue
         if runs is None:
             known = False
@@ -334,7 +342,7 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
         total += sum(r.tournaments for r in runs)
         out.extend(Part(table=r, model=item, first_of_model=k == 0) for k, r in enumerate(runs))
     if chunk:
-        out.append(Part(tuple(chunk)))
+        out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
     return Plan(tuple(out), total if known else None)
 
 
@@ -353,7 +361,7 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
     """Read one part: its ledger, and its tournaments as batches of at most ``batch_size`` whole tournaments,
     each numbered from 0 (the caller offsets the ids). Problems go to the ledger, never raise."""
     if part.items:
-        archives = _Archives()
+        archives = safe.Archives(part.max_member_bytes)
         try:
             batch, ledger = _read_trf(part.items, archives)
         finally:
@@ -361,33 +369,44 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
         return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size)] if batch.n_tournaments else []
     assert part.model is not None
     try:
+        problem = safe.not_regular(part.model.path)
+        if problem is not None:
+            raise safe.UnreadableInput(problem)
         batch = parts.read_part(part.table) if part.table is not None else tabular.read_model(part.model.path)
-    except TbstatsError as exc:
-        return _rows(part.model.name, _without_prefix(str(exc), part.model.path)), []
+    except Exception as exc:  # one model is one input: whatever fails, only this input is lost
+        return safe.model_ledger(part.model.name, part.model.path, exc), []
     return pl.DataFrame(schema=ERROR_SCHEMA), [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size,
                                                                                         by_source=False)]
 
 
-def _read_trf(chunk: Sequence[_Item], archives: _Archives) -> tuple[Batch, pl.DataFrame]:
+def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[Batch, pl.DataFrame]:
     """Read the TRF files of a chunk at once; the ledger lists problems in input order."""
     raw: list[tuple[str, bytes]] = []
     ledger = [_rows(i.name, i.reason) for i in chunk if i.kind != "trf"]
     order = {i.name: n for n, i in enumerate(chunk)}
     for item in (i for i in chunk if i.kind == "trf"):
         try:
-            data = (archives.read(item.path, item.member) if item.member is not None
-                    else Path(item.path).read_bytes())
-        except (OSError, KeyError, zipfile.BadZipFile, tarfile.TarError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            ledger.append(_rows(item.name, f"cannot read the file ({reason})"))
+            data = read_input(item, archives)
+        except TbstatsError as exc:
+            ledger.append(_rows(item.name, str(exc)))
             continue
         raw.append((item.name, data))
-    result = read_trf(raw, first_id=0)
-    ledger.append(result.errors)
+    batch, errors = safe.read_trf_isolated(raw, 0)
+    ledger.append(errors)
     table = pl.concat(ledger).unique(maintain_order=True).with_columns(
         pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
     table = table.sort("_order", maintain_order=True).drop("_order")  # read_trf orders rows within a file
-    return result.batch, table
+    return batch, table
+
+
+def read_input(item: _Item, archives: safe.Archives) -> bytes:
+    """The bytes of one TRF input: a regular file, or an archive member read as a capped stream.
+
+    Every failure raises :class:`tbstats.io.safe.UnreadableInput` with the ledger reason.
+    """
+    if item.member is not None:
+        return archives.read(item.path, item.member)
+    return safe.read_regular(item.path)
 
 
 @dataclass
@@ -432,10 +451,6 @@ class Tally:
             raise FormatError(row["path"], row["line"], row["column"], row["reason"])
 
 
-def _without_prefix(message: str, path: str) -> str:
-    return message[len(path) + 2:] if message.startswith(f"{path}: ") else message
-
-
 @dataclass
 class BatchStream(Tally):
     """Batches of whole tournaments as they are read, with running counts; iterate for ``(batch, ledger)``.
@@ -447,13 +462,15 @@ class BatchStream(Tally):
     batch_size: int = 2000
     batch_files: int = 2000
     progress: bool = False
+    max_member_bytes: int = safe.MAX_MEMBER_BYTES
     _started: bool = field(default=False, repr=False)
 
     def __iter__(self) -> Iterator[tuple[Batch, pl.DataFrame]]:
         if self._started:
             raise TbstatsError("a BatchStream can be iterated only once")
         self._started = True
-        the_plan = plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files)
+        the_plan = plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
+                        max_member_bytes=self.max_member_bytes)
         bar = progress_bar(the_plan.tournaments, self.progress)
         next_id = 0
         try:
@@ -509,24 +526,27 @@ def as_paths(inputs: Paths) -> list[str]:
 
 
 def iter_batches(inputs: Paths, *, on_error: OnError = "collect", progress: bool = False,
-                 batch_files: int = 2000, batch_size: int = 2000) -> BatchStream:
+                 batch_files: int = 2000, batch_size: int = 2000,
+                 max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> BatchStream:
     """Batches of at most ``batch_size`` whole tournaments (``batch_files`` TRF files read at a time), with
     their ledgers.
 
     The returned :class:`BatchStream` yields ``(batch, ledger)`` pairs and keeps running counts
     (``files``, ``loaded``, ``rejected``, ``skipped``). Tournament ids are unique across the batches.
+    An archive member larger than ``max_member_bytes`` once decompressed is rejected without reading it all.
     """
     return BatchStream(on_error, inputs=as_paths(inputs), batch_size=batch_size, batch_files=batch_files,
-                       progress=progress)
+                       progress=progress, max_member_bytes=max_member_bytes)
 
 
 def load(inputs: Paths, *, on_error: OnError = "raise", progress: bool = False,
-         batch_files: int = 2000) -> LoadResult:
+         batch_files: int = 2000, max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> LoadResult:
     """Read every input into one batch; with ``on_error="raise"`` the first problem raises FormatError.
 
     ``progress`` shows a bar on stderr when stderr is a terminal.
     """
-    stream = iter_batches(inputs, on_error=on_error, progress=progress, batch_files=batch_files)
+    stream = iter_batches(inputs, on_error=on_error, progress=progress, batch_files=batch_files,
+                          max_member_bytes=max_member_bytes)
     batches = [batch for batch, _ in stream if batch.n_tournaments]
     batch = batches[0] if len(batches) == 1 else Batch.concat(batches)
     return LoadResult(batch, stream.ledger, stream.files, stream.loaded, stream.rejected, stream.skipped)

@@ -34,6 +34,7 @@ and the column.
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import os
@@ -45,8 +46,9 @@ from typing import Any, Final, Literal
 
 import polars as pl
 
-from tbstats.errors import SchemaError, TbstatsError
-from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty
+from tbstats.errors import FormatError, SchemaError, TbstatsError
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty
+from tbstats.io import check
 
 Format = Literal["parquet", "arrow", "csv"]
 
@@ -144,6 +146,7 @@ def iter_model(path: str | Path) -> Iterator[Batch]:
         for part in names[0] or []:
             tables = {t: _read_table(s / part, t) if s is not None else empty(t)
                       for t, s in sources.items()}
+            check.raise_problems(check.check_model(tables))
             yield Batch(tables["tournaments"], tables["players"], tables["games"], tables["warnings"])
     else:
         yield read_model(p)
@@ -164,13 +167,16 @@ def _read_dir(directory: Path) -> Batch:
             tables[table] = pl.concat(parts, how="diagonal_relaxed") if parts else empty(table)
         else:
             tables[table] = _read_table(src, table)
+    check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables["warnings"])
 
 
 def _read_table(path: Path, table: str) -> pl.DataFrame:
+    """One table file, checked against the schema, with the rows' location (see :mod:`tbstats.io.check`)."""
     fmt = model_format(path)
     assert fmt is not None
-    return check_schema(table, _read_file(path, fmt, {**SCHEMAS[table], **OPTIONAL[table]}), where=str(path))
+    return check.locate(check_schema(table, _read_file(path, fmt, {**SCHEMAS[table], **OPTIONAL[table]}),
+                                     where=str(path)), str(path))
 
 
 def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -183,7 +189,24 @@ def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.Dat
         raw = pl.read_csv(path, infer_schema=False)
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise SchemaError(f"{path}: not a readable {fmt} file ({_first_line(exc)})") from None
+    _check_last_row(path, raw)
     return _parse_csv(raw, types, str(path))
+
+
+def _check_last_row(path: Path, raw: pl.DataFrame) -> None:
+    """A CSV file whose last row has fewer fields than the header was cut mid-row: raise FormatError."""
+    if raw.is_empty():
+        return
+    with path.open("rb") as f:
+        f.seek(max(0, f.seek(0, os.SEEK_END) - 65536))
+        tail = f.read().decode("utf-8", errors="replace")
+    lines = [line for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return
+    fields = next(csv.reader([lines[-1]]), [])
+    if len(fields) < raw.width:
+        raise FormatError(str(path), raw.height + 1, raw.columns[len(fields) - 1] if fields else None,
+                          f"the file ends inside a row ({len(fields)} of {raw.width} fields): it was cut short")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -265,8 +288,10 @@ def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
     """Split a flat table (one row per player and round) back into a :class:`Batch`.
 
     A lazy scan is split table by table, each reading only its own columns (so a run of a large flat file
-    costs about what its three tables do). Raises :class:`SchemaError` naming the flat column when one is
-    missing or of the wrong type.
+    costs about what its three tables do); each table's rows are checked once read (:mod:`tbstats.io.check`,
+    with the hidden ``_file``/``_row`` columns when the scan has them, else rows counted from 0 in ``where``).
+    Raises :class:`SchemaError` naming the flat column when one is missing or of the wrong type, and
+    :class:`tbstats.io.check.ModelCheckError` listing the rows that break the model.
     """
     prefix = f"{where}: " if where else ""
     lazy = flat.lazy()
@@ -281,27 +306,46 @@ def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
         except SchemaError:
             raise SchemaError(f"{prefix}column '{name}' has type {schema[name]} "
                               f"(expected {SCHEMAS[table][col]})") from None
+    if "_file" not in schema:
+        lazy = check.locate(lazy, where)
+
+    def names(table: str) -> dict[str, str]:
+        """Model column -> flat column of a table."""
+        out = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
+        out.update({c: c for c in OPTIONAL[table] if c in schema})
+        return out
+
+    def read(table: str, *extra: str) -> pl.DataFrame:
+        """The flat columns of a table (and ``extra``) on every row, read now and cast to the model's types."""
+        df = lazy.select(list(dict.fromkeys([*names(table).values(), *extra, "_file", "_row"]))).collect()
+        return df.with_columns(cast_checked(df[n], SCHEMAS[t][c], f"{prefix}column '{n}'")
+                               for n, (t, c) in FLAT_COLUMNS.items() if n in df.columns)
 
     def columns(table: str) -> list[pl.Expr]:
-        names = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
-        names.update({c: c for c in OPTIONAL[table] if c in schema})
-        return [pl.col(flat_name).alias(c) for c, flat_name in names.items()]
+        return [pl.col(f).alias(c) for c, f in names(table).items()] + [pl.col("_file"), pl.col("_row")]
 
-    rows = lazy.filter(pl.col("tournament").is_not_null())
-    records = rows.select("tournament", "records").group_by("tournament", maintain_order=True).agg(
-        pl.col("records").drop_nulls().first())
-    def own(table: str) -> list[str]:
-        return [*_RENAMES_FLAT[table], *(c for c in OPTIONAL[table] if c in schema)]
-
-    tournaments = rows.select(own("tournaments")).unique(
-        "tournament", keep="first", maintain_order=True).drop("records").join(
+    tid = pl.col("tournament")
+    found = [check.check_orphans(lazy.select("tournament", "start_no", "round", "_file", "_row").collect())]
+    rows = read("tournaments")
+    found.append(check.check_repeats(rows, ("tournament",), tuple(
+        c for c in _RENAMES_FLAT["tournaments"] if c not in ("tournament", "records"))))
+    rows = rows.filter(tid.is_not_null())
+    records = rows.group_by("tournament", maintain_order=True).agg(pl.col("records").drop_nulls().first())
+    tournaments = rows.unique("tournament", keep="first", maintain_order=True).drop("records").join(
         records, on="tournament", how="left", maintain_order="left").select(columns("tournaments"))
-    players = rows.select(["tournament", *own("players")]).filter(pl.col("start_no").is_not_null()).unique(
+    rows = read("players")
+    found.append(check.check_repeats(rows, ("tournament", "start_no"), tuple(
+        c for c in _RENAMES_FLAT["players"] if c != "start_no")))
+    players = rows.filter(tid.is_not_null() & pl.col("start_no").is_not_null()).unique(
         ["tournament", "start_no"], keep="first", maintain_order=True).select(columns("players"))
-    games = rows.filter(pl.col("round").is_not_null()).select(columns("games"))
-    warnings = lazy.filter(pl.col("tournament").is_null()).select(columns("warnings"))
-    return Batch(*(check_schema(t, df.collect(), where=where) for t, df in zip(
-        TABLES, (tournaments, players, games, warnings), strict=True)))
+    del rows
+    games = read("games", "tournament").filter(tid.is_not_null() & pl.col("round").is_not_null()).select(
+        columns("games"))
+    warnings = read("warnings", "tournament").filter(tid.is_null()).select(columns("warnings"))
+    check.raise_problems(pl.concat(found))
+    tables = dict(zip(TABLES, (tournaments, players, games, warnings), strict=True))
+    check.raise_problems(check.check_model(tables, _RENAMES))
+    return Batch(*(check_schema(t, df, where=where) for t, df in tables.items()))
 
 
 # ----------------------------------------------------------------------------------------------- writing

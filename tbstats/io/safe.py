@@ -1,0 +1,316 @@
+"""Reading inputs safely: regular files only, archive members as capped streams, safe member names.
+
+Every function here either returns what it read or raises :class:`UnreadableInput` (a :class:`TbstatsError`)
+whose message says why the input cannot be read; nothing here blocks on a FIFO, fills memory from a device
+or a decompression bomb, or follows a link out of an archive.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tarfile
+import zipfile
+from typing import IO, Any, Final
+
+import polars as pl
+
+from tbstats.errors import FormatError, TbstatsError
+from tbstats.games import Batch, empty
+from tbstats.io import tabular
+from tbstats.io.trf import ERROR_SCHEMA, read_trf
+
+#: Default cap on the decompressed size of one archive member (``--max-member-bytes``).
+MAX_MEMBER_BYTES: Final = 64 * 2**20
+_CHUNK: Final = 1 << 20
+_ZIP_METHODS: Final = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
+                       zipfile.ZIP_LZMA: "lzma"}
+_KINDS: Final = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                 (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"))
+
+
+class UnreadableInput(TbstatsError):
+    """One input (file or archive member) cannot be read; the message is the ledger reason."""
+
+
+def kind_of(mode: int) -> str:
+    """What a file mode is, for messages.
+
+    >>> kind_of(stat.S_IFIFO), kind_of(stat.S_IFREG)
+    ('a FIFO', 'a regular file')
+    """
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "a regular file" if stat.S_ISREG(mode) else "a special file"
+
+
+def not_regular(path: str) -> str | None:
+    """Why ``path`` is not a regular file or a directory (following links), or None when it is one.
+
+    Only :func:`os.stat` is used: a FIFO or a device is never opened.
+
+    >>> not_regular("/dev/null")
+    'not a regular file (a character device)'
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return f"cannot read the file ({exc.strerror or exc})"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return f"not a regular file ({kind_of(mode)})"
+
+
+def read_regular(path: str) -> bytes:
+    """The bytes of a regular file; anything else (FIFO, device, socket, directory) raises UnreadableInput.
+
+    The file is opened non-blocking and checked again on the open descriptor, so a FIFO put in its place
+    after the first check neither blocks nor is read.
+    """
+    problem = not_regular(path)
+    if problem is None and os.path.isdir(path):
+        problem = "not a regular file (a directory)"
+    if problem is not None:
+        raise UnreadableInput(problem)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnreadableInput(f"not a regular file ({kind_of(mode)})")
+        try:
+            return f.read()
+        except OSError as exc:
+            raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def read_capped(stream: IO[bytes], cap: int) -> bytes:
+    """Read a stream in chunks; more than ``cap`` bytes raises UnreadableInput without reading further.
+
+    >>> import io
+    >>> read_capped(io.BytesIO(b"abc"), 3)
+    b'abc'
+    >>> read_capped(io.BytesIO(b"abcd"), 3)
+    Traceback (most recent call last):
+    ...
+    tbstats.io.safe.UnreadableInput: larger than 3 bytes when decompressed (--max-member-bytes)
+    """
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        chunk = stream.read(min(_CHUNK, cap + 1 - size))
+        if not chunk:
+            return b"".join(parts)
+        size += len(chunk)
+        if size > cap:
+            raise UnreadableInput(f"larger than {cap} bytes when decompressed (--max-member-bytes)")
+        parts.append(chunk)
+
+
+def unsafe_name(name: str) -> str | None:
+    """Why an archive member name is unsafe to use (absolute, drive letter, ``..``), or None.
+
+    >>> unsafe_name("a/b.trf"), unsafe_name("../x.trf")
+    (None, "unsafe member name (it contains '..')")
+    >>> unsafe_name("/etc/x.trf"), unsafe_name("C:/x.trf")
+    ('unsafe member name (absolute path)', 'unsafe member name (absolute path)')
+    """
+    normal = name.replace("\\", "/")
+    if normal.startswith("/") or (len(normal) > 1 and normal[1] == ":"):
+        return "unsafe member name (absolute path)"
+    if ".." in normal.split("/"):
+        return "unsafe member name (it contains '..')"
+    if "\x00" in name:
+        return "unsafe member name (it contains a NUL byte)"
+    return None
+
+
+def zip_member_problem(info: zipfile.ZipInfo) -> str | None:
+    """Why a zip member cannot be read (unsafe name, link or device, encrypted, unknown method), or None."""
+    problem = unsafe_name(info.filename)
+    if problem is not None:
+        return problem
+    mode = info.external_attr >> 16  # Unix mode when the zip was written on Unix; no type bits otherwise
+    if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):
+        return f"not a regular file ({kind_of(mode)})"
+    if info.flag_bits & 0x1:
+        return "encrypted member (a password is needed; tbstats does not decrypt)"
+    if info.compress_type not in _ZIP_METHODS:
+        return (f"compression method {info.compress_type} is not supported (expected one of "
+                f"{', '.join(_ZIP_METHODS.values())})")
+    return None
+
+
+def tar_member_problem(info: tarfile.TarInfo) -> str | None:
+    """Why a tar member cannot be read (unsafe name, link, device, FIFO), or None for a regular file."""
+    problem = unsafe_name(info.name)
+    if problem is not None:
+        return problem
+    if info.isfile():
+        return None
+    what = ("a symbolic link" if info.issym() else "a hard link" if info.islnk() else
+            "a character device" if info.ischr() else "a block device" if info.isblk() else
+            "a FIFO" if info.isfifo() else "a special member")
+    return f"not a regular file ({what})"
+
+
+def read_zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
+    """A zip member's bytes, decompressed as a stream under ``cap``; any failure raises UnreadableInput."""
+    problem = zip_member_problem(info)
+    if problem is None and info.file_size > cap:
+        problem = f"larger than {cap} bytes when decompressed (--max-member-bytes)"
+    if problem is not None:
+        raise UnreadableInput(problem)
+    try:
+        with archive.open(info) as f:
+            return read_capped(f, cap)
+    except UnreadableInput:
+        raise
+    except Exception as exc:  # zlib, bz2, lzma, CRC and format errors all differ: each loses this member only
+        raise UnreadableInput(f"cannot read the member ({describe(exc)})") from None
+
+
+def read_tar_member(archive: tarfile.TarFile, info: tarfile.TarInfo, cap: int) -> bytes:
+    """A tar member's bytes, read as a stream under ``cap``; any failure raises UnreadableInput."""
+    problem = tar_member_problem(info)
+    if problem is None and info.size > cap:
+        problem = f"larger than {cap} bytes when decompressed (--max-member-bytes)"
+    if problem is not None:
+        raise UnreadableInput(problem)
+    try:
+        f = archive.extractfile(info)
+        if f is None:
+            raise UnreadableInput("not a regular file")
+        with f:
+            data = read_capped(f, cap)
+    except UnreadableInput:
+        raise
+    except Exception as exc:  # truncated gzip/bz2/xz streams raise EOFError, zlib.error, OSError, ...
+        raise UnreadableInput(f"cannot read the member ({describe(exc)})") from None
+    if len(data) != info.size:
+        raise UnreadableInput(f"archive ends inside the member ({len(data)} of {info.size} bytes)")
+    return data
+
+
+def list_members(path: str) -> tuple[list[tuple[str, str | None]], str | None]:
+    """(member name, why it cannot be read or None) for every file-like member, and the archive's damage."""
+    members: list[tuple[str, str | None]] = []
+    try:
+        if path.lower().endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                members = [(i.filename, zip_member_problem(i)) for i in z.infolist() if not i.is_dir()]
+        else:
+            with tarfile.open(path, "r:*") as t:
+                for m in t:  # one by one: a truncated stream still yields the members before the cut
+                    if not m.isdir():
+                        members.append((m.name, tar_member_problem(m)))
+    except Exception as exc:  # zipfile, tarfile, gzip, bz2 and lzma each raise their own errors
+        return members, describe(exc)
+    return members, None
+
+
+class Archives:
+    """Open archives, kept open while their members are read in order; members are capped streams."""
+
+    def __init__(self, max_member_bytes: int = MAX_MEMBER_BYTES) -> None:
+        self.cap = max_member_bytes
+        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]] = {}
+
+    def read(self, path: str, member: str) -> bytes:
+        """A member's bytes; any failure (damage, size cap, encryption) raises UnreadableInput."""
+        entry = self._open.get(path)
+        if entry is None:
+            entry = self._open[path] = self._open_archive(path)
+        handle, infos = entry
+        info = infos.get(member)
+        if info is None:
+            raise UnreadableInput("member not found in the archive")
+        if isinstance(handle, zipfile.ZipFile):
+            return read_zip_member(handle, info, self.cap)
+        return read_tar_member(handle, info, self.cap)
+
+    @staticmethod
+    def _open_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]:
+        problem = not_regular(path)
+        if problem is not None:
+            raise UnreadableInput(problem)
+        infos: dict[str, Any] = {}
+        try:
+            if path.lower().endswith(".zip"):
+                z = zipfile.ZipFile(path)  # kept open across members; close() ends them all
+                return z, {i.filename: i for i in z.infolist()}
+            t = tarfile.open(path, "r:*")  # noqa: SIM115 - kept open like the zip
+        except Exception as exc:
+            raise UnreadableInput(f"not a readable archive ({describe(exc)})") from None
+        try:
+            for m in t:
+                infos[m.name] = m
+        except Exception:  # the damage was ledgered when the archive was listed
+            pass
+        return t, infos
+
+    def close(self) -> None:
+        for handle, _ in self._open.values():
+            handle.close()
+        self._open.clear()
+
+
+# ------------------------------------------------------------------------------------ failing alone
+
+def _row(path: str, reason: str) -> pl.DataFrame:
+    return pl.DataFrame({"path": [path], "line": [None], "column": [None], "reason": [reason]},
+                        schema=ERROR_SCHEMA)
+
+
+def read_trf_isolated(raw: list[tuple[str, bytes]], first_id: int) -> tuple[Batch, pl.DataFrame]:
+    """:func:`read_trf` on a chunk; should the reader fail on the chunk, halve it until the culprit is alone.
+
+    The culprit gets a ledger row with the reader's exception text; every other file is read as usual.
+    """
+    try:
+        result = read_trf(raw, first_id=first_id)
+        return result.batch, result.errors
+    except Exception as exc:  # a reader bug on one file must not cost the other files of the chunk
+        if len(raw) == 1:
+            return (Batch(empty("tournaments"), empty("players"), empty("games")),
+                    _row(raw[0][0], f"the TRF reader failed on this file ({describe(exc)})"))
+    half = len(raw) // 2
+    first, first_errors = read_trf_isolated(raw[:half], first_id)
+    second, second_errors = read_trf_isolated(raw[half:], first_id + first.n_tournaments)
+    batch = tabular.renumber(Batch.concat([first, second]), first_id)
+    return batch, pl.concat([first_errors, second_errors])
+
+
+def model_ledger(name: str, path: str, exc: Exception) -> pl.DataFrame:
+    """The ledger rows of a model that failed to read: the checker's rows, a FormatError's place, or the text."""
+    rows = getattr(exc, "ledger", None)
+    if isinstance(rows, pl.DataFrame) and rows.height:
+        return rows
+    if isinstance(exc, FormatError):
+        return pl.DataFrame([{"path": exc.path, "line": exc.line, "column": exc.column, "reason": exc.reason}],
+                            schema=ERROR_SCHEMA, orient="row")
+    if isinstance(exc, TbstatsError):
+        return _row(name, without_prefix(str(exc), path))
+    return _row(name, f"cannot read the model ({describe(exc)})")
+
+
+def without_prefix(message: str, path: str) -> str:
+    """A message without its leading ``path: ``.
+
+    >>> without_prefix("a.csv: bad", "a.csv")
+    'bad'
+    """
+    return message[len(path) + 2:] if message.startswith(f"{path}: ") else message
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as ``Type: first line`` for a ledger reason.
+
+    >>> describe(EOFError("Compressed file ended"))
+    'EOFError: Compressed file ended'
+    """
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
