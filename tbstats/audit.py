@@ -67,7 +67,8 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
 
     Status: ``agrees``; ``points differ`` (declared points disagree with the results); ``agrees under
     EDITION`` (same order, another rule edition); ``agrees under ORDER`` (same edition, a conventional
-    order); ``unexplained``; ``no declared ranks``; ``no tie-break list`` (from-file without 202/212).
+    order); ``unexplained``; ``no declared ranks``; ``no tie-break list`` (from-file without 202/212);
+    ``tie-break list not understood`` (a 202/212 list with names outside the registry; the reader warns which).
     """
     if batch.n_tournaments == 0:
         return pl.DataFrame(schema=TOURNAMENT_SCHEMA), pl.DataFrame(schema=PLAYER_SCHEMA)
@@ -88,7 +89,11 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
 
     status = np.full(T, "unexplained", dtype=object)
     status[inv == 0] = "agrees"
-    status[~base.computable] = "no tie-break list"
+    # a 202/212 list present but not understood is not the same as no list (the reader warned about it)
+    t = batch.tournaments.sort("tournament")
+    listed = (t["tiebreaks"].list.len().fill_null(0) + t["standings_tiebreaks"].list.len().fill_null(0)).to_numpy() > 0
+    status[~base.computable] = np.where(listed[~base.computable], "tie-break list not understood",
+                                        "no tie-break list")
     status[bad_points & (inv > 0)] = "points differ"
     status[~has_ranks] = "no declared ranks"
     open_ = status == "unexplained"

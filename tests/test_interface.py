@@ -295,3 +295,17 @@ def test_years_are_categories_and_undated_events_are_kept() -> None:
     _, order, counts = _grouped(table, "year")
     assert order == [str(y) for y in range(2000, 2016)] + ["(undated)"]   # not binned, the undated kept
     assert sum(counts) == len(years)
+
+
+def test_audit_names_a_202_list_it_cannot_parse(tmp_path: Path) -> None:
+    """Issue 11 defect 4: an unparseable 202 list is not reported as 'no tie-break list'."""
+    lines = (EXAMPLES / "s5_six_players.trf").read_text(encoding="utf-8").splitlines()
+    # declared ranks (cols 86-89), so that the status is about the list and not about missing ranks
+    text = "\n".join(x[:85] + x[4:8] + x[89:] if x.startswith("001") else x for x in lines) + "\n"
+    (tmp_path / "bad202.trf").write_text("202 BHX/C1,BH\n" + text, encoding="utf-8")
+    r = run("audit", str(tmp_path / "bad202.trf"))
+    assert "202 list not understood" in r.stderr
+    assert next(csv.DictReader(io.StringIO(r.stdout)))["status"] == "tie-break list not understood"
+    (tmp_path / "none.trf").write_text(text, encoding="utf-8")
+    plain = run("audit", str(tmp_path / "none.trf"), "-q")
+    assert next(csv.DictReader(io.StringIO(plain.stdout)))["status"] == "no tie-break list"
