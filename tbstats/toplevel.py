@@ -28,7 +28,7 @@ from tbstats import api, checks
 from tbstats.declared import FROM_FILE
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
-from tbstats.io import sources
+from tbstats.io import expand, sources
 from tbstats.io.sources import LoadResult, OnError, Paths
 from tbstats.spec import TieBreakSpec
 
@@ -56,7 +56,7 @@ def load(inputs: Paths, *, on_error: OnError | None = None, progress: bool = Fal
     paths = sources.as_paths(inputs)
     if on_error is None:
         single = len(paths) == 1 and (os.path.isfile(paths[0]) or not os.path.exists(paths[0])) \
-            and not sources.is_pattern(paths[0]) and not sources.is_archive(paths[0])
+            and not expand.is_pattern(paths[0]) and not expand.is_archive(paths[0])
         on_error = "raise" if single else "collect"
     return sources.load(paths, on_error=on_error, progress=progress)
 

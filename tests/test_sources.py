@@ -13,7 +13,8 @@ from helpers import SHARED, requires_shared
 from trf_samples import GOOD, LINES, player, variant, with_names
 
 from tbstats.errors import FormatError
-from tbstats.io.sources import READERS, iter_batches, load
+from tbstats.io.expand import READERS
+from tbstats.io.sources import iter_batches, load
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
 

@@ -105,7 +105,7 @@ def test_ingested_dataset_is_sorted_with_row_groups_of_whole_tournaments(tmp_pat
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow.parquet as pq
 
-    monkeypatch.setattr(tabular, "ROW_GROUP_ROWS", 1000)
+    monkeypatch.setattr("tbstats.io.tabular.write.ROW_GROUP_ROWS", 1000)
     result = CliRunner().invoke(main, ["ingest", str(SAMPLE), "-o", str(tmp_path / "ds"), "--batch-size", "50", "-q"])
     assert result.exit_code == 0, result.output
     for part in sorted((tmp_path / "ds" / "games").iterdir()):

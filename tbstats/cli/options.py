@@ -19,7 +19,7 @@ from tbstats.cli.base import EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
 from tbstats.compare import Config
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import WARNING_SCHEMA
-from tbstats.io import sources
+from tbstats.io import expand, sources
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
@@ -51,8 +51,8 @@ class Inputs:
             return self.on_error
         if len(self.paths) == 1:
             path = self.paths[0]
-            single = os.path.isfile(path) or not (os.path.exists(path) or sources.is_pattern(path))
-            if single and not sources.is_archive(path):
+            single = os.path.isfile(path) or not (os.path.exists(path) or expand.is_pattern(path))
+            if single and not expand.is_archive(path):
                 return "raise"
         return "collect"
 
@@ -166,7 +166,7 @@ def write_ledger(inputs: Inputs, ledger: pl.DataFrame) -> None:
 def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str, warnings: pl.DataFrame | None = None) -> None:
     """Write ``--errors``/``--warnings FILE``; unless quiet, print the first problems and warnings and the count."""
     write_ledger(inputs, ledger)
-    skipped = ledger["reason"].str.starts_with(sources.SKIPPED)
+    skipped = ledger["reason"].str.starts_with(expand.SKIPPED)
     problems = ledger.filter(~skipped)
     if not inputs.quiet:
         for row in problems.head(SHOWN_PROBLEMS).iter_rows(named=True):

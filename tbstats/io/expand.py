@@ -1,0 +1,222 @@
+"""What the inputs name: files, directories, glob patterns and archive members, each once, with its reader.
+
+A directory is walked in name order (hidden entries ignored); a glob is expanded as a shell would; archives
+are listed member by member; every input becomes an :class:`_Item` saying how to read it, or why it is
+skipped or rejected without reading (see :mod:`tbstats.io.sources`).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import polars as pl
+
+from tbstats.io import safe, tabular
+
+Kind = Literal["trf", "tabular", "skip", "reject"]
+
+#: Reader by file extension (lower case).
+READERS: Final[dict[str, Literal["trf", "tabular"]]] = {
+    ".trf": "trf", ".txt": "trf", ".tab": "trf",
+    ".parquet": "tabular", ".arrow": "tabular", ".ipc": "tabular", ".feather": "tabular", ".csv": "tabular",
+}
+ARCHIVES: Final = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+MISSING: Final = "no such file or directory"
+#: How every skip reason starts; skipped files are listed in the ledger but are not problems.
+SKIPPED: Final = "not a tournament file ("
+_GLOB_CHARS: Final = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class _Item:
+    """One input file: how to read it, or why it is skipped or rejected without reading."""
+
+    name: str                       # the source name: a path, or 'archive.zip!member'
+    kind: Kind
+    path: str = ""                  # the file on disk (the archive for a member)
+    member: str | None = None
+    reason: str = ""
+
+
+def _suffix(name: str) -> str:
+    """The extension that decides the reader: '.tar.gz' style double ones included, lower case.
+
+    >>> _suffix("a/B.TAR.GZ"), _suffix("x.trf"), _suffix("README")
+    ('.tar.gz', '.trf', '')
+    """
+    lower = name.lower()
+    for ext in ARCHIVES:
+        if lower.endswith(ext):
+            return ext
+    return os.path.splitext(lower)[1]
+
+
+def is_archive(path: str) -> bool:
+    """Whether a path names a zip or tar archive by its extension.
+
+    >>> is_archive("x/a.TGZ"), is_archive("a.trf")
+    (True, False)
+    """
+    return _suffix(path) in ARCHIVES
+
+
+def is_pattern(text: str) -> bool:
+    """Whether an input is a glob pattern (it has ``*``, ``?`` or ``[``)."""
+    return bool(_GLOB_CHARS & set(text))
+
+
+def _skip(name: str, ext: str, note: str = "") -> _Item:
+    what = f"extension {name[-len(ext):]}" if ext else "no extension"
+    return _Item(name, "skip", reason=f"{SKIPPED}{what}{note})")
+
+
+# --------------------------------------------------------------------------------------- expanding inputs
+
+def _expand(inputs: Sequence[str]) -> list[_Item]:
+    """Every file the inputs name, in order, each real file once (links and loops followed to one identity)."""
+    items: list[_Item] = []
+    for text in inputs:
+        if os.path.isdir(text):
+            items.extend(_walk(os.path.normpath(text)))
+        elif os.path.isfile(text):
+            items.extend(_explicit(os.path.normpath(text)))
+        elif os.path.lexists(text):
+            items.append(_Item(os.path.normpath(text), "reject", text,
+                               reason=safe.not_regular(text) or MISSING))
+        elif is_pattern(text):
+            matches = sorted(os.path.normpath(m) for m in glob.glob(text, recursive=True))
+            if not matches:
+                items.append(_Item(text, "reject", reason="no file matches the pattern"))
+            for m in matches:
+                model = _model_of(m)
+                items.extend(_walk(model or m) if model or os.path.isdir(m) else _explicit(m))
+        else:
+            items.append(_Item(text, "reject", reason=MISSING))
+    return once_each(items)
+
+
+def once_each(items: list[_Item]) -> list[_Item]:
+    """The items without repeats of one real file: the same (device, inode) and member count once."""
+    seen: set[object] = set()
+    unique = []
+    for item in items:
+        key = _identity(item)
+        if key not in seen:
+            seen.add(key)
+            unique.append(item)
+    return unique
+
+
+def _identity(item: _Item) -> object:
+    path = item.path or item.name.split("!", 1)[0]
+    member = item.member if item.member is not None else item.name.partition("!")[2]
+    try:
+        st = os.stat(os.path.realpath(path))  # realpath first: a path deep in a symlink loop fails plain stat
+    except OSError:
+        return item.name
+    return st.st_dev, st.st_ino, member
+
+
+def _model_of(path: str) -> str | None:
+    """The directory dataset a matched file or directory belongs to (a table part, hive partitions included)."""
+    parent = os.path.dirname(path)
+    while parent and parent != os.path.dirname(parent):
+        if tabular.is_model_dir(parent):
+            return os.path.normpath(parent)
+        parent = os.path.dirname(parent)
+    return None
+
+
+def _explicit(path: str) -> list[_Item]:
+    problem = safe.not_regular(path)
+    if problem is not None:
+        return [_Item(path, "reject", path, reason=problem)]
+    ext = _suffix(path)
+    if ext in ARCHIVES:
+        return _archive(path)
+    if READERS.get(ext) == "tabular":
+        return [_Item(path, "tabular", path)]
+    return [_Item(path, "trf", path)]
+
+
+def _walk(top: str) -> list[_Item]:
+    if tabular.is_model_dir(top):
+        return [_Item(top, "tabular", top)]
+    items: list[_Item] = []
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        models = [d for d in dirs if tabular.is_model_dir(os.path.join(root, d))]
+        for d in models:
+            path = os.path.normpath(os.path.join(root, d))
+            items.append(_Item(path, "tabular", path))
+        dirs[:] = [d for d in dirs if d not in models]
+        for name in sorted(f for f in files if not f.startswith(".")):
+            path = os.path.normpath(os.path.join(root, name))
+            ext = _suffix(name)
+            reader = READERS.get(ext)
+            problem = safe.not_regular(path) if reader is not None or ext in ARCHIVES else None
+            if problem is not None:
+                items.append(_Item(path, "reject", path, reason=problem))
+            elif ext in ARCHIVES:
+                items.extend(_archive(path))
+            elif reader == "trf":
+                items.append(_Item(path, "trf", path))
+            elif reader == "tabular":
+                items.append(_Item(path, "tabular", path) if _looks_flat(path)
+                             else _skip(path, ext, ", not a tbstats model"))
+            else:
+                items.append(_skip(path, ext))
+    return sorted(items, key=lambda i: i.name)
+
+
+def _looks_flat(path: str) -> bool:
+    """Whether a tabular file has the flat model's key columns (cheap: schema or header only)."""
+    try:
+        fmt = tabular.model_format(path)
+        if fmt == "parquet":
+            names = list(pl.read_parquet_schema(path))
+        elif fmt == "arrow":
+            names = list(pl.read_ipc_schema(path))
+        else:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                names = [c.strip().strip('"') for c in f.readline().split(",")]
+    except (OSError, pl.exceptions.PolarsError):
+        return False
+    return all(c in names for c in tabular.FLAT_SIGNATURE)
+
+
+def _archive(path: str) -> list[_Item]:
+    """The members of a zip or tar archive; a member that is not TRF by extension is skipped.
+
+    A member that cannot be read safely (unsafe name, link or device, encrypted, unknown compression)
+    is rejected by name; an archive that ends early keeps the members listed before the damage.
+    """
+    problem = safe.not_regular(path)
+    if problem is not None:
+        return [_Item(path, "reject", path, reason=problem)]
+    members, damage = safe.list_members(path)
+    if damage is not None and not members:
+        return [_Item(path, "reject", path, reason=f"not a readable archive ({damage})")]
+    items = []
+    for member, problem in sorted(members):
+        hidden = any(part.startswith(".") or part == "__MACOSX" for part in member.split("/"))
+        if hidden and safe.unsafe_name(member) is None:
+            continue
+        name = f"{path}!{member}"
+        ext = _suffix(member)
+        if problem is not None:
+            items.append(_Item(name, "reject", path, member, reason=problem))
+        elif READERS.get(ext) == "trf":
+            items.append(_Item(name, "trf", path, member))
+        elif READERS.get(ext) == "tabular" or ext in ARCHIVES:
+            items.append(_skip(name, ext, ", inside an archive: extract it to read it"))
+        else:
+            items.append(_skip(name, ext))
+    if damage is not None:
+        items.append(_Item(path, "reject", path, reason=f"archive damaged after {len(members)} members "
+                                                          f"({damage}); the members listed before are read"))
+    return items

@@ -1,0 +1,83 @@
+"""The columnar model to and from Parquet, Arrow IPC and CSV, as a directory of tables or one flat file.
+
+**Directory dataset** (``DIR/``): one file per table, ``tournaments.<ext>``, ``players.<ext>``,
+``games.<ext>`` and ``warnings.<ext>`` (optional on read), with the columns of
+:data:`tbstats.games.SCHEMAS`. Any table may instead be a sub-directory of part files
+(``games/part-00000.parquet``, ...), read in name order: :class:`ArchiveWriter` writes every table that way,
+one part per appended batch, so that an archive larger than memory can be written batch by batch and read
+back part by part (:func:`iter_model`).
+
+**Single file** (``archive.parquet``, ``.arrow``/``.ipc``/``.feather``, ``.csv``): one flat, denormalised
+table with one row per player and round, built from the three tables (:data:`FLAT_COLUMNS`, in that order):
+
+- tournament columns, renamed where they would collide: ``name`` -> ``event_name``,
+  ``federation`` -> ``event_federation``; the others keep their names (``tournament``, ``source``, ``city``,
+  ``start_date``, ..., ``pts_win``, ..., ``records``); ``records`` (verbatim header lines, hundreds in a team
+  event) is set on the first row of each tournament only and null on its other rows;
+- player columns: ``start_no``, ``name``, ``sex``, ..., ``declared_rank``, and ``line`` -> ``player_line``;
+- game columns: ``round``, ``opponent``, ``colour``, ``result``, ``points``, ``played``, ``game_type``
+  (the games table's ``player`` is ``start_no``);
+- warning columns ``warning_line``, ``warning_field``, ``warning_message``;
+- then the optional columns a batch carries (:data:`tbstats.games.OPTIONAL`, e.g. the players' ``strength``
+  in simulated archives), under their own names.
+
+A player without any round still has a row (``round`` null); an event without players has one row
+(``start_no`` null). A warning is a row of its own whose ``tournament`` is null, ``source`` is the warning's
+source and only the ``warning_*`` columns are set.
+
+In CSV files (either layout) list columns (``records``, ``tiebreaks``, ``standings_tiebreaks``) are JSON
+arrays, dates are ISO ``YYYY-MM-DD``, booleans ``true``/``false``; an empty cell is null and ``""`` is an
+empty string. Every table is checked against the model's schema on read: a missing column or a column of the
+wrong type (in CSV: a value that does not parse) raises :class:`tbstats.errors.SchemaError` naming the file
+and the column.
+"""
+
+from __future__ import annotations
+
+from tbstats.io.tabular.layout import (
+    EXTENSIONS,
+    FLAT_COLUMNS,
+    FLAT_OPTIONAL,
+    FLAT_SIGNATURE,
+    SUFFIX,
+    TABLES,
+    Format,
+    _table_source,
+    is_model_dir,
+    model_format,
+)
+from tbstats.io.tabular.read import (
+    _first_line,
+    iter_model,
+    read_model,
+    split_flat,
+)
+from tbstats.io.tabular.write import (
+    ROW_GROUP_ROWS,
+    ArchiveWriter,
+    flatten,
+    renumber,
+    write_model,
+)
+
+__all__ = [
+    "EXTENSIONS",
+    "FLAT_COLUMNS",
+    "FLAT_OPTIONAL",
+    "FLAT_SIGNATURE",
+    "ROW_GROUP_ROWS",
+    "SUFFIX",
+    "TABLES",
+    "ArchiveWriter",
+    "Format",
+    "_first_line",
+    "_table_source",
+    "flatten",
+    "is_model_dir",
+    "iter_model",
+    "model_format",
+    "read_model",
+    "renumber",
+    "split_flat",
+    "write_model",
+]

@@ -1,0 +1,293 @@
+"""Writing the columnar model: flat files, directory datasets, and the batch-by-batch ArchiveWriter."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final
+
+import polars as pl
+
+from tbstats.errors import TbstatsError
+from tbstats.games import Batch, empty
+from tbstats.io.tabular.layout import (
+    _RENAMES,
+    FLAT_COLUMNS,
+    FLAT_OPTIONAL,
+    SUFFIX,
+    TABLES,
+    Format,
+    _parts,
+    _table_source,
+    model_format,
+)
+from tbstats.io.tabular.read import (
+    _read_table,
+)
+
+# ----------------------------------------------------------------------------------------------- writing
+
+def flatten(batch: Batch, *, json_lists: bool = False) -> pl.DataFrame:
+    """The flat table of a batch: one row per player and round, then one row per warning.
+
+    With ``json_lists`` the list columns are JSON strings (as in CSV files).
+
+    >>> from tbstats.games import Batch, empty
+    >>> flatten(Batch(empty("tournaments"), empty("players"), empty("games"))).columns[:4]
+    ['tournament', 'source', 'event_name', 'city']
+    """
+    t = batch.tournaments.rename(_RENAMES["tournaments"])
+    t = _json_lists(t) if json_lists else t
+    p = batch.players.rename(_RENAMES["players"])
+    g = batch.games.rename(_RENAMES["games"])
+    w = batch.warnings.rename(_RENAMES["warnings"])
+    rows = t.join(p, on="tournament", how="left", maintain_order="left").join(
+        g, on=["tournament", "start_no"], how="left", maintain_order="left").with_columns(
+        pl.when(pl.col("tournament").is_first_distinct()).then(pl.col("records")).alias("records"))
+    extra = [c for c in FLAT_OPTIONAL if c in rows.columns]
+    return pl.concat([rows, w], how="diagonal").select([*FLAT_COLUMNS, *extra])
+
+
+def write_model(batch: Batch, path: str | Path, *, format: Format | None = None) -> Path:
+    """Write a batch as a single flat file (path with a model extension) or a directory dataset; return path.
+
+    A directory dataset is written in ``format`` (default Parquet), one file per table; existing table files
+    of the same names are replaced.
+    """
+    p = Path(path)
+    fmt, single = _target(p, format)
+    if single:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        flat = flatten(batch, json_lists=fmt == "csv")
+        if fmt == "csv":
+            flat.write_csv(p)
+        else:
+            _write_file(flat, p, fmt)
+        return p
+    p.mkdir(parents=True, exist_ok=True)
+    for table in TABLES:
+        if (p / table).is_dir():
+            raise TbstatsError(f"{p}: already holds a {table}/ part directory (written by ArchiveWriter); "
+                               "write to a new directory")
+        _write_file(getattr(batch, table), p / f"{table}{SUFFIX[fmt]}", fmt)
+    return p
+
+
+def _target(path: Path, format: Format | None) -> tuple[Format, bool]:
+    """Format and whether the target is a single file."""
+    by_ext = model_format(path)
+    if format is not None and format not in SUFFIX:
+        raise TbstatsError(f"unknown model format {format!r} (expected one of {', '.join(SUFFIX)})")
+    if by_ext is not None and not path.is_dir():
+        if format is not None and format != by_ext:
+            raise TbstatsError(f"{path}: extension {path.suffix} does not match format {format!r}")
+        return by_ext, True
+    return format or "parquet", False
+
+
+def _json_lists(df: pl.DataFrame) -> pl.DataFrame:
+    """List columns as JSON arrays (CSV cells)."""
+    lists = [c for c, t in df.schema.items() if isinstance(t, pl.List)]
+    return df.with_columns(pl.Series(c, [None if v is None else json.dumps(v, ensure_ascii=False)
+                                         for v in df[c].to_list()], dtype=pl.String) for c in lists)
+
+
+#: Row groups hold whole tournaments and about this many rows (one group when a tournament is larger).
+ROW_GROUP_ROWS: Final = 1 << 17
+
+
+def _row_groups(df: pl.DataFrame) -> list[tuple[int, int]]:
+    """Offsets and lengths of row groups of whole tournaments (rows sorted by tournament)."""
+    if "tournament" not in df.columns or df.height <= ROW_GROUP_ROWS:
+        return [(0, df.height)]
+    ends = df.with_row_index("_i").group_by("tournament", maintain_order=True).agg(pl.col("_i").max() + 1)["_i"]
+    out, lo = [], 0
+    for end in ends.to_list():
+        if end - lo >= ROW_GROUP_ROWS:
+            out.append((lo, end - lo))
+            lo = end
+    if lo < df.height:
+        out.append((lo, df.height - lo))
+    return out
+
+
+def _write_file(df: pl.DataFrame, path: Path, fmt: Format) -> None:
+    if fmt == "parquet":
+        groups = _row_groups(df)
+        if len(groups) == 1:
+            df.write_parquet(path)
+            return
+        import pyarrow.parquet as pq
+
+        table = df.to_arrow()
+        with pq.ParquetWriter(str(path), table.schema) as writer:
+            for lo, n in groups:
+                writer.write_table(table.slice(lo, n), row_group_size=n)
+    elif fmt == "arrow":
+        df.write_ipc(path, compression="zstd")
+    else:
+        _json_lists(df).write_csv(path)
+
+
+def _sorted(batch: Batch) -> Batch:
+    """The batch's tables in tournament order (stable: players and rounds keep their order within one)."""
+    def sort(df: pl.DataFrame) -> pl.DataFrame:
+        return df if df["tournament"].is_sorted() else df.sort("tournament", maintain_order=True)
+
+    return Batch(sort(batch.tournaments), sort(batch.players), sort(batch.games), batch.warnings)
+
+
+def renumber(batch: Batch, first_id: int) -> Batch:
+    """The batch with tournament ids ``first_id, first_id + 1, ...`` in the order of its tournaments table.
+
+    >>> from tbstats.games import Batch, empty
+    >>> renumber(Batch(empty("tournaments"), empty("players"), empty("games")), 5).n_tournaments
+    0
+    """
+    ids = batch.tournaments["tournament"]
+    new = pl.int_range(first_id, first_id + len(ids), eager=True, dtype=pl.Int64)
+    if ids.equals(new, check_names=False):
+        return batch
+    mapping = pl.DataFrame({"tournament": ids, "_new": new})
+
+    def apply(df: pl.DataFrame) -> pl.DataFrame:
+        return df.join(mapping, on="tournament", how="left", maintain_order="left").with_columns(
+            pl.col("_new").alias("tournament")).drop("_new")
+
+    return Batch(apply(batch.tournaments), apply(batch.players), apply(batch.games), batch.warnings)
+
+
+class ArchiveWriter:
+    """Write batches one after another into one model, keeping tournament ids unique across batches.
+
+    A directory target gets one part file per table and batch (``games/part-00000.parquet``, ...); with
+    ``append=True`` an existing part directory dataset is continued. A single-file target (``.parquet``,
+    ``.arrow``, ``.csv``) gets the flat table, streamed batch by batch; its optional columns
+    (:data:`tbstats.games.OPTIONAL`) are those of the first batch: later batches without them get nulls,
+    and optional columns the first batch lacked are left out (a directory keeps each part's own). Leaving a
+    ``with`` block on an exception removes what this writer created.
+    """
+
+    def __init__(self, path: str | Path, format: Format | None = None, *, append: bool = False) -> None:
+        self.path = Path(path)
+        self.format, self.single = _target(self.path, format)
+        self.tournaments_written = 0
+        self._next_id = 0
+        self._part = 0
+        self._created: list[Path] = []
+        self._writer: Any = None
+        self._schema: Any = None
+        self._columns: list[str] | None = None
+        self._closed = False
+        if self.single:
+            if append:
+                raise TbstatsError(f"{self.path}: cannot append to a single-file model; write a directory")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return
+        if self.path.exists() and any(self.path.iterdir()):
+            if not append:
+                raise TbstatsError(f"{self.path}: directory is not empty (append to it, or choose a new one)")
+            self._resume()
+        elif not self.path.exists():
+            self._created.append(self.path)
+        self.path.mkdir(parents=True, exist_ok=True)
+
+    def _resume(self) -> None:
+        src = _table_source(self.path, "tournaments")
+        if src is None or not src.is_dir():
+            raise TbstatsError(f"{self.path}: not a part-file dataset written by ArchiveWriter, "
+                               "so it cannot be appended to")
+        parts = _parts(src)
+        self._part = len(parts)
+        ids = pl.concat([_read_table(q, "tournaments")["tournament"] for q in parts]) if parts else None
+        top = None if ids is None else ids.max()
+        self._next_id = top + 1 if isinstance(top, int) else 0
+
+    def write(self, batch: Batch) -> None:
+        """Append a batch: its tournaments get the next free ids."""
+        if self._closed:
+            raise TbstatsError(f"{self.path}: writer is closed")
+        batch = _sorted(renumber(batch, self._next_id))
+        self._next_id += batch.n_tournaments
+        self.tournaments_written += batch.n_tournaments
+        if self.single:
+            self._write_flat(flatten(batch, json_lists=self.format == "csv"))
+            return
+        name = f"part-{self._part:05d}{SUFFIX[self.format]}"
+        for table in TABLES:
+            directory = self.path / table
+            if not directory.exists():
+                directory.mkdir()
+                self._created.append(directory)
+            self._created.append(directory / name)
+            _write_file(getattr(batch, table), directory / name, self.format)
+        self._part += 1
+
+    def _write_flat(self, flat: pl.DataFrame) -> None:
+        if self._columns is None:
+            self._columns = flat.columns
+        elif flat.columns != self._columns:   # optional columns follow the first batch (class docstring)
+            flat = flat.select([pl.col(c) if c in flat.columns else pl.lit(None).alias(c) for c in self._columns])
+        if self.format == "csv":
+            first = self._writer is None
+            if first:
+                self._created.append(self.path)
+                self._writer = self.path.open("w", encoding="utf-8", newline="")
+            flat.write_csv(self._writer, include_header=first)
+            return
+        import pyarrow.ipc as ipc
+        import pyarrow.parquet as pq
+
+        table = flat.to_arrow()
+        if self._writer is None:
+            self._created.append(self.path)
+            self._schema = table.schema
+            self._writer = (pq.ParquetWriter(str(self.path), table.schema) if self.format == "parquet"
+                            else ipc.new_file(str(self.path), table.schema,
+                                              options=ipc.IpcWriteOptions(compression="zstd")))
+        table = table.cast(self._schema)
+        if self.format != "parquet":
+            self._writer.write_table(table)
+            return
+        starts = [lo for lo, _ in _row_groups(flat.filter(pl.col("tournament").is_not_null()))]
+        for lo, hi in itertools.pairwise([*starts, flat.height]):   # the warnings rows join the last group
+            self._writer.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))
+
+    def close(self) -> None:
+        """Finish the files; a writer that wrote nothing leaves an empty model."""
+        if self._closed:
+            return
+        if self.single and self._writer is None:
+            self._write_flat(flatten(Batch(empty("tournaments"), empty("players"), empty("games")),
+                                     json_lists=self.format == "csv"))
+        elif not self.single and self._part == 0 and not self._created:
+            self.write(Batch(empty("tournaments"), empty("players"), empty("games")))
+        if self._writer is not None:
+            self._writer.close()
+        self._closed = True
+
+    def abort(self) -> None:
+        """Close and remove every file and directory this writer created."""
+        if self._writer is not None and not self._closed:
+            self._writer.close()
+        self._closed = True
+        for p in reversed(self._created):
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            elif p.exists():
+                os.remove(p)
+        self._created.clear()
+
+    def __enter__(self) -> ArchiveWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is None:
+            self.close()
+        else:
+            self.abort()
