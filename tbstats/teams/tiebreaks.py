@@ -16,7 +16,7 @@ from typing import Final, Literal
 import numpy as np
 
 from tbstats.errors import UnknownTieBreakError, did_you_mean
-from tbstats.spec import TieBreakSpec, read_spec
+from tbstats.spec import TieBreakSpec, read_spec, split_specs
 from tbstats.teams.dense import Reference, TeamDense, board_points
 from tbstats.tiebreaks import ALIASES, TIEBREAKS, check_spec, kernel_of
 from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
@@ -220,8 +220,7 @@ def parse_team_spec(text: str) -> TieBreakSpec:
 
 def parse_team_specs(text: str | list[str]) -> list[TieBreakSpec]:
     """A comma-separated list (or list of strings) of team specs."""
-    items = text.split(",") if isinstance(text, str) else [s for t in text for s in t.split(",")]
-    return [parse_team_spec(s) for s in items if s.strip()]
+    return [parse_team_spec(s) for s in split_specs(text)]
 
 
 def get_team_tiebreak(name: str) -> TeamTieBreak:
