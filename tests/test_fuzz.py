@@ -31,20 +31,9 @@ SHORT, LONG = 8, 250          # TRF mutants per class
 SHORT_MODELS, LONG_MODELS = 15, 400
 SPECS = "BH/C1,SB,DE,WIN,ARO"
 
-#: Classes of input the TRF reader does not yet turn into a FormatError (issue 10 item 2, the reader's part),
-#: class -> reason, marked xfail. Empty: the new reader (tbstats/io/trf/) rejects them all cleanly, in the short
-#: and the long (-m slow) profile.
-READER_GAPS: dict[str, str] = {}
-
-
 def _seeds() -> list[Path]:
     return sorted(p for root in (REAL, FIXTURES) for p in root.rglob("*")
                   if p.suffix.lower() in (".trf", ".txt") and p.stat().st_size < 200_000)
-
-
-def _classes() -> list[object]:
-    return [pytest.param(kind, marks=pytest.mark.xfail(strict=False, reason=READER_GAPS[kind]))
-            if kind in READER_GAPS else kind for kind in sorted(TRF_MUTATORS)]
 
 
 def _check_rejections(errors: pl.DataFrame, names: set[str]) -> None:
@@ -71,14 +60,14 @@ def _fuzz_trf(kind: str, n: int) -> None:
 
 
 @requires_shared()
-@pytest.mark.parametrize("kind", _classes())
+@pytest.mark.parametrize("kind", sorted(TRF_MUTATORS))
 def test_trf_mutants_fail_cleanly(kind: str) -> None:
     _fuzz_trf(kind, SHORT)
 
 
 @pytest.mark.slow
 @requires_shared()
-@pytest.mark.parametrize("kind", _classes())
+@pytest.mark.parametrize("kind", sorted(TRF_MUTATORS))
 def test_trf_mutants_fail_cleanly_long(kind: str) -> None:
     _fuzz_trf(kind, LONG)
 
