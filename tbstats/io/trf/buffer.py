@@ -125,32 +125,18 @@ def _as_text(codes: np.ndarray) -> str:
 
 def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
-    from ``room`` characters on (the line's end)."""
-    if buf.dtype == np.uint8 and width + 8 <= PAD:
-        return _byte_windows(buf, at, width, room)
-    pos = np.minimum(at, len(buf) - width)
-    out = np.empty((width, len(pos)), dtype=buf.dtype)
-    for c in range(width):
-        np.take(buf, pos + c, out=out[c])
-        out[c][room <= c] = SPACE
-    return out
+    from ``room`` characters on (the line's end).
 
-
-_KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_BLANKS = np.uint64(0x2020202020202020)
-
-
-def _byte_windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
-    """:func:`windows` of a byte buffer: eight bytes per gather (an unaligned 64-bit view), split by shifts."""
-    words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
-    pos = np.minimum(at, len(buf) - width - 8)
-    out = np.empty((width, len(pos)), dtype=np.uint8)
-    for w in range(0, width, 8):
-        keep = _KEEP[np.clip(room - w, 0, 8)]
-        word = (words[pos + w] & keep) | (_BLANKS & ~keep)
-        for c in range(w, min(width, w + 8)):
-            out[c] = word >> np.uint64(8 * (c - w))
-    return out
+    Each window is one row of a strided view of the buffer, gathered whole, then turned column-major.
+    """
+    view = np.lib.stride_tricks.sliding_window_view(buf, width)
+    rows = view[np.minimum(at, len(buf) - width)]
+    short = np.flatnonzero(room < width)
+    if short.size:  # past the line's end: blanks, not the next line
+        part = rows[short]
+        part[np.arange(width) >= room[short, None]] = SPACE
+        rows[short] = part
+    return np.ascontiguousarray(rows.T)
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
