@@ -48,9 +48,9 @@ def decode(path: str, raw: bytes) -> tuple[str, str | None]:
 
 def check_text(path: str, raw: bytes) -> None:
     """Raise :class:`FormatError` for empty files and for binary data (NUL bytes near the start)."""
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise FormatError(path, None, None, "empty file (expected TRF records such as '001' player lines)")
-    if b"\x00" in raw[:4096]:
+    if raw.find(b"\x00", 0, 4096) >= 0:
         raise FormatError(path, None, None, "binary data, not a TRF text file (NUL bytes found)")
 
 
@@ -159,8 +159,7 @@ def build_buffer(parts: list[bytes | np.ndarray]) -> tuple[np.ndarray, np.ndarra
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     pad = b" " * PAD
     if all(isinstance(p, bytes) for p in parts):
-        joined = b"".join(q for p in parts if isinstance(p, bytes) for q in (p, b"\n"))
-        buf = np.frombuffer(joined + pad, dtype=np.uint8)
+        buf = np.frombuffer(b"\n".join([*parts, pad]), dtype=np.uint8)  # type: ignore[list-item]
     else:
         arrays = [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytes) else p for p in parts]
         buf = np.full(int(offsets[-1]) + PAD, SPACE, dtype=np.result_type(*arrays))
