@@ -55,6 +55,22 @@ def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     return np.einsum("ij,ij->i", mask.view(np.uint8), values, dtype=np.int64)
 
 
+def row_extreme(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> np.ndarray:
+    """Per-player minimum (or maximum) of ``values`` where ``mask``; the dtype's maximum (minimum) where none.
+
+    One pass per round column: rows are a tournament's rounds, far too short for a row-wise reduction.
+    """
+    info = np.iinfo(values.dtype)
+    masked = np.where(mask, values, info.min if highest else info.max)
+    if not masked.shape[1]:
+        return np.full(masked.shape[0], info.min if highest else info.max, dtype=values.dtype)
+    out = masked[:, 0].copy()
+    step = np.maximum if highest else np.minimum
+    for c in range(1, masked.shape[1]):
+        step(out, masked[:, c], out=out)
+    return out
+
+
 def cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row and column of every True cell of a players x rounds mask, row-major (faster than ``nonzero``)."""
     return np.divmod(np.flatnonzero(mask), max(mask.shape[1], 1))

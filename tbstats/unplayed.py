@@ -14,10 +14,11 @@ draws change: that round's cells, the scores, and the opponent scores seen throu
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
-from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense, cells, type_table
+from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense, cells, row_sum, type_table
 from tbstats.games import GAME_TYPE
 from tbstats.rules import RuleSet
 
@@ -50,6 +51,16 @@ class Elements:
     game_like: np.ndarray    # [P,R] the element is a game: the opponent's score counts
     own: np.ndarray          # [P,R] the element is the player's own unplayed round (dummy, virtual opponent)
     pts: np.ndarray          # [P,R] points scored in the counted rounds (FB: final round's games drawn)
+
+    @cached_property
+    def oppscore_total(self) -> np.ndarray:
+        """Each player's sum of the opponent scores of the elements (BH before cuts), units (int64)."""
+        return row_sum(self.oppscore, self.present)
+
+    @cached_property
+    def elements(self) -> np.ndarray:
+        """Each player's number of elements (int64)."""
+        return row_sum(self.present)
 
     @property
     def sb_contribution(self) -> np.ndarray:

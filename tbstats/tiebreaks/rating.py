@@ -10,7 +10,7 @@ import numpy as np
 
 from tbstats.dense import row_sum
 from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
+from tbstats.tiebreaks.base import Context, Values, cut_sum, round_half_up
 
 #: dp for p = 0..50 per cent (FIDE Rating Regulations; rules.md 5.5); dp(100 - p) = -dp(p).
 _DP_LOW = np.array([
@@ -55,9 +55,8 @@ def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> 
     """ARO: average rating of the opponents played over the board, cuts on ratings, rounded half up (10.1)."""
     r, played, usable = _opponent_ratings(ctx, spec)
     none = np.zeros_like(played)
-    keep = cut_elements(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False)
-    count = row_sum(keep)
-    num = round_half_up(row_sum(r, keep), np.maximum(count, 1))
+    total, count = cut_sum(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False)
+    num = round_half_up(total, np.maximum(count, 1))
     return Values(num, np.ones_like(num), usable & (count > 0))
 
 
