@@ -156,6 +156,26 @@ class Dense(Roster):
         return np.maximum(self.opp, 0).astype(np.intp)
 
     @cached_property
+    def played_opp(self) -> np.ndarray:
+        """The opponent's row in games played over the board, ``players`` elsewhere (intp): the row of the pad
+        value that :meth:`through` appends."""
+        return np.where(self.played, self.opp, np.int32(self.players)).astype(np.intp)
+
+    @cached_property
+    def scheduled_opp(self) -> np.ndarray:
+        """The opponent's row in rounds with a scheduled opponent (games and forfeits), ``players`` elsewhere."""
+        return np.where(self.has_opp, self.opp, np.int32(self.players)).astype(np.intp)
+
+    def through(self, values: np.ndarray, pad: int | bool = 0, *, scheduled: bool = False) -> np.ndarray:
+        """Per player-round, the opponent's entry of the per-player ``values`` in games played over the board
+        (``scheduled``: in every round with a scheduled opponent), ``pad`` elsewhere: one gather, no mask."""
+        padded = np.empty(len(values) + 1, dtype=values.dtype)
+        padded[:-1] = values
+        padded[-1] = pad
+        out: np.ndarray = padded[self.scheduled_opp if scheduled else self.played_opp]
+        return out
+
+    @cached_property
     def points(self) -> np.ndarray:
         """Points awarded in the counted rounds, 0 elsewhere."""
         return self.pts if self.all_counted else np.where(self.counted, self.pts, 0)

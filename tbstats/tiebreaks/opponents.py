@@ -46,9 +46,8 @@ def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -
     name = "FB" if spec.fore else "BH"
     bh = ctx.values(TieBreakSpec(name), edition, kernel_of(name))
     d = ctx.dense
-    played = d.played
-    total = row_sum(bh.num[d.opp_row], played)
-    count = row_sum(played)
+    total = row_sum(d.through(bh.num))
+    count = row_sum(d.played)
     hundredths = round_half_up(100 * total, np.maximum(count, 1) * ctx.unit())
     return Values(hundredths, np.full(d.players, 100, dtype=np.int64), count > 0)
 
@@ -68,5 +67,5 @@ def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     max_units = d.per_player(rounds * d.W)
     limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
     qualifies = 2 * score >= max_units + limit
-    num = row_sum(pts, scheduled & qualifies[d.opp_row])
+    num = row_sum(pts, d.through(qualifies, False, scheduled=True))
     return Values(num, ctx.unit(), _all(ctx))

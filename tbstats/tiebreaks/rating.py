@@ -46,9 +46,7 @@ def _ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray]:
 def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     d = ctx.dense
     rating, usable = _ratings(ctx, spec)
-    played = d.played
-    opp_rating = np.where(played, rating[d.opp_row], 0)
-    return opp_rating, played, usable
+    return d.through(rating), d.played, usable
 
 
 def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -105,10 +103,8 @@ def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: 
 
     d = ctx.dense
     inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))
-    opp = d.opp_row
-    use = d.played & inner.defined[opp]
-    count = row_sum(use)
-    num = round_half_up(row_sum(inner.num[opp], use), np.maximum(count, 1))
+    count = row_sum(d.through(inner.defined, False))
+    num = round_half_up(row_sum(d.through(np.where(inner.defined, inner.num, 0))), np.maximum(count, 1))
     _, _, usable = _opponent_ratings(ctx, spec)
     return Values(num, np.ones_like(num), usable & (count > 0))
 
