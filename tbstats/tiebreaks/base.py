@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbstats.dense import Buckets, Dense, Roster, row_sum
+from tbstats.dense import Buckets, Dense, Roster, row_extreme, row_sum
 from tbstats.rules import get_ruleset
 from tbstats.spec import TieBreakSpec
 from tbstats.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
@@ -300,3 +300,33 @@ def cut_elements(present: np.ndarray, contribution: np.ndarray, oppscore: np.nda
     done = reasons > 0
     keep[rows[done], columns[done]] = False
     return keep
+
+
+def cut_sum(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray, low: int,
+            high: int, by_oppscore: bool, *, total: np.ndarray | None = None,
+            count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per player, the sum of the contributions and the number of the elements left after the cuts of
+    :func:`cut_order` (int64 both). ``total`` and ``count`` may pass in the uncut sum and count, when known.
+
+    A single cut removes one value, so only that value is needed, not which of tied elements it was: the
+    row's highest contribution (high cut), else its lowest VUR contribution when it has a VUR element (the
+    VUR is cut when it is the LSV and when it is not lower than the LSV, and it never is, 16.5), else its
+    lowest contribution. SB's cuts by opponent score and several cuts go through :func:`cut_elements`.
+    """
+    if total is None:
+        total = row_sum(contribution, present)
+    if count is None:
+        count = row_sum(present)
+    if low + high == 0:
+        return total, count
+    if low + high > 1 or by_oppscore:
+        keep = cut_elements(present, contribution, oppscore, vur, low, high, by_oppscore)
+        return row_sum(contribution, keep), row_sum(keep)
+    removed = row_extreme(contribution, present, highest=high > 0)
+    if low:
+        own_vur = present & vur
+        has_vur = row_sum(own_vur) > 0
+        if has_vur.any():
+            removed = np.where(has_vur, row_extreme(contribution, own_vur, highest=False), removed)
+    has = count > 0
+    return total - np.where(has, removed, 0), count - has
