@@ -70,8 +70,8 @@ def test_cut_sums_equal_the_cut_mask(seed: int, cuts: tuple[int, int], by_oppsco
     P, R = int(rng.integers(1, 40)), int(rng.integers(1, 10))
     present = rng.random((P, R)) < 0.8
     vur = present & (rng.random((P, R)) < 0.2)
-    oppscore = rng.integers(0, 6, (P, R)).astype(dtype)   # few values: many ties
-    contribution = oppscore * rng.integers(0, 3, (P, R)).astype(dtype) if by_oppscore else oppscore
+    oppscore: np.ndarray = rng.integers(0, 6, (P, R)).astype(dtype)   # few values: many ties
+    contribution: np.ndarray = oppscore * rng.integers(0, 3, (P, R)).astype(dtype) if by_oppscore else oppscore
     low, high = cuts
     keep = cut_elements(present, contribution, oppscore, vur, low, high, by_oppscore)
     total, count = cut_sum(present, contribution, oppscore, vur, low, high, by_oppscore)
