@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import swiss_events, to_trf
 
-from tbstats.dense import NO_OPP, Dense, _in_grid_order, build_buckets, row_extreme, row_sum
+from tbstats.dense import NO_OPP, Dense, _in_grid_order, build_buckets, lookup, row_extreme, row_sum
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf
 from tbstats.memory import keep_freed_memory
@@ -114,3 +114,22 @@ def test_allocator_tuning_is_done_once_and_can_be_left_out() -> None:
     env = {**os.environ, "TBSTATS_MALLOC": "system"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_row_sums_with_a_bound_equal_int64_sums() -> None:
+    rng = np.random.default_rng(8)
+    for dtype, bound in ((np.int8, 100), (np.int32, 2 ** 27), (np.int32, 2 ** 31 - 1), (np.int64, 5)):
+        values = rng.integers(-bound, bound + 1, (40, 9)).astype(dtype)
+        mask = rng.random((40, 9)) < 0.5
+        want = np.where(mask, values.astype(np.int64), 0).sum(axis=1)
+        assert np.array_equal(row_sum(values, mask, bound=bound), want)
+        assert np.array_equal(row_sum(values, bound=bound), values.astype(np.int64).sum(axis=1))
+        assert row_sum(values, mask, bound=bound).dtype == np.int64
+
+
+def test_lookup_equals_the_gather() -> None:
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 10, (25, 9)).astype(np.int8)
+    for table in (np.array([3, -1, 0, 5, 2, 2, -7, 1, 0, 4], dtype=np.int8), rng.random(10) < 0.5):
+        assert np.array_equal(lookup(table, codes), table[codes])
+        assert np.array_equal(lookup(table, codes[:, ::2]), table[codes[:, ::2]])
