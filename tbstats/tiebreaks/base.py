@@ -54,12 +54,14 @@ class Context:
         self.edition_of = edition_of            # [T] resolved edition name per tournament (for 'auto')
         self.unrated_rating = unrated_rating
         self._lots_seed = 0
+        self._lots_keys: np.ndarray | None = None
         self._elements: dict[tuple[str, bool], Elements] = {}
         self._values: dict[tuple[str, str], Values] = {}
         #: rankings per configuration (filled by :func:`tbstats.compare.standings`)
         self.standings_cache: dict[str, object] = {}
         self._buckets: Buckets | None = None
         self._parts: list[tuple[np.ndarray, Context]] = []
+        self._part_tournaments: list[np.ndarray] = []   # each part's tournament rows in the batch
         self._dense: Dense | None = None
         self._flat: Context | None = None
         self._categories: np.ndarray | None = None
@@ -77,6 +79,7 @@ class Context:
             else:
                 self._parts = [(b.rows, Context(b.dense, edition_of[b.tournaments], unrated_rating))
                                for b in dense.parts]
+                self._part_tournaments = [b.tournaments for b in dense.parts]
 
     @property
     def dense(self) -> Dense:
@@ -91,11 +94,20 @@ class Context:
         """The seed of the drawing of lots (LOTS)."""
         return self._lots_seed
 
-    @lots_seed.setter
-    def lots_seed(self, seed: int) -> None:
-        self._lots_seed = seed
-        for _, part in self._parts:
-            part.lots_seed = seed
+    @property
+    def lots_keys(self) -> np.ndarray:
+        """Per tournament row, the number that names the tournament in the drawing of lots (uint64): the
+        keys given to :meth:`set_lots`, else the tournament ids."""
+        if self._lots_keys is None:
+            return self.roster.t_ids.astype(np.uint64)
+        return self._lots_keys
+
+    def set_lots(self, seed: int, keys: np.ndarray | None = None) -> None:
+        """Seed the drawing of lots; ``keys`` (uint64 per tournament row, see
+        :func:`tbstats.tiebreaks.results.lots_keys`) keep each tournament's draw the same in any batch."""
+        self._lots_seed, self._lots_keys = seed, keys
+        for (_, part), rows in zip(self._parts, self._part_tournaments, strict=True):
+            part.set_lots(seed, None if keys is None else keys[rows])
 
     def _leaf(self) -> Context:
         """A context that runs kernels itself: this one, or one over the padded view of the whole batch."""
@@ -103,7 +115,7 @@ class Context:
             return self
         if self._flat is None:
             self._flat = Context(self.dense, self.edition_of, self.unrated_rating)
-        self._flat.lots_seed = self.lots_seed
+        self._flat.set_lots(self._lots_seed, self._lots_keys)
         return self._flat
 
     def fore(self) -> Dense:
