@@ -336,9 +336,16 @@ def _in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, 
     if len(widths) != 1 or widths[0] < 1 or g.height != P * int(widths[0]):
         return False
     R = int(widths[0])
-    return bool((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
-                and (player_no.reshape(P, R) == start_no[:, None]).all()
-                and (g["tournament"].to_numpy().reshape(P, R) == player_t[:, None]).all())
+    if not ((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
+            and (player_no.reshape(P, R) == start_no[:, None]).all()):
+        return False
+    # tournaments: a sorted column whose first and last row of every player's block are the player's
+    # tournament holds it on every row of the block (searched in place, no copy of the column)
+    t = g["tournament"]
+    if P == 0 or not t.is_sorted():
+        return P == 0
+    block = np.arange(0, P * R, R)
+    return all(bool((t.gather(rows).to_numpy() == player_t).all()) for rows in (block, block + R - 1))
 
 
 def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Buckets:

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import numpy as np
+import polars as pl
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -60,6 +61,14 @@ def test_a_complete_sorted_single_bucket_is_recognised_as_a_grid() -> None:
     swapped = g[[1, 0, *range(2, g.height)]]
     assert not _in_grid_order(swapped, swapped["round"].to_numpy(), swapped["player"].to_numpy(),
                               p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
+    # the second and third tournaments' games swapped: players and rounds repeat, tournaments do not
+    block = g.height // 3
+    moved = pl.concat([g[:block], g[2 * block:], g[block:2 * block]])
+    assert not _in_grid_order(moved, moved["round"].to_numpy(), moved["player"].to_numpy(),
+                              p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
+    for fast, general in zip(_views(batch), _views(Batch(batch.tournaments, p, moved)), strict=True):
+        for name in ARRAYS:
+            assert np.array_equal(getattr(fast, name), getattr(general, name)), name
 
 
 @given(st.integers(0, 2 ** 32 - 1), st.sampled_from([(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2)]),
