@@ -129,3 +129,12 @@ def test_a_cluster_on_another_version_is_a_clear_error() -> None:
         pipeline.remote_result(_Failing(stale))
     with pytest.raises(ValueError, match="a bug"):   # anything else is what it is
         pipeline.remote_result(_Failing(ValueError("a bug")))
+
+
+def test_evaluate_on_two_worker_processes_matches_the_local_run(client) -> None:  # type: ignore[no-untyped-def]
+    for table in ("measures", "favour"):
+        args = ["evaluate", EXAMPLES, SAMPLE, "--strength", "rating", "--batch-size", "20", "--table", table, "-q"]
+        local = CliRunner().invoke(main, args)
+        remote = CliRunner().invoke(main, [*args, "--scheduler", client.scheduler.address])
+        assert remote.exit_code == 0, remote.output
+        assert remote.stdout == local.stdout and len(local.stdout.splitlines()) > 3
