@@ -131,4 +131,12 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
     return per_t, per_p
 
 
+def bounded(rows: pl.DataFrame, limit: int | None) -> pl.DataFrame:
+    """The drill-down rows of the first ``limit`` tournaments that have any, in input order (None: all)."""
+    if limit is None or rows.is_empty():
+        return rows
+    first = rows["tournament"].unique(maintain_order=True).head(limit)
+    return rows.filter(pl.col("tournament").is_in(first.implode()))
+
+
 callable_module(__name__)  # tbstats.audit(...) calls tbstats.toplevel.audit

@@ -27,6 +27,7 @@ import polars as pl
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.spec import TieBreakSpec
+from tbstats.teams.model import team_event_ids
 from tbstats.tiebreaks import get_tiebreak
 
 #: Tie-breaks that C.07 (2026) Art. 8 says not to use in round robins.
@@ -38,13 +39,23 @@ class TbstatsWarning(UserWarning):
 
 
 def events(batch: Batch) -> pl.DataFrame:
-    """Per tournament what the checks need: round robin or not, rounds with results, unrated players."""
+    """Per tournament what the checks need: round robin or not, rounds with results, unrated players, and
+    whether it is a team event."""
     unrated = batch.players.group_by("tournament").agg(
         (pl.col("rating").is_null() | (pl.col("rating") <= 0)).any().alias("unrated"))
     return batch.tournaments.select(
         "tournament", (pl.col("event_type").cast(pl.String) == "round_robin").alias("round_robin"),
         pl.col("rounds_played").fill_null(0).cast(pl.Int64),
+        pl.col("tournament").is_in(team_event_ids(batch)).alias("team_event"),
     ).join(unrated, on="tournament", how="left").with_columns(pl.col("unrated").fill_null(False))
+
+
+def team_events_as_players(team_events: int, what: str) -> list[str]:
+    """A note for a run without ``--teams`` over team events (``what`` their rows are, e.g. 'rows are
+    players ranked as individuals')."""
+    if not team_events:
+        return []
+    return [f"{team_events} team event(s): {what}; --teams gives team standings"]
 
 
 def round_robin_buchholz(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], *,

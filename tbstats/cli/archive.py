@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 import polars as pl
 
-from tbstats import runs
+from tbstats import checks, runs
+from tbstats.audit import bounded
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     FROM_FILE_LIST,
@@ -15,7 +16,9 @@ from tbstats.cli.options import (
     Configs,
     Engine,
     Inputs,
+    Teams,
     _spec_list,
+    _team_spec_list,
     batch_options,
     config_options,
     engine_options,
@@ -23,6 +26,7 @@ from tbstats.cli.options import (
     input_options,
     report_checks,
     streamed,
+    team_options,
     tiebreaks_option,
 )
 from tbstats.cli.outputs import (
@@ -34,6 +38,7 @@ from tbstats.cli.outputs import (
     report_options,
     write_page,
 )
+from tbstats.teams.runs import audit_teams_run
 
 # ---------------------------------------------------------------------------------------------- archives
 
@@ -102,24 +107,50 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
 @engine_options(rules="auto")
 @tiebreaks_option(default="from-file")
 @click.option("--per-player", "per_player", is_flag=True,
-              help="One row per differing player instead of per tournament.")
+              help="One row per differing player (per differing team with --teams) instead of per tournament.")
 @click.option("--players", "per_player_alias", is_flag=True, hidden=True)
+@click.option("--per-team", "per_team", is_flag=True, help="With --teams: one row per differing team.")
+@click.option("--drilldown", "drilldown_limit", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Keep the differing rows of the first N tournaments that have any (default: all).")
 @batch_options
+@team_options
 @click.pass_context
 def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, specs: str, per_player: bool,
-              per_player_alias: bool, batches: Batches) -> None:
+              per_player_alias: bool, per_team: bool, drilldown_limit: int | None, batches: Batches,
+              teams: Teams) -> None:
     """Recompute standings and compare them with the ranks and points declared in the files.
 
     Per tournament: players, points_differ, rank_conflicts (groups of our order that the declared ranks
     cross) and a status: agrees; points differ; agrees under EDITION (same order, other rules); agrees under
     ORDER (a conventional order); unexplained; no declared ranks; no tie-break list.
+
+    With --teams, per team event against its 310 records (declared MP cols 55-60, GP 62-67, rank 69-71):
+    teams, mp_differ, gp_differ, rank_conflicts and the same statuses (conventional team orders such as
+    MPvGP,BH:MP); --per-team gives the differing teams (declared and computed mp, gp, rank).
     """
     from_file = specs.strip().lower() == FROM_FILE_LIST
+    if teams.on:
+        team_specs = FROM_FILE_LIST if from_file else _team_spec_list(specs)
+        with streamed(inputs, batches) as run:
+            per_t, per_team_rows, notes = audit_teams_run(run, rules=engine.rules, tiebreaks=team_specs,
+                                                          team_pab=teams.pab, drilldown_limit=drilldown_limit)
+        if not inputs.quiet:
+            for note in notes:
+                click.echo(f"Warning: {note}", err=True)
+        emit(per_team_rows if per_team or per_player or per_player_alias else per_t, output)
+        ctx.exit(exit_code(run.rejected))
+    if per_team:
+        raise click.UsageError("--per-team needs --teams")
     parsed = [] if from_file else _spec_list(specs)
     seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
         per_t, per_p = runs.audit(run, rules=engine.rules, tiebreaks=FROM_FILE_LIST if from_file else specs,
                                   seen=seen, **engine.context())
-    report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
-    emit(per_p if per_player or per_player_alias else per_t, output)
+    events = pl.concat(seen) if seen else pl.DataFrame()
+    report_checks(events, parsed, engine, quiet=inputs.quiet)
+    if not inputs.quiet and "team_event" in events.columns:
+        for note in checks.team_events_as_players(int(events["team_event"].sum()),
+                                                  "audited as individual events (player ranks and points)"):
+            click.echo(f"Note: {note}", err=True)
+    emit(bounded(per_p, drilldown_limit) if per_player or per_player_alias else per_t, output)
     ctx.exit(exit_code(run.rejected))

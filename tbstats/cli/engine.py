@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import click
 import polars as pl
@@ -19,13 +16,16 @@ from tbstats.cli.options import (
     Batches,
     Engine,
     Inputs,
+    Teams,
     _spec_list,
+    _team_spec_list,
     batch_options,
     engine_options,
     exit_code,
     input_options,
     report_checks,
     streamed,
+    team_options,
     tiebreaks_option,
 )
 from tbstats.cli.outputs import (
@@ -33,53 +33,14 @@ from tbstats.cli.outputs import (
     emit,
     output_options,
 )
-from tbstats.errors import TbstatsError
 from tbstats.io import sources
-from tbstats.spec import TieBreakSpec
 from tbstats.teams.explain import explain_team
 from tbstats.teams.model import build_teams
 from tbstats.teams.runs import compute_teams_run
-from tbstats.teams.tiebreaks import TEAM_TIEBREAKS, parse_team_specs
+from tbstats.teams.tiebreaks import TEAM_TIEBREAKS
 from tbstats.tiebreaks import TIEBREAKS
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-@dataclass(frozen=True)
-class Teams:
-    """``--teams`` and ``--team-pab MP:GP`` (team events, rules.md Section 9)."""
-
-    on: bool
-    pab: tuple[Fraction, Fraction] | None
-
-
-def team_options(f: F) -> F:
-    """Add ``--teams`` and ``--team-pab MP:GP``; pass ``teams``."""
-
-    @functools.wraps(f)
-    def wrapper(*args: Any, teams_flag: bool, team_pab: str | None, **kwargs: Any) -> Any:
-        pab = None
-        if team_pab is not None:
-            try:
-                mp, gp = (Fraction(x) for x in team_pab.split(":"))
-            except ValueError:
-                raise click.BadParameter(f"{team_pab!r} is not MP:GP, e.g. 1:3", param_hint="--team-pab") from None
-            pab = (mp, gp)
-        return f(*args, teams=Teams(teams_flag, pab), **kwargs)
-
-    wrapper = click.option("--team-pab", default=None, metavar="MP:GP",
-                           help="Score a team's round without opponent that no 320/240 record marks as a team "
-                                "PAB worth MP:GP when it is the round's only such team (files without 320).")(wrapper)
-    wrapper = click.option("--teams", "teams_flag", is_flag=True,
-                           help="Team standings: one row per team (team events, C.07 11-13).")(wrapper)
-    return cast(F, wrapper)
-
-
-def _team_spec_list(text: str) -> list[TieBreakSpec]:
-    try:
-        return parse_team_specs(text)
-    except TbstatsError as exc:
-        raise click.BadParameter(str(exc), param_hint="--tiebreaks") from None
 
 
 @main.command(epilog=EPILOG)
@@ -124,9 +85,9 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
             run, FROM_FILE_LIST if from_file else parsed, rules=engine.rules, force_type=engine.force_type,
             after_round=engine.after_round, unrated_rating=engine.unrated_rating, lots=lots, seen=seen)
     report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
-    if team_events and not inputs.quiet:
-        click.echo(f"Note: {team_events} team event(s): rows are players ranked as individuals; --teams gives "
-                   "team standings", err=True)
+    if not inputs.quiet:
+        for note in checks.team_events_as_players(team_events, "rows are players ranked as individuals"):
+            click.echo(f"Note: {note}", err=True)
     emit(table, output)
     ctx.exit(exit_code(run.rejected))
 

@@ -8,6 +8,7 @@ import functools
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any, Final, TypeVar, cast, overload
 
 import click
@@ -27,6 +28,7 @@ from tbstats.output import write_table
 from tbstats.pipeline import Run, scheduler_client
 from tbstats.rules import EDITIONS, check_edition
 from tbstats.spec import TieBreakSpec
+from tbstats.teams.tiebreaks import parse_team_specs
 from tbstats.tiebreaks import get_tiebreak, parse_specs
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -387,3 +389,42 @@ def config_options(f: F) -> F:
     for option in reversed(options):
         wrapper = option(wrapper)
     return cast(F, wrapper)
+
+
+# ------------------------------------------------------------------------------------------------- teams
+
+@dataclass(frozen=True)
+class Teams:
+    """``--teams`` and ``--team-pab MP:GP`` (team events, rules.md Section 9)."""
+
+    on: bool
+    pab: tuple[Fraction, Fraction] | None
+
+
+def team_options(f: F) -> F:
+    """Add ``--teams`` and ``--team-pab MP:GP``; pass ``teams``."""
+
+    @functools.wraps(f)
+    def wrapper(*args: Any, teams_flag: bool, team_pab: str | None, **kwargs: Any) -> Any:
+        pab = None
+        if team_pab is not None:
+            try:
+                mp, gp = (Fraction(x) for x in team_pab.split(":"))
+            except ValueError:
+                raise click.BadParameter(f"{team_pab!r} is not MP:GP, e.g. 1:3", param_hint="--team-pab") from None
+            pab = (mp, gp)
+        return f(*args, teams=Teams(teams_flag, pab), **kwargs)
+
+    wrapper = click.option("--team-pab", default=None, metavar="MP:GP",
+                           help="Score a team's round without opponent that no 320/240 record marks as a team "
+                                "PAB worth MP:GP when it is the round's only such team (files without 320).")(wrapper)
+    wrapper = click.option("--teams", "teams_flag", is_flag=True,
+                           help="Team standings: one row per team (team events, C.07 11-13).")(wrapper)
+    return cast(F, wrapper)
+
+
+def _team_spec_list(text: str) -> list[TieBreakSpec]:
+    try:
+        return parse_team_specs(text)
+    except TbstatsError as exc:
+        raise click.BadParameter(str(exc), param_hint="--tiebreaks") from None

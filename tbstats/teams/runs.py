@@ -1,4 +1,5 @@
-"""``compute --teams`` over inputs, batch by batch (the team counterpart of :func:`tbstats.runs.compute`).
+"""``compute --teams`` and ``audit --teams`` over inputs, batch by batch (the team counterparts of
+:func:`tbstats.runs.compute` and :func:`tbstats.runs.audit`).
 
 The map function is module-level so that it travels to Dask workers; the result does not depend on the
 batch size or the executor.
@@ -13,9 +14,11 @@ from fractions import Fraction
 
 import polars as pl
 
+from tbstats.audit import bounded
 from tbstats.games import Batch, empty
 from tbstats.pipeline import Run, shift_ids
 from tbstats.spec import TieBreakSpec
+from tbstats.teams.audit import EVENT_SCHEMA, TEAM_SCHEMA, audit_teams
 from tbstats.teams.model import build_teams
 from tbstats.teams.standings import compute_teams, compute_teams_from_file
 
@@ -53,3 +56,27 @@ def compute_teams_run(run: Run, specs: Sequence[TieBreakSpec] | None, *, rules: 
         tables.append(compute_teams(Batch(empty("tournaments"), empty("players"), empty("games")), specs or [],
                                     rules=rules))
     return pl.concat(tables, how="diagonal_relaxed"), notes
+
+
+def _audit_one(batch: Batch, rules: str, tiebreaks: str | Sequence[TieBreakSpec],
+               team_pab: tuple[Fraction, Fraction] | None,
+               drilldown_limit: int | None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+    tb = build_teams(batch, team_pab=team_pab)
+    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)]
+    per_t, per_team = audit_teams(batch, rules=rules, tiebreaks=tiebreaks, teams=tb, drilldown_limit=drilldown_limit)
+    return per_t, per_team, notes
+
+
+def audit_teams_run(run: Run, *, rules: str = "auto", tiebreaks: str | Sequence[TieBreakSpec] = "from-file",
+                    team_pab: tuple[Fraction, Fraction] | None = None, drilldown_limit: int | None = None,
+                    ) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+    """:func:`tbstats.teams.audit.audit_teams` of every batch, in order: per event, per team (the first
+    ``drilldown_limit`` events with differences) and the warnings met while building the teams."""
+    work = functools.partial(_audit_one, rules=rules, tiebreaks=tiebreaks, team_pab=team_pab,
+                             drilldown_limit=drilldown_limit)
+    per_t, per_team, notes = [pl.DataFrame(schema=EVENT_SCHEMA)], [pl.DataFrame(schema=TEAM_SCHEMA)], []
+    for m in run.map(work):
+        per_t.append(shift_ids(m.value[0], m.first_id))
+        per_team.append(shift_ids(m.value[1], m.first_id))
+        notes += m.value[2]
+    return pl.concat(per_t), bounded(pl.concat(per_team), drilldown_limit), notes
