@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from tbstats.adjust import describe
 from tbstats.games import SCORING_KINDS, TOURNAMENT_SCHEMA
 from tbstats.io.dates import resolve_dates
 from tbstats.rules import DEFAULT_EDITION, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
@@ -97,9 +98,12 @@ def _kind(text: str) -> tuple[int, str]:
         return _DATES, code
     if code in HEADER_RECORDS:
         return _HEADER, code
-    if code == "###" or text.startswith(("DDD SSSS", "         1 ")) or text[:10].strip().isdigit():
+    is_record = bool(_RECORD.match(text[:4] if len(text) > 3 else text + " "))
+    # a column ruler ('1234567890...') is skipped, not a record whose first fields are blank ('299      1.5')
+    if code == "###" or text.startswith(("DDD SSSS", "         1 ")) or (text[:10].strip().isdigit()
+                                                                         and not is_record):
         return _SKIP, code
-    if _RECORD.match(text[:4] if len(text) > 3 else text + " "):
+    if is_record:
         return _KEPT, code
     return _SKIP, code
 
@@ -227,6 +231,7 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
     scoring: list[list[tuple[str, str, int]]] = [[] for _ in range(n)]
     kept: list[list[str]] = [[] for _ in range(n)]
     round_dates: list[tuple[str, ...]] = [() for _ in range(n)]
+    adjustments: list[tuple[int, int, str]] = []
     for ev, line, text in zip(event_of_line.tolist(), line_of.tolist(), texts, strict=True):
         kind, code = _BY_CODE.get(text[:4]) or _kind(text)
         if kind == _HEADER:
@@ -236,6 +241,8 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
                 values_of[ev][code] = text[4:].strip()
         elif kind == _KEPT:
             kept[ev].append(text)
+            if code == "299":
+                adjustments.append((ev, line, text))
         elif kind == _SCORING:
             scoring[ev].append((code, text, line))
         elif kind == _DATES:
@@ -261,6 +268,9 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
             errors.append({"path": source_files[ev], "line": line, "column": column, "reason": reason})
 
     cols = dict(zip(_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)) if rows else {k: [] for k in _COLUMNS}
+    for ev, line, text in adjustments:       # 299: say what is applied, at its line (rules.md 9.1)
+        team = any(r[:3] in ("310", "013") for r in kept[ev]) or cols["_declared_type"][ev] == "team"
+        warns.append({"source": sources[ev], "line": line, "field": "299", "message": describe(text, team)})
 
     def field(code: str) -> list[str | None]:
         return [found.get(code) or None for found in values_of]
