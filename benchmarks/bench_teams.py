@@ -6,7 +6,8 @@ Each event has ``--teams`` teams of ``--boards`` boards plus one reserve, ``--ro
 (no rematch check), a team PAB (320) for the odd team out, a forfeited match (330) now and then, requested
 team byes (240) and board forfeits. The events are written as TRF text (not timed) and read once; then timed:
 the team model (``build_teams``), the MP/GP team views, each team tie-break of the list over all events at
-once, and the whole ``compute_teams`` table.
+once, and the whole ``compute_teams`` table. Each figure is wall time and, in brackets, CPU time (user + system
+of this process, all threads: the one to compare on a shared machine).
 """
 
 from __future__ import annotations
@@ -25,6 +26,20 @@ from tbstats.teams.tiebreaks import parse_team_specs
 LIST = "MPvGP,EDE,BH:MP,BH:MP/C1,BH:GP,EMMSB/C1,EMGSB,EGGSB,SB:MP,BC,TBR,BBE,SSSC"
 RESULTS = np.array(["1", "=", "0", "1", "=", "0", "+", "-"])
 OTHER = {"1": "0", "=": "=", "0": "1", "+": "-", "-": "+"}
+
+
+class Timer:
+    """Wall and CPU seconds since creation."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def seconds(self) -> tuple[float, float]:
+        return time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+    def __str__(self) -> str:
+        wall, cpu = self.seconds()
+        return f"{wall:.2f} s (CPU {cpu:.2f} s)"
 
 
 def peak_mb() -> float:
@@ -98,26 +113,27 @@ def main() -> None:
     print(f"archive: {args.events} team events, {args.events * args.teams} teams, {batch.players.height} players, "
           f"{batch.games.height} game rows (generated and read in {time.perf_counter() - t0:.1f} s)")
 
-    t0 = time.perf_counter()
+    timer = Timer()
     tb = build_teams(batch)
-    dt_model = time.perf_counter() - t0
+    dt_model = timer.seconds()[0]
     matches = tb.matches.height
-    print(f"team model: {dt_model:.2f} s ({matches / dt_model:,.0f} team-rounds/s, {tb.boards.height} boards)")
+    print(f"team model: {timer} ({matches / dt_model:,.0f} team-rounds/s, {tb.boards.height} boards)")
 
-    t0 = time.perf_counter()
+    timer = Timer()
     tc = make_team_context(batch, tb)
-    print(f"team views (MP, GP, boards): {time.perf_counter() - t0:.2f} s")
+    print(f"team views (MP, GP, boards): {timer}")
 
     specs = parse_team_specs(LIST)
     for spec in specs:
-        t0 = time.perf_counter()
+        timer = Timer()
         team_rank_steps(tc, [spec], args.rules)
-        print(f"  {str(spec).replace('MPVGP', 'MPvGP'):10s} {time.perf_counter() - t0:6.3f} s")
+        wall, cpu = timer.seconds()
+        print(f"  {str(spec).replace('MPVGP', 'MPvGP'):10s} {wall:6.3f} s (CPU {cpu:6.3f} s)")
 
-    t0 = time.perf_counter()
+    timer = Timer()
     table = compute_teams(batch, LIST, rules=args.rules, teams=tb)
-    dt = time.perf_counter() - t0
-    print(f"compute_teams ({LIST}), model built: {dt:.2f} s for {table.height} team rows "
+    dt = timer.seconds()[0]
+    print(f"compute_teams ({LIST}), model built: {timer} for {table.height} team rows "
           f"({matches / dt:,.0f} team-rounds/s); peak memory {peak_mb():.0f} MB")
 
 

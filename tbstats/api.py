@@ -27,6 +27,7 @@ from tbstats.standings import rank_steps
 from tbstats.threads import map_threads
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context, Values
+from tbstats.tiebreaks.results import lots_keys
 
 #: players per run of tournaments that :func:`compute` computes at once (larger batches are split)
 CHUNK_PLAYERS = 250_000
@@ -146,7 +147,7 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
         "points": pl.Series(pts.as_float()),
     }
     if lots is not None:
-        ctx.lots_seed = lots
+        ctx.set_lots(lots, lots_keys(t["source"].to_list()))
     steps = rank_steps(ctx, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules)
     columns["rank"] = pl.Series(steps[-1])
     for i, spec in enumerate(parsed):

@@ -57,6 +57,22 @@ def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     return np.einsum("ij,ij->i", mask.view(np.uint8), values, dtype=np.int64)
 
 
+def row_extreme(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> np.ndarray:
+    """Per-player minimum (or maximum) of ``values`` where ``mask``; the dtype's maximum (minimum) where none.
+
+    One pass per round column: rows are a tournament's rounds, far too short for a row-wise reduction.
+    """
+    info = np.iinfo(values.dtype)
+    masked = np.where(mask, values, info.min if highest else info.max)
+    if not masked.shape[1]:
+        return np.full(masked.shape[0], info.min if highest else info.max, dtype=values.dtype)
+    out = masked[:, 0].copy()
+    step = np.maximum if highest else np.minimum
+    for c in range(1, masked.shape[1]):
+        step(out, masked[:, c], out=out)
+    return out
+
+
 def cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row and column of every True cell of a players x rounds mask, row-major (faster than ``nonzero``)."""
     return np.divmod(np.flatnonzero(mask), max(mask.shape[1], 1))
@@ -143,6 +159,26 @@ class Dense(Roster):
         """The opponent's row, 0 where there is none (mask with ``has_opp``): safe for gathers (intp: numpy
         converts narrower index arrays before every gather)."""
         return np.maximum(self.opp, 0).astype(np.intp)
+
+    @cached_property
+    def played_opp(self) -> np.ndarray:
+        """The opponent's row in games played over the board, ``players`` elsewhere (intp): the row of the pad
+        value that :meth:`through` appends."""
+        return np.where(self.played, self.opp, np.int32(self.players)).astype(np.intp)
+
+    @cached_property
+    def scheduled_opp(self) -> np.ndarray:
+        """The opponent's row in rounds with a scheduled opponent (games and forfeits), ``players`` elsewhere."""
+        return np.where(self.has_opp, self.opp, np.int32(self.players)).astype(np.intp)
+
+    def through(self, values: np.ndarray, pad: int | bool = 0, *, scheduled: bool = False) -> np.ndarray:
+        """Per player-round, the opponent's entry of the per-player ``values`` in games played over the board
+        (``scheduled``: in every round with a scheduled opponent), ``pad`` elsewhere: one gather, no mask."""
+        padded = np.empty(len(values) + 1, dtype=values.dtype)
+        padded[:-1] = values
+        padded[-1] = pad
+        out: np.ndarray = padded[self.scheduled_opp if scheduled else self.played_opp]
+        return out
 
     @cached_property
     def points(self) -> np.ndarray:
@@ -287,6 +323,19 @@ def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
     return out
 
 
+def _in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, player_t: np.ndarray,
+                   start_no: np.ndarray, widths: np.ndarray) -> bool:
+    """Whether the games table is exactly the grid of a single bucket, row by row: each player's rounds 1..R
+    in order, players in the view's order (``player_t``, ``start_no``), nothing else."""
+    P = len(player_t)
+    if len(widths) != 1 or widths[0] < 1 or g.height != P * int(widths[0]):
+        return False
+    R = int(widths[0])
+    return bool((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
+                and (player_no.reshape(P, R) == start_no[:, None]).all()
+                and (g["tournament"].to_numpy().reshape(P, R) == player_t[:, None]).all())
+
+
 def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Buckets:
     """Build the roster and the bucketed dense view of ``batch``.
 
@@ -312,8 +361,9 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     n = t["rounds_played"].to_numpy().astype(np.int64)
     g = batch.games
     g_round = g["round"].to_numpy()
-    g_tix = _rows_of(g["tournament"].to_numpy(), t_ids)
+    g_tix: np.ndarray | None = None
     if after_round is not None:
+        g_tix = _rows_of(g["tournament"].to_numpy(), t_ids)
         in_file = np.zeros(T, dtype=np.int64)
         if len(g_tix):
             np.maximum.at(in_file, g_tix, g_round)
@@ -351,7 +401,6 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
 
     # each game's cell and its opponent's row in the bucket, from per-tournament tables (no joins). Indices
     # are intp (numpy converts narrower index arrays first); values that only get stored are 32-bit.
-    g_tix = g_tix.astype(np.intp, copy=False)
     player_no = g["player"].to_numpy()
     opp_no = g["opponent"].fill_null(0).to_numpy()
     points = g["points"].to_numpy()
@@ -360,30 +409,42 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     first = np.zeros(T, dtype=np.int64)
     first[1:] = np.cumsum(count)[:-1]
     last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
-    if bool((last_no == count).all()):
-        # start numbers 1..N in every tournament (the usual case): a row is an offset from the first player's
-        head = np.minimum(first, max(P - 1, 0))
-        R_t = R_of[t_bucket]
-        cell = (row_cell[head] - R_t - 1)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int64)
-        cell += player_no * (R_t.astype(np.int32)[g_tix] if len(widths) != 1 else np.int32(R_of[0]))
-        cell += g_round
-        opp_found = opp_no > 0
-        opp_found &= opp_no <= count.astype(np.int32)[g_tix]
-        opp_local = (local[head] - 1).astype(np.int32)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int32)
-        opp_local += opp_no
+    numbered = bool((last_no == count).all())   # start numbers 1..N in every tournament (the usual case)
+    cell: np.ndarray | None = None              # each game's cell in the flat buffers (None: its row number)
+    if numbered and g_tix is None and _in_grid_order(g, g_round, player_no, t_ids[tix], start_no, widths):
+        # one bucket, and the games table lists its grid row by row: each array is a column, reshaped
+        R = int(R_of[0])
+        opp_found = (opp_no > 0) & (opp_no <= np.repeat(count.astype(np.int32)[tix], R))
+        opp_local = opp_no + np.repeat((first[tix] - 1).astype(np.int32), R)
     else:
-        p_keys = (tix << 24) | start_no
-        g_t = g_tix.astype(np.int64) << 24
-        rows = np.searchsorted(p_keys, g_t | player_no)
-        opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
-        opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
-        cell = row_cell[rows] + g_round - 1
-        opp_local = local[opp_rows].astype(np.int32) if P else np.zeros(len(rows), dtype=np.int32)
+        g_tix = (g_tix if g_tix is not None else _rows_of(g["tournament"].to_numpy(), t_ids)).astype(
+            np.intp, copy=False)
+        if numbered:
+            # a row is an offset from the tournament's first player's
+            head = np.minimum(first, max(P - 1, 0))
+            R_t = R_of[t_bucket]
+            cell = (row_cell[head] - R_t - 1)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int64)
+            cell += player_no * (R_t.astype(np.int32)[g_tix] if len(widths) != 1 else np.int32(R_of[0]))
+            cell += g_round
+            opp_found = opp_no > 0
+            opp_found &= opp_no <= count.astype(np.int32)[g_tix]
+            opp_local = (local[head] - 1).astype(np.int32)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int32)
+            opp_local += opp_no
+        else:
+            p_keys = (tix << 24) | start_no
+            g_t = g_tix.astype(np.int64) << 24
+            rows = np.searchsorted(p_keys, g_t | player_no)
+            opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
+            opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
+            cell = row_cell[rows] + g_round - 1
+            opp_local = local[opp_rows].astype(np.int32) if P else np.zeros(len(rows), dtype=np.int32)
+        if len(g_round) and int(g_round.max()) > int(n.min(initial=0)):
+            cell[g_round > n.astype(np.int16 if n.max(initial=0) < 2 ** 15 else np.int64)[g_tix]] = trash
     opp_local[~opp_found] = NO_OPP
-    if len(g_round) and int(g_round.max()) > int(n.min(initial=0)):
-        cell[g_round > n.astype(np.int16 if n.max(initial=0) < 2 ** 15 else np.int64)[g_tix]] = trash
 
     def flat(values: np.ndarray, fill: int, dtype: type) -> np.ndarray:
+        if cell is None:
+            return values.astype(dtype, copy=False)
         out: np.ndarray = np.full(trash + 1, fill, dtype=dtype)
         out[cell] = values
         return out
@@ -395,10 +456,10 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
     g_outcome = _game_outcomes(g["result"])
     unplayed = np.flatnonzero(g_type != GAME_TYPE["played"])
-    u_pts, u_t = points[unplayed], g_tix[unplayed]
+    u_pts, u_t = points[unplayed], tix[unplayed // R_of[0]] if g_tix is None else g_tix[unplayed]
     g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
     outcome = flat(g_outcome, LOSS, np.int8)
-    bonus = _bonus_cells(batch, t_ids, tix, start_no, row_cell, n, (pts, gtype, outcome))
+    bonus = _bonus_cells(batch, t_ids, tix, start_no, row_cell, n, trash, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):
         b_rows = p_order[b_first[b]:b_first[b + 1]]
@@ -420,13 +481,13 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
 
 
 def _bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray, row_cell: np.ndarray,
-                 n: np.ndarray, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
+                 n: np.ndarray, trash: int, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
     """The flat buffer of 299 score changes of the individual events' players (None when there are none);
-    ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its kind)."""
+    ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its kind; without
+    the spare ``trash`` cell when the games table was the grid itself)."""
     if not has_adjustments(batch):
         return None
     adj = player_changes(batch)
-    trash = len(flats[0]) - 1
     if adj.is_empty():
         return None
     a_tix = _rows_of(adj["tournament"].to_numpy(), t_ids)
@@ -435,9 +496,11 @@ def _bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.
     rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
     found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
     rnd = adj["round"].to_numpy().astype(np.int64)
-    cell = np.where(found & (rnd <= n[a_tix]), row_cell[rows] + rnd - 1, trash)
-    pts, gtype, outcome = (f[cell] for f in flats)
-    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), cell != trash, pts, gtype, outcome)
+    ok = found & (rnd <= n[a_tix])
+    cell = np.where(ok, row_cell[rows] + rnd - 1, trash)
+    at = np.where(ok, cell, 0)
+    pts, gtype, outcome = (f[at] if len(f) else np.zeros(len(at), dtype=f.dtype) for f in flats)
+    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), ok, pts, gtype, outcome)
     if not delta.any():
         return None
     out = np.zeros(trash + 1, dtype=np.int64)

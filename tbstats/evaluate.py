@@ -39,6 +39,7 @@ from tbstats.games import Batch
 from tbstats.simulate import Simulation, SimulationConfig, simulate
 from tbstats.standings import initial_labels
 from tbstats.tiebreaks.base import Context
+from tbstats.tiebreaks.results import lots_keys
 
 Z95 = 1.959964
 #: Parameters a sensitivity sweep may vary, and the simulation field each one sets.
@@ -160,7 +161,7 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
     from tbstats.api import make_context
 
     ctx = ctx or make_context(batch)
-    ctx.lots_seed = lots_seed
+    ctx.set_lots(lots_seed, lots_keys(batch.tournaments.sort("tournament")["source"].to_list()))
     d = ctx.dense
     T = len(d.n)
     strength = np.asarray(strength, dtype=np.float64)

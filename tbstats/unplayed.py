@@ -14,10 +14,11 @@ draws change: that round's cells, the scores, and the opponent scores seen throu
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
-from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense, cells, type_table
+from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense, cells, row_sum, type_table
 from tbstats.games import GAME_TYPE
 from tbstats.rules import RuleSet
 
@@ -33,6 +34,16 @@ _REQUESTED = type_table(REQUESTED_BYE_TYPES)
 
 
 @dataclass(frozen=True)
+class Dummies:
+    """The own unplayed elements of a stage as a list of cells (they are few): what explain shows of them."""
+
+    rows: np.ndarray
+    cols: np.ndarray
+    uncapped: np.ndarray     # the dummy's (or virtual opponent's) value before caps
+    cap: np.ndarray          # CAP_* that bounded it
+
+
+@dataclass(frozen=True)
 class Elements:
     """Per-edition arrays derived from a dense view; what every opponent-based kernel reads."""
 
@@ -44,12 +55,35 @@ class Elements:
     present: np.ndarray      # [P,R] the round is an element of BH/SB
     oppscore: np.ndarray     # [P,R] the opponent's (or dummy's) score for that element, units
     vur: np.ndarray          # [P,R] the element is a voluntary unplayed round for Cut purposes (16.5)
-    uncapped: np.ndarray     # [P,R] the dummy's value before caps (explain; meaningful where an own element)
-    cap: np.ndarray          # [P,R] CAP_* that bounded the dummy (where an own element)
+    dummies: Dummies         # the player's own unplayed elements: their cells, values before caps and caps
     predetermined: np.ndarray  # [P] pre-determined (round-robin) rules apply to the player's event
     game_like: np.ndarray    # [P,R] the element is a game: the opponent's score counts
     own: np.ndarray          # [P,R] the element is the player's own unplayed round (dummy, virtual opponent)
     pts: np.ndarray          # [P,R] points scored in the counted rounds (FB: final round's games drawn)
+
+    @cached_property
+    def uncapped(self) -> np.ndarray:
+        """[P,R] the dummy's value before caps (explain; meaningful where an own element)."""
+        out = np.zeros(self.oppscore.shape, dtype=self.oppscore.dtype)
+        out[self.dummies.rows, self.dummies.cols] = self.dummies.uncapped
+        return out
+
+    @cached_property
+    def cap(self) -> np.ndarray:
+        """[P,R] CAP_* that bounded the dummy (where an own element)."""
+        out = np.zeros(self.oppscore.shape, dtype=np.int8)
+        out[self.dummies.rows, self.dummies.cols] = self.dummies.cap
+        return out
+
+    @cached_property
+    def oppscore_total(self) -> np.ndarray:
+        """Each player's sum of the opponent scores of the elements (BH before cuts), units (int64)."""
+        return row_sum(self.oppscore, self.present)
+
+    @cached_property
+    def elements(self) -> np.ndarray:
+        """Each player's number of elements (int64)."""
+        return row_sum(self.present)
 
     @property
     def sb_contribution(self) -> np.ndarray:
@@ -104,38 +138,43 @@ def _adjusted(d: Dense, rules: RuleSet, score: np.ndarray, cat: np.ndarray, pts:
     return np.where(predetermined, score, adjusted)
 
 
-def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np.ndarray, game_like: np.ndarray,
-                    own: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Opponent score of every element; the dummy, its value before caps and the cap at own unplayed rounds."""
+def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np.ndarray, own: np.ndarray,
+                    pts: np.ndarray, games: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, Dummies]:
+    """Opponent score of every element; the dummies at own unplayed rounds, with their values before caps.
+
+    Elements that are games are the games played over the board (one gather through
+    :meth:`Dense.through`) and the cells ``games`` lists besides (forfeits counted as games).
+    """
     dtype = _value_dtype(d)
-    oppscore: np.ndarray = np.where(game_like, as_opponent.astype(dtype)[d.opp_row], 0).astype(dtype, copy=False)
-    uncapped: np.ndarray = np.zeros(pts.shape, dtype=dtype)
-    cap = np.zeros(pts.shape, dtype=np.int8)
+    oppscore = d.through(as_opponent.astype(dtype))
+    if games is not None and len(games[0]):
+        oppscore[games] = as_opponent[d.opp[games]]
     rows, cols = cells(own)
+    cap = np.zeros(len(rows), dtype=np.int8)
     if not len(rows):
-        return oppscore, uncapped, cap
+        return oppscore, Dummies(rows, cols, np.zeros(0, dtype=dtype), cap)
     if rules.own_unplayed == "dummy":
         value = score[rows]
+        uncapped = value
         if rules.dummy_caps:
-            forfeit = _FORFEIT[d.gtype[rows, cols]] & (d.opp[rows, cols] != NO_OPP)
-            cap_value = np.where(forfeit, as_opponent[d.opp_row[rows, cols]], (d.D * d.n)[d.tix[rows]])
+            opp = d.opp[rows, cols]
+            forfeit = _FORFEIT[d.gtype[rows, cols]] & (opp != NO_OPP)
+            cap_value = np.where(forfeit, as_opponent[np.maximum(opp, 0)], (d.D * d.n)[d.tix[rows]])
             over = value > cap_value
-            cap[rows, cols] = np.where(over, np.where(forfeit, CAP_OPPONENT, CAP_DRAWS), CAP_NONE)
-            uncapped[rows, cols] = value
+            cap = np.where(over, np.where(forfeit, CAP_OPPONENT, CAP_DRAWS), CAP_NONE).astype(np.int8)
             value = np.where(over, cap_value, value)
-        else:
-            uncapped[rows, cols] = value
     elif rules.own_unplayed == "virtual_opponent":
         # S_P(r-1) + (W - p) + D (n - r), rows with such a round only
         with_own, inv = np.unique(rows, return_inverse=True)
         before = np.cumsum(pts[with_own], axis=1, dtype=np.int64)[inv, cols] - pts[rows, cols]
         t = d.tix[rows]
         value = before + (d.W[t] - pts[rows, cols]) + d.D[t] * (d.n[t] - (cols + 1))
-        uncapped[rows, cols] = value
+        uncapped = value
     else:
         value = np.zeros(len(rows), dtype=np.int64)
+        uncapped = np.zeros(len(rows), dtype=dtype)
     oppscore[rows, cols] = value
-    return oppscore, uncapped, cap
+    return oppscore, Dummies(rows, cols, uncapped.astype(dtype), cap)
 
 
 def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) -> Elements:
@@ -149,8 +188,11 @@ def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) ->
     predetermined = d.per_player(d.round_robin) & rules.predetermined
     as_opponent = _adjusted(d, rules, score, cat, pts, predetermined)
     game_like = d.played
+    games = None
     if predetermined.any():
-        game_like = game_like | (_FORFEIT[d.gtype] & d.has_opp & predetermined[:, None])
+        counted_forfeits = _FORFEIT[d.gtype] & d.has_opp & predetermined[:, None]
+        game_like = game_like | counted_forfeits
+        games = cells(counted_forfeits)
     if rules.own_unplayed != "none":
         own = _unplayed(d, cat) & ~game_like
         if predetermined.any():
@@ -159,10 +201,10 @@ def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) ->
     else:
         own = np.zeros(pts.shape, dtype=bool)
         present = game_like
-    oppscore, uncapped, cap = _element_values(d, rules, score, as_opponent, game_like, own, pts)
+    oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
     vur = own & _VUR[d.gtype] if rules.vur_cuts else np.zeros(pts.shape, dtype=bool)
     return Elements(dense=d, rules=rules, score=score, as_opponent=as_opponent, category=cat, present=present,
-                    oppscore=oppscore, vur=vur, uncapped=uncapped, cap=cap, predetermined=predetermined,
+                    oppscore=oppscore, vur=vur, dummies=dummies, predetermined=predetermined,
                     game_like=game_like, own=own, pts=pts)
 
 
@@ -212,9 +254,18 @@ def fore_elements(base: Elements) -> Elements:
     present[rows, cols] = True
     vur = base.vur.copy()
     vur[rows, cols] = False
-    oppscore, uncapped, cap = _element_values(d, rules, score, as_opponent, game_like, own, pts)
+    # the final round's forfeits are games now, and so are the forfeits pre-determined rules count as games
+    forfeits = ~d.played[rows, cols]
+    games = rows[forfeits], cols[forfeits]
+    if base.predetermined.any():
+        games = _merge_cells(games, cells(base.game_like & ~d.played))
+    oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
     return replace(base, score=score, as_opponent=as_opponent, category=cat, present=present, oppscore=oppscore,
-                   vur=vur, uncapped=uncapped, cap=cap, game_like=game_like, own=own, pts=pts)
+                   vur=vur, dummies=dummies, game_like=game_like, own=own, pts=pts)
+
+
+def _merge_cells(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
 
 
 def fore_view(d: Dense) -> Dense:

@@ -203,3 +203,23 @@ def test_every_batch_the_trf_reader_makes_passes_the_checker() -> None:
     located = {t: check.locate(getattr(b, t), f"{t}.parquet") for t in ("tournaments", "players", "games")}
     assert check.check_model(located).rows() == []
 
+
+
+def test_games_are_checked_in_chunks_of_whole_tournaments_with_the_same_ledger(monkeypatch: pytest.MonkeyPatch
+                                                                               ) -> None:
+    """Games checked a few rows at a time (cut between tournaments) give the ledger of one whole pass: each
+    check's first rows in table order, capped alike."""
+    b = read_trf([(f"e{k}.trf", GOOD.encode()) for k in range(30)]).batch
+    g = b.games.with_columns(  # damage spread over every tournament: points off, a player unknown in some
+        pl.when(pl.col("round") == 2).then(pl.col("points") + 1).otherwise(pl.col("points")).alias("points"),
+        pl.when((pl.col("tournament") % 4 == 1) & (pl.col("round") == 1) & (pl.col("player") == 3))
+        .then(9).otherwise(pl.col("player")).alias("player"))
+    tables = {"tournaments": b.tournaments, "players": b.players, "games": g}
+    located = {k: check.locate(v, f"{k}.parquet") for k, v in tables.items()}
+    whole = check.check_model(located)
+    assert whole.height > check.ROWS_PER_CHECK
+    monkeypatch.setattr(check, "GAME_CHUNK", 5)
+    assert len(check._chunks(located["games"], 5)) > 10
+    assert check.check_model(located).equals(whole)
+    shuffled = located["games"].sample(fraction=1.0, shuffle=True, seed=3)   # not in runs: checked whole
+    assert len(check._chunks(shuffled, 5)) == 1

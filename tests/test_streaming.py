@@ -76,6 +76,7 @@ def test_audit_and_info_are_the_same_for_every_batch_size(inputs: list[str]) -> 
 
 
 @pytest.mark.parametrize("command", [["compute", "-t", "BH/C1,BH,SB,DE,WIN,ARO"],
+                                     ["compute", "-t", "LOTS", "--lots", "7"],   # a draw keyed by source
                                      ["compare", "-c", CONFIGS[0], "-c", CONFIGS[2], "--table", "tournaments"]])
 def test_cli_output_is_the_same_for_every_batch_size(inputs: list[str], command: list[str]) -> None:
     args = [command[0], *inputs, *command[1:], "--format", "csv"]

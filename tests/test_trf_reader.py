@@ -7,9 +7,11 @@ format allows (line ends, trailing blanks, unsorted players, several events per 
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from helpers import REAL, requires_shared
@@ -17,6 +19,7 @@ from trf_samples import GOOD, player, variant
 
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf, write_trf
+from tbstats.io.trf.buffer import PAD, parse_int, windows
 from tbstats.simulate import SimulationConfig, simulate
 
 TABLES = ("tournaments", "players", "games")
@@ -152,3 +155,28 @@ def test_the_real_corpus_reads_to_its_known_totals() -> None:
     assert (int(batch.games["points"].sum()), int(batch.players["declared_points"].sum())) == (44753, 44809)
     assert (result.errors.height, result.errors["path"].n_unique()) == (12, 3)
     assert batch.warnings.filter(pl.col("field") == "points (cols 81-84)").height == 48
+
+
+def test_byte_fields_parse_like_wide_fields() -> None:
+    """A 4-column field of a byte buffer is read two columns per lookup; it must agree with the per-column
+    reading of wider buffers on every pattern of blanks, signs, digits and other characters."""
+    chars = [ord(c) for c in " 0159+-x\t.,\r\x85\xa0"]
+    fields = np.array(list(itertools.product(chars, repeat=4)), dtype=np.uint8).T
+    narrow, wide = parse_int(fields), parse_int(fields.astype(np.uint16))
+    assert narrow[1].any() and not narrow[1].all()
+    assert np.array_equal(narrow[0], wide[0]) and np.array_equal(narrow[1], wide[1])
+    assert parse_int(np.array([[32], [45], [49], [50]], dtype=np.uint8))[0].tolist() == [-12]
+
+
+def test_windows_are_the_characters_from_each_position_blank_past_the_line() -> None:
+    rng = random.Random(7)
+    text = bytes(rng.choice(b"ab 1\n") for _ in range(500)) + b" " * PAD
+    buf = np.frombuffer(text, dtype=np.uint8)
+    at = np.array([rng.randrange(0, 500) for _ in range(300)], dtype=np.int64)
+    room = np.array([rng.randrange(-3, 14) for _ in range(300)], dtype=np.int64)
+    for dtype in (np.uint8, np.uint32):
+        got = windows(buf.astype(dtype), at, 12, room)
+        assert got.shape == (12, 300)
+        for i, (a, r) in enumerate(zip(at.tolist(), room.tolist(), strict=True)):
+            expected = [text[a + c] if c < r else 32 for c in range(12)]
+            assert got[:, i].tolist() == expected

@@ -22,6 +22,7 @@ What is checked (rules.md 2.2-2.4 read for a columnar model):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Final, TypeVar
 
@@ -86,16 +87,21 @@ Check = tuple[pl.Expr, str, pl.Expr]  # failing when true, column, reason
 
 def _problems(df: pl.DataFrame, checks: list[Check], names: Mapping[str, str]) -> list[pl.DataFrame]:
     """Ledger rows for the rows failing each check (one pass over the table when every check passes)."""
+    return [rows for _, rows in _failing(df, checks, names)]
+
+
+def _failing(df: pl.DataFrame, checks: list[Check], names: Mapping[str, str]) -> list[tuple[int, pl.DataFrame]]:
+    """The ledger rows of each failing check, with the check's index in ``checks``."""
     if df.is_empty() or not checks:
         return []
     flags = df.select(pl.any_horizontal(cond.fill_null(False) for cond, _, _ in checks).any()).item()
     if not flags:
         return []
     out = []
-    for cond, column, reason in checks:
+    for k, (cond, column, reason) in enumerate(checks):
         bad = df.filter(cond.fill_null(False)).head(ROWS_PER_CHECK)
         if bad.height:
-            out.append(_ledger_rows(bad, names.get(column, column), reason))
+            out.append((k, _ledger_rows(bad, names.get(column, column), reason)))
     return out
 
 
@@ -127,7 +133,7 @@ def check_model(tables: Mapping[str, pl.DataFrame], names: Mapping[str, Mapping[
     t, p, g = tables["tournaments"], tables["players"], tables["games"]
     found = (_check_tournaments(t, names.get("tournaments", {}))
              + _check_players(p, t, names.get("players", {}))
-             + _check_games(g, p, t, names.get("games", {})))
+             + _check_games_chunked(g, p, t, names.get("games", {})))
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
 
 
@@ -289,8 +295,37 @@ def _lookups(g: pl.DataFrame, p: pl.DataFrame) -> pl.DataFrame:
             .join(back, on=["tournament", "round", "opponent"], how="left"))
 
 
+#: Games are checked this many rows at a time (cut between tournaments): the check's working columns then
+#: cost a bounded amount of memory, whatever the batch size.
+GAME_CHUNK: Final = 1 << 16
+
+
+def _chunks(g: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
+    """Slices (no copies) of about ``rows`` games each, cut between tournaments; the whole table when its
+    tournaments are not in runs (or an id is empty), since a check looks across a tournament's rows."""
+    if g.height <= rows or g["tournament"].null_count():
+        return [g]
+    ids = g["tournament"].to_numpy()
+    starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    if len(starts) + 1 != g["tournament"].n_unique():
+        return [g]
+    cuts = np.unique(starts[np.minimum(np.searchsorted(starts, np.arange(rows, g.height, rows)), len(starts) - 1)])
+    bounds = [0, *cuts.tolist(), g.height]
+    return [g.slice(lo, hi - lo) for lo, hi in itertools.pairwise(bounds) if hi > lo]
+
+
+def _check_games_chunked(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mapping[str, str]
+                         ) -> list[pl.DataFrame]:
+    """:func:`_check_games` chunk by chunk of whole tournaments; each check keeps its first rows in table order."""
+    found: dict[int, list[pl.DataFrame]] = {}
+    for chunk in _chunks(g, GAME_CHUNK):
+        for k, rows in _check_games(chunk, p, t, names):
+            found.setdefault(k, []).append(rows)
+    return [pl.concat(found[k]).head(ROWS_PER_CHECK) for k in sorted(found)]
+
+
 def _check_games(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mapping[str, str]
-                 ) -> list[pl.DataFrame]:
+                 ) -> list[tuple[int, pl.DataFrame]]:
     if g.is_empty():
         return []
     pts = [c for c in t.columns if c.startswith("pts_")]
@@ -354,7 +389,7 @@ def _check_games(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mappi
                    pl.col("points").cast(pl.String).fill_null("(empty)"), gtype, pl.col("result").fill_null(""),
                    pl.col("_expected"), pl.col("scale"))),
     ]
-    return _problems(x, checks, names)
+    return _failing(x, checks, names)
 
 
 # ------------------------------------------------------------------------------------------ flat files

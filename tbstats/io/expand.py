@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal
 
 import polars as pl
@@ -40,6 +40,8 @@ class _Item:
     path: str = ""                  # the file on disk (the archive for a member)
     member: str | None = None
     reason: str = ""
+    #: (device, inode, member) when the expansion already took the file's stat; else found when needed
+    identity: tuple[int, int, str] | None = field(default=None, compare=False, repr=False)
 
 
 def _suffix(name: str) -> str:
@@ -49,9 +51,10 @@ def _suffix(name: str) -> str:
     ('.tar.gz', '.trf', '')
     """
     lower = name.lower()
-    for ext in ARCHIVES:
-        if lower.endswith(ext):
-            return ext
+    if lower.endswith(ARCHIVES):
+        for ext in ARCHIVES:
+            if lower.endswith(ext):
+                return ext
     return os.path.splitext(lower)[1]
 
 
@@ -112,12 +115,17 @@ def once_each(items: list[_Item]) -> list[_Item]:
 
 
 def _identity(item: _Item) -> object:
+    if item.identity is not None:
+        return item.identity
     path = item.path or item.name.split("!", 1)[0]
     member = item.member if item.member is not None else item.name.partition("!")[2]
     try:
-        st = os.stat(os.path.realpath(path))  # realpath first: a path deep in a symlink loop fails plain stat
+        st = os.stat(path)
     except OSError:
-        return item.name
+        try:
+            st = os.stat(os.path.realpath(path))  # a path deep in a symlink loop fails plain stat
+        except OSError:
+            return item.name
     return st.st_dev, st.st_ino, member
 
 
@@ -154,17 +162,18 @@ def _walk(top: str) -> list[_Item]:
             path = os.path.normpath(os.path.join(root, d))
             items.append(_Item(path, "tabular", path))
         dirs[:] = [d for d in dirs if d not in models]
+        base = os.path.normpath(root)
         for name in sorted(f for f in files if not f.startswith(".")):
-            path = os.path.normpath(os.path.join(root, name))
+            path = os.path.join(base, name) if base != "." else name  # == normpath(join(root, name))
             ext = _suffix(name)
             reader = READERS.get(ext)
-            problem = safe.not_regular(path) if reader is not None or ext in ARCHIVES else None
+            st, problem = safe.checked_stat(path) if reader is not None or ext in ARCHIVES else (None, None)
             if problem is not None:
                 items.append(_Item(path, "reject", path, reason=problem))
             elif ext in ARCHIVES:
                 items.extend(_archive(path))
             elif reader == "trf":
-                items.append(_Item(path, "trf", path))
+                items.append(_Item(path, "trf", path, identity=(st.st_dev, st.st_ino, "") if st else None))
             elif reader == "tabular":
                 items.append(_Item(path, "tabular", path) if _looks_flat(path)
                              else _skip(path, ext, ", not a tbstats model"))

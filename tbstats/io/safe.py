@@ -45,6 +45,22 @@ def kind_of(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "a special file"
 
 
+def checked_stat(path: str) -> tuple[os.stat_result | None, str | None]:
+    """:func:`os.stat` of ``path`` (following links), and why it is not a regular file or a directory (None
+    when it is one); the stat is None when it cannot be taken.
+
+    >>> checked_stat("/dev/null")[1]
+    'not a regular file (a character device)'
+    """
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return None, f"cannot read the file ({exc.strerror or exc})"
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
+        return st, None
+    return st, f"not a regular file ({kind_of(st.st_mode)})"
+
+
 def not_regular(path: str) -> str | None:
     """Why ``path`` is not a regular file or a directory (following links), or None when it is one.
 
@@ -53,13 +69,7 @@ def not_regular(path: str) -> str | None:
     >>> not_regular("/dev/null")
     'not a regular file (a character device)'
     """
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        return f"cannot read the file ({exc.strerror or exc})"
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return None
-    return f"not a regular file ({kind_of(mode)})"
+    return checked_stat(path)[1]
 
 
 def read_regular(path: str) -> bytes:
@@ -68,8 +78,8 @@ def read_regular(path: str) -> bytes:
     The file is opened non-blocking and checked again on the open descriptor, so a FIFO put in its place
     after the first check neither blocks nor is read.
     """
-    problem = not_regular(path)
-    if problem is None and os.path.isdir(path):
+    st, problem = checked_stat(path)
+    if st is not None and stat.S_ISDIR(st.st_mode):
         problem = "not a regular file (a directory)"
     if problem is not None:
         raise UnreadableInput(problem)
@@ -77,14 +87,20 @@ def read_regular(path: str) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as f:
-        mode = os.fstat(f.fileno()).st_mode
-        if not stat.S_ISREG(mode):
-            raise UnreadableInput(f"not a regular file ({kind_of(mode)})")
-        try:
-            return f.read()
-        except OSError as exc:
-            raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
+    try:
+        now = os.fstat(fd)
+        if not stat.S_ISREG(now.st_mode):
+            raise UnreadableInput(f"not a regular file ({kind_of(now.st_mode)})")
+        parts: list[bytes] = []
+        while True:  # the size is a hint: a file that grows meanwhile is read to its end
+            chunk = os.read(fd, now.st_size + 1 if not parts else 1 << 16)
+            if not chunk:
+                return b"".join(parts) if len(parts) != 1 else parts[0]
+            parts.append(chunk)
+    except OSError as exc:
+        raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
 
 
 def read_capped(stream: IO[bytes], cap: int) -> bytes:

@@ -30,24 +30,27 @@ class TeamsComputed:
 
 
 def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec] | None, rules: str, force_type: str | None,
-                 after_round: int | None, team_pab: tuple[Fraction, Fraction] | None) -> TeamsComputed:
+                 after_round: int | None, team_pab: tuple[Fraction, Fraction] | None,
+                 lots: int | None = None) -> TeamsComputed:
     tb = build_teams(batch, team_pab=team_pab)
     notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)]
     if specs is None:
         table, skipped = compute_teams_from_file(batch, rules=rules, force_type=force_type,
-                                                 after_round=after_round, teams=tb)
+                                                 after_round=after_round, teams=tb, lots=lots)
         return TeamsComputed(table, notes + skipped)
     return TeamsComputed(compute_teams(batch, specs, rules=rules, force_type=force_type, after_round=after_round,
-                                       teams=tb), notes)
+                                       teams=tb, lots=lots), notes)
 
 
 def compute_teams_run(run: Run, specs: Sequence[TieBreakSpec] | None, *, rules: str = "fide-2026",
                       force_type: str | None = None, after_round: int | None = None,
-                      team_pab: tuple[Fraction, Fraction] | None = None) -> tuple[pl.DataFrame, list[str]]:
-    """Team standings of every team event of the inputs, in order (``specs`` None: each event's own list),
-    and the warnings met (unmarked team byes, declared MP/GP that differ, lists that cannot be used)."""
+                      team_pab: tuple[Fraction, Fraction] | None = None,
+                      lots: int | None = None) -> tuple[pl.DataFrame, list[str]]:
+    """Team standings of every team event of the inputs, in order (``specs`` None: each event's own list;
+    ``lots``: a seed, ties left broken by a drawing of lots), and the warnings met (unmarked team byes,
+    declared MP/GP that differ, lists that cannot be used)."""
     work = functools.partial(_compute_one, specs=specs, rules=rules, force_type=force_type,
-                             after_round=after_round, team_pab=team_pab)
+                             after_round=after_round, team_pab=team_pab, lots=lots)
     tables, notes = [], []
     for m in run.map(work):
         tables.append(shift_ids(m.value.table, m.first_id))

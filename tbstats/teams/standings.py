@@ -5,30 +5,30 @@ Partition tie-breaks order each tied group: DE (Art. 6 on one reference score, t
 DE on the team view), EDE (13.3: DE on the primary score, then on the secondary when the primary separates
 nobody, every new subset restarting from the primary), its 2026 chains for two teams still tied on MP and
 GP (13.3.2: Board Count, then Top Board Result or Bottom Board Elimination, of their direct encounter), and
-TBR/BBE over the event (12.2, 12.3). EDE works group by group in Python: tied groups are few and small.
+TBR/BBE over the event (12.2, 12.3). EDE and its chains are vectorised over all tied groups of all events at
+once (:mod:`tbstats.teams.encounter`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from fractions import Fraction
 
 import numpy as np
 import polars as pl
 
-from tbstats.dense import FORFEIT_TYPES, Dense
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import auto_edition, check_edition
 from tbstats.spec import TieBreakSpec
 from tbstats.standings import competition_rank, direct_encounter, initial_labels, refine, sort_key
-from tbstats.teams.dense import TeamDense, board_points, build_team_dense
+from tbstats.teams.dense import board_points, build_team_dense
+from tbstats.teams.encounter import CHAINS, extended_direct_encounter
 from tbstats.teams.model import TeamBatch, build_teams
 from tbstats.teams.tiebreaks import TeamContext, get_team_tiebreak, parse_team_specs, spec_label
+from tbstats.tiebreaks import get_tiebreak, kernel_of
 from tbstats.tiebreaks.base import Values
-
-CHAINS = {"EDE": (), "EDET": ("TBR",), "EDEB": ("BBE",), "EDEBT": ("BC", "TBR"), "EDEBB": ("BC", "BBE")}
+from tbstats.tiebreaks.results import lots_keys
 
 
 def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: str | None = None,
@@ -52,141 +52,6 @@ def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: 
         tb.events["tournament"].implode()))["start_date"].to_list()
     editions = np.array([auto_edition(s, default_edition) for s in starts], dtype=object).astype(str)
     return TeamContext(td, editions)
-
-
-def _groups(labels: np.ndarray) -> list[np.ndarray]:
-    order = np.argsort(labels, kind="stable")
-    lab = labels[order]
-    cuts = np.nonzero(np.diff(lab))[0] + 1
-    return [g for g in np.split(order, cuts) if len(g) > 1]
-
-
-class _Encounters:
-    """Counted direct matches between teams (played; forfeited too in round robins or with /P)."""
-
-    def __init__(self, td: TeamDense, forfeits: bool) -> None:
-        d = td.mp
-        forfeit = d.is_type(FORFEIT_TYPES) & d.has_opp & (forfeits | d.per_player(d.round_robin))[:, None]
-        self.counted = (d.played | forfeit) & d.has_opp
-        self.td = td
-        self.bp = board_points(td)
-
-    def points(self, view: Dense, a: int, b: int) -> list[int]:
-        rounds = np.nonzero(self.counted[a] & (view.opp[a] == b))[0]
-        return [int(view.pts[a, r]) for r in rounds]
-
-    def boards(self, a: int, b: int) -> np.ndarray:
-        """[B] board points of ``a`` in its counted matches against ``b``."""
-        rounds = np.nonzero(self.counted[a] & (self.td.mp.opp[a] == b))[0]
-        return self.bp[a, rounds].sum(axis=0)
-
-
-def _de_step(group: list[int], view: Dense, enc: _Encounters) -> list[list[int]]:
-    """One application of Art. 6 to ``group`` on one score (6.1.2 averages; 6.2, or 6.3 in Swiss events)."""
-    pts: dict[int, Fraction] = {}
-    met: dict[int, int] = {}
-    for a in group:
-        total, count = Fraction(0), 0
-        for b in group:
-            if b != a:
-                games = enc.points(view, a, b)
-                if games:
-                    total += Fraction(sum(games), len(games))
-                    count += 1
-        pts[a], met[a] = total, count
-    size = len(group)
-    rr = bool(view.round_robin[view.tix[group[0]]])
-    ordered = sorted(group, key=lambda a: -pts[a])
-    if rr or all(met[a] == size - 1 for a in group):
-        parts: list[list[int]] = []
-        for a in ordered:
-            if parts and pts[parts[-1][0]] == pts[a]:
-                parts[-1].append(a)
-            else:
-                parts.append([a])
-        return parts
-    W = int(view.W[view.tix[group[0]]])
-    ranked: list[list[int]] = []
-    rest = ordered
-    while len(rest) >= 2:
-        c = rest[0]
-        best = max(pts[r] + W * (size - 1 - met[r]) for r in rest[1:])
-        if pts[c] > best:
-            ranked.append([c])
-            rest = rest[1:]
-        else:
-            break
-    if not ranked:
-        return [group]
-    return [*ranked, rest] if rest else ranked
-
-
-def _ede(group: list[int], refs: list[Dense], enc: _Encounters, restart: bool) -> list[list[int]]:
-    """EDE (13.3): DE on the primary, else the secondary score; each new subset restarts from the primary.
-
-    With ``restart`` False a subset split off by the secondary score goes on with the secondary score (the
-    reading of Held's exercise 45; rules.md 9.5 says restart, the default).
-    """
-    if len(group) == 1:
-        return [group]
-    for k, view in enumerate(refs):
-        parts = _de_step(group, view, enc)
-        if len(parts) > 1:
-            after = refs if restart or k == 0 else refs[k:]
-            return [p for part in parts for p in _ede(part, after, enc, restart)]
-    return [group]
-
-
-def _chain_key(pair: list[int], steps: tuple[str, ...], enc: _Encounters) -> list[list[int]]:
-    """Two teams tied on MP and GP after EDE: BC, TBR or BBE of their direct encounter (C.07 13.3.2)."""
-    a, b = pair
-    mp, gp = enc.td.mp.score, enc.td.gp.score
-    if mp[a] != mp[b] or gp[a] != gp[b]:
-        return [pair]
-    ba, bb = enc.boards(a, b), enc.boards(b, a)
-    if not (enc.counted[a] & (enc.td.mp.opp[a] == b)).any():
-        return [pair]
-    B = int(enc.td.boards[enc.td.mp.tix[a]])
-    for step in steps:
-        key_a, key_b = _encounter_key(step, ba[:B]), _encounter_key(step, bb[:B])
-        if key_a != key_b:
-            return [[a], [b]] if key_a < key_b else [[b], [a]]
-    return [pair]
-
-
-def _encounter_key(step: str, boards: np.ndarray) -> tuple[int, ...]:
-    """A key whose ascending order is best first: BC (lower first), TBR, BBE (higher first)."""
-    if step == "BC":
-        return (int((boards * np.arange(1, len(boards) + 1)).sum()),)
-    if step == "TBR":
-        return tuple(-int(x) for x in boards)
-    return tuple(-int(x) for x in np.cumsum(boards)[len(boards) - 2::-1])
-
-
-def _partition_key(order_of: dict[int, int], size: int) -> np.ndarray:
-    """A refine key: each team's part number within its group (0 first)."""
-    key = np.zeros(size, dtype=np.int64)
-    key[list(order_of)] = list(order_of.values())
-    return key
-
-
-def extended_direct_encounter(tc: TeamContext, labels: np.ndarray, spec: TieBreakSpec, *,
-                              restart: bool = True) -> np.ndarray:
-    """Refine ``labels`` by EDE or one of its 2026 chains within every tied group."""
-    td = tc.td
-    enc = _Encounters(td, spec.forfeits)
-    order_of: dict[int, int] = {}
-    for g in _groups(labels):
-        primary_mp = td.primary[td.mp.tix[g[0]]] == "MP"
-        refs = [td.mp, td.gp] if primary_mp else [td.gp, td.mp]
-        parts = _ede([int(x) for x in g], refs, enc, restart)
-        steps = CHAINS[spec.name]
-        if steps:
-            parts = [q for p in parts for q in (_chain_key(p, steps, enc) if len(p) == 2 else [p])]
-        for k, part in enumerate(parts):
-            for i in part:
-                order_of[i] = k
-    return refine(labels, _partition_key(order_of, len(labels)))
 
 
 def board_partition(tc: TeamContext, labels: np.ndarray, name: str) -> np.ndarray:
@@ -213,6 +78,11 @@ def team_rank_steps(tc: TeamContext, specs: Sequence[TieBreakSpec], edition: str
     labels = initial_labels(d.tix, -primary.num)
     steps = [competition_rank(labels, d.tix)]
     for spec in specs:
+        if spec.name == "LOTS":     # the individual seeded draw on the team view (keys: Context.set_lots)
+            values = tc.ctx("MP").values(spec, edition, kernel_of("LOTS"))
+            labels = refine(labels, sort_key(values, get_tiebreak("LOTS").higher_is_better))
+            steps.append(competition_rank(labels, d.tix))
+            continue
         tb = get_team_tiebreak(spec.name)
         if spec.name == "DE":
             is_mp = tc.primary() if spec.reference is None else np.full(tc.teams, spec.reference == "MP")
@@ -238,9 +108,14 @@ def _column(name: str, values: Values, integer: bool) -> pl.Series:
 
 def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
                   force_type: str | None = None, primary: str | None = None, after_round: int | None = None,
-                  teams: TeamBatch | None = None, context: TeamContext | None = None) -> pl.DataFrame:
+                  teams: TeamBatch | None = None, context: TeamContext | None = None,
+                  lots: int | None = None) -> pl.DataFrame:
     """One row per team of every team event: source, tournament, team, name, mp, gp, rank, then one column
-    per spec (partition tie-breaks such as EDE hold the rank after the list up to them, as DE does)."""
+    per spec (partition tie-breaks such as EDE hold the rank after the list up to them, as DE does).
+
+    ``lots`` (a seed): teams still tied after the list are ordered by a seeded drawing of lots, each team's
+    number drawn from (seed, its event's source, its pairing number): the same in any batch.
+    """
     if isinstance(specs, str):
         parsed = parse_team_specs(specs)
     else:
@@ -261,7 +136,9 @@ def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSp
         return pl.DataFrame(schema=schema)
     src = batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
         pl.Series(td.mp.t_ids).implode()))["source"].to_numpy()
-    steps = team_rank_steps(tc, parsed, rules)
+    if lots is not None:
+        tc.ctx("MP").set_lots(lots, lots_keys(src.tolist()))
+    steps = team_rank_steps(tc, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules)
     columns: dict[str, pl.Series] = {
         "source": pl.Series(src[td.mp.tix], dtype=pl.String),
         "tournament": pl.Series(td.mp.t_ids[td.mp.tix], dtype=pl.Int64),
@@ -291,8 +168,8 @@ def event_list(t: dict[str, object]) -> list[str]:
 
 
 def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_type: str | None = None,
-                            after_round: int | None = None,
-                            teams: TeamBatch | None = None) -> tuple[pl.DataFrame, list[str]]:
+                            after_round: int | None = None, teams: TeamBatch | None = None,
+                            lots: int | None = None) -> tuple[pl.DataFrame, list[str]]:
     """Team standings with each event's own 212/202 list; events grouped by list, computed once per group.
 
     Returns the table (columns of all lists, null where an event's list lacks a spec) and one note per
@@ -321,7 +198,7 @@ def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_typ
         sub = TeamBatch(tb.events.filter(keep), tb.teams.filter(keep), tb.members.filter(keep),
                         tb.matches.filter(keep), tb.boards.filter(keep), tb.warnings)
         parts.append(compute_teams(part, list(key), rules=rules, force_type=force_type, after_round=after_round,
-                                   teams=sub))
+                                   teams=sub, lots=lots))
     if not parts:
         return compute_teams(batch.select([]), [], rules=rules), notes
     return pl.concat(parts, how="diagonal_relaxed"), notes

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbstats.dense import Buckets, Dense, Roster, row_sum
+from tbstats.dense import Buckets, Dense, Roster, row_extreme, row_sum
 from tbstats.rules import get_ruleset
 from tbstats.spec import TieBreakSpec
 from tbstats.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
@@ -54,12 +54,14 @@ class Context:
         self.edition_of = edition_of            # [T] resolved edition name per tournament (for 'auto')
         self.unrated_rating = unrated_rating
         self._lots_seed = 0
+        self._lots_keys: np.ndarray | None = None
         self._elements: dict[tuple[str, bool], Elements] = {}
         self._values: dict[tuple[str, str], Values] = {}
         #: rankings per configuration (filled by :func:`tbstats.compare.standings`)
         self.standings_cache: dict[str, object] = {}
         self._buckets: Buckets | None = None
         self._parts: list[tuple[np.ndarray, Context]] = []
+        self._part_tournaments: list[np.ndarray] = []   # each part's tournament rows in the batch
         self._dense: Dense | None = None
         self._flat: Context | None = None
         self._categories: np.ndarray | None = None
@@ -77,6 +79,7 @@ class Context:
             else:
                 self._parts = [(b.rows, Context(b.dense, edition_of[b.tournaments], unrated_rating))
                                for b in dense.parts]
+                self._part_tournaments = [b.tournaments for b in dense.parts]
 
     @property
     def dense(self) -> Dense:
@@ -91,11 +94,20 @@ class Context:
         """The seed of the drawing of lots (LOTS)."""
         return self._lots_seed
 
-    @lots_seed.setter
-    def lots_seed(self, seed: int) -> None:
-        self._lots_seed = seed
-        for _, part in self._parts:
-            part.lots_seed = seed
+    @property
+    def lots_keys(self) -> np.ndarray:
+        """Per tournament row, the number that names the tournament in the drawing of lots (uint64): the
+        keys given to :meth:`set_lots`, else the tournament ids."""
+        if self._lots_keys is None:
+            return self.roster.t_ids.astype(np.uint64)
+        return self._lots_keys
+
+    def set_lots(self, seed: int, keys: np.ndarray | None = None) -> None:
+        """Seed the drawing of lots; ``keys`` (uint64 per tournament row, see
+        :func:`tbstats.tiebreaks.results.lots_keys`) keep each tournament's draw the same in any batch."""
+        self._lots_seed, self._lots_keys = seed, keys
+        for (_, part), rows in zip(self._parts, self._part_tournaments, strict=True):
+            part.set_lots(seed, None if keys is None else keys[rows])
 
     def _leaf(self) -> Context:
         """A context that runs kernels itself: this one, or one over the padded view of the whole batch."""
@@ -103,7 +115,7 @@ class Context:
             return self
         if self._flat is None:
             self._flat = Context(self.dense, self.edition_of, self.unrated_rating)
-        self._flat.lots_seed = self.lots_seed
+        self._flat.set_lots(self._lots_seed, self._lots_keys)
         return self._flat
 
     def fore(self) -> Dense:
@@ -288,3 +300,33 @@ def cut_elements(present: np.ndarray, contribution: np.ndarray, oppscore: np.nda
     done = reasons > 0
     keep[rows[done], columns[done]] = False
     return keep
+
+
+def cut_sum(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray, low: int,
+            high: int, by_oppscore: bool, *, total: np.ndarray | None = None,
+            count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per player, the sum of the contributions and the number of the elements left after the cuts of
+    :func:`cut_order` (int64 both). ``total`` and ``count`` may pass in the uncut sum and count, when known.
+
+    A single cut removes one value, so only that value is needed, not which of tied elements it was: the
+    row's highest contribution (high cut), else its lowest VUR contribution when it has a VUR element (the
+    VUR is cut when it is the LSV and when it is not lower than the LSV, and it never is, 16.5), else its
+    lowest contribution. SB's cuts by opponent score and several cuts go through :func:`cut_elements`.
+    """
+    if total is None:
+        total = row_sum(contribution, present)
+    if count is None:
+        count = row_sum(present)
+    if low + high == 0:
+        return total, count
+    if low + high > 1 or by_oppscore:
+        keep = cut_elements(present, contribution, oppscore, vur, low, high, by_oppscore)
+        return row_sum(contribution, keep), row_sum(keep)
+    removed = row_extreme(contribution, present, highest=high > 0)
+    if low:
+        own_vur = present & vur
+        has_vur = row_sum(own_vur) > 0
+        if has_vur.any():
+            removed = np.where(has_vur, row_extreme(contribution, own_vur, highest=False), removed)
+    has = count > 0
+    return total - np.where(has, removed, 0), count - has

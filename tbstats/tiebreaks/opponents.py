@@ -6,7 +6,7 @@ import numpy as np
 
 from tbstats.dense import row_sum
 from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
+from tbstats.tiebreaks.base import Context, Values, cut_sum, round_half_up
 
 
 def _all(ctx: Context) -> np.ndarray:
@@ -25,18 +25,18 @@ def fore_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 
 def _buchholz(ctx: Context, spec: TieBreakSpec, edition: str, fore: bool) -> Values:
     el = ctx.elements(edition, fore=fore)
-    keep = cut_elements(el.present, el.oppscore, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
-                        by_oppscore=False)
-    return Values(row_sum(el.oppscore, keep), ctx.unit(), _all(ctx))
+    total, _ = cut_sum(el.present, el.oppscore, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
+                       by_oppscore=False, total=el.oppscore_total, count=el.elements)
+    return Values(total, ctx.unit(), _all(ctx))
 
 
 def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """SB: sum of opponent score times points scored against them, with C/M cuts (C.07 9.1, 14.1.2, 16.5)."""
     el = ctx.elements(edition)
     contribution = el.sb_contribution
-    keep = cut_elements(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
-                        by_oppscore=True)
-    return Values(row_sum(contribution, keep), ctx.unit(2), _all(ctx))
+    total, _ = cut_sum(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
+                       by_oppscore=True, count=el.elements)
+    return Values(total, ctx.unit(2), _all(ctx))
 
 
 def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -46,9 +46,8 @@ def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -
     name = "FB" if spec.fore else "BH"
     bh = ctx.values(TieBreakSpec(name), edition, kernel_of(name))
     d = ctx.dense
-    played = d.played
-    total = row_sum(bh.num[d.opp_row], played)
-    count = row_sum(played)
+    total = row_sum(d.through(bh.num))
+    count = row_sum(d.played)
     hundredths = round_half_up(100 * total, np.maximum(count, 1) * ctx.unit())
     return Values(hundredths, np.full(d.players, 100, dtype=np.int64), count > 0)
 
@@ -68,5 +67,5 @@ def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     max_units = d.per_player(rounds * d.W)
     limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
     qualifies = 2 * score >= max_units + limit
-    num = row_sum(pts, scheduled & qualifies[d.opp_row])
+    num = row_sum(pts, d.through(qualifies, False, scheduled=True))
     return Values(num, ctx.unit(), _all(ctx))

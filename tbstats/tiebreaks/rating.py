@@ -10,7 +10,7 @@ import numpy as np
 
 from tbstats.dense import row_sum
 from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
+from tbstats.tiebreaks.base import Context, Values, cut_sum, round_half_up
 
 #: dp for p = 0..50 per cent (FIDE Rating Regulations; rules.md 5.5); dp(100 - p) = -dp(p).
 _DP_LOW = np.array([
@@ -46,18 +46,15 @@ def _ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray]:
 def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     d = ctx.dense
     rating, usable = _ratings(ctx, spec)
-    played = d.played
-    opp_rating = np.where(played, rating[d.opp_row], 0)
-    return opp_rating, played, usable
+    return d.through(rating), d.played, usable
 
 
 def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """ARO: average rating of the opponents played over the board, cuts on ratings, rounded half up (10.1)."""
     r, played, usable = _opponent_ratings(ctx, spec)
     none = np.zeros_like(played)
-    keep = cut_elements(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False)
-    count = row_sum(keep)
-    num = round_half_up(row_sum(r, keep), np.maximum(count, 1))
+    total, count = cut_sum(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False)
+    num = round_half_up(total, np.maximum(count, 1))
     return Values(num, np.ones_like(num), usable & (count > 0))
 
 
@@ -106,10 +103,8 @@ def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: 
 
     d = ctx.dense
     inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))
-    opp = d.opp_row
-    use = d.played & inner.defined[opp]
-    count = row_sum(use)
-    num = round_half_up(row_sum(inner.num[opp], use), np.maximum(count, 1))
+    count = row_sum(d.through(inner.defined, False))
+    num = round_half_up(row_sum(d.through(np.where(inner.defined, inner.num, 0))), np.maximum(count, 1))
     _, _, usable = _opponent_ratings(ctx, spec)
     return Values(num, np.ones_like(num), usable & (count > 0))
 

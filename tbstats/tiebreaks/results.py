@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+
 import numpy as np
 
 from tbstats.dense import NO_OPP, WIN, Dense, row_sum
@@ -101,15 +104,24 @@ def pairing_number(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """LOTS: a seeded drawing of lots (C.07 4.2: remaining ties "should be broken by drawing of lots").
 
-    Each player draws a 62-bit number from (seed, tournament id, start number) through splitmix64, so a
-    draw does not depend on which other tournaments share the batch.
+    Each player draws a 62-bit number from (seed, tournament key, start number) through splitmix64, so a
+    draw does not depend on which other tournaments share the batch: the key is :func:`lots_keys` of the
+    tournament's source when the caller gave it (``Context.set_lots``), else the tournament id.
     """
     d = ctx.dense
     with np.errstate(over="ignore"):
         x = (np.full(d.players, ctx.lots_seed, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-             + d.t_ids[d.tix].astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9)
+             + ctx.lots_keys[d.tix] * np.uint64(0xBF58476D1CE4E5B9)
              + d.start_no.astype(np.uint64) * np.uint64(0x94D049BB133111EB))
         for shift, mult in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
             x = (x ^ (x >> np.uint64(shift))) * np.uint64(mult)
         x ^= x >> np.uint64(31)
     return Values((x >> np.uint64(2)).astype(np.int64), _ones(d), np.ones(d.players, dtype=bool))
+
+
+def lots_keys(sources: Sequence[str | None]) -> np.ndarray:
+    """A stable 64-bit key per tournament for the drawing of lots: the first 8 bytes of the BLAKE2b digest of
+    its source (the same in every batch, process and Python version; one digest per distinct source)."""
+    digest = {s: int.from_bytes(hashlib.blake2b((s or "").encode(), digest_size=8).digest(), "little")
+              for s in dict.fromkeys(sources)}
+    return np.fromiter((digest[s] for s in sources), dtype=np.uint64, count=len(sources))

@@ -152,11 +152,16 @@ def renumber(batch: Batch, first_id: int) -> Batch:
     new = pl.int_range(first_id, first_id + len(ids), eager=True, dtype=pl.Int64)
     if ids.equals(new, check_names=False):
         return batch
-    mapping = pl.DataFrame({"tournament": ids, "_new": new})
+    # one new column per table (the others are shared, not copied): a shift when the ids run on by one, else a
+    # lookup (an id that no tournament has becomes null, as a left join would make it)
+    first = ids[0]
+    if ids.null_count() == 0 and (ids - first).equals(new - first_id, check_names=False):
+        column = pl.col("tournament") + (first_id - first)
+    else:
+        column = pl.col("tournament").replace_strict(ids, new, default=None, return_dtype=pl.Int64)
 
     def apply(df: pl.DataFrame) -> pl.DataFrame:
-        return df.join(mapping, on="tournament", how="left", maintain_order="left").with_columns(
-            pl.col("_new").alias("tournament")).drop("_new")
+        return df.with_columns(column.alias("tournament"))
 
     return Batch(apply(batch.tournaments), apply(batch.players), apply(batch.games), batch.warnings)
 

@@ -48,9 +48,9 @@ def decode(path: str, raw: bytes) -> tuple[str, str | None]:
 
 def check_text(path: str, raw: bytes) -> None:
     """Raise :class:`FormatError` for empty files and for binary data (NUL bytes near the start)."""
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise FormatError(path, None, None, "empty file (expected TRF records such as '001' player lines)")
-    if b"\x00" in raw[:4096]:
+    if raw.find(b"\x00", 0, 4096) >= 0:
         raise FormatError(path, None, None, "binary data, not a TRF text file (NUL bytes found)")
 
 
@@ -125,32 +125,18 @@ def _as_text(codes: np.ndarray) -> str:
 
 def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
-    from ``room`` characters on (the line's end)."""
-    if buf.dtype == np.uint8 and width + 8 <= PAD:
-        return _byte_windows(buf, at, width, room)
-    pos = np.minimum(at, len(buf) - width)
-    out = np.empty((width, len(pos)), dtype=buf.dtype)
-    for c in range(width):
-        np.take(buf, pos + c, out=out[c])
-        out[c][room <= c] = SPACE
-    return out
+    from ``room`` characters on (the line's end).
 
-
-_KEEP = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_BLANKS = np.uint64(0x2020202020202020)
-
-
-def _byte_windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
-    """:func:`windows` of a byte buffer: eight bytes per gather (an unaligned 64-bit view), split by shifts."""
-    words = np.ndarray(shape=(len(buf) - 7,), dtype="<u8", buffer=buf.data, strides=(1,))
-    pos = np.minimum(at, len(buf) - width - 8)
-    out = np.empty((width, len(pos)), dtype=np.uint8)
-    for w in range(0, width, 8):
-        keep = _KEEP[np.clip(room - w, 0, 8)]
-        word = (words[pos + w] & keep) | (_BLANKS & ~keep)
-        for c in range(w, min(width, w + 8)):
-            out[c] = word >> np.uint64(8 * (c - w))
-    return out
+    Each window is one row of a strided view of the buffer, gathered whole, then turned column-major.
+    """
+    view = np.lib.stride_tricks.sliding_window_view(buf, width)
+    rows = view[np.minimum(at, len(buf) - width)]
+    short = np.flatnonzero(room < width)
+    if short.size:  # past the line's end: blanks, not the next line
+        part = rows[short]
+        part[np.arange(width) >= room[short, None]] = SPACE
+        rows[short] = part
+    return np.ascontiguousarray(rows.T)
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -173,8 +159,7 @@ def build_buffer(parts: list[bytes | np.ndarray]) -> tuple[np.ndarray, np.ndarra
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     pad = b" " * PAD
     if all(isinstance(p, bytes) for p in parts):
-        joined = b"".join(q for p in parts if isinstance(p, bytes) for q in (p, b"\n"))
-        buf = np.frombuffer(joined + pad, dtype=np.uint8)
+        buf = np.frombuffer(b"\n".join([*parts, pad]), dtype=np.uint8)  # type: ignore[list-item]
     else:
         arrays = [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytes) else p for p in parts]
         buf = np.full(int(offsets[-1]) + PAD, SPACE, dtype=np.result_type(*arrays))
@@ -279,8 +264,39 @@ _CLASS[43], _CLASS[45] = _PLUS, _MINUS
 _SMALL = {k: _small_int_tables(k) for k in range(1, 5)}
 
 
+def _pair_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For two bytes ``a | b << 8``: their class pattern, the value of their digits; and for each pattern of a
+    4-column field, the multiplier of its first pair's value (10 to the number of digits in the second pair)."""
+    pair = np.arange(65536)
+    lo, hi = pair & 0xFF, pair >> 8
+    classes = (_CLASS[lo] + 5 * _CLASS[hi]).astype(np.int16)
+    d_lo, d_hi = lo - 48, hi - 48
+    is_lo, is_hi = (d_lo >= 0) & (d_lo <= 9), (d_hi >= 0) & (d_hi <= 9)
+    value = np.where(is_lo & is_hi, 10 * d_lo + d_hi, np.where(is_lo, d_lo, np.where(is_hi, d_hi, 0)))
+    weight = _SMALL[4][2]
+    first = np.where(weight[1] > 0, weight[1], np.where(weight[0] > 0, weight[0], 1))
+    return classes, value.astype(np.int32), first.astype(np.int32)
+
+
+_PAIR_CLASS, _PAIR_VALUE, _FIRST_PAIR = _pair_tables()
+
+
+def _parse_pairs(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_parse_small` of a 4-column byte field, two columns per lookup (digits only ever sit together in
+    a valid pattern, so each pair's digit value and the pattern's multiplier give the number)."""
+    valid, negative, _ = _SMALL[4]
+    p0 = win[0].astype(np.uint16) | (win[1].astype(np.uint16) << 8)
+    p1 = win[2].astype(np.uint16) | (win[3].astype(np.uint16) << 8)
+    code = _PAIR_CLASS[p0] + np.int16(25) * _PAIR_CLASS[p1]
+    value = _PAIR_VALUE[p0] * _FIRST_PAIR[code] + _PAIR_VALUE[p1]
+    ok = valid[code]
+    return np.where(negative[code], -value, value).astype(np.int64) * ok, ok
+
+
 def _parse_small(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`parse_int` of a field of at most 4 columns: its pattern of character classes, looked up."""
+    if win.shape[0] == 4 and win.dtype == np.uint8:
+        return _parse_pairs(win)
     valid, negative, weight = _SMALL[win.shape[0]]
     code = np.zeros(win.shape[1], dtype=np.int64)
     digits = []

@@ -68,6 +68,31 @@ for _c, _k in (("1", "win"), ("W", "win"), ("=", "draw"), ("D", "draw")):
     _KIND_OF_RESULT[_RES[_c]] = _KIND[_k]
 
 
+def _classify(has_opp: np.ndarray, res: np.ndarray, ores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Game type and scoring kind of blocks by opponent or none, result id and the opponent's result id."""
+    gt = np.full(len(res), GAME_TYPE["absent"], dtype=np.int8)
+    for cond, game_type in (
+            (~has_opp & _in(res, ["Z", "-"]), "zero_bye"), (~has_opp & (res == _RES["H"]), "half_bye"),
+            (~has_opp & _in(res, ["F", "+"]), "full_bye"), (~has_opp & (res == _RES["U"]), "pab"),
+            (has_opp, "pending"), (has_opp & (res == _RES["-"]), "forfeit_loss"),
+            (has_opp & (res == _RES["-"]) & (ores == _RES["-"]), "double_forfeit"),
+            (has_opp & (res == _RES["+"]), "forfeit_win"),
+            (has_opp & _in(res, ["1", "0", "=", "W", "D", "L"]), "played")):
+        gt[cond] = GAME_TYPE[game_type]
+    kind = np.where(gt == GAME_TYPE["played"], _KIND_OF_RESULT[res], _KIND_OF_TYPE[gt])
+    return gt, kind
+
+
+#: Result id of a block without opponent: game results (Krause-style) read as the matching bye.
+_BYE_OF = np.arange(_OTHER + 1, dtype=np.int8)
+for _c, _bye in BYE_ALIASES.items():
+    _BYE_OF[_RES[_c]] = _RES[_bye]
+#: Game type and scoring kind by (has an opponent, result id, opponent's result id), as one flat index.
+_GAME_TYPE_OF, _KIND_OF = _classify(*(a.reshape(-1) for a in np.meshgrid(
+    np.array([False, True]), np.arange(_OTHER + 1, dtype=np.int8), np.arange(_OTHER + 1, dtype=np.int8),
+    indexing="ij")))
+
+
 def row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
     """One int64 per (event, start number, round): event < 2^29, start number < 2^20, round < 2^14."""
     return (event.astype(np.int64) << 34) | (start_no.astype(np.int64) << 14) | rnd.astype(np.int64)
@@ -236,20 +261,9 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     errors = _problems(checks, frame)
     warnings = _problems(notes, frame)
 
-    alias = ~has_opp & _in(res, list(BYE_ALIASES))
-    res = np.where(alias & (res == _RES["1"]), _RES["F"], np.where(
-        alias & (res == _RES["="]), _RES["H"], np.where(alias & (res == _RES["0"]), _RES["Z"], res)))
-    gt = np.full(len(res), GAME_TYPE["absent"], dtype=np.int8)
-    for cond, game_type in (
-            (~has_opp & _in(res, ["Z", "-"]), "zero_bye"), (~has_opp & (res == _RES["H"]), "half_bye"),
-            (~has_opp & _in(res, ["F", "+"]), "full_bye"), (~has_opp & (res == _RES["U"]), "pab"),
-            (has_opp, "pending"), (has_opp & (res == _RES["-"]), "forfeit_loss"),
-            (has_opp & (res == _RES["-"]) & (ores == _RES["-"]), "double_forfeit"),
-            (has_opp & (res == _RES["+"]), "forfeit_win"),
-            (has_opp & _in(res, ["1", "0", "=", "W", "D", "L"]), "played")):
-        gt[cond] = GAME_TYPE[game_type]
-    kind = _KIND_OF_TYPE[gt]
-    kind = np.where(gt == GAME_TYPE["played"], _KIND_OF_RESULT[res], kind)
+    res = np.where(has_opp, res, _BYE_OF[res])  # a game result without opponent reads as its bye
+    combo = (has_opp.astype(np.int16) * (_OTHER + 1) + res) * (_OTHER + 1) + ores
+    gt, kind = _GAME_TYPE_OF[combo], _KIND_OF[combo]
     n_kinds = len(SCORING_KINDS)
     pts = np.where(kind >= 0, points.reshape(-1)[event * n_kinds + np.maximum(kind, 0)], 0) if len(kind) else \
         np.zeros(0, np.int64)

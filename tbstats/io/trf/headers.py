@@ -135,6 +135,10 @@ def _declared_type(code: str | None, text: str | None) -> str | None:
     return None
 
 
+#: What a line is, by its first four characters, for the records whose code alone decides (see :func:`_kind`).
+_BY_CODE: Final = {f"{code}{end}": ((_SCORING if code in ("162", "XXS") else _DATES if code == "132" else _HEADER),
+                                    code) for code in (*HEADER_RECORDS, "132") for end in (" ", "")}
+
 _RANGED: Final = ("XXR", "142", "062")
 
 
@@ -228,7 +232,7 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
     round_dates: list[tuple[str, ...]] = [() for _ in range(n)]
     adjustments: list[tuple[int, int, str]] = []
     for ev, line, text in zip(event_of_line.tolist(), line_of.tolist(), texts, strict=True):
-        kind, code = _kind(text)
+        kind, code = _BY_CODE.get(text[:4]) or _kind(text)
         if kind == _HEADER:
             rec = recs[ev]
             if code not in rec:
@@ -242,16 +246,14 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
         elif kind == _DATES:
             round_dates[ev] = tuple(text[i:i + 8] for i in range(ROUND0, len(text), 10))
             kept[ev].append(text)
-    cols: dict[str, list[object]] = {k: [] for k in _COLUMNS}
+    rows: list[tuple[Any, ...]] = []
     warns: list[dict[str, object]] = []
     errors: list[dict[str, object]] = []
-    for ev in range(n):
-        rec = recs[ev]
+    for ev, rec, longest_ev, players_ev in zip(range(n), recs, longest.tolist(), players.tolist(), strict=True):
         key = (*(rec[c][0] if c in rec else None for c in _INTERPRETED), round_dates[ev],
-               tuple((c, t) for c, t, _ in scoring[ev]), int(longest[ev]), int(players[ev]))
+               tuple((c, t) for c, t, _ in scoring[ev]), longest_ev, players_ev)
         values, notes, problems = _interpret(key)
-        for col, v in zip(_COLUMNS, values, strict=True):
-            cols[col].append(v)
+        rows.append(values)
         for record, name, message in notes:
             warns.append({"source": sources[ev], "line": rec[record][1] if record in rec else None, "field": name,
                           "message": message})
@@ -259,6 +261,7 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
             line = rec[where][1] if isinstance(where, str) else scoring[ev][where][2]
             errors.append({"path": source_files[ev], "line": line, "column": column, "reason": reason})
 
+    cols = dict(zip(_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)) if rows else {k: [] for k in _COLUMNS}
     for ev, line, text in adjustments:       # 299: say what is applied, at its line (rules.md 9.1)
         team = any(r[:3] in ("310", "013") for r in kept[ev]) or cols["_declared_type"][ev] == "team"
         warns.append({"source": sources[ev], "line": line, "field": "299", "message": describe(text, team)})

@@ -42,13 +42,13 @@ class Players:
 def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFrame, pl.DataFrame]:
     """Slice every player line into its fields; problems (bad starting ranks and ratings, duplicates) and
     warnings (points, rank or FIDE id that are not numbers)."""
-    win = lines.window(0, 91)
-    start, start_ok = parse_int(win[4:8])
+    start, start_ok = parse_int(lines.window(4, 4))
     # sort by event and starting rank (file order among equals), so games come out in the model's order
     key = event.astype(np.int64) * 20000 + np.where(start_ok, start, -10000) + 10000
     order = np.argsort(key, kind="stable")
     lines = lines.subset(order)
-    win, event, start, start_ok = win[:, order], event[order], start[order], start_ok[order]
+    event, start, start_ok = event[order], start[order], start_ok[order]
+    win = lines.window(0, 91)  # after sorting: the lines' fields in their final order
     ws = is_whitespace(win)
     rating, rating_ok = parse_int(win[48:52], ws[48:52])
     fide, fide_ok = parse_int(win[57:68], ws[57:68])

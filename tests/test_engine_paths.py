@@ -1,0 +1,116 @@
+"""The engine's short cuts give what the general code gives.
+
+- a games table that is the grid of one bucket row by row becomes the dense view without a scatter; the same
+  games in any other order take the general path and must give the same arrays;
+- one cut of the lowest or highest contribution is a row minimum or maximum (the VUR first, 16.5), not a
+  masked pass per cut: the sums and counts equal those left by :func:`cut_elements` on every row;
+- opponents' values in games come from one gather through a padded index: equal to the masked gather;
+- the allocator tuning is done once, and ``TBSTATS_MALLOC=system`` leaves the allocator alone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import reference
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import swiss_events, to_trf
+
+from tbstats.dense import NO_OPP, Dense, _in_grid_order, build_buckets, row_extreme, row_sum
+from tbstats.games import Batch
+from tbstats.io.trf import read_trf
+from tbstats.memory import keep_freed_memory
+from tbstats.tiebreaks.base import cut_elements, cut_sum
+
+SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow], max_examples=30, deadline=None)
+ARRAYS = ("opp", "pts", "gtype", "black", "outcome", "counted", "tix", "start_no", "rating")
+
+
+def _views(batch: Batch) -> list[Dense]:
+    return [b.dense for b in build_buckets(batch).parts]
+
+
+@SETTINGS
+@given(st.integers(1, 7).flatmap(lambda r: st.lists(swiss_events(max_players=8, max_rounds=r), min_size=1,
+                                                     max_size=4)), st.integers(0, 2 ** 16))
+def test_grid_ordered_games_give_the_general_view(events: list[reference.RefTournament], seed: int) -> None:
+    result = read_trf([(f"t{i}.trf", to_trf(t).encode()) for i, t in enumerate(events)])
+    assert result.errors.is_empty(), result.errors
+    batch = result.batch
+    shuffled = Batch(batch.tournaments, batch.players, batch.games.sample(fraction=1.0, shuffle=True, seed=seed))
+    g = shuffled.games
+    assert not _in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(),
+                              np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.array([3]))
+    for fast, general in zip(_views(batch), _views(shuffled), strict=True):
+        for name in ARRAYS:
+            assert np.array_equal(getattr(fast, name), getattr(general, name)), name
+
+
+def test_a_complete_sorted_single_bucket_is_recognised_as_a_grid() -> None:
+    from tbstats.simulate import SimulationConfig, simulate
+
+    batch = simulate(SimulationConfig(tournaments=3, players=6, rounds=4, seed=9)).batch
+    g, p = batch.games, batch.players
+    assert _in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(), p["tournament"].to_numpy(),
+                          p["start_no"].to_numpy(), np.array([4]))
+    swapped = g[[1, 0, *range(2, g.height)]]
+    assert not _in_grid_order(swapped, swapped["round"].to_numpy(), swapped["player"].to_numpy(),
+                              p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
+
+
+@given(st.integers(0, 2 ** 32 - 1), st.sampled_from([(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2)]),
+       st.booleans(), st.sampled_from([np.int32, np.int64]))
+@SETTINGS
+def test_cut_sums_equal_the_cut_mask(seed: int, cuts: tuple[int, int], by_oppscore: bool, dtype: type) -> None:
+    rng = np.random.default_rng(seed)
+    P, R = int(rng.integers(1, 40)), int(rng.integers(1, 10))
+    present = rng.random((P, R)) < 0.8
+    vur = present & (rng.random((P, R)) < 0.2)
+    oppscore = rng.integers(0, 6, (P, R)).astype(dtype)   # few values: many ties
+    contribution = oppscore * rng.integers(0, 3, (P, R)).astype(dtype) if by_oppscore else oppscore
+    low, high = cuts
+    keep = cut_elements(present, contribution, oppscore, vur, low, high, by_oppscore)
+    total, count = cut_sum(present, contribution, oppscore, vur, low, high, by_oppscore)
+    assert np.array_equal(total, row_sum(contribution, keep))
+    assert np.array_equal(count, row_sum(keep))
+
+
+def test_row_extreme_is_the_masked_minimum_and_maximum() -> None:
+    rng = np.random.default_rng(3)
+    for shape in ((0, 4), (5, 0), (30, 1), (30, 9)):
+        values = rng.integers(-50, 50, shape).astype(np.int32)
+        mask = rng.random(shape) < 0.6
+        big, small = np.iinfo(np.int32).max, np.iinfo(np.int32).min
+        assert np.array_equal(row_extreme(values, mask, highest=False),
+                              np.where(mask, values, big).min(axis=1, initial=big))
+        assert np.array_equal(row_extreme(values, mask, highest=True),
+                              np.where(mask, values, small).max(axis=1, initial=small))
+
+
+def test_opponents_values_through_the_padded_index() -> None:
+    from tbstats.simulate import SimulationConfig, simulate
+
+    d = _views(simulate(SimulationConfig(tournaments=4, players=7, rounds=5, seed=2)).batch)[0]
+    values = np.arange(d.players, dtype=np.int64) * 3 + 1
+    assert np.array_equal(d.through(values), np.where(d.played, values[d.opp_row], 0))
+    assert np.array_equal(d.through(values, -7, scheduled=True), np.where(d.opp != NO_OPP, values[d.opp_row], -7))
+    flags = values % 2 == 0
+    assert np.array_equal(d.through(flags, False), d.played & flags[d.opp_row])
+
+
+def test_allocator_tuning_is_done_once_and_can_be_left_out() -> None:
+    tuned = keep_freed_memory()
+    assert keep_freed_memory() is tuned
+    try:
+        glibc = sys.platform.startswith("linux") and (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
+    except (ValueError, OSError):
+        glibc = False
+    assert tuned == (glibc and os.environ.get("TBSTATS_MALLOC", "") != "system")
+    code = "import tbstats.memory as m; print(m.keep_freed_memory())"
+    env = {**os.environ, "TBSTATS_MALLOC": "system"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
