@@ -210,6 +210,21 @@ def team_changes(batch: Batch, events: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out, schema=TEAM_CHANGE_SCHEMA, orient="row")
 
 
+def team_notes(batch: Batch, teams: pl.DataFrame) -> list[str]:
+    """Warnings for the 299 records of team events that name no team of their event or give values that
+    are not whole units (``teams``: the team model's teams table)."""
+    known = set(teams.select("tournament", "team").iter_rows())
+    ids = sorted({t for t, _ in known})
+    source = dict(batch.tournaments.select("tournament", "source").iter_rows())
+    out = []
+    for tid, a in records(batch, ids):
+        for team in a.ids:
+            if (tid, team) not in known:
+                out.append(f"{source[tid]}: a 299 record names team {team}, which is not a team of the event "
+                           "(310/013): ignored for it")
+    return out
+
+
 def deltas(kind: np.ndarray, value: np.ndarray, present: np.ndarray, pts: np.ndarray, gtype: np.ndarray,
            outcome: np.ndarray) -> np.ndarray:
     """Score change of each 299 row: a penalty/bonus as written; a type only where the round (``pts``,

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import polars as pl
 
+from tbstats.adjust import team_notes
 from tbstats.audit import bounded
 from tbstats.games import Batch, empty
 from tbstats.pipeline import Run, shift_ids
@@ -33,7 +34,7 @@ def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec] | None, rules: str,
                  after_round: int | None, team_pab: tuple[Fraction, Fraction] | None,
                  lots: int | None = None) -> TeamsComputed:
     tb = build_teams(batch, team_pab=team_pab)
-    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)]
+    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)] + team_notes(batch, tb.teams)
     if specs is None:
         table, skipped = compute_teams_from_file(batch, rules=rules, force_type=force_type,
                                                  after_round=after_round, teams=tb, lots=lots)
@@ -65,7 +66,7 @@ def _audit_one(batch: Batch, rules: str, tiebreaks: str | Sequence[TieBreakSpec]
                team_pab: tuple[Fraction, Fraction] | None,
                drilldown_limit: int | None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
     tb = build_teams(batch, team_pab=team_pab)
-    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)]
+    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)] + team_notes(batch, tb.teams)
     per_t, per_team = audit_teams(batch, rules=rules, tiebreaks=tiebreaks, teams=tb, drilldown_limit=drilldown_limit)
     return per_t, per_team, notes
 
