@@ -63,21 +63,22 @@ def compute_teams_run(run: Run, specs: Sequence[TieBreakSpec] | None, *, rules: 
 
 
 def _audit_one(batch: Batch, rules: str, tiebreaks: str | Sequence[TieBreakSpec],
-               team_pab: tuple[Fraction, Fraction] | None,
-               drilldown_limit: int | None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+               team_pab: tuple[Fraction, Fraction] | None, drilldown_limit: int | None,
+               force_type: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
     tb = build_teams(batch, team_pab=team_pab)
     notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)] + team_notes(batch, tb.teams)
-    per_t, per_team = audit_teams(batch, rules=rules, tiebreaks=tiebreaks, teams=tb, drilldown_limit=drilldown_limit)
+    per_t, per_team = audit_teams(batch, rules=rules, tiebreaks=tiebreaks, teams=tb, drilldown_limit=drilldown_limit,
+                                  force_type=force_type)
     return per_t, per_team, notes
 
 
 def audit_teams_run(run: Run, *, rules: str = "auto", tiebreaks: str | Sequence[TieBreakSpec] = "from-file",
                     team_pab: tuple[Fraction, Fraction] | None = None, drilldown_limit: int | None = None,
-                    ) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+                    force_type: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
     """:func:`tbstats.teams.audit.audit_teams` of every batch, in order: per event, per team (the first
     ``drilldown_limit`` events with differences) and the warnings met while building the teams."""
     work = functools.partial(_audit_one, rules=rules, tiebreaks=tiebreaks, team_pab=team_pab,
-                             drilldown_limit=drilldown_limit)
+                             drilldown_limit=drilldown_limit, force_type=force_type)
     per_t, per_team, notes = [pl.DataFrame(schema=EVENT_SCHEMA)], [pl.DataFrame(schema=TEAM_SCHEMA)], []
     for m in run.map(work):
         per_t.append(shift_ids(m.value[0], m.first_id))
