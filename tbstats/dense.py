@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.adjust import deltas, has_adjustments, player_changes
+from tbstats.adjust import bonus_cells
 from tbstats.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.games import GAME_TYPE, Batch
 from tbstats.games import LOSS as LOSS
@@ -43,18 +43,37 @@ def type_table(names: tuple[str, ...]) -> np.ndarray:
     return table
 
 
-def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+def lookup(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[codes]`` for a table of one-byte values (bool, int8) indexed by non-negative one-byte codes.
+
+    One ``bytes.translate`` pass: a numpy gather would first convert the codes to an intp array 8 times their
+    size. Codes must be valid rows of ``table`` (game type codes are).
+    """
+    if codes.dtype.itemsize != 1 or table.dtype.itemsize != 1 or len(table) > 128:
+        out: np.ndarray = table[codes]
+        return out
+    full = np.zeros(256, dtype=table.dtype)
+    full[:len(table)] = table
+    return np.frombuffer(bytearray(codes.tobytes().translate(full.tobytes())), dtype=table.dtype).reshape(
+        codes.shape)
+
+
+def row_sum(values: np.ndarray, mask: np.ndarray | None = None, *, bound: int | None = None) -> np.ndarray:
     """Per-player sum of a players x rounds array (where ``mask``), int64.
 
     ``einsum`` runs several times faster than ``sum(axis=1)`` on rows as short as a tournament's rounds.
+    ``bound`` (the largest absolute value of ``values``, when the caller knows it) lets integer sums that
+    cannot leave int32 accumulate in int32, twice as fast.
     """
     if values.dtype == np.bool_:
         values = values.view(np.uint8) if values.shape[1] < 256 else values.astype(np.int32)
         if mask is None and values.dtype == np.uint8:
             return np.einsum("ij->i", values).astype(np.int64)
+    acc = np.int32 if bound is not None and values.dtype.itemsize <= 4 and values.dtype.kind in "iu" and \
+        bound * max(values.shape[1], 1) < 2 ** 31 else np.int64
     if mask is None:
-        return np.einsum("ij->i", values, dtype=np.int64)
-    return np.einsum("ij,ij->i", mask.view(np.uint8), values, dtype=np.int64)
+        return np.einsum("ij->i", values, dtype=acc).astype(np.int64, copy=False)
+    return np.einsum("ij,ij->i", mask.view(np.uint8), values, dtype=acc).astype(np.int64, copy=False)
 
 
 def row_extreme(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> np.ndarray:
@@ -142,7 +161,7 @@ class Dense(Roster):
 
     def is_type(self, names: tuple[str, ...]) -> np.ndarray:
         """Mask of counted player-rounds whose game type is one of ``names``."""
-        return self.in_counted(type_table(names)[self.gtype])
+        return self.in_counted(lookup(type_table(names), self.gtype))
 
     @cached_property
     def played(self) -> np.ndarray:
@@ -193,7 +212,7 @@ class Dense(Roster):
     @cached_property
     def score(self) -> np.ndarray:
         """Each player's score over the counted rounds, units (int64)."""
-        return row_sum(self.points)
+        return row_sum(self.points, bound=self.max_abs_points)
 
     @cached_property
     def adjusted_score(self) -> np.ndarray:
@@ -331,9 +350,16 @@ def _in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, 
     if len(widths) != 1 or widths[0] < 1 or g.height != P * int(widths[0]):
         return False
     R = int(widths[0])
-    return bool((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
-                and (player_no.reshape(P, R) == start_no[:, None]).all()
-                and (g["tournament"].to_numpy().reshape(P, R) == player_t[:, None]).all())
+    if not ((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
+            and (player_no.reshape(P, R) == start_no[:, None]).all()):
+        return False
+    # tournaments: a sorted column whose first and last row of every player's block are the player's
+    # tournament holds it on every row of the block (searched in place, no copy of the column)
+    t = g["tournament"]
+    if P == 0 or not t.is_sorted():
+        return P == 0
+    block = np.arange(0, P * R, R)
+    return all(bool((t.gather(rows).to_numpy() == player_t).all()) for rows in (block, block + R - 1))
 
 
 def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Buckets:
@@ -459,7 +485,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     u_pts, u_t = points[unplayed], tix[unplayed // R_of[0]] if g_tix is None else g_tix[unplayed]
     g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
     outcome = flat(g_outcome, LOSS, np.int8)
-    bonus = _bonus_cells(batch, t_ids, tix, start_no, row_cell, n, trash, (pts, gtype, outcome))
+    bonus = bonus_cells(batch, t_ids, tix, start_no, row_cell, n, trash, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):
         b_rows = p_order[b_first[b]:b_first[b + 1]]
@@ -478,35 +504,6 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
                       outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus))
         parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
     return Buckets(roster, parts, player_order)
-
-
-def _bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray, row_cell: np.ndarray,
-                 n: np.ndarray, trash: int, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
-    """The flat buffer of 299 score changes of the individual events' players (None when there are none);
-    ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its kind; without
-    the spare ``trash`` cell when the games table was the grid itself)."""
-    if not has_adjustments(batch):
-        return None
-    adj = player_changes(batch)
-    if adj.is_empty():
-        return None
-    a_tix = _rows_of(adj["tournament"].to_numpy(), t_ids)
-    keys = (tix.astype(np.int64) << 24) | start_no
-    want = (a_tix.astype(np.int64) << 24) | adj["id"].to_numpy().astype(np.int64)
-    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
-    found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
-    rnd = adj["round"].to_numpy().astype(np.int64)
-    ok = found & (rnd <= n[a_tix])
-    cell = np.where(ok, row_cell[rows] + rnd - 1, trash)
-    at = np.where(ok, cell, 0)
-    pts, gtype, outcome = (f[at] if len(f) else np.zeros(len(at), dtype=f.dtype) for f in flats)
-    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), ok, pts, gtype, outcome)
-    if not delta.any():
-        return None
-    out = np.zeros(trash + 1, dtype=np.int64)
-    np.add.at(out, cell, delta)
-    out[trash] = 0
-    return out
 
 
 def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:

@@ -169,3 +169,12 @@ def test_explain_shows_the_adjusted_score(tmp_path: Path) -> None:
     assert "Willows): BH:MP = 8 " in team.stdout and "MP 3, GP 3.5" in team.stdout
     player = CliRunner().invoke(main, ["explain", str(player_file), "-p", "4", "-t", "BH", "--format", "md"])
     assert "score 1.5," in player.stdout
+
+
+def test_bonus_of_the_last_player_in_the_last_round() -> None:
+    """The games table of E2 is the dense grid itself (the fast path, no spare cell): a change of the
+    last cell (player 5, round 3) counts like any other."""
+    batch, _ = _read(E2, _record("", "", "1.0", "3", 5))
+    got = dict(api.compute(batch, "BH").select("start_no", "points").iter_rows())
+    assert got[5] == 2.0
+    assert dict(api.compute(batch, "BH", after_round=2).select("start_no", "points").iter_rows())[5] == 1.0

@@ -176,18 +176,22 @@ def _events(lines: Lines, is001: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     return event.astype(np.int64), lines.file[firsts].astype(np.int64), k[firsts].astype(np.int64)
 
 
+#: Game types where the players met (a round with a pairing), by game type id.
+_PAIRED: Final = np.isin(np.arange(len(GAME_TYPE)),
+                         [GAME_TYPE[k] for k in ("played", "forfeit_win", "forfeit_loss", "double_forfeit")])
+
+
 def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) -> pl.DataFrame:
     """Rounds played and the event type of every event (every line already has a block per round)."""
     n = t.height
     ev, rnd, gt = g["event"], g["round"].astype(np.int64), g["game_type"]
     pending = gt == GAME_TYPE["pending"]
-    paired = np.isin(gt, [GAME_TYPE[k] for k in ("played", "forfeit_win", "forfeit_loss", "double_forfeit")])
+    paired = _PAIRED[gt]
     first_pending = np.full(n, 10_000 + 1, dtype=np.int64)
     np.minimum.at(first_pending, ev[pending], rnd[pending])
     last_paired = np.zeros(n, dtype=np.int64)
     np.maximum.at(last_paired, ev[paired], rnd[paired])
-    has_paired = np.zeros(n, dtype=bool)
-    has_paired[ev[paired]] = True
+    has_paired = last_paired > 0  # rounds count from 1
     planned = t["rounds"].to_numpy().astype(np.int64)
     counted = np.where(rounds_ev >= planned, rounds_ev, np.where(has_paired, last_paired, rounds_ev))
     counted = np.where((rounds_ev == 0) & (planned <= 0), 10_000, counted)  # nothing to count: as before
