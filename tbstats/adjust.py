@@ -210,6 +210,21 @@ def team_changes(batch: Batch, events: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out, schema=TEAM_CHANGE_SCHEMA, orient="row")
 
 
+def team_notes(batch: Batch, teams: pl.DataFrame) -> list[str]:
+    """Warnings for the 299 records of team events that name no team of their event or give values that
+    are not whole units (``teams``: the team model's teams table)."""
+    known = set(teams.select("tournament", "team").iter_rows())
+    ids = sorted({t for t, _ in known})
+    source = dict(batch.tournaments.select("tournament", "source").iter_rows())
+    out = []
+    for tid, a in records(batch, ids):
+        for team in a.ids:
+            if (tid, team) not in known:
+                out.append(f"{source[tid]}: a 299 record names team {team}, which is not a team of the event "
+                           "(310/013): ignored for it")
+    return out
+
+
 def deltas(kind: np.ndarray, value: np.ndarray, present: np.ndarray, pts: np.ndarray, gtype: np.ndarray,
            outcome: np.ndarray) -> np.ndarray:
     """Score change of each 299 row: a penalty/bonus as written; a type only where the round (``pts``,
@@ -235,13 +250,13 @@ def grid(rows: np.ndarray, rounds: np.ndarray, delta: np.ndarray, shape: tuple[i
 
 
 def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray, row_cell: np.ndarray,
-                 n: np.ndarray, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
-    """The dense view's flat buffer of 299 score changes of the individual events' players (None when there are none);
-    ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its kind)."""
+                n: np.ndarray, trash: int, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """The dense view's flat buffer of 299 score changes of the individual events' players (None when there
+    are none); ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its
+    kind), which lack the spare ``trash`` cell when the games table was the grid itself."""
     if not has_adjustments(batch):
         return None
     adj = player_changes(batch)
-    trash = len(flats[0]) - 1
     if adj.is_empty():
         return None
     a_tix = np.searchsorted(t_ids, adj["tournament"].to_numpy())   # t_ids: sorted
@@ -250,9 +265,11 @@ def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.n
     rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
     found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
     rnd = adj["round"].to_numpy().astype(np.int64)
-    cell = np.where(found & (rnd <= n[a_tix]), row_cell[rows] + rnd - 1, trash)
-    pts, gtype, outcome = (f[cell] for f in flats)
-    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), cell != trash, pts, gtype, outcome)
+    ok = found & (rnd <= n[a_tix])
+    cell = np.where(ok, row_cell[rows] + rnd - 1, trash)
+    at = np.where(ok, cell, 0)
+    pts, gtype, outcome = (f[at] if len(f) else np.zeros(len(at), dtype=f.dtype) for f in flats)
+    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), ok, pts, gtype, outcome)
     if not delta.any():
         return None
     out = np.zeros(trash + 1, dtype=np.int64)

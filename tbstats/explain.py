@@ -320,7 +320,7 @@ def explain(batch: Batch, *, player: int, tiebreak: str, rules: str = "fide-2026
     ruleset = get_ruleset(edition)
     shown = "undefined" if tb.kind == "value" and value is None else "a partition" if value is None \
         else f"{value:g}"
-    score = p.dec(int(np.where(d.counted[i], d.pts[i], 0).sum()))
+    score = p.dec(int(d.adjusted_score[i]))   # the counted rounds, with 299 changes
     is_sum = how is None
     reading = "the sum of the contribution column" if how is None else how
     if tb.rating_based and value is None and tb.kind == "value":

@@ -148,3 +148,33 @@ def test_declared_points_that_a_299_explains_are_not_warned() -> None:
     assert explained.warnings["field"].to_list() == ["299"]
     per_t, per_p = audit(explained, api.make_context(explained), tiebreaks="BH")
     assert per_t["points_differ"].item() == 0 and per_p.filter(pl.col("start_no") == 4).is_empty()
+
+
+def test_a_299_naming_no_team_of_the_event_is_a_warning(tmp_path: Path) -> None:
+    target = tmp_path / "nine.trf"
+    target.write_text(TEAM_SWISS.read_text().rstrip("\n") + "\n" + _record("", "-2.0", "-1.0", "", 9) + "\n")
+    r = CliRunner().invoke(main, ["compute", str(target), "--teams", "-t", "EDE"])
+    assert r.exit_code == 0, r.output
+    assert "a 299 record names team 9, which is not a team of the event (310/013): ignored" in r.stderr
+    plain = CliRunner().invoke(main, ["compute", str(TEAM_SWISS), "--teams", "-t", "EDE", "-q"])
+    assert r.stdout.replace(str(target), "X") == plain.stdout.replace(str(TEAM_SWISS), "X")
+
+
+def test_explain_shows_the_adjusted_score(tmp_path: Path) -> None:
+    team_file, player_file = tmp_path / "t.trf", tmp_path / "p.trf"
+    team_file.write_text(TEAM_SWISS.read_text().rstrip("\n") + "\n" + _record("", "-2.0", "-1.0", "", 4) + "\n")
+    player_file.write_text(E2.read_text().rstrip("\n") + "\n" + _record("", "", "1.5", "", 4) + "\n")
+    team = CliRunner().invoke(main, ["explain", str(team_file), "--teams", "--team", "4", "-t", "BH:MP",
+                                     "--format", "md"])
+    assert "Willows): BH:MP = 8 " in team.stdout and "MP 3, GP 3.5" in team.stdout
+    player = CliRunner().invoke(main, ["explain", str(player_file), "-p", "4", "-t", "BH", "--format", "md"])
+    assert "score 1.5," in player.stdout
+
+
+def test_bonus_of_the_last_player_in_the_last_round() -> None:
+    """The games table of E2 is the dense grid itself (the fast path, no spare cell): a change of the
+    last cell (player 5, round 3) counts like any other."""
+    batch, _ = _read(E2, _record("", "", "1.0", "3", 5))
+    got = dict(api.compute(batch, "BH").select("start_no", "points").iter_rows())
+    assert got[5] == 2.0
+    assert dict(api.compute(batch, "BH", after_round=2).select("start_no", "points").iter_rows())[5] == 1.0

@@ -148,3 +148,12 @@ def test_audit_without_teams_says_it_is_a_team_event() -> None:
 def test_audit_teams_rejects_an_unknown_team_spec(bad: str) -> None:
     r = CliRunner().invoke(main, ["audit", str(HELD), "--teams", "-t", bad])
     assert r.exit_code == 2 and "NOPE" in r.output
+
+
+def test_audit_teams_takes_the_event_type_options() -> None:
+    """Read as a round robin (C.07 15.2) the constructed Swiss has no PAB dummy for Willows: BH:MP then puts
+    Willows behind Oaks, against the declared ranks."""
+    swiss = str(ROOT / "data" / "teams" / "team_swiss.trf")
+    assert _run(swiss, "--teams", "-t", "EDE,BH:MP", "-q")[0].splitlines()[1].endswith(",0,agrees")
+    forced = _run(swiss, "--teams", "-t", "EDE,BH:MP", "-q", "--round-robin")[0].splitlines()[1]
+    assert forced.split(",")[5] == "1"                  # rank_conflicts: Oaks/Willows cross the declaration

@@ -133,7 +133,8 @@ def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine
         team_specs = FROM_FILE_LIST if from_file else _team_spec_list(specs)
         with streamed(inputs, batches) as run:
             per_t, per_team_rows, notes = audit_teams_run(run, rules=engine.rules, tiebreaks=team_specs,
-                                                          team_pab=teams.pab, drilldown_limit=drilldown_limit)
+                                                          team_pab=teams.pab, drilldown_limit=drilldown_limit,
+                                                          force_type=engine.force_type)
         if not inputs.quiet:
             for note in notes:
                 click.echo(f"Warning: {note}", err=True)

@@ -49,7 +49,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 @engine_options
 @tiebreaks_option()
 @click.option("--lots", type=click.IntRange(min=0), default=None, metavar="SEED",
-              help="Break ties left after the list by a seeded drawing of lots (default: tied players share a rank).")
+              help="Break ties left after the list by a seeded drawing of lots (default: tied players or teams "
+                   "share a rank).")
 @batch_options
 @team_options
 @click.pass_context
@@ -71,7 +72,7 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
         team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
         with streamed(inputs, batches) as run:
             table, notes = compute_teams_run(run, team_specs, rules=engine.rules, force_type=engine.force_type,
-                                             after_round=engine.after_round, team_pab=teams.pab)
+                                             after_round=engine.after_round, team_pab=teams.pab, lots=lots)
         if not inputs.quiet:
             for note in notes:
                 click.echo(f"Warning: {note}", err=True)

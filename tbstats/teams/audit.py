@@ -55,18 +55,19 @@ def _differs(declared: list[str | None], computed: list[float | None]) -> np.nda
     return np.array(out, dtype=bool)
 
 
-def _ranks(batch: Batch, tb: TeamBatch, rules: str,
-           specs: Sequence[TieBreakSpec] | None) -> tuple[pl.DataFrame, set[int]]:
+def _ranks(batch: Batch, tb: TeamBatch, rules: str, specs: Sequence[TieBreakSpec] | None,
+           force_type: str | None) -> tuple[pl.DataFrame, set[int]]:
     """The team standings (one row per team) and the events whose list was absent or not usable."""
     if specs is None:
-        table, _ = compute_teams_from_file(batch, rules=rules, teams=tb)
+        table, _ = compute_teams_from_file(batch, rules=rules, teams=tb, force_type=force_type)
         return table, set(tb.events["tournament"].to_list()) - set(table["tournament"].to_list())
-    return compute_teams(batch, list(specs), rules=rules, teams=tb), set()
+    return compute_teams(batch, list(specs), rules=rules, teams=tb, force_type=force_type), set()
 
 
 def audit_teams(batch: Batch, *, rules: str = "auto", tiebreaks: str | Sequence[TieBreakSpec] = FROM_FILE,
                 team_pab: tuple[Fraction, Fraction] | None = None, teams: TeamBatch | None = None,
-                drilldown_limit: int | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:
+                drilldown_limit: int | None = None, force_type: str | None = None,
+                ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Per team event a status and per team the differences between declared (310) and recomputed standings.
 
     Per event: ``teams``, ``mp_differ`` and ``gp_differ`` (teams whose declared MP / GP differ from the
@@ -75,16 +76,16 @@ def audit_teams(batch: Batch, *, rules: str = "auto", tiebreaks: str | Sequence[
     (another rule edition); ``agrees under ORDER`` (a conventional team order); ``unexplained``; ``no declared
     ranks``; ``no tie-break list`` (from-file without 202/212); ``tie-break list not understood``. Per team
     (the drill-down, the first ``drilldown_limit`` events with differences): declared and computed MP, GP,
-    rank of every team where one differs.
+    rank of every team where one differs. ``force_type`` ('swiss' or 'round_robin') as for compute.
     """
     tb = teams or build_teams(batch, team_pab=team_pab)
     if tb.n_events == 0:
         return pl.DataFrame(schema=EVENT_SCHEMA), pl.DataFrame(schema=TEAM_SCHEMA)
     specs = None if isinstance(tiebreaks, str) and tiebreaks == FROM_FILE else (
         parse_team_specs(tiebreaks) if isinstance(tiebreaks, str) else list(tiebreaks))
-    base, left_out = _ranks(batch, tb, rules, specs)
-    primary = compute_teams(batch, [], rules=rules, teams=tb).select("tournament", "team", "mp", "gp",
-                                                                     pl.col("rank").alias("_primary_rank"))
+    base, left_out = _ranks(batch, tb, rules, specs, force_type)
+    primary = compute_teams(batch, [], rules=rules, teams=tb, force_type=force_type).select(
+        "tournament", "team", "mp", "gp", pl.col("rank").alias("_primary_rank"))
     declared = tb.teams.select("tournament", "team", "name", "declared_mp", "declared_gp", "declared_rank")
     rows = declared.join(primary, on=["tournament", "team"], how="left").join(
         base.select("tournament", "team", "rank"), on=["tournament", "team"], how="left").with_columns(
@@ -115,7 +116,7 @@ def audit_teams(batch: Batch, *, rules: str = "auto", tiebreaks: str | Sequence[
             break
         ids = events[open_].tolist()
         sub = _select(batch, tb, ids)
-        alt, _ = _ranks(batch.select(ids), sub, edition, alt_specs)
+        alt, _ = _ranks(batch.select(ids), sub, edition, alt_specs, force_type)
         alt_rank = rows.select("tournament", "team").join(alt.select("tournament", "team", "rank"),
                                                           on=["tournament", "team"], how="left")["rank"]
         keep = alt_rank.is_not_null().to_numpy()

@@ -110,8 +110,8 @@ def explain_team(batch: Batch, *, team: int, tiebreak: str, rules: str = "fide-2
         shown = _dec(Fraction(int(v.num[i]), int(v.den[i]))) if v.defined[i] else "undefined"
         value = float(Fraction(int(v.num[i]), int(v.den[i]))) if v.defined[i] else None
     ruleset = get_ruleset(edition)
-    mp = _dec(Fraction(int(td.mp.score[i]), int(td.mp.scale[e])))
-    gp = _dec(Fraction(int(td.gp.score[i]), int(td.gp.scale[e])))
+    mp = _dec(Fraction(int(td.mp.adjusted_score[i]), int(td.mp.scale[e])))   # with 299 changes
+    gp = _dec(Fraction(int(td.gp.adjusted_score[i]), int(td.gp.scale[e])))
     summary = (f"team {team} ({td.names[i]}): {spec_label(spec)} = {shown} under {ruleset.name} ({ruleset.title}); "
                f"MP {mp}, GP {gp}, primary {primary}, {n} rounds counted, "
                f"{'round robin (C.07 15.2)' if td.mp.round_robin[e] else 'Swiss'}")

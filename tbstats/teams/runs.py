@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import polars as pl
 
+from tbstats.adjust import team_notes
 from tbstats.audit import bounded
 from tbstats.games import Batch, empty
 from tbstats.pipeline import Run, shift_ids
@@ -30,24 +31,27 @@ class TeamsComputed:
 
 
 def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec] | None, rules: str, force_type: str | None,
-                 after_round: int | None, team_pab: tuple[Fraction, Fraction] | None) -> TeamsComputed:
+                 after_round: int | None, team_pab: tuple[Fraction, Fraction] | None,
+                 lots: int | None = None) -> TeamsComputed:
     tb = build_teams(batch, team_pab=team_pab)
-    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)]
+    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)] + team_notes(batch, tb.teams)
     if specs is None:
         table, skipped = compute_teams_from_file(batch, rules=rules, force_type=force_type,
-                                                 after_round=after_round, teams=tb)
+                                                 after_round=after_round, teams=tb, lots=lots)
         return TeamsComputed(table, notes + skipped)
     return TeamsComputed(compute_teams(batch, specs, rules=rules, force_type=force_type, after_round=after_round,
-                                       teams=tb), notes)
+                                       teams=tb, lots=lots), notes)
 
 
 def compute_teams_run(run: Run, specs: Sequence[TieBreakSpec] | None, *, rules: str = "fide-2026",
                       force_type: str | None = None, after_round: int | None = None,
-                      team_pab: tuple[Fraction, Fraction] | None = None) -> tuple[pl.DataFrame, list[str]]:
-    """Team standings of every team event of the inputs, in order (``specs`` None: each event's own list),
-    and the warnings met (unmarked team byes, declared MP/GP that differ, lists that cannot be used)."""
+                      team_pab: tuple[Fraction, Fraction] | None = None,
+                      lots: int | None = None) -> tuple[pl.DataFrame, list[str]]:
+    """Team standings of every team event of the inputs, in order (``specs`` None: each event's own list;
+    ``lots``: a seed, ties left broken by a drawing of lots), and the warnings met (unmarked team byes,
+    declared MP/GP that differ, lists that cannot be used)."""
     work = functools.partial(_compute_one, specs=specs, rules=rules, force_type=force_type,
-                             after_round=after_round, team_pab=team_pab)
+                             after_round=after_round, team_pab=team_pab, lots=lots)
     tables, notes = [], []
     for m in run.map(work):
         tables.append(shift_ids(m.value.table, m.first_id))
@@ -59,21 +63,22 @@ def compute_teams_run(run: Run, specs: Sequence[TieBreakSpec] | None, *, rules: 
 
 
 def _audit_one(batch: Batch, rules: str, tiebreaks: str | Sequence[TieBreakSpec],
-               team_pab: tuple[Fraction, Fraction] | None,
-               drilldown_limit: int | None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+               team_pab: tuple[Fraction, Fraction] | None, drilldown_limit: int | None,
+               force_type: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
     tb = build_teams(batch, team_pab=team_pab)
-    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)]
-    per_t, per_team = audit_teams(batch, rules=rules, tiebreaks=tiebreaks, teams=tb, drilldown_limit=drilldown_limit)
+    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)] + team_notes(batch, tb.teams)
+    per_t, per_team = audit_teams(batch, rules=rules, tiebreaks=tiebreaks, teams=tb, drilldown_limit=drilldown_limit,
+                                  force_type=force_type)
     return per_t, per_team, notes
 
 
 def audit_teams_run(run: Run, *, rules: str = "auto", tiebreaks: str | Sequence[TieBreakSpec] = "from-file",
                     team_pab: tuple[Fraction, Fraction] | None = None, drilldown_limit: int | None = None,
-                    ) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
+                    force_type: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
     """:func:`tbstats.teams.audit.audit_teams` of every batch, in order: per event, per team (the first
     ``drilldown_limit`` events with differences) and the warnings met while building the teams."""
     work = functools.partial(_audit_one, rules=rules, tiebreaks=tiebreaks, team_pab=team_pab,
-                             drilldown_limit=drilldown_limit)
+                             drilldown_limit=drilldown_limit, force_type=force_type)
     per_t, per_team, notes = [pl.DataFrame(schema=EVENT_SCHEMA)], [pl.DataFrame(schema=TEAM_SCHEMA)], []
     for m in run.map(work):
         per_t.append(shift_ids(m.value[0], m.first_id))

@@ -26,7 +26,9 @@ from tbstats.teams.dense import board_points, build_team_dense
 from tbstats.teams.encounter import CHAINS, extended_direct_encounter
 from tbstats.teams.model import TeamBatch, build_teams
 from tbstats.teams.tiebreaks import TeamContext, get_team_tiebreak, parse_team_specs, spec_label
+from tbstats.tiebreaks import get_tiebreak, kernel_of
 from tbstats.tiebreaks.base import Values
+from tbstats.tiebreaks.results import lots_keys
 
 
 def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: str | None = None,
@@ -76,6 +78,11 @@ def team_rank_steps(tc: TeamContext, specs: Sequence[TieBreakSpec], edition: str
     labels = initial_labels(d.tix, -primary.num)
     steps = [competition_rank(labels, d.tix)]
     for spec in specs:
+        if spec.name == "LOTS":     # the individual seeded draw on the team view (keys: Context.set_lots)
+            values = tc.ctx("MP").values(spec, edition, kernel_of("LOTS"))
+            labels = refine(labels, sort_key(values, get_tiebreak("LOTS").higher_is_better))
+            steps.append(competition_rank(labels, d.tix))
+            continue
         tb = get_team_tiebreak(spec.name)
         if spec.name == "DE":
             is_mp = tc.primary() if spec.reference is None else np.full(tc.teams, spec.reference == "MP")
@@ -101,9 +108,14 @@ def _column(name: str, values: Values, integer: bool) -> pl.Series:
 
 def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSpec], *, rules: str = "fide-2026",
                   force_type: str | None = None, primary: str | None = None, after_round: int | None = None,
-                  teams: TeamBatch | None = None, context: TeamContext | None = None) -> pl.DataFrame:
+                  teams: TeamBatch | None = None, context: TeamContext | None = None,
+                  lots: int | None = None) -> pl.DataFrame:
     """One row per team of every team event: source, tournament, team, name, mp, gp, rank, then one column
-    per spec (partition tie-breaks such as EDE hold the rank after the list up to them, as DE does)."""
+    per spec (partition tie-breaks such as EDE hold the rank after the list up to them, as DE does).
+
+    ``lots`` (a seed): teams still tied after the list are ordered by a seeded drawing of lots, each team's
+    number drawn from (seed, its event's source, its pairing number): the same in any batch.
+    """
     if isinstance(specs, str):
         parsed = parse_team_specs(specs)
     else:
@@ -124,7 +136,9 @@ def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSp
         return pl.DataFrame(schema=schema)
     src = batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
         pl.Series(td.mp.t_ids).implode()))["source"].to_numpy()
-    steps = team_rank_steps(tc, parsed, rules)
+    if lots is not None:
+        tc.ctx("MP").set_lots(lots, lots_keys(src.tolist()))
+    steps = team_rank_steps(tc, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules)
     columns: dict[str, pl.Series] = {
         "source": pl.Series(src[td.mp.tix], dtype=pl.String),
         "tournament": pl.Series(td.mp.t_ids[td.mp.tix], dtype=pl.Int64),
@@ -154,8 +168,8 @@ def event_list(t: dict[str, object]) -> list[str]:
 
 
 def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_type: str | None = None,
-                            after_round: int | None = None,
-                            teams: TeamBatch | None = None) -> tuple[pl.DataFrame, list[str]]:
+                            after_round: int | None = None, teams: TeamBatch | None = None,
+                            lots: int | None = None) -> tuple[pl.DataFrame, list[str]]:
     """Team standings with each event's own 212/202 list; events grouped by list, computed once per group.
 
     Returns the table (columns of all lists, null where an event's list lacks a spec) and one note per
@@ -184,7 +198,7 @@ def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_typ
         sub = TeamBatch(tb.events.filter(keep), tb.teams.filter(keep), tb.members.filter(keep),
                         tb.matches.filter(keep), tb.boards.filter(keep), tb.warnings)
         parts.append(compute_teams(part, list(key), rules=rules, force_type=force_type, after_round=after_round,
-                                   teams=sub))
+                                   teams=sub, lots=lots))
     if not parts:
         return compute_teams(batch.select([]), [], rules=rules), notes
     return pl.concat(parts, how="diagonal_relaxed"), notes
