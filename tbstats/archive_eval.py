@@ -9,7 +9,8 @@ With the ``archive`` proxy the archive is read twice: once to fit the strengths
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -79,16 +80,43 @@ def numbered(run: Run) -> Iterator[Batch]:
         yield tabular.renumber(m.value, m.first_id)
 
 
-def evaluate_archive(batches: Iterable[Batch], configs: Sequence[Config], *, proxy: str = "rating",
+def _nothing(batch: Batch) -> None:
+    return None
+
+
+def _evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config], proxy: str,
+                    fitted: pl.DataFrame | None, lots_seed: int, pairs: Sequence[tuple[str, str]], workers: int
+                    ) -> tuple[int, list[tuple[ev.Partial, fairness.Counts]]]:
+    """The team events left out of one batch and the partials of the rest (numbered from ``first_id`` when
+    given: the drawing of lots is keyed on the ids of the whole input). Module level: on Dask it runs on the
+    worker that read the batch, and only the partials travel back."""
+    from tbstats.api import split_batch
+
+    if first_id is not None:
+        whole = tabular.renumber(whole, first_id)
+    teams = set(team_event_ids(whole))
+    batch = whole.select([t for t in whole.tournaments["tournament"].to_list() if t not in teams]) if teams else whole
+    if not batch.n_tournaments:
+        return len(teams), []
+
+    def one(part: Batch) -> tuple[ev.Partial, fairness.Counts]:
+        return evaluate_batch(part, configs, proxy=proxy, fitted=fitted, lots_seed=lots_seed, pairs=pairs)
+
+    if workers < 2 or batch.n_tournaments < 2 * workers:
+        return len(teams), [one(batch)]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return len(teams), list(pool.map(one, split_batch(batch, workers)))
+
+
+def evaluate_archive(batches: Iterable[Batch] | Run, configs: Sequence[Config], *, proxy: str = "rating",
                      fit_batches: Iterable[Batch] | None = None, lots_seed: int = 0,
                      pairs: Sequence[tuple[str, str]] | None = None, workers: int = 1) -> ArchiveEvaluation:
-    """Evaluate every configuration over ``batches`` (whole tournaments, ids unique across them).
+    """Evaluate every configuration over ``batches`` (whole tournaments, ids unique across them), or over the
+    batches of a :class:`Run`, each evaluated where it was read (on Dask, only partials travel).
 
     The ``archive`` proxy first fits the strengths on ``fit_batches`` (the same archive, read once more).
     ``workers`` > 1 splits each batch into runs of whole tournaments computed on threads.
     """
-    from tbstats.api import split_batch
-
     chosen = list(pairs) if pairs is not None else default_pairs(configs)
     fairness.check_pairs(chosen, configs)
     fit = None
@@ -104,25 +132,29 @@ def evaluate_archive(batches: Iterable[Batch], configs: Sequence[Config], *, pro
             raise TbstatsError("no tournaments to evaluate")
         fit = strength.fit(pl.concat(games), pl.concat(participants))
     fitted = fit.table if fit is not None else None
-
-    def one(part: Batch) -> tuple[ev.Partial, fairness.Counts]:
-        return evaluate_batch(part, configs, proxy=proxy, fitted=fitted, lots_seed=lots_seed, pairs=chosen)
-
+    args = (configs, proxy, fitted, lots_seed, chosen, workers)
     partials: list[ev.Partial] = []
     counts = fairness.Counts()
     team_events = 0
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+
+    def take(got: tuple[int, list[tuple[ev.Partial, fairness.Counts]]]) -> None:
+        nonlocal counts, team_events
+        team_events += got[0]
+        for partial, c in got[1]:
+            partials.append(partial)
+            counts = counts + c
+
+    if isinstance(batches, Run):
+        pending: deque[Callable[[], tuple[int, list[tuple[ev.Partial, fairness.Counts]]]]] = deque()
+        for m in batches.map(_nothing, keep=True):
+            pending.append(batches.apply(m, _evaluate_whole, m.first_id, *args))
+            while len(pending) > 4:
+                take(pending.popleft()())
+        while pending:
+            take(pending.popleft()())
+    else:
         for whole in batches:
-            teams = set(team_event_ids(whole))
-            team_events += len(teams)
-            batch = whole.select([t for t in whole.tournaments["tournament"].to_list() if t not in teams]) \
-                if teams else whole
-            if not batch.n_tournaments:
-                continue
-            parts = split_batch(batch, workers) if workers > 1 and batch.n_tournaments >= 2 * workers else [batch]
-            for partial, c in pool.map(one, parts):
-                partials.append(partial)
-                counts = counts + c
+            take(_evaluate_whole(whole, None, *args))
     if not partials:
         raise TbstatsError("no tournaments to evaluate" + (f" ({team_events} team events are left out)"
                                                             if team_events else ""))

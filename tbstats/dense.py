@@ -18,11 +18,13 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from tbstats.adjust import deltas, has_adjustments, player_changes
+from tbstats.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.games import GAME_TYPE, Batch
+from tbstats.games import LOSS as LOSS
+from tbstats.games import WIN as WIN
 
 NO_OPP = -1
-# Outcome of a round for the player: by the points awarded (C.07 16.3.1), or by the result of a game.
-LOSS, DRAW, WIN = 0, 1, 2
 
 #: Rounds a participant was not available for: requested byes, absences and forfeit losses (C.07 16.1.2).
 VUR_TYPES = ("half_bye", "zero_bye", "absent", "forfeit_loss", "double_forfeit")
@@ -140,6 +142,9 @@ class Dense(Roster):
     black: np.ndarray        # bool: had black
     outcome: np.ndarray      # int8 LOSS / DRAW / WIN of the round for the player
     counted: np.ndarray      # bool: round is within the event's counted rounds
+    #: int64 score changes of 299 records by round (tbstats.adjust), None when there are none: they enter
+    #: the score a player is ranked by (PTS), never the results tie-breaks read
+    bonus: np.ndarray | None = None
 
     @property
     def rounds(self) -> int:
@@ -209,6 +214,11 @@ class Dense(Roster):
         """Each player's score over the counted rounds, units (int64)."""
         return row_sum(self.points, bound=self.max_abs_points)
 
+    @cached_property
+    def adjusted_score(self) -> np.ndarray:
+        """The score plus the 299 changes of the counted rounds: what the player is ranked by (PTS)."""
+        return self.score if self.bonus is None else self.score + row_sum(self.bonus, self.counted)
+
     def with_counted_rounds(self, n: np.ndarray) -> Dense:
         """The same view with a different number of counted rounds per tournament."""
         r = np.arange(self.rounds)[None, :]
@@ -246,6 +256,7 @@ class Buckets:
         gtype = np.full((P, R), GAME_TYPE["absent"], dtype=np.int8)
         black = np.zeros((P, R), dtype=bool)
         outcome = np.full((P, R), LOSS, dtype=np.int8)
+        bonus = np.zeros((P, R), dtype=np.int64) if any(b.dense.bonus is not None for b in self.parts) else None
         for b in self.parts:
             d, w = b.dense, b.dense.rounds
             opp[b.rows, :w] = np.where(d.opp != NO_OPP, b.rows[d.opp_row], NO_OPP)
@@ -253,8 +264,11 @@ class Buckets:
             gtype[b.rows, :w] = d.gtype
             black[b.rows, :w] = d.black
             outcome[b.rows, :w] = d.outcome
+            if bonus is not None and d.bonus is not None:
+                bonus[b.rows, :w] = d.bonus
         counted = np.arange(R)[None, :] < ro.n[ro.tix][:, None]
-        return Dense(**_fields(ro), opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=counted)
+        return Dense(**_fields(ro), opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=counted,
+                     bonus=bonus)
 
 
 def _fields(ro: Roster) -> dict[str, np.ndarray]:
@@ -471,6 +485,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     u_pts, u_t = points[unplayed], tix[unplayed // R_of[0]] if g_tix is None else g_tix[unplayed]
     g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
     outcome = flat(g_outcome, LOSS, np.int8)
+    bonus = _bonus_cells(batch, t_ids, tix, start_no, row_cell, n, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):
         b_rows = p_order[b_first[b]:b_first[b + 1]]
@@ -486,9 +501,36 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
                           start_no=start_no[b_rows], rating=rating[b_rows])
         counted = np.broadcast_to(np.arange(R)[None, :] < width, (len(b_rows), R))
         dense = Dense(**_fields(b_roster), opp=grid(opp), pts=grid(pts), gtype=grid(gtype), black=grid(black),
-                      outcome=grid(outcome), counted=counted)
+                      outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus))
         parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
     return Buckets(roster, parts, player_order)
+
+
+def _bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray, row_cell: np.ndarray,
+                 n: np.ndarray, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """The flat buffer of 299 score changes of the individual events' players (None when there are none);
+    ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its kind)."""
+    if not has_adjustments(batch):
+        return None
+    adj = player_changes(batch)
+    trash = len(flats[0]) - 1
+    if adj.is_empty():
+        return None
+    a_tix = _rows_of(adj["tournament"].to_numpy(), t_ids)
+    keys = (tix.astype(np.int64) << 24) | start_no
+    want = (a_tix.astype(np.int64) << 24) | adj["id"].to_numpy().astype(np.int64)
+    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
+    found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
+    rnd = adj["round"].to_numpy().astype(np.int64)
+    cell = np.where(found & (rnd <= n[a_tix]), row_cell[rows] + rnd - 1, trash)
+    pts, gtype, outcome = (f[cell] for f in flats)
+    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), cell != trash, pts, gtype, outcome)
+    if not delta.any():
+        return None
+    out = np.zeros(trash + 1, dtype=np.int64)
+    np.add.at(out, cell, delta)
+    out[trash] = 0
+    return out
 
 
 def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:

@@ -29,6 +29,9 @@ GAME_TYPES: Final = (
     "pending",         # paired, result not yet known (in-tournament files); such rounds are not counted
 )
 GAME_TYPE = {name: code for code, name in enumerate(GAME_TYPES)}
+#: Outcome of a round for the player in dense views: by the points awarded (C.07 16.3.1), or by the result
+#: of a game.
+LOSS, DRAW, WIN = 0, 1, 2
 GameTypeEnum = pl.Enum(list(GAME_TYPES))
 ColourEnum = pl.Enum(["w", "b"])
 EventTypeEnum = pl.Enum(["swiss", "round_robin", "team", "unknown"])

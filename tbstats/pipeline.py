@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import polars as pl
 
@@ -46,6 +46,7 @@ class Mapped(Generic[P]):
     first_id: int
     tournaments: int
     game_rows: int
+    kept: Any = None   # with ``Run.map(f, keep=True)``: where the batch itself is, for :meth:`Run.apply`
 
 
 @dataclass(frozen=True)
@@ -57,9 +58,22 @@ class _Done(Generic[P]):
 
 def _work(part: Part, batch_size: int, f: Callable[[Batch], P]) -> _Done[P]:
     """Read a part and map each of its batches (this is what runs on a worker)."""
+    return _work_kept(part, batch_size, f)[0]
+
+
+def _work_kept(part: Part, batch_size: int, f: Callable[[Batch], P]) -> tuple[_Done[P], list[Batch]]:
+    """:func:`_work`, keeping the batches (on a Dask worker they stay there until :meth:`Run.apply`)."""
     ledger, batches = sources.read_part(part, batch_size)
     warnings = pl.concat([b.warnings for b in batches]) if batches else empty("warnings")
-    return _Done(ledger, [(b.n_tournaments, b.games.height, f(b)) for b in batches], warnings)
+    return _Done(ledger, [(b.n_tournaments, b.games.height, f(b)) for b in batches], warnings), batches
+
+
+def _done_of(kept: tuple[_Done[P], list[Batch]]) -> _Done[P]:
+    return kept[0]
+
+
+def _apply_kept(kept: tuple[_Done[P], list[Batch]], index: int, g: Callable[..., T], args: tuple[Any, ...]) -> T:
+    return g(kept[1][index], *args)
 
 
 def shift_ids(df: pl.DataFrame, offset: int, column: str = "tournament") -> pl.DataFrame:
@@ -94,12 +108,19 @@ class Executor:
     workers: int = 1
     client: Any = None
 
-    def run(self, fn: Callable[[Part], _Done[P]], parts: Sequence[Part]) -> Iterator[_Done[P]]:
+    def run(self, fn: Callable[[Part], Any], parts: Sequence[Part], keep: bool = False) -> Iterator[Any]:
+        """``fn`` of every part, in order; with ``keep`` (``fn`` returns a done and its batches) on Dask only the
+        done comes back, with the future that keeps the batches on their worker."""
         if self.client is not None:
             futures = self.client
+
+            def result(fut: Any) -> Any:
+                if not keep:
+                    return remote_result(fut)
+                return remote_result(futures.submit(_done_of, fut, pure=False)), fut
+
             n = max(len(futures.nthreads()), 1)
-            yield from _ordered(lambda p: futures.submit(fn, p, pure=False), lambda fut: fut.result(), parts,
-                                2 * n)
+            yield from _ordered(lambda p: futures.submit(fn, p, pure=False), result, parts, 2 * n)
         elif self.workers > 1:
             with ThreadPoolExecutor(max_workers=self.workers) as pool:
                 try:
@@ -108,6 +129,20 @@ class Executor:
                     pool.shutdown(wait=True, cancel_futures=True)
         else:
             yield from map(fn, parts)
+
+
+def remote_result(fut: Any) -> Any:
+    """A Dask future's result; a scheduler or worker that cannot load the task (another version of tbstats or
+    of its libraries there) is a :class:`TbstatsError` saying so, not a traceback."""
+    try:
+        return fut.result()
+    except (RuntimeError, AttributeError, ImportError) as exc:
+        if isinstance(exc, TbstatsError) or not ("deserializ" in str(exc).lower() or isinstance(exc, ImportError)
+                                                 or "Can't get attribute" in str(exc)):
+            raise
+        raise TbstatsError("the Dask scheduler or a worker could not load tbstats' task: start them from an "
+                           "environment with this version of tbstats (restart them after upgrading it); "
+                           f"Dask said: {str(exc).strip().splitlines()[0]}") from None
 
 
 @contextlib.contextmanager
@@ -161,28 +196,45 @@ class Run(Tally):
         """The reader warnings of the batches read so far (``WARNING_SCHEMA`` rows), in input order."""
         return pl.concat([empty("warnings"), *self._warnings])
 
-    def map(self, f: Callable[[Batch], P]) -> Iterator[Mapped[P]]:
-        """``f`` applied to every batch, results in input order (a run can be mapped once)."""
+    def map(self, f: Callable[[Batch], P], *, keep: bool = False) -> Iterator[Mapped[P]]:
+        """``f`` applied to every batch, results in input order (a run can be mapped once).
+
+        With ``keep`` each result also tells where its batch is (``Mapped.kept``): :meth:`apply` then runs a
+        function on the batch there (on a Dask worker, the batch never travels)."""
         if self._started:
             raise TbstatsError("a Run can be mapped only once")
         self._started = True
         plan = sources.plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
                             max_member_bytes=self.max_member_bytes)
         bar = sources.progress_bar(plan.tournaments, self.progress)
-        work = functools.partial(_work, batch_size=self.batch_size, f=f)
+        work = functools.partial(_work_kept if keep else _work, batch_size=self.batch_size, f=f)
         try:
-            for part, done in zip(plan.parts, Executor(self.workers, self.client).run(work, plan.parts),
-                                  strict=True):
+            for part, got in zip(plan.parts, Executor(self.workers, self.client).run(work, plan.parts, keep),
+                                 strict=True):
+                done, where = got if keep else (got, None)
                 self.add(part, done.ledger)
                 self._warnings.append(done.warnings)
-                for tournaments, rows, value in done.runs:
-                    yield Mapped(value, self.tournaments, tournaments, rows)
+                for k, (tournaments, rows, value) in enumerate(done.runs):
+                    yield Mapped(value, self.tournaments, tournaments, rows, (where, k) if keep else None)
                     self.tournaments += tournaments
                     self.game_rows += rows
                     sources.advance(bar, None, tournaments, rows)
         finally:
             if bar is not None:
                 bar.close()
+
+
+    def apply(self, mapped: Mapped[Any], g: Callable[..., T], *args: Any) -> Callable[[], T]:
+        """Run ``g(batch, *args)`` where the batch of ``mapped`` (from ``map(f, keep=True)``) is: here, or on
+        its Dask worker (submitted at once); call the returned function for the result (it waits)."""
+        if mapped.kept is None:
+            raise TbstatsError("apply needs a result of map(f, keep=True)")
+        where, k = mapped.kept
+        if self.client is not None:
+            fut = self.client.submit(_apply_kept, where, k, g, args, pure=False)
+            return lambda: cast(T, remote_result(fut))
+        value = g(where[k], *args)
+        return lambda: value
 
 
 def run(inputs: Sequence[str], f: Callable[[Batch], P], *, on_error: OnError = "collect", batch_size: int = 2000,

@@ -7,8 +7,10 @@ executor, row for row. The map functions are module-level so they travel to Dask
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +21,7 @@ from tbstats import compare as cmp
 from tbstats.declared import FROM_FILE
 from tbstats.games import Batch, empty
 from tbstats.info import partial_summary, summary_from
+from tbstats.io.tabular import ArchiveWriter, write_part
 from tbstats.pipeline import Run, shift_ids
 from tbstats.spec import TieBreakSpec
 from tbstats.teams.model import team_event_ids
@@ -138,7 +141,28 @@ def _identity(batch: Batch) -> Batch:
     return batch
 
 
-def batches(run: Run) -> Iterator[Batch]:
-    """The batches themselves, in order (ingest: read on the workers, written here)."""
-    for m in run.map(_identity):
-        yield m.value
+def _nothing(batch: Batch) -> None:
+    return None
+
+
+def ingest(run: Run, writer: ArchiveWriter) -> None:
+    """Write every batch of the run into ``writer``'s model. A directory target's part files are written where
+    each batch was read (on a Dask worker: only its part's names and first id travel there, and the count
+    back); a single-file target is one stream, written here."""
+    pending: deque[Callable[[], int]] = deque()
+    try:
+        for m in run.map(_nothing, keep=True):
+            if not m.tournaments:
+                continue
+            if writer.single:
+                writer.write(run.apply(m, _identity)())
+                continue
+            pending.append(run.apply(m, write_part, writer.reserve(m.tournaments)))
+            while len(pending) > 4:
+                pending.popleft()()
+        while pending:
+            pending.popleft()()
+    finally:   # on an error, let the writes in flight finish, so that the writer's abort removes their files
+        for resolve in pending:
+            with contextlib.suppress(Exception):
+                resolve()

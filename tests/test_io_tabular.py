@@ -261,3 +261,52 @@ def test_format_and_extension_must_agree(tmp_path: Path) -> None:
 
 def test_variant_helper_keeps_columns() -> None:
     assert variant(2, "x").splitlines()[2] == "x"
+
+
+def _events(n: int) -> Batch:
+    return read_trf([(f"e{k}.trf", GOOD.encode()) for k in range(n)]).batch
+
+
+@pytest.mark.parametrize("layout", ["flat.csv", "dir"])
+def test_a_csv_model_in_tournament_order_is_read_run_by_run(tmp_path: Path, layout: str) -> None:
+    """The plan gives each run of a sorted CSV model its own rows of each file; runs read back the model."""
+    from tbstats.io import parts
+
+    batch = _events(9)
+    target = tmp_path / layout
+    if layout == "dir":
+        with ArchiveWriter(target, "csv") as writer:
+            writer.write(batch.select([0, 1, 2, 3]))
+            writer.write(batch.select([4, 5, 6, 7, 8]))
+    else:
+        write_model(batch, target)
+    runs = parts.plan_model(str(target), "m", 2)
+    assert runs is not None and [r.tournaments for r in runs] == [2, 2, 2, 2, 1]
+    assert all(r.rows for r in runs) and runs[1].rows[0][1][0][0] > 0   # a later run starts past the first rows
+    assert_batch_equal(Batch.concat([parts.read_part(r) for r in runs]), read_model(target))
+
+
+def test_a_bad_csv_cell_in_a_later_run_names_its_own_line(tmp_path: Path) -> None:
+    from tbstats.io import parts
+
+    flat = flatten(_events(6), json_lists=True).with_row_index().with_columns(
+        pl.when(pl.col("index") == 40).then(pl.lit("20x0")).otherwise(pl.col("rating").cast(pl.String))
+        .alias("rating")).drop("index")
+    flat.write_csv(tmp_path / "x.csv")
+    runs = parts.plan_model(str(tmp_path / "x.csv"), "x", 2)
+    assert runs is not None and len(runs) == 3
+    parts.read_part(runs[0])
+    with pytest.raises(SchemaError, match=r"x\.csv: column 'rating' line 42: '20x0' is not a whole number"):
+        parts.read_part(runs[(40 // (flat.height // 6)) // 2])
+    with pytest.raises(SchemaError, match=r"x\.csv: column 'rating' line 42: '20x0' is not a whole number"):
+        read_model(tmp_path / "x.csv")
+
+
+def test_a_csv_model_out_of_order_is_read_whole(tmp_path: Path) -> None:
+    from tbstats.io import parts
+
+    flat = flatten(_events(4), json_lists=True)
+    flat.reverse().write_csv(tmp_path / "r.csv")
+    assert parts.plan_model(str(tmp_path / "r.csv"), "r", 2) is None
+    flat.with_columns(pl.col("tournament").cast(pl.String).replace({"1": "one"})).write_csv(tmp_path / "s.csv")
+    assert parts.plan_model(str(tmp_path / "s.csv"), "s", 2) is None   # the whole read reports the cell

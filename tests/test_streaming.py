@@ -42,7 +42,12 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         writer.write(batch.select([0, 1, 2]))
         writer.write(batch.select([3, 4]))
     tabular.write_model(tabular.read_model(SAMPLE).select(list(range(0, 50, 2))), root / "flat.parquet")
-    found = [str(root / "trf"), str(root / "flat.parquet"), str(root / "dataset")]
+    with tabular.ArchiveWriter(root / "dataset_csv", "csv") as writer:   # CSV models are read run by run too
+        writer.write(batch.select([4, 3]))
+        writer.write(batch.select([2, 0, 1]))
+    tabular.write_model(batch, root / "flat.csv")   # with the warnings' rows (no tournament) at its end
+    found = [str(root / "trf"), str(root / "flat.parquet"), str(root / "dataset"), str(root / "dataset_csv"),
+             str(root / "flat.csv")]
     found += [str(REAL / d) for d in REAL_PARTS if (REAL / d).is_dir()]
     return found
 
@@ -64,7 +69,7 @@ def test_compare_is_the_same_for_every_batch_size(inputs: list[str]) -> None:
 
 
 def test_audit_and_info_are_the_same_for_every_batch_size(inputs: list[str]) -> None:
-    inputs = [*inputs[:3], *(i for i in inputs if i.endswith("icu_krause"))]   # audit tries many orders: fewer
+    inputs = [*inputs[:5], *(i for i in inputs if i.endswith("icu_krause"))]   # audit tries many orders: fewer
     audits = [runs.audit(_runs(inputs, size, files)) for size, files in SIZES]
     infos = [(runs.info(_runs(inputs, size, files)), runs.info(_runs(inputs, size, files), by_tournament=True))
              for size, files in SIZES]
@@ -77,9 +82,12 @@ def test_audit_and_info_are_the_same_for_every_batch_size(inputs: list[str]) -> 
 
 @pytest.mark.parametrize("command", [["compute", "-t", "BH/C1,BH,SB,DE,WIN,ARO"],
                                      ["compute", "-t", "LOTS", "--lots", "7"],   # a draw keyed by source
-                                     ["compare", "-c", CONFIGS[0], "-c", CONFIGS[2], "--table", "tournaments"]])
+                                     ["compare", "-c", CONFIGS[0], "-c", CONFIGS[2], "--table", "tournaments"],
+                                     ["evaluate", "-c", CONFIGS[0], "-c", CONFIGS[3], "--strength", "rating",
+                                      "--table", "favour"]])
 def test_cli_output_is_the_same_for_every_batch_size(inputs: list[str], command: list[str]) -> None:
-    args = [command[0], *inputs, *command[1:], "--format", "csv"]
+    chosen = inputs[:2] if command[0] == "evaluate" else inputs   # evaluate ranks each event many times: fewer
+    args = [command[0], *chosen, *command[1:], "--format", "csv"]
     outputs = [_run([*args, "--batch-size", str(size), "--batch-files", str(files)]) for size, files in SIZES]
     assert outputs[-1].count("\n") > 40
     assert outputs[-1] == outputs[0] == outputs[1] == outputs[2]

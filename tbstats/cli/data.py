@@ -42,9 +42,7 @@ def ingest(ctx: click.Context, inputs: Inputs, target: str, model_format: tabula
     The closing line on stderr is 'N files: K loaded, E rejected'.
     """
     with streamed(inputs, batches) as run, tabular.ArchiveWriter(target, model_format, append=append) as writer:
-        for batch in runs.batches(run):
-            if batch.n_tournaments:
-                writer.write(batch)
+        runs.ingest(run, writer)
     ctx.exit(exit_code(run.rejected))
 
 

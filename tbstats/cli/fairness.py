@@ -85,7 +85,7 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
             fit_run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
                           workers=batches.workers, client=run.client)
         result = archive_eval.evaluate_archive(
-            archive_eval.numbered(run), all_configs, proxy=proxy, lots_seed=seed, pairs=chosen,
+            run, all_configs, proxy=proxy, lots_seed=seed, pairs=chosen,
             fit_batches=archive_eval.numbered(fit_run) if fit_run is not None else None, workers=batches.workers)
     if result.fit is not None and not inputs.quiet:
         click.echo(result.fit.describe(), err=True)

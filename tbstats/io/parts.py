@@ -9,7 +9,10 @@ statistics lie outside the run. ``ingest`` writes tables sorted by tournament wi
 tournaments, so a run is one contiguous read. A part holds paths and bounds only: it travels to a worker
 process, which reads its own data.
 
-CSV models have no row groups: they are read whole, then cut into runs in memory.
+CSV models have no row groups: the plan scans each file's ``tournament`` column (as text) once and, when
+every table is in tournament order (a flat file may have rows without a tournament: its warnings), gives each
+run the data rows it covers in each file; a run then parses only those rows (polars skips the rows before
+them without parsing their cells). Other CSV models are read whole, then cut into runs in memory.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import SchemaError
-from tbstats.games import Batch, check_schema, empty
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty
 from tbstats.io import check, tabular
 from tbstats.io.tabular import TABLES, Format
 
@@ -43,6 +46,7 @@ class TablePart:
     hi: int
     tournaments: int
     warnings: bool
+    rows: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()   # CSV: per file, its data rows [r0, r1)
 
 
 def _files(source: Path) -> tuple[str, tuple[str, ...]]:
@@ -112,7 +116,7 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     p = Path(path)
     fmt, tables = _layout(p)
     if fmt == "csv":
-        return None
+        return _plan_csv(name, tables, batch_size)
     lead = next(t for t in tables if t[0] in ("tournaments", "flat"))
     ids = _tournament_ids(lead[2], fmt, name)
     if not len(ids):
@@ -126,6 +130,107 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
             for table, base, files in tables)
         out.append(TablePart(name, fmt, chosen, lo, hi, min(batch_size, len(ids) - k), k == 0))
     return out
+
+
+def _csv_ids(file: str) -> tuple[pl.Series, pl.Series]:
+    """A CSV file's ``tournament`` cells as text and as whole numbers (null where empty or not a number);
+    a file cut inside its last row raises :class:`FormatError`, as reading it whole does."""
+    scan = pl.scan_csv(file, infer_schema=False)
+    columns = scan.collect_schema().names()
+    text = scan.select(pl.col("tournament")).collect(engine="streaming")["tournament"]
+    tabular.read._check_last_row(Path(file), len(text), columns)
+    return text, text.str.strip_chars().cast(pl.Int64, strict=False)
+
+
+def _plan_csv(name: str, tables: tuple[tuple[str, str, tuple[str, ...]], ...], batch_size: int
+              ) -> list[TablePart] | None:
+    """Runs of a CSV model with each file's data rows, or None when it is to be read whole: a file that
+    cannot be scanned, a table out of tournament order, a tournament cell that is not a whole number (or
+    empty, except in a flat file), an id used twice by the tournaments table or missing from it (the whole
+    read reports these as it always has)."""
+    ids_of: dict[str, np.ndarray] = {}    # file -> the ids of its rows that have one, in file order
+    at_of: dict[str, np.ndarray] = {}     # file -> the data rows those ids are on
+    loose: dict[str, np.ndarray] = {}     # file -> its rows without a tournament (a flat file's warnings)
+    try:
+        for table, _, files in tables:
+            for file in files if table != "warnings" else ():
+                text, ids = _csv_ids(file)
+                if (text.is_not_null() & ids.is_null()).any() or (table != "flat" and ids.null_count()):
+                    return None
+                values = ids.drop_nulls().to_numpy()
+                if len(values) > 1 and (np.diff(values) < (1 if table == "tournaments" else 0)).any():
+                    return None
+                ids_of[file], at_of[file] = values, ids.is_not_null().arg_true().to_numpy()
+                loose[file] = ids.is_null().arg_true().to_numpy()
+    except (pl.exceptions.PolarsError, OSError):
+        return None
+    lead = next(t for t in tables if t[0] in ("tournaments", "flat"))
+    known = np.unique(np.concatenate([ids_of[f] for f in lead[2]])) if lead[2] else np.zeros(0, dtype=np.int64)
+    if lead[0] == "tournaments" and len(known) != sum(len(ids_of[f]) for f in lead[2]):
+        return None
+    if not all(np.isin(values, known).all() for values in ids_of.values()):
+        return None
+    out = []
+    for k in range(0, max(len(known), 1), batch_size):
+        lo, hi = (int(known[k]), int(known[min(k + batch_size, len(known)) - 1])) if len(known) else (0, -1)
+        rows = []
+        for file, values in ids_of.items():
+            a, b = int(np.searchsorted(values, lo, "left")), int(np.searchsorted(values, hi, "right"))
+            ranges = [(int(at_of[file][a]), int(at_of[file][b - 1]) + 1)] if b > a else []
+            if k == 0:   # the rows without a tournament (a flat file's warnings) go with the first run
+                ranges = _merged(ranges + [(int(r), int(r) + 1) for r in loose[file]])
+            rows.append((file, tuple(ranges)))
+        out.append(TablePart(name, "csv", tables, lo, hi, min(batch_size, len(known) - k), k == 0, tuple(rows)))
+    return out
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Row ranges sorted, the touching or overlapping ones joined.
+
+    >>> _merged([(5, 6), (0, 3), (3, 4), (9, 10)])
+    [(0, 4), (5, 6), (9, 10)]
+    """
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(ranges):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _read_csv_rows(file: str, ranges: tuple[tuple[int, int], ...], types: dict[str, pl.DataType],
+                   where: str, drop_loose: bool) -> pl.DataFrame:
+    """The data rows ``ranges`` of a CSV file parsed into ``types``, with ``_file`` and ``_row``; with
+    ``drop_loose``, rows without a tournament (a flat file's warnings, read by the first run) are left out."""
+    frames = [pl.scan_csv(file, infer_schema=False, skip_rows_after_header=r0, n_rows=r1 - r0,
+                          row_index_name="_row", row_index_offset=r0).collect() for r0, r1 in ranges]
+    raw = pl.concat(frames) if frames else pl.scan_csv(file, infer_schema=False).head(0).collect().with_columns(
+        pl.lit(None, pl.UInt32).alias("_row"))
+    if drop_loose:
+        raw = raw.filter(pl.col("tournament").is_not_null())
+    parsed = tabular.read._parse_csv(raw, types, where)
+    return parsed.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64))
+
+
+def _read_csv_part(part: TablePart) -> Batch:
+    """Read one run of a CSV model (see :func:`_plan_csv`)."""
+    rows = dict(part.rows)
+    tables: dict[str, pl.DataFrame] = {}
+    for table, base, files in part.files:
+        if table == "flat":
+            return tabular.split_flat(_read_csv_rows(files[0], rows[files[0]], tabular.read._flat_types(),
+                                                     files[0], drop_loose=not part.warnings), where=files[0])
+        types = {**SCHEMAS[table], **OPTIONAL[table]}
+        if table == "warnings":
+            frames = [tabular.read._read_table(Path(f), table) for f in files] if part.warnings else []
+        else:
+            frames = [_read_csv_rows(f, rows[f], types, f, drop_loose=False) for f in files]
+        where = files[0] if len(files) == 1 else base
+        frame = pl.concat(frames, how="diagonal_relaxed") if frames else check.locate(empty(table), where)
+        tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
+    check.raise_problems(check.check_model(tables))
+    return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
 
 
 def _bounds(path: str, fmt: Format) -> tuple[int, int] | None:
@@ -150,6 +255,8 @@ def read_part(part: TablePart) -> Batch:
 
     Raises :class:`SchemaError` naming the file and column when a table does not fit the model.
     """
+    if part.format == "csv":
+        return _read_csv_part(part)
     run = pl.col("tournament").is_between(part.lo, part.hi)
     tables: dict[str, pl.DataFrame] = {}
     for table, base, files in part.files:

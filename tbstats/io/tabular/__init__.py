@@ -55,9 +55,11 @@ from tbstats.io.tabular.read import (
 from tbstats.io.tabular.write import (
     ROW_GROUP_ROWS,
     ArchiveWriter,
+    PartFiles,
     flatten,
     renumber,
     write_model,
+    write_part,
 )
 
 __all__ = [
@@ -70,6 +72,7 @@ __all__ = [
     "TABLES",
     "ArchiveWriter",
     "Format",
+    "PartFiles",
     "_first_line",
     "_table_source",
     "flatten",
@@ -80,4 +83,5 @@ __all__ = [
     "renumber",
     "split_flat",
     "write_model",
+    "write_part",
 ]

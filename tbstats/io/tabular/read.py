@@ -96,13 +96,14 @@ def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.Dat
         raw = pl.read_csv(path, infer_schema=False)
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise SchemaError(f"{path}: not a readable {fmt} file ({_first_line(exc)})") from None
-    _check_last_row(path, raw)
+    _check_last_row(path, raw.height, raw.columns)
     return _parse_csv(raw, types, str(path))
 
 
-def _check_last_row(path: Path, raw: pl.DataFrame) -> None:
-    """A CSV file whose last row has fewer fields than the header was cut mid-row: raise FormatError."""
-    if raw.is_empty():
+def _check_last_row(path: Path, height: int, columns: list[str]) -> None:
+    """A CSV file (of ``height`` data rows under the header ``columns``) whose last row has fewer fields than
+    the header was cut mid-row: raise FormatError."""
+    if not height:
         return
     with path.open("rb") as f:
         f.seek(max(0, f.seek(0, os.SEEK_END) - 65536))
@@ -111,9 +112,9 @@ def _check_last_row(path: Path, raw: pl.DataFrame) -> None:
     if not lines:
         return
     fields = next(csv.reader([lines[-1]]), [])
-    if len(fields) < raw.width:
-        raise FormatError(str(path), raw.height + 1, raw.columns[len(fields) - 1] if fields else None,
-                          f"the file ends inside a row ({len(fields)} of {raw.width} fields): it was cut short")
+    if len(fields) < len(columns):
+        raise FormatError(str(path), height + 1, columns[len(fields) - 1] if fields else None,
+                          f"the file ends inside a row ({len(fields)} of {len(columns)} fields): it was cut short")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -127,7 +128,11 @@ def _flat_types() -> dict[str, pl.DataType]:
 
 
 def _parse_csv(raw: pl.DataFrame, types: dict[str, pl.DataType], where: str) -> pl.DataFrame:
-    """Parse the string cells of a CSV table into the model's types; the first bad cell raises."""
+    """Parse the string cells of a CSV table into the model's types; the first bad cell raises.
+
+    A ``_row`` column (a run of a file: each row's data row in the file) gives the line a bad cell is on; it is
+    kept as it is."""
+    rows = raw["_row"] if "_row" in raw.columns else pl.int_range(raw.height, eager=True)
     out = []
     for name in raw.columns:
         text = raw[name]
@@ -143,7 +148,7 @@ def _parse_csv(raw: pl.DataFrame, types: dict[str, pl.DataType], where: str) -> 
             bad = int(failed[0]) if failed.len() else None
         if value is None or bad is not None:
             bad = bad if bad is not None else _first_bad_json(text)
-            raise SchemaError(f"{where}: column '{name}' line {bad + 2}: {text[bad]!r} is not a "
+            raise SchemaError(f"{where}: column '{name}' line {rows[bad] + 2}: {text[bad]!r} is not a "
                               f"{_kind(dtype)}")
         out.append(value)
     return pl.DataFrame(out)

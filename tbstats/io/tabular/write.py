@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
@@ -166,6 +167,25 @@ def renumber(batch: Batch, first_id: int) -> Batch:
     return Batch(apply(batch.tournaments), apply(batch.players), apply(batch.games), batch.warnings)
 
 
+@dataclass(frozen=True)
+class PartFiles:
+    """Where one batch of a directory target goes: its first tournament id and one file per table."""
+
+    first_id: int
+    files: tuple[str, ...]      # in the order of TABLES
+    format: Format
+
+
+def write_part(batch: Batch, part: PartFiles) -> int:
+    """Write a batch as the part files ``part`` names, its tournaments numbered from ``part.first_id``, sorted
+    by tournament in row groups of whole tournaments; return the tournaments written (module level: a Dask
+    worker writes the batch it read, and only this count travels back)."""
+    batch = _sorted(renumber(batch, part.first_id))
+    for table, path in zip(TABLES, part.files, strict=True):
+        _write_file(getattr(batch, table), Path(path), part.format)
+    return batch.n_tournaments
+
+
 class ArchiveWriter:
     """Write batches one after another into one model, keeping tournament ids unique across batches.
 
@@ -214,23 +234,37 @@ class ArchiveWriter:
 
     def write(self, batch: Batch) -> None:
         """Append a batch: its tournaments get the next free ids."""
-        if self._closed:
-            raise TbstatsError(f"{self.path}: writer is closed")
-        batch = _sorted(renumber(batch, self._next_id))
-        self._next_id += batch.n_tournaments
-        self.tournaments_written += batch.n_tournaments
         if self.single:
+            if self._closed:
+                raise TbstatsError(f"{self.path}: writer is closed")
+            batch = _sorted(renumber(batch, self._next_id))
+            self._next_id += batch.n_tournaments
+            self.tournaments_written += batch.n_tournaments
             self._write_flat(flatten(batch, json_lists=self.format == "csv"))
             return
+        write_part(batch, self.reserve(batch.n_tournaments))
+
+    def reserve(self, tournaments: int) -> PartFiles:
+        """The next part of a directory target for a batch of ``tournaments`` (its first id and file names),
+        counted as written: :func:`write_part` then writes it, here or in another process."""
+        if self._closed:
+            raise TbstatsError(f"{self.path}: writer is closed")
+        if self.single:
+            raise TbstatsError(f"{self.path}: a single-file model is written here, batch by batch")
         name = f"part-{self._part:05d}{SUFFIX[self.format]}"
+        files = []
         for table in TABLES:
             directory = self.path / table
             if not directory.exists():
                 directory.mkdir()
                 self._created.append(directory)
             self._created.append(directory / name)
-            _write_file(getattr(batch, table), directory / name, self.format)
+            files.append(str(directory / name))
+        part = PartFiles(self._next_id, tuple(files), self.format)
+        self._next_id += tournaments
+        self.tournaments_written += tournaments
         self._part += 1
+        return part
 
     def _write_flat(self, flat: pl.DataFrame) -> None:
         if self._columns is None:
