@@ -16,9 +16,9 @@ from functools import cached_property
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from tbstats.adjust import bonus_cells
+from tbstats.game_columns import game_outcomes, in_grid_order
 from tbstats.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.games import GAME_TYPE, Batch
 from tbstats.games import LOSS as LOSS
@@ -303,65 +303,6 @@ def players_in_order(players: pl.DataFrame, order: np.ndarray | None = None) -> 
     return players.sort("tournament", "start_no")
 
 
-def _game_outcomes(results: pl.Series) -> np.ndarray:
-    """LOSS / DRAW / WIN of each game's result code ('1'/'W' win, '='/'D' draw, anything else a loss).
-
-    Reads the first byte of one-byte codes straight from the Arrow buffers, chunk by chunk (no per-string
-    work, no copy of the strings).
-    """
-    table = np.full(256, LOSS, dtype=np.int8)
-    table[[ord("1"), ord("W")]] = WIN
-    table[[ord("="), ord("D")]] = DRAW
-    parts = [_chunk_outcomes(chunk.to_arrow(compat_level=pl.CompatLevel.newest()), table)
-             for chunk in results.cast(pl.String).get_chunks()]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8)
-
-
-def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if not len(arr):
-        return np.zeros(0, dtype=np.int8)
-    if pa.types.is_string_view(arr.type):
-        # 16-byte views: int32 length, then up to 12 bytes inline
-        views = arr.buffers()[1]
-        lengths = np.frombuffer(views, dtype=np.int32).reshape(-1, 4)[arr.offset: arr.offset + len(arr), 0]
-        first = np.frombuffer(views, dtype=np.uint8).reshape(-1, 16)[arr.offset: arr.offset + len(arr), 4]
-        out = table[first]
-        out[lengths != 1] = LOSS
-    else:
-        arr = arr.cast(pa.large_string())
-        _, off_buf, data_buf = arr.buffers()
-        offsets = np.frombuffer(off_buf, dtype=np.int64)[arr.offset: arr.offset + len(arr) + 1]
-        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
-            1, dtype=np.uint8)
-        out = table[data[np.minimum(offsets[:-1], len(data) - 1)]]
-        out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
-    if arr.null_count:
-        out[~np.asarray(arr.is_valid())] = LOSS
-    return out
-
-
-def _in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, player_t: np.ndarray,
-                   start_no: np.ndarray, widths: np.ndarray) -> bool:
-    """Whether the games table is exactly the grid of a single bucket, row by row: each player's rounds 1..R
-    in order, players in the view's order (``player_t``, ``start_no``), nothing else."""
-    P = len(player_t)
-    if len(widths) != 1 or widths[0] < 1 or g.height != P * int(widths[0]):
-        return False
-    R = int(widths[0])
-    if not ((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
-            and (player_no.reshape(P, R) == start_no[:, None]).all()):
-        return False
-    # tournaments: a sorted column whose first and last row of every player's block are the player's
-    # tournament holds it on every row of the block (searched in place, no copy of the column)
-    t = g["tournament"]
-    if P == 0 or not t.is_sorted():
-        return P == 0
-    block = np.arange(0, P * R, R)
-    return all(bool((t.gather(rows).to_numpy() == player_t).all()) for rows in (block, block + R - 1))
-
-
 def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Buckets:
     """Build the roster and the bucketed dense view of ``batch``.
 
@@ -437,7 +378,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
     numbered = bool((last_no == count).all())   # start numbers 1..N in every tournament (the usual case)
     cell: np.ndarray | None = None              # each game's cell in the flat buffers (None: its row number)
-    if numbered and g_tix is None and _in_grid_order(g, g_round, player_no, t_ids[tix], start_no, widths):
+    if numbered and g_tix is None and in_grid_order(g, g_round, player_no, t_ids[tix], start_no, widths):
         # one bucket, and the games table lists its grid row by row: each array is a column, reshaped
         R = int(R_of[0])
         opp_found = (opp_no > 0) & (opp_no <= np.repeat(count.astype(np.int32)[tix], R))
@@ -480,7 +421,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     gtype = flat(g_type, GAME_TYPE["absent"], np.int8)       # a round without a row is a round not paired
     black = flat((g["colour"] == "b").fill_null(False).to_numpy(), False, np.bool_)
     # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
-    g_outcome = _game_outcomes(g["result"])
+    g_outcome = game_outcomes(g["result"])
     unplayed = np.flatnonzero(g_type != GAME_TYPE["played"])
     u_pts, u_t = points[unplayed], tix[unplayed // R_of[0]] if g_tix is None else g_tix[unplayed]
     g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))

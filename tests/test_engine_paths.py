@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import swiss_events, to_trf
 
-from tbstats.dense import NO_OPP, Dense, _in_grid_order, build_buckets, lookup, row_extreme, row_sum
+from tbstats.dense import NO_OPP, Dense, build_buckets, lookup, row_extreme, row_sum
+from tbstats.game_columns import in_grid_order
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf
 from tbstats.memory import keep_freed_memory
@@ -44,7 +45,7 @@ def test_grid_ordered_games_give_the_general_view(events: list[reference.RefTour
     batch = result.batch
     shuffled = Batch(batch.tournaments, batch.players, batch.games.sample(fraction=1.0, shuffle=True, seed=seed))
     g = shuffled.games
-    assert not _in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(),
+    assert not in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(),
                               np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.array([3]))
     for fast, general in zip(_views(batch), _views(shuffled), strict=True):
         for name in ARRAYS:
@@ -56,15 +57,15 @@ def test_a_complete_sorted_single_bucket_is_recognised_as_a_grid() -> None:
 
     batch = simulate(SimulationConfig(tournaments=3, players=6, rounds=4, seed=9)).batch
     g, p = batch.games, batch.players
-    assert _in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(), p["tournament"].to_numpy(),
+    assert in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(), p["tournament"].to_numpy(),
                           p["start_no"].to_numpy(), np.array([4]))
     swapped = g[[1, 0, *range(2, g.height)]]
-    assert not _in_grid_order(swapped, swapped["round"].to_numpy(), swapped["player"].to_numpy(),
+    assert not in_grid_order(swapped, swapped["round"].to_numpy(), swapped["player"].to_numpy(),
                               p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
     # the second and third tournaments' games swapped: players and rounds repeat, tournaments do not
     block = g.height // 3
     moved = pl.concat([g[:block], g[2 * block:], g[block:2 * block]])
-    assert not _in_grid_order(moved, moved["round"].to_numpy(), moved["player"].to_numpy(),
+    assert not in_grid_order(moved, moved["round"].to_numpy(), moved["player"].to_numpy(),
                               p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
     for fast, general in zip(_views(batch), _views(Batch(batch.tournaments, p, moved)), strict=True):
         for name in ARRAYS:
@@ -142,3 +143,24 @@ def test_lookup_equals_the_gather() -> None:
     for table in (np.array([3, -1, 0, 5, 2, 2, -7, 1, 0, 4], dtype=np.int8), rng.random(10) < 0.5):
         assert np.array_equal(lookup(table, codes), table[codes])
         assert np.array_equal(lookup(table, codes[:, ::2]), table[codes[:, ::2]])
+
+
+def test_score_changes_are_placed_alike_on_both_paths() -> None:
+    """299 records (a bonus, and a penalty from round 2) land in the same cells whether the games table is in
+    grid order (buffers without a spare cell) or not."""
+    from helpers import ROOT
+
+    from tbstats.api import compute
+
+    text = (ROOT / "data" / "examples" / "e2_cut_exception.trf").read_text().rstrip("\n")
+    text += "\n299       1.5           4\n299      -0.5     2     2\n"
+    batch = read_trf([("e2.trf", text.encode())]).batch
+    shuffled = Batch(batch.tournaments, batch.players, batch.games.sample(fraction=1.0, shuffle=True, seed=3))
+    g, p = batch.games, batch.players
+    assert in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(), p["tournament"].to_numpy(),
+                         p["start_no"].to_numpy(), np.unique(batch.tournaments["rounds_played"].to_numpy()))
+    fast, general = _views(batch), _views(shuffled)
+    assert all(v.bonus is not None for v in fast + general)
+    for a, b in zip(fast, general, strict=True):
+        assert np.array_equal(a.bonus, b.bonus)  # type: ignore[arg-type]
+    assert compute(batch, "BH,SB").equals(compute(shuffled, "BH,SB"))

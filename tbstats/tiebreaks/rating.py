@@ -43,17 +43,23 @@ def _ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray]:
     return rating, ~unrated[d.tix]
 
 
-def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The opponent's rating in each game played over the board (0 elsewhere; int32 when the row sums fit),
+    the games, the players whose ratings are usable, and the largest absolute rating."""
     d = ctx.dense
     rating, usable = _ratings(ctx, spec)
-    return d.through(rating), d.played, usable
+    bound = int(np.abs(rating).max(initial=0))
+    if bound * max(d.rounds, 1) < 2 ** 31:
+        rating = rating.astype(np.int32)
+    return d.through(rating), d.played, usable, bound
 
 
 def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """ARO: average rating of the opponents played over the board, cuts on ratings, rounded half up (10.1)."""
-    r, played, usable = _opponent_ratings(ctx, spec)
+    r, played, usable, bound = _opponent_ratings(ctx, spec)
     none = np.zeros_like(played)
-    total, count = cut_sum(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False)
+    total, count = cut_sum(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False,
+                           total=row_sum(r, bound=bound))
     num = round_half_up(total, np.maximum(count, 1))
     return Values(num, np.ones_like(num), usable & (count > 0))
 
@@ -76,7 +82,8 @@ def performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 
 def perfect_performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """PTP: the lowest rating whose expected score reaches the OTB score (C.07 10.3), by bisection."""
-    r, played, usable = _opponent_ratings(ctx, spec)
+    narrow, played, usable, _ = _opponent_ratings(ctx, spec)
+    r = narrow.astype(np.int64)   # the bisection's sentinels and differences need int64
     halves, games, _ = _percentage(ctx)
     big = np.iinfo(np.int64).max // 4
     lo_opp = np.where(played, r, big).min(axis=1)
@@ -105,7 +112,7 @@ def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: 
     inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))
     count = row_sum(d.through(inner.defined, False))
     num = round_half_up(row_sum(d.through(np.where(inner.defined, inner.num, 0))), np.maximum(count, 1))
-    _, _, usable = _opponent_ratings(ctx, spec)
+    _, _, usable, _ = _opponent_ratings(ctx, spec)
     return Values(num, np.ones_like(num), usable & (count > 0))
 
 

@@ -58,7 +58,10 @@ def progressive(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     if d.all_counted and bool((n == d.rounds).all()):
         # every row counts all R rounds: round c's points enter the running scores of rounds max(c, n)..R
         weight = d.rounds - np.maximum(np.arange(d.rounds), spec.cut_low)
-        value = np.einsum("ij,j->i", d.pts, np.maximum(weight, 0), dtype=np.int64)
+        weight = np.maximum(weight, 0)
+        fits = d.max_abs_points * int(weight.sum()) < 2 ** 31   # then int32 accumulates exactly
+        value = np.einsum("ij,j->i", d.pts, weight.astype(np.int32 if fits else np.int64),
+                          dtype=np.int32 if fits else np.int64).astype(np.int64)
     else:
         running = np.cumsum(d.points, axis=1)
         keep = d.counted.copy()
