@@ -232,3 +232,30 @@ def grid(rows: np.ndarray, rounds: np.ndarray, delta: np.ndarray, shape: tuple[i
     out = np.zeros(shape, dtype=np.int64)
     np.add.at(out, (rows[keep], rounds[keep] - 1), delta[keep])
     return out
+
+
+def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray, row_cell: np.ndarray,
+                 n: np.ndarray, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """The dense view's flat buffer of 299 score changes of the individual events' players (None when there are none);
+    ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its kind)."""
+    if not has_adjustments(batch):
+        return None
+    adj = player_changes(batch)
+    trash = len(flats[0]) - 1
+    if adj.is_empty():
+        return None
+    a_tix = np.searchsorted(t_ids, adj["tournament"].to_numpy())   # t_ids: sorted
+    keys = (tix.astype(np.int64) << 24) | start_no
+    want = (a_tix.astype(np.int64) << 24) | adj["id"].to_numpy().astype(np.int64)
+    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
+    found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
+    rnd = adj["round"].to_numpy().astype(np.int64)
+    cell = np.where(found & (rnd <= n[a_tix]), row_cell[rows] + rnd - 1, trash)
+    pts, gtype, outcome = (f[cell] for f in flats)
+    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), cell != trash, pts, gtype, outcome)
+    if not delta.any():
+        return None
+    out = np.zeros(trash + 1, dtype=np.int64)
+    np.add.at(out, cell, delta)
+    out[trash] = 0
+    return out

@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.adjust import deltas, has_adjustments, player_changes
+from tbstats.adjust import bonus_cells
 from tbstats.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.games import GAME_TYPE, Batch
 from tbstats.games import LOSS as LOSS
@@ -485,7 +485,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     u_pts, u_t = points[unplayed], tix[unplayed // R_of[0]] if g_tix is None else g_tix[unplayed]
     g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
     outcome = flat(g_outcome, LOSS, np.int8)
-    bonus = _bonus_cells(batch, t_ids, tix, start_no, row_cell, n, (pts, gtype, outcome))
+    bonus = bonus_cells(batch, t_ids, tix, start_no, row_cell, n, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):
         b_rows = p_order[b_first[b]:b_first[b + 1]]
@@ -504,33 +504,6 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
                       outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus))
         parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
     return Buckets(roster, parts, player_order)
-
-
-def _bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray, row_cell: np.ndarray,
-                 n: np.ndarray, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
-    """The flat buffer of 299 score changes of the individual events' players (None when there are none);
-    ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its kind)."""
-    if not has_adjustments(batch):
-        return None
-    adj = player_changes(batch)
-    trash = len(flats[0]) - 1
-    if adj.is_empty():
-        return None
-    a_tix = _rows_of(adj["tournament"].to_numpy(), t_ids)
-    keys = (tix.astype(np.int64) << 24) | start_no
-    want = (a_tix.astype(np.int64) << 24) | adj["id"].to_numpy().astype(np.int64)
-    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
-    found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
-    rnd = adj["round"].to_numpy().astype(np.int64)
-    cell = np.where(found & (rnd <= n[a_tix]), row_cell[rows] + rnd - 1, trash)
-    pts, gtype, outcome = (f[cell] for f in flats)
-    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), cell != trash, pts, gtype, outcome)
-    if not delta.any():
-        return None
-    out = np.zeros(trash + 1, dtype=np.int64)
-    np.add.at(out, cell, delta)
-    out[trash] = 0
-    return out
 
 
 def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:
