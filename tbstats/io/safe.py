@@ -23,6 +23,7 @@ from tbstats.io.trf import ERROR_SCHEMA, read_trf
 #: Default cap on the decompressed size of one archive member (``--max-member-bytes``).
 MAX_MEMBER_BYTES: Final = 64 * 2**20
 _CHUNK: Final = 1 << 20
+_MORE: Final = 1 << 16  # what a regular file is read by past its size at open (it grew meanwhile)
 _ZIP_METHODS: Final = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
                        zipfile.ZIP_LZMA: "lzma"}
 _KINDS: Final = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -93,7 +94,7 @@ def read_regular(path: str) -> bytes:
             raise UnreadableInput(f"not a regular file ({kind_of(now.st_mode)})")
         parts: list[bytes] = []
         while True:  # the size is a hint: a file that grows meanwhile is read to its end
-            chunk = os.read(fd, now.st_size + 1 if not parts else 1 << 16)
+            chunk = os.read(fd, now.st_size + 1 if not parts else _MORE)
             if not chunk:
                 return b"".join(parts) if len(parts) != 1 else parts[0]
             parts.append(chunk)
