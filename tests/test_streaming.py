@@ -16,6 +16,7 @@ from helpers import REAL, ROOT
 from tbstats import pipeline, runs
 from tbstats.cli import main
 from tbstats.compare import breakdown, parse_config
+from tbstats.games import Batch
 from tbstats.io import parts, sources, tabular
 from tbstats.io.tabular import write_model
 
@@ -197,3 +198,19 @@ def test_one_progress_bar_over_tournaments_on_a_terminal(monkeypatch: pytest.Mon
     monkeypatch.setattr(sys, "stderr", quiet)
     list(pipeline.Run(inputs=[str(SAMPLE)], batch_size=50).map(lambda b: b.n_tournaments))
     assert quiet.getvalue() == ""
+
+
+def test_a_flat_run_split_a_few_tournaments_at_a_time_is_the_same_batch(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    batch = sources.load([str(EXAMPLES)], on_error="raise").batch   # with warnings (rows without a tournament)
+    tabular.write_model(Batch.concat([batch, tabular.read_model(SAMPLE).select(list(range(40)))]),
+                        tmp_path / "flat.parquet")
+    plan = parts.plan_model(str(tmp_path / "flat.parquet"), "flat", 30)
+    assert plan is not None and len(plan) == 2
+    whole = [parts.read_part(p) for p in plan]
+    monkeypatch.setattr(parts, "FLAT_TOURNAMENTS", 4)
+    cut = [parts.read_part(p) for p in plan]
+    assert whole[0].warnings.height > 0
+    for a, b in zip(whole, cut, strict=True):
+        for table in tabular.TABLES:
+            assert getattr(a, table).equals(getattr(b, table)), table
