@@ -214,3 +214,38 @@ def test_a_flat_run_split_a_few_tournaments_at_a_time_is_the_same_batch(tmp_path
     for a, b in zip(whole, cut, strict=True):
         for table in tabular.TABLES:
             assert getattr(a, table).equals(getattr(b, table)), table
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "json"])
+def test_compute_to_a_file_writes_batch_by_batch_the_table_of_one_batch(inputs: list[str], tmp_path: Path,
+                                                                        fmt: str) -> None:
+    chosen = inputs[:3]
+    stdout = _run(["compute", *chosen, "-t", "BH,SB,DE", "--format", "csv" if fmt == "parquet" else fmt])
+    got = []
+    for size in (1, 7, 100_000):
+        out = tmp_path / f"out{size}.{fmt}"
+        result = CliRunner().invoke(main, ["compute", *chosen, "-t", "BH,SB,DE", "-o", str(out),
+                                           "--batch-size", str(size), "-q"])
+        assert result.exit_code == 0, result.output
+        got.append(pl.read_parquet(out) if fmt == "parquet" else out.read_text(encoding="utf-8"))
+        assert not list(tmp_path.glob(".*partial"))
+    if fmt == "parquet":
+        assert got[0].height > 100 and got[0].equals(got[1]) and got[0].equals(got[2])
+        assert got[0].write_csv() == pl.read_csv(io.StringIO(stdout), schema=got[0].schema).write_csv()
+    else:
+        assert got[0] == got[1] == got[2] == stdout
+
+
+def test_compute_to_a_file_that_fails_leaves_no_file(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    for k in range(3):
+        shutil.copy(EXAMPLES / "e2_cut_exception.trf", tmp_path / "in" / f"a{k}.trf")
+    (tmp_path / "in" / "b.trf").write_text("012 not a tournament\n001 x\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(main, ["compute", str(tmp_path / "in"), "-t", "BH", "-o", str(out),
+                                       "--batch-files", "1", "--on-error", "raise", "-q"])
+    assert result.exit_code == 3
+    assert not out.exists() and not list(tmp_path.glob(".*"))
+    result = CliRunner().invoke(main, ["compute", str(tmp_path / "in" / "a0.trf"), "-t", "BH", "-o", str(out),
+                                       "--after-round", "99", "-q"])
+    assert result.exit_code == 2 and not out.exists() and not list(tmp_path.glob(".*"))
