@@ -57,21 +57,27 @@ def split_batch(batch: Batch, parts: int) -> list[Batch]:
     ids = batch.tournaments["tournament"].to_numpy()
     if not bool((ids[1:] > ids[:-1]).all()):
         ids = np.sort(ids)
-    p_t = batch.players["tournament"].to_numpy()
-    counts = np.bincount(np.searchsorted(ids, p_t), minlength=len(ids)) if len(ids) else np.zeros(0, np.int64)
+    p_t = batch.players["tournament"]
+    if not len(ids):
+        counts = np.zeros(0, np.int64)
+    elif p_t.is_sorted():   # each tournament's first player found in place
+        starts = p_t.search_sorted(pl.Series(ids), side="left").to_numpy().astype(np.int64)
+        counts = np.diff(np.append(starts, p_t.len()))
+    else:
+        counts = np.bincount(np.searchsorted(ids, p_t.to_numpy()), minlength=len(ids))
     bounds = np.searchsorted(np.cumsum(counts), np.linspace(0, counts.sum(), parts + 1)[1:-1])
     chunks = [chunk for chunk in np.split(ids, bounds) if len(chunk)]
     tables = (batch.tournaments, batch.players, batch.games)
-    keys = [df["tournament"].to_numpy() for df in tables]
-    if not all(bool((k[1:] >= k[:-1]).all()) for k in keys):
+    keys = [df["tournament"] for df in tables]   # searched in place (polars): no copy of the games' column
+    if not all(k.is_sorted() for k in keys):
         return [batch.select(chunk.tolist()) for chunk in chunks]
     out = []
     for chunk in chunks:
         lo, hi = int(chunk[0]), int(chunk[-1])
         sliced = []
         for df, k in zip(tables, keys, strict=True):
-            a, b = np.searchsorted(k, lo, side="left"), np.searchsorted(k, hi, side="right")
-            sliced.append(df.slice(int(a), int(b - a)))
+            a, b = int(k.search_sorted(lo, side="left")), int(k.search_sorted(hi, side="right"))
+            sliced.append(df.slice(a, b - a))
         srcs = sliced[0]["source"]
         out.append(Batch(sliced[0], sliced[1], sliced[2],
                          batch.warnings.filter(pl.col("source").is_in(srcs.implode()))))

@@ -18,11 +18,13 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from tbstats.adjust import bonus_cells
+from tbstats.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.games import GAME_TYPE, Batch
+from tbstats.games import LOSS as LOSS
+from tbstats.games import WIN as WIN
 
 NO_OPP = -1
-# Outcome of a round for the player: by the points awarded (C.07 16.3.1), or by the result of a game.
-LOSS, DRAW, WIN = 0, 1, 2
 
 #: Rounds a participant was not available for: requested byes, absences and forfeit losses (C.07 16.1.2).
 VUR_TYPES = ("half_bye", "zero_bye", "absent", "forfeit_loss", "double_forfeit")
@@ -41,18 +43,37 @@ def type_table(names: tuple[str, ...]) -> np.ndarray:
     return table
 
 
-def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+def lookup(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[codes]`` for a table of one-byte values (bool, int8) indexed by non-negative one-byte codes.
+
+    One ``bytes.translate`` pass: a numpy gather would first convert the codes to an intp array 8 times their
+    size. Codes must be valid rows of ``table`` (game type codes are).
+    """
+    if codes.dtype.itemsize != 1 or table.dtype.itemsize != 1 or len(table) > 128:
+        out: np.ndarray = table[codes]
+        return out
+    full = np.zeros(256, dtype=table.dtype)
+    full[:len(table)] = table
+    return np.frombuffer(bytearray(codes.tobytes().translate(full.tobytes())), dtype=table.dtype).reshape(
+        codes.shape)
+
+
+def row_sum(values: np.ndarray, mask: np.ndarray | None = None, *, bound: int | None = None) -> np.ndarray:
     """Per-player sum of a players x rounds array (where ``mask``), int64.
 
     ``einsum`` runs several times faster than ``sum(axis=1)`` on rows as short as a tournament's rounds.
+    ``bound`` (the largest absolute value of ``values``, when the caller knows it) lets integer sums that
+    cannot leave int32 accumulate in int32, twice as fast.
     """
     if values.dtype == np.bool_:
         values = values.view(np.uint8) if values.shape[1] < 256 else values.astype(np.int32)
         if mask is None and values.dtype == np.uint8:
             return np.einsum("ij->i", values).astype(np.int64)
+    acc = np.int32 if bound is not None and values.dtype.itemsize <= 4 and values.dtype.kind in "iu" and \
+        bound * max(values.shape[1], 1) < 2 ** 31 else np.int64
     if mask is None:
-        return np.einsum("ij->i", values, dtype=np.int64)
-    return np.einsum("ij,ij->i", mask.view(np.uint8), values, dtype=np.int64)
+        return np.einsum("ij->i", values, dtype=acc).astype(np.int64, copy=False)
+    return np.einsum("ij,ij->i", mask.view(np.uint8), values, dtype=acc).astype(np.int64, copy=False)
 
 
 def row_extreme(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> np.ndarray:
@@ -121,6 +142,9 @@ class Dense(Roster):
     black: np.ndarray        # bool: had black
     outcome: np.ndarray      # int8 LOSS / DRAW / WIN of the round for the player
     counted: np.ndarray      # bool: round is within the event's counted rounds
+    #: int64 score changes of 299 records by round (tbstats.adjust), None when there are none: they enter
+    #: the score a player is ranked by (PTS), never the results tie-breaks read
+    bonus: np.ndarray | None = None
 
     @property
     def rounds(self) -> int:
@@ -137,7 +161,7 @@ class Dense(Roster):
 
     def is_type(self, names: tuple[str, ...]) -> np.ndarray:
         """Mask of counted player-rounds whose game type is one of ``names``."""
-        return self.in_counted(type_table(names)[self.gtype])
+        return self.in_counted(lookup(type_table(names), self.gtype))
 
     @cached_property
     def played(self) -> np.ndarray:
@@ -188,7 +212,12 @@ class Dense(Roster):
     @cached_property
     def score(self) -> np.ndarray:
         """Each player's score over the counted rounds, units (int64)."""
-        return row_sum(self.points)
+        return row_sum(self.points, bound=self.max_abs_points)
+
+    @cached_property
+    def adjusted_score(self) -> np.ndarray:
+        """The score plus the 299 changes of the counted rounds: what the player is ranked by (PTS)."""
+        return self.score if self.bonus is None else self.score + row_sum(self.bonus, self.counted)
 
     def with_counted_rounds(self, n: np.ndarray) -> Dense:
         """The same view with a different number of counted rounds per tournament."""
@@ -227,6 +256,7 @@ class Buckets:
         gtype = np.full((P, R), GAME_TYPE["absent"], dtype=np.int8)
         black = np.zeros((P, R), dtype=bool)
         outcome = np.full((P, R), LOSS, dtype=np.int8)
+        bonus = np.zeros((P, R), dtype=np.int64) if any(b.dense.bonus is not None for b in self.parts) else None
         for b in self.parts:
             d, w = b.dense, b.dense.rounds
             opp[b.rows, :w] = np.where(d.opp != NO_OPP, b.rows[d.opp_row], NO_OPP)
@@ -234,8 +264,11 @@ class Buckets:
             gtype[b.rows, :w] = d.gtype
             black[b.rows, :w] = d.black
             outcome[b.rows, :w] = d.outcome
+            if bonus is not None and d.bonus is not None:
+                bonus[b.rows, :w] = d.bonus
         counted = np.arange(R)[None, :] < ro.n[ro.tix][:, None]
-        return Dense(**_fields(ro), opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=counted)
+        return Dense(**_fields(ro), opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=counted,
+                     bonus=bonus)
 
 
 def _fields(ro: Roster) -> dict[str, np.ndarray]:
@@ -317,9 +350,16 @@ def _in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, 
     if len(widths) != 1 or widths[0] < 1 or g.height != P * int(widths[0]):
         return False
     R = int(widths[0])
-    return bool((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
-                and (player_no.reshape(P, R) == start_no[:, None]).all()
-                and (g["tournament"].to_numpy().reshape(P, R) == player_t[:, None]).all())
+    if not ((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
+            and (player_no.reshape(P, R) == start_no[:, None]).all()):
+        return False
+    # tournaments: a sorted column whose first and last row of every player's block are the player's
+    # tournament holds it on every row of the block (searched in place, no copy of the column)
+    t = g["tournament"]
+    if P == 0 or not t.is_sorted():
+        return P == 0
+    block = np.arange(0, P * R, R)
+    return all(bool((t.gather(rows).to_numpy() == player_t).all()) for rows in (block, block + R - 1))
 
 
 def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Buckets:
@@ -445,6 +485,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     u_pts, u_t = points[unplayed], tix[unplayed // R_of[0]] if g_tix is None else g_tix[unplayed]
     g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
     outcome = flat(g_outcome, LOSS, np.int8)
+    bonus = bonus_cells(batch, t_ids, tix, start_no, row_cell, n, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):
         b_rows = p_order[b_first[b]:b_first[b + 1]]
@@ -460,7 +501,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
                           start_no=start_no[b_rows], rating=rating[b_rows])
         counted = np.broadcast_to(np.arange(R)[None, :] < width, (len(b_rows), R))
         dense = Dense(**_fields(b_roster), opp=grid(opp), pts=grid(pts), gtype=grid(gtype), black=grid(black),
-                      outcome=grid(outcome), counted=counted)
+                      outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus))
         parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
     return Buckets(roster, parts, player_order)
 

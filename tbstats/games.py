@@ -29,6 +29,9 @@ GAME_TYPES: Final = (
     "pending",         # paired, result not yet known (in-tournament files); such rounds are not counted
 )
 GAME_TYPE = {name: code for code, name in enumerate(GAME_TYPES)}
+#: Outcome of a round for the player in dense views: by the points awarded (C.07 16.3.1), or by the result
+#: of a game.
+LOSS, DRAW, WIN = 0, 1, 2
 GameTypeEnum = pl.Enum(list(GAME_TYPES))
 ColourEnum = pl.Enum(["w", "b"])
 EventTypeEnum = pl.Enum(["swiss", "round_robin", "team", "unknown"])
@@ -116,13 +119,14 @@ def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
     """
     expected = SCHEMAS[table]
     prefix = f"{where}: " if where else ""
-    missing = [c for c in expected if c not in df.columns]
+    schema = df.schema   # built once: polars builds a new Schema object at every access
+    missing = [c for c in expected if c not in schema]
     if missing:
         raise SchemaError(f"{prefix}{table} table lacks column(s) {', '.join(missing)} "
                           f"(expected {', '.join(expected)})")
     columns = []
     for name, dtype in expected.items():
-        got = df.schema[name]
+        got = schema[name]
         if got == dtype:
             columns.append(df[name])
             continue
@@ -130,8 +134,8 @@ def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
             raise SchemaError(f"{prefix}{table} column '{name}' has type {got} (expected {dtype})")
         columns.append(cast_checked(df[name], dtype, f"{prefix}{table} column '{name}'"))
     for name, dtype in OPTIONAL[table].items():
-        if name in df.columns:
-            got = df.schema[name]
+        if name in schema:
+            got = schema[name]
             if not (got == dtype or got == pl.Null() or got.is_numeric()):
                 raise SchemaError(f"{prefix}{table} column '{name}' has type {got} (expected {dtype})")
             columns.append(cast_checked(df[name], dtype, f"{prefix}{table} column '{name}'"))

@@ -20,15 +20,26 @@ from tbstats.tiebreaks.base import Context, Values
 _BIG = np.iinfo(np.int64).max // 4
 
 
-def refine(labels: np.ndarray, key: np.ndarray) -> np.ndarray:
+def tied_players(labels: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
+    """The players in groups of two or more (ascending rows); ``among``: when only those can be (the tied
+    players of an earlier step: refining never joins groups)."""
+    if among is None:
+        return np.flatnonzero(np.bincount(labels, minlength=len(labels))[labels] > 1)
+    lab = labels[among]
+    out: np.ndarray = among[np.bincount(lab, minlength=len(labels))[lab] > 1]
+    return out
+
+
+def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) -> np.ndarray:
     """Split tied groups by ``key`` (ascending = better); only players in groups of two or more are sorted.
 
     Labels are positions: a group's label is the global position (0-based, players of all tournaments in
     order) of its first member, so a group of size s covers positions label .. label + s - 1. Splitting a
-    group gives each part the position of its first member; other groups keep their labels.
+    group gives each part the position of its first member; other groups keep their labels. ``tied`` may
+    pass in :func:`tied_players` of ``labels`` when known.
     """
-    size = np.bincount(labels, minlength=len(labels))
-    tied = np.nonzero(size[labels] > 1)[0]
+    if tied is None:
+        tied = tied_players(labels)
     if len(tied) == 0:
         return labels
     lab, k = labels[tied], key[tied]
@@ -238,13 +249,17 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np
     first = tournament_first(d.tix)
     labels = refine(first, -pts.num)
     steps = [competition_rank(labels, d.tix, first)]
+    tied = tied_players(labels)     # only they can still change; values are computed for every spec anyway
     for spec in specs:
         tb = get_tiebreak(spec.name)
         if tb.kind == "partition":
-            labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE")
+            if len(tied):
+                labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE")
         else:
             values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
-            labels = refine(labels, sort_key(values, tb.higher_is_better != spec.reverse))
+            if len(tied):
+                labels = refine(labels, sort_key(values, tb.higher_is_better != spec.reverse), tied)
+        tied = tied_players(labels, tied)
         steps.append(competition_rank(labels, d.tix, first))
     return steps
 

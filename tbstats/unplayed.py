@@ -18,7 +18,17 @@ from functools import cached_property
 
 import numpy as np
 
-from tbstats.dense import FORFEIT_TYPES, NO_OPP, REQUESTED_BYE_TYPES, VUR_TYPES, Dense, cells, row_sum, type_table
+from tbstats.dense import (
+    FORFEIT_TYPES,
+    NO_OPP,
+    REQUESTED_BYE_TYPES,
+    VUR_TYPES,
+    Dense,
+    cells,
+    lookup,
+    row_sum,
+    type_table,
+)
 from tbstats.games import GAME_TYPE
 from tbstats.rules import RuleSet
 
@@ -78,7 +88,7 @@ class Elements:
     @cached_property
     def oppscore_total(self) -> np.ndarray:
         """Each player's sum of the opponent scores of the elements (BH before cuts), units (int64)."""
-        return row_sum(self.oppscore, self.present)
+        return row_sum(self.oppscore, self.present, bound=value_bound(self.dense))
 
     @cached_property
     def elements(self) -> np.ndarray:
@@ -98,14 +108,16 @@ def categories(d: Dense) -> np.ndarray:
     table[[GAME_TYPE["pab"], GAME_TYPE["full_bye"]]] = CAT_PAB_FPB
     table[GAME_TYPE["forfeit_win"]] = CAT_FORFEIT_WIN
     table[[GAME_TYPE["forfeit_loss"], GAME_TYPE["double_forfeit"]]] = CAT_FORFEIT_LOSS
-    cat = table[d.gtype]
+    cat = lookup(table, d.gtype)
     if not d.all_counted:
         cat[~d.counted] = NOT_COUNTED
-    rows, cols = cells(d.in_counted(_REQUESTED[d.gtype]))
+    rows, cols = cells(d.in_counted(lookup(_REQUESTED, d.gtype)))
     if len(rows):
         # a requested bye is followed when a round that is not a VUR comes after it (rows with byes only)
         with_bye, inv = np.unique(rows, return_inverse=True)
-        non_vur = d.in_counted(~_VUR[d.gtype])[with_bye]
+        non_vur = ~_VUR[d.gtype[with_bye]]
+        if not d.all_counted:
+            non_vur &= d.counted[with_bye]
         last = d.rounds - 1 - np.argmax(non_vur[:, ::-1], axis=1)
         last[~non_vur[np.arange(len(with_bye)), last]] = -1
         cat[rows, cols] = np.where(cols < last[inv], CAT_BYE_FOLLOWED, CAT_BYE_TRAILING)
@@ -118,9 +130,20 @@ def _unplayed(d: Dense, cat: np.ndarray) -> np.ndarray:
     return unplayed if d.all_counted else unplayed & d.counted
 
 
+def _unit_bound(d: Dense) -> int:
+    """The largest absolute points value of a round: any cell's points, a win's, a draw's."""
+    return max(int(np.abs(d.W).max(initial=0)), int(np.abs(d.D).max(initial=0)), d.max_abs_points)
+
+
+def value_bound(d: Dense) -> int:
+    """A bound on the absolute value of every element value: scores, adjusted scores and dummies are at most
+    a round's points per round, a virtual opponent one round's more (16.4)."""
+    return 2 * _unit_bound(d) * max(d.rounds, 1)
+
+
 def _value_dtype(d: Dense) -> type:
     """int32 for element values (opponent scores, dummies), their products with points and row sums if they fit."""
-    m = max(int(np.abs(d.W).max(initial=0)), int(np.abs(d.D).max(initial=0)), d.max_abs_points)
+    m = _unit_bound(d)
     return np.int32 if 3 * m * m * max(d.rounds, 1) ** 2 < 2 ** 31 else np.int64
 
 
@@ -190,7 +213,7 @@ def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) ->
     game_like = d.played
     games = None
     if predetermined.any():
-        counted_forfeits = _FORFEIT[d.gtype] & d.has_opp & predetermined[:, None]
+        counted_forfeits = lookup(_FORFEIT, d.gtype) & d.has_opp & predetermined[:, None]
         game_like = game_like | counted_forfeits
         games = cells(counted_forfeits)
     if rules.own_unplayed != "none":
@@ -202,7 +225,7 @@ def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) ->
         own = np.zeros(pts.shape, dtype=bool)
         present = game_like
     oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
-    vur = own & _VUR[d.gtype] if rules.vur_cuts else np.zeros(pts.shape, dtype=bool)
+    vur = own & lookup(_VUR, d.gtype) if rules.vur_cuts else np.zeros(pts.shape, dtype=bool)
     return Elements(dense=d, rules=rules, score=score, as_opponent=as_opponent, category=cat, present=present,
                     oppscore=oppscore, vur=vur, dummies=dummies, predetermined=predetermined,
                     game_like=game_like, own=own, pts=pts)

@@ -214,26 +214,68 @@ def _de_parts(event: TeamEvent, group: list[int], ref: str) -> list[list[int]]:
     return [*ranked, order] if order else ranked
 
 
-def ede(event: TeamEvent, group: list[int]) -> list[list[int]]:
-    """EDE with MP primary: DE on MP; if it separates nobody, on GP; every new subset restarts from MP."""
+def ede(event: TeamEvent, group: list[int], refs: tuple[str, ...] = ("MP", "GP"),
+        restart: bool = True) -> list[list[int]]:
+    """EDE with MP primary: DE on MP; if it separates nobody, on GP; every new subset restarts from MP.
+
+    With ``restart`` False a subset split off by GP goes on with GP only (the reading of Held's ex. 45).
+    """
     if len(group) == 1:
         return [group]
-    for ref in ("MP", "GP"):
+    for k, ref in enumerate(refs):
         parts = _de_parts(event, group, ref)
         if len(parts) > 1:
-            return [q for p in parts for q in ede(event, p)]
+            after = refs if restart or k == 0 else refs[k:]
+            return [q for p in parts for q in ede(event, p, after, restart)]
     return [group]
 
 
-def ede_ranks(event: TeamEvent) -> dict[int, int]:
-    """Ranks by MP, then EDE (shared ranks for teams still tied)."""
+def _encounter_boards(event: TeamEvent, a: int, b: int) -> list[Fraction] | None:
+    """Team a's points per board over its counted matches against b (9.5 conventions), None if they never met."""
+    total: list[Fraction] | None = None
+    for r in range(event.rounds):
+        kind, opp, boards = event.schedule[a][r]
+        if opp != b or not (kind == "played" or event.round_robin):
+            continue
+        per = boards if kind == "played" else [event.W if kind == "forfeit_win" else Fraction(0)] * event.boards
+        assert per is not None
+        total = [x + y for x, y in zip(total or [Fraction(0)] * event.boards, per, strict=True)]
+    return total
+
+
+def _board_key(step: str, boards: list[Fraction]) -> list[Fraction]:
+    """Ascending = better. BC (12.1): board number x points, lower first; TBR (12.2): board 1, board 2, ...;
+    BBE (12.3): all boards but the last, then without the last two, ... (higher first for both)."""
+    if step == "BC":
+        return [sum(((k + 1) * p for k, p in enumerate(boards)), Fraction(0))]
+    if step == "TBR":
+        return [-p for p in boards]
+    return [-sum(boards[:k], Fraction(0)) for k in range(len(boards) - 1, 0, -1)]
+
+
+CHAIN_STEPS = {"EDE": (), "EDET": ("TBR",), "EDEB": ("BBE",), "EDEBT": ("BC", "TBR"), "EDEBB": ("BC", "BBE")}
+
+
+def ede_ranks(event: TeamEvent, chain: str = "EDE", restart: bool = True) -> dict[int, int]:
+    """Ranks by MP, then EDE, then for two teams still tied on MP and GP the chain's board steps of their
+    direct encounter (13.3.2); shared ranks for teams still tied."""
     teams = sorted(event.schedule)
     levels = sorted({score(event, t, "MP") for t in teams}, reverse=True)
     ranks: dict[int, int] = {}
     place = 1
     for v in levels:
-        for part in ede(event, [t for t in teams if score(event, t, "MP") == v]):
-            for t in part:
-                ranks[t] = place
-            place += len(part)
+        for part in ede(event, [t for t in teams if score(event, t, "MP") == v], restart=restart):
+            parts = [part]
+            if len(part) == 2 and CHAIN_STEPS[chain] and score(event, part[0], "GP") == score(event, part[1], "GP"):
+                a, b = part
+                ba, bb = _encounter_boards(event, a, b), _encounter_boards(event, b, a)
+                if ba is not None and bb is not None:
+                    ka = [x for step in CHAIN_STEPS[chain] for x in _board_key(step, ba)]
+                    kb = [x for step in CHAIN_STEPS[chain] for x in _board_key(step, bb)]
+                    if ka != kb:
+                        parts = [[a], [b]] if ka < kb else [[b], [a]]
+            for p in parts:
+                for t in p:
+                    ranks[t] = place
+                place += len(p)
     return ranks

@@ -15,12 +15,13 @@ import subprocess
 import sys
 
 import numpy as np
+import polars as pl
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import swiss_events, to_trf
 
-from tbstats.dense import NO_OPP, Dense, _in_grid_order, build_buckets, row_extreme, row_sum
+from tbstats.dense import NO_OPP, Dense, _in_grid_order, build_buckets, lookup, row_extreme, row_sum
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf
 from tbstats.memory import keep_freed_memory
@@ -60,6 +61,14 @@ def test_a_complete_sorted_single_bucket_is_recognised_as_a_grid() -> None:
     swapped = g[[1, 0, *range(2, g.height)]]
     assert not _in_grid_order(swapped, swapped["round"].to_numpy(), swapped["player"].to_numpy(),
                               p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
+    # the second and third tournaments' games swapped: players and rounds repeat, tournaments do not
+    block = g.height // 3
+    moved = pl.concat([g[:block], g[2 * block:], g[block:2 * block]])
+    assert not _in_grid_order(moved, moved["round"].to_numpy(), moved["player"].to_numpy(),
+                              p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
+    for fast, general in zip(_views(batch), _views(Batch(batch.tournaments, p, moved)), strict=True):
+        for name in ARRAYS:
+            assert np.array_equal(getattr(fast, name), getattr(general, name)), name
 
 
 @given(st.integers(0, 2 ** 32 - 1), st.sampled_from([(0, 0), (1, 0), (0, 1), (1, 1), (2, 0), (0, 2)]),
@@ -70,8 +79,8 @@ def test_cut_sums_equal_the_cut_mask(seed: int, cuts: tuple[int, int], by_oppsco
     P, R = int(rng.integers(1, 40)), int(rng.integers(1, 10))
     present = rng.random((P, R)) < 0.8
     vur = present & (rng.random((P, R)) < 0.2)
-    oppscore = rng.integers(0, 6, (P, R)).astype(dtype)   # few values: many ties
-    contribution = oppscore * rng.integers(0, 3, (P, R)).astype(dtype) if by_oppscore else oppscore
+    oppscore: np.ndarray = rng.integers(0, 6, (P, R)).astype(dtype)   # few values: many ties
+    contribution: np.ndarray = oppscore * rng.integers(0, 3, (P, R)).astype(dtype) if by_oppscore else oppscore
     low, high = cuts
     keep = cut_elements(present, contribution, oppscore, vur, low, high, by_oppscore)
     total, count = cut_sum(present, contribution, oppscore, vur, low, high, by_oppscore)
@@ -114,3 +123,22 @@ def test_allocator_tuning_is_done_once_and_can_be_left_out() -> None:
     env = {**os.environ, "TBSTATS_MALLOC": "system"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_row_sums_with_a_bound_equal_int64_sums() -> None:
+    rng = np.random.default_rng(8)
+    for dtype, bound in ((np.int8, 100), (np.int32, 2 ** 27), (np.int32, 2 ** 31 - 1), (np.int64, 5)):
+        values = rng.integers(-bound, bound + 1, (40, 9)).astype(dtype)
+        mask = rng.random((40, 9)) < 0.5
+        want = np.where(mask, values.astype(np.int64), 0).sum(axis=1)
+        assert np.array_equal(row_sum(values, mask, bound=bound), want)
+        assert np.array_equal(row_sum(values, bound=bound), values.astype(np.int64).sum(axis=1))
+        assert row_sum(values, mask, bound=bound).dtype == np.int64
+
+
+def test_lookup_equals_the_gather() -> None:
+    rng = np.random.default_rng(4)
+    codes = rng.integers(0, 10, (25, 9)).astype(np.int8)
+    for table in (np.array([3, -1, 0, 5, 2, 2, -7, 1, 0, 4], dtype=np.int8), rng.random(10) < 0.5):
+        assert np.array_equal(lookup(table, codes), table[codes])
+        assert np.array_equal(lookup(table, codes[:, ::2]), table[codes[:, ::2]])

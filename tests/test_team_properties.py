@@ -14,10 +14,12 @@ from fractions import Fraction
 import polars as pl
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from team_reference import TeamEvent, board_count, buchholz, ede_ranks, extended_sb, score, sssc
+from team_reference import CHAIN_STEPS, TeamEvent, board_count, buchholz, ede_ranks, extended_sb, score, sssc
 
 from tbstats.io.trf import read_trf
-from tbstats.teams.standings import compute_teams
+from tbstats.spec import TieBreakSpec
+from tbstats.standings import competition_rank, initial_labels
+from tbstats.teams.standings import compute_teams, extended_direct_encounter, make_team_context
 
 
 def _examples(default_run: int) -> int:
@@ -204,3 +206,23 @@ def test_events_in_one_batch_are_independent(generated: tuple[TeamEvent, str]) -
     a = table.filter(pl.col("tournament") == 0).drop("source", "tournament")
     b = table.filter(pl.col("tournament") == 1).drop("source", "tournament")
     assert a.equals(b)
+
+
+@settings(max_examples=_examples(12))
+@given(st.lists(team_events(), min_size=1, max_size=4))
+def test_ede_chains_over_a_batch_match_the_reference(generated: list[tuple[TeamEvent, str]]) -> None:
+    """EDE, its 2026 chains (EDET, EDEB, EDEBT, EDEBB) and the no-restart reading of Held's ex. 45, with
+    several events ranked in one batch (the EDE kernel works on all tied groups of all events at once)."""
+    batch = read_trf([(f"g{k}.trf", text.encode()) for k, (_, text) in enumerate(generated)]).batch
+    events = {f"g{k}.trf": event for k, (event, _) in enumerate(generated)}
+    for chain in CHAIN_STEPS:
+        table = compute_teams(batch, chain)
+        for source, team, rank in table.select("source", "team", chain).iter_rows():
+            assert rank == ede_ranks(events[source], chain)[team], (source, chain, team)
+    tc = make_team_context(batch)
+    d = tc.td.mp
+    labels = extended_direct_encounter(tc, initial_labels(d.tix, -d.score), TieBreakSpec("EDE"), restart=False)
+    ranks = competition_rank(labels, d.tix)
+    sources = batch.tournaments.sort("tournament")["source"].to_numpy()[d.tix]
+    for source, team, rank in zip(sources, d.start_no, ranks, strict=True):
+        assert rank == ede_ranks(events[source], restart=False)[int(team)], (source, team)

@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
 import click
 import polars as pl
@@ -19,7 +19,9 @@ from tbstats.cli.base import ARGV_KEY
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.output import FORMATS, write_table
-from tbstats.report.page import About
+
+if TYPE_CHECKING:
+    from tbstats.report.page import About
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -142,6 +144,8 @@ def report_options(f: F) -> F:
 
 def about_run(output: ReportOutput, paths: Sequence[str], counts: Sequence[tuple[str, int]]) -> About:
     """What a report page records: the command line as typed, the inputs and their counts, a date if asked."""
+    from tbstats.report.page import About  # the report pages are imported by the commands that write them
+
     argv = click.get_current_context().find_root().meta.get(ARGV_KEY, [])
     return About(command=shlex.join(["tbstats", *argv]), inputs=tuple(paths), counts=tuple(counts),
                  date=dt.date.today().isoformat() if output.dated else None)

@@ -140,9 +140,7 @@ def _pair_keys(td: TeamDense, counted: np.ndarray, a: np.ndarray, b: np.ndarray,
             parts.append(-boards)
         else:                  # BBE: without the last board, the last two, ... higher first
             prefix = np.cumsum(boards, axis=1)
-            s = np.arange(1, max(B, 2))[None, :]
-            k = count[:, None] - 1 - s                                   # last board kept, 0-based
-            k = np.where((count[:, None] == 1) & (s == 1), 0, k)         # one board: that board decides
+            k = count[:, None] - 1 - np.arange(1, max(B, 2))[None, :]   # last board kept, 0-based
             parts.append(np.where(k >= 0, -prefix[np.arange(n)[:, None], np.maximum(k, 0)], 0))
     return np.concatenate(parts, axis=1) if parts else np.zeros((n, 0), dtype=np.int64)
 

@@ -7,6 +7,7 @@ import numpy as np
 from tbstats.dense import row_sum
 from tbstats.spec import TieBreakSpec
 from tbstats.tiebreaks.base import Context, Values, cut_sum, round_half_up
+from tbstats.unplayed import value_bound
 
 
 def _all(ctx: Context) -> np.ndarray:
@@ -34,8 +35,9 @@ def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """SB: sum of opponent score times points scored against them, with C/M cuts (C.07 9.1, 14.1.2, 16.5)."""
     el = ctx.elements(edition)
     contribution = el.sb_contribution
+    bound = value_bound(ctx.dense) * ctx.dense.max_abs_points
     total, _ = cut_sum(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
-                       by_oppscore=True, count=el.elements)
+                       by_oppscore=True, total=row_sum(contribution, el.present, bound=bound), count=el.elements)
     return Values(total, ctx.unit(2), _all(ctx))
 
 
@@ -67,5 +69,5 @@ def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     max_units = d.per_player(rounds * d.W)
     limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
     qualifies = 2 * score >= max_units + limit
-    num = row_sum(pts, d.through(qualifies, False, scheduled=True))
+    num = row_sum(pts, d.through(qualifies, False, scheduled=True), bound=d.max_abs_points)
     return Values(num, ctx.unit(), _all(ctx))

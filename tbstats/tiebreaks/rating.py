@@ -61,7 +61,7 @@ def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> 
 def _percentage(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """OTB score in half points, OTB games, and p = round_half_up(100 x score / games)."""
     d = ctx.dense
-    halves = row_sum(d.outcome, d.played)
+    halves = row_sum(d.outcome, d.played, bound=2)
     games = row_sum(d.played)
     p = round_half_up(100 * halves, 2 * np.maximum(games, 1))
     return halves, games, p

@@ -22,9 +22,9 @@ def _count(d: Dense, mask: np.ndarray) -> Values:
 
 
 def points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
-    """PTS: the score, as awarded."""
+    """PTS: the score, as awarded, with the changes of 299 records (:mod:`tbstats.adjust`)."""
     d = ctx.dense
-    return Values(d.score, ctx.unit(), np.ones(d.players, dtype=bool))
+    return Values(d.adjusted_score, ctx.unit(), np.ones(d.players, dtype=bool))
 
 
 def wins(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:

@@ -175,7 +175,8 @@ def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
         empty = np.zeros(0, dtype=np.int64)
         return Lines(buf, empty.astype(np.int32), empty.astype(np.int32), empty, empty)
     n = int(offsets[-1])
-    breaks = np.flatnonzero((buf[:n] == 10) | (buf[:n] == 13))
+    low = np.flatnonzero(buf[:n] <= 13)  # one pass over the buffer; then the few control characters
+    breaks = low[(buf[low] == 10) | (buf[low] == 13)]
     lf_after_cr = (buf[breaks] == 10) & (breaks > 0) & (buf[np.maximum(breaks - 1, 0)] == 13)
     ends = breaks[~lf_after_cr]
     crlf = (buf[ends] == 13) & (buf[ends + 1] == 10)

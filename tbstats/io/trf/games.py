@@ -87,10 +87,12 @@ def _classify(has_opp: np.ndarray, res: np.ndarray, ores: np.ndarray) -> tuple[n
 _BYE_OF = np.arange(_OTHER + 1, dtype=np.int8)
 for _c, _bye in BYE_ALIASES.items():
     _BYE_OF[_RES[_c]] = _RES[_bye]
-#: Game type and scoring kind by (has an opponent, result id, opponent's result id), as one flat index.
+#: Game type and scoring kind (the number of kinds where no points: a pending game) by (has an opponent, result
+#: id, opponent's result id), as one flat index.
 _GAME_TYPE_OF, _KIND_OF = _classify(*(a.reshape(-1) for a in np.meshgrid(
     np.array([False, True]), np.arange(_OTHER + 1, dtype=np.int8), np.arange(_OTHER + 1, dtype=np.int8),
     indexing="ij")))
+_KIND_OF[_KIND_OF < 0] = len(SCORING_KINDS)
 
 
 def row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
@@ -126,16 +128,17 @@ def _opponent_blocks(p: Players, n_blocks: np.ndarray, li: np.ndarray, r0: np.nd
     if n and p.start_ok.all() and (p.start_no > 0).all():
         np.maximum.at(top, p.event, p.start_no)
     if n and p.start_ok.all() and (p.start_no > 0).all() and int(top.sum()) <= 8 * n + 10_000:
-        offset = np.concatenate([[0], np.cumsum(top + 1)[:-1]])
-        table = np.full(int((top + 1).sum()), -1, dtype=np.int64)
+        # each event's slots: 0 (no opponent), its ranks 1..top, then top + 1 for any higher rank
+        offset = np.concatenate([[0], np.cumsum(top + 2)[:-1]])
+        table = np.full(int((top + 2).sum()), -1, dtype=np.int64)  # the first block of each rank's line
         first = np.ones(n, dtype=bool)
         first[1:] = (p.event[1:] != p.event[:-1]) | (p.start_no[1:] != p.start_no[:-1])
-        table[(offset[p.event] + p.start_no)[first]] = np.flatnonzero(first)
-        inside = (opp > 0) & (opp <= top[event])
-        line = np.where(inside, table[np.where(inside, offset[event] + opp, 0)], -1)
-        exists = line >= 0
         block_start = np.concatenate([[0], np.cumsum(n_blocks)[:-1]])
-        row = np.where(exists, block_start[np.maximum(line, 0)] + r0, 0)
+        table[(offset[p.event] + p.start_no)[first]] = block_start[first]
+        slot = offset[event]
+        start = table[np.minimum(slot + opp, slot + top[event] + 1)]
+        exists = start >= 0
+        row = np.where(exists, start + r0, 0)
         return row, exists.copy(), exists
     row, found = lookup(row_key(event, me, rnd), row_key(event, opp, rnd))
     found &= opp > 0
@@ -264,9 +267,9 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     res = np.where(has_opp, res, _BYE_OF[res])  # a game result without opponent reads as its bye
     combo = (has_opp.astype(np.int16) * (_OTHER + 1) + res) * (_OTHER + 1) + ores
     gt, kind = _GAME_TYPE_OF[combo], _KIND_OF[combo]
-    n_kinds = len(SCORING_KINDS)
-    pts = np.where(kind >= 0, points.reshape(-1)[event * n_kinds + np.maximum(kind, 0)], 0) if len(kind) else \
-        np.zeros(0, np.int64)
+    n_kinds = len(SCORING_KINDS)  # kind n_kinds (no points) reads a zero column past the kinds
+    with_zero = np.concatenate([points, np.zeros((len(points), 1), dtype=points.dtype)], axis=1).reshape(-1)
+    pts = with_zero[event * (n_kinds + 1) + kind]
     out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
            "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}

@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from tbstats.adjust import describe
 from tbstats.games import SCORING_KINDS, TOURNAMENT_SCHEMA
 from tbstats.io.dates import resolve_dates
 from tbstats.rules import DEFAULT_EDITION, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
@@ -97,9 +98,12 @@ def _kind(text: str) -> tuple[int, str]:
         return _DATES, code
     if code in HEADER_RECORDS:
         return _HEADER, code
-    if code == "###" or text.startswith(("DDD SSSS", "         1 ")) or text[:10].strip().isdigit():
+    is_record = bool(_RECORD.match(text[:4] if len(text) > 3 else text + " "))
+    # a column ruler ('1234567890...') is skipped, not a record whose first fields are blank ('299      1.5')
+    if code == "###" or text.startswith(("DDD SSSS", "         1 ")) or (text[:10].strip().isdigit()
+                                                                         and not is_record):
         return _SKIP, code
-    if _RECORD.match(text[:4] if len(text) > 3 else text + " "):
+    if is_record:
         return _KEPT, code
     return _SKIP, code
 
@@ -222,18 +226,23 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
     ``longest`` is the number of round blocks of each event, ``players`` its number of player lines.
     """
     n = len(sources)
-    recs: list[dict[str, tuple[str, int]]] = [{} for _ in range(n)]
+    values_of: list[dict[str, str]] = [{} for _ in range(n)]  # each header record's first value, by code
+    recs: list[dict[str, int]] = [{} for _ in range(n)]        # and its line
     scoring: list[list[tuple[str, str, int]]] = [[] for _ in range(n)]
     kept: list[list[str]] = [[] for _ in range(n)]
     round_dates: list[tuple[str, ...]] = [() for _ in range(n)]
+    adjustments: list[tuple[int, int, str]] = []
     for ev, line, text in zip(event_of_line.tolist(), line_of.tolist(), texts, strict=True):
         kind, code = _BY_CODE.get(text[:4]) or _kind(text)
         if kind == _HEADER:
             rec = recs[ev]
             if code not in rec:
-                rec[code] = (text[4:].strip() if len(text) > 3 else "", line)
+                rec[code] = line
+                values_of[ev][code] = text[4:].strip()
         elif kind == _KEPT:
             kept[ev].append(text)
+            if code == "299":
+                adjustments.append((ev, line, text))
         elif kind == _SCORING:
             scoring[ev].append((code, text, line))
         elif kind == _DATES:
@@ -242,22 +251,29 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
     rows: list[tuple[Any, ...]] = []
     warns: list[dict[str, object]] = []
     errors: list[dict[str, object]] = []
-    for ev, rec, longest_ev, players_ev in zip(range(n), recs, longest.tolist(), players.tolist(), strict=True):
-        key = (*(rec[c][0] if c in rec else None for c in _INTERPRETED), round_dates[ev],
-               tuple((c, t) for c, t, _ in scoring[ev]), longest_ev, players_ev)
+    for ev, found, longest_ev, players_ev in zip(range(n), values_of, longest.tolist(), players.tolist(),
+                                                 strict=True):
+        key = (*map(found.get, _INTERPRETED), round_dates[ev],
+               tuple((c, t) for c, t, _ in scoring[ev]) if scoring[ev] else (), longest_ev, players_ev)
         values, notes, problems = _interpret(key)
         rows.append(values)
+        if not notes and not problems:
+            continue
+        rec = recs[ev]
         for record, name, message in notes:
-            warns.append({"source": sources[ev], "line": rec[record][1] if record in rec else None, "field": name,
-                          "message": message})
+            warns.append({"source": sources[ev], "line": rec.get(record) if record is not None else None,
+                          "field": name, "message": message})
         for where, column, reason in problems:
-            line = rec[where][1] if isinstance(where, str) else scoring[ev][where][2]
+            line = rec[where] if isinstance(where, str) else scoring[ev][where][2]
             errors.append({"path": source_files[ev], "line": line, "column": column, "reason": reason})
 
     cols = dict(zip(_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)) if rows else {k: [] for k in _COLUMNS}
+    for ev, line, text in adjustments:       # 299: say what is applied, at its line (rules.md 9.1)
+        team = any(r[:3] in ("310", "013") for r in kept[ev]) or cols["_declared_type"][ev] == "team"
+        warns.append({"source": sources[ev], "line": line, "field": "299", "message": describe(text, team)})
 
     def field(code: str) -> list[str | None]:
-        return [r[code][0] or None if code in r else None for r in recs]
+        return [found.get(code) or None for found in values_of]
 
     schema: dict[str, pl.DataType] = {"event": pl.Int64(), "source_file": pl.String(), **{
         k: v for k, v in TOURNAMENT_SCHEMA.items() if k not in ("tournament", "rounds_played", "event_type")},

@@ -14,6 +14,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from tbstats.adjust import penalties
 from tbstats.errors import FormatError
 from tbstats.games import (
     GAME_SCHEMA,
@@ -175,18 +176,22 @@ def _events(lines: Lines, is001: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     return event.astype(np.int64), lines.file[firsts].astype(np.int64), k[firsts].astype(np.int64)
 
 
+#: Game types where the players met (a round with a pairing), by game type id.
+_PAIRED: Final = np.isin(np.arange(len(GAME_TYPE)),
+                         [GAME_TYPE[k] for k in ("played", "forfeit_win", "forfeit_loss", "double_forfeit")])
+
+
 def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) -> pl.DataFrame:
     """Rounds played and the event type of every event (every line already has a block per round)."""
     n = t.height
     ev, rnd, gt = g["event"], g["round"].astype(np.int64), g["game_type"]
     pending = gt == GAME_TYPE["pending"]
-    paired = np.isin(gt, [GAME_TYPE[k] for k in ("played", "forfeit_win", "forfeit_loss", "double_forfeit")])
+    paired = _PAIRED[gt]
     first_pending = np.full(n, 10_000 + 1, dtype=np.int64)
     np.minimum.at(first_pending, ev[pending], rnd[pending])
     last_paired = np.zeros(n, dtype=np.int64)
     np.maximum.at(last_paired, ev[paired], rnd[paired])
-    has_paired = np.zeros(n, dtype=bool)
-    has_paired[ev[paired]] = True
+    has_paired = last_paired > 0  # rounds count from 1
     planned = t["rounds"].to_numpy().astype(np.int64)
     counted = np.where(rounds_ev >= planned, rounds_ev, np.where(has_paired, last_paired, rounds_ev))
     counted = np.where((rounds_ev == 0) & (planned <= 0), 10_000, counted)  # nothing to count: as before
@@ -247,7 +252,7 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
             errors.append(problem_rows(df, "points (cols 81-84)", pl.format(reason, *args)))
     total = np.bincount(g["line"], weights=g["points"], minlength=n).astype(np.int64) if n else units
     has_games = np.bincount(g["line"], minlength=n) > 0 if n else finite
-    rows = np.flatnonzero(in_range & has_games & (units != total))
+    rows = np.flatnonzero(in_range & has_games & (units != total) & (units != total + _penalties(p, t)))
     rows = rows[np.argsort(p.order[rows], kind="stable")]
     warn = no_problems()
     if rows.size:
@@ -257,6 +262,23 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
             "declared points {} differ from the results' total {}; the results count", pl.col("_points"),
             (pl.col("_sum") / pl.col("scale")).cast(pl.String)))
     return declared, warn, pl.concat(errors) if errors else no_problems()
+
+
+def _penalties(p: Players, t: pl.DataFrame) -> np.ndarray:
+    """Per player line the points (units) of the 299 penalties/bonuses naming it, which the declared points
+    may include (rules.md 2.4: look for 299 records, then warn)."""
+    out = np.zeros(len(p.event), dtype=np.int64)
+    if not len(p.event) or not t["records"].list.eval(pl.element().str.starts_with("299")).list.any().any():
+        return out
+    team = [any(r[:3] in ("310", "013") for r in recs or []) or kind == "team" for recs, kind in
+            zip(t["records"].to_list(), t["event_type"].cast(pl.String).to_list(), strict=True)]
+    keys = p.event.astype(np.int64) * 20000 + p.start_no
+    scale = t["scale"].to_numpy()
+    for ev, pid, points in penalties(t["records"].to_list(), team):
+        row = int(np.searchsorted(keys, ev * 20000 + pid))
+        if row < len(keys) and keys[row] == ev * 20000 + pid:
+            out[row] += int(points * int(scale[ev]))
+    return out
 
 
 def _pending(g: dict[str, np.ndarray], p: Players, t: pl.DataFrame, sources: list[str]) -> list[dict[str, object]]:

@@ -1,0 +1,261 @@
+"""``299`` records: points adjustments (penalties, bonuses, abnormal points) for players or teams (rules.md 2.3, 9.1).
+
+A 299 record: type at col 5, match points (MP) around cols 8-11, points (game points for a team) around cols
+14-17, round around cols 20-22, then the participants (start ranks in an individual event, team pairing
+numbers in a team event). FIDE's TRF-2026 team sample writes the same fields one to three columns to the
+left (``299 +  2.0  2.5   1    1``, header ``T MMMM GGGG RRR PPP1``), so fields are read as blank-separated
+numbers placed by the column where they end: MP up to col 11, points up to col 17, round up to col 22, ids
+after.
+
+How tbstats applies them (rules.md is silent; a decision, documented in the README):
+
+- blank type: a penalty or bonus, added to the participant's score as written (signed);
+- a type ``W D L F H Z + -``: abnormal points for a round of that kind: the participant gets the record's
+  points instead of the event's scoring for that kind, so the score changes by the difference (for a team:
+  MP against the 362 match scoring, GP against that kind on every board);
+- the change enters the participant's own score, hence its rank and the ``points`` / ``mp`` / ``gp``
+  columns (and MPvGP and SSSC, which read the scores), from its round on (no round: from round 1). It does
+  not change the round results that tie-breaks read: opponents' Buchholz, Sonneborn-Berger, ESB, EDE and
+  the dummy of an unplayed round (16.4) use the scores the results give.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from tbstats.games import DRAW, GAME_TYPE, LOSS, WIN, Batch
+from tbstats.teams.model import team_event_ids
+
+#: A 299 type: the kind of round it re-scores (blank: a penalty or bonus).
+KINDS: Final = {"W": "win", "D": "draw", "L": "loss", "+": "forfeit_win", "-": "forfeit_loss",
+                "F": "full_bye", "H": "half_bye", "Z": "zero_bye"}
+#: The rounds each type re-scores: game types (a team's match type read as one, tbstats.teams.dense) and
+#: the outcome a played round must have.
+ROUND_KINDS: Final = {
+    "win": (("played",), WIN), "draw": (("played",), DRAW), "loss": (("played",), LOSS),
+    "forfeit_win": (("forfeit_win",), None), "forfeit_loss": (("forfeit_loss", "double_forfeit"), None),
+    "full_bye": (("full_bye", "pab"), None), "half_bye": (("half_bye",), None),
+    "zero_bye": (("zero_bye", "absent"), None)}
+_MP_END, _POINTS_END, _ROUND_END = 11, 17, 22
+CHANGE_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "tournament": pl.Int64(), "id": pl.Int32(), "round": pl.Int16(), "kind": pl.String(), "value": pl.Int64()}
+TEAM_CHANGE_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "tournament": pl.Int64(), "id": pl.Int32(), "round": pl.Int16(), "kind": pl.String(), "mp": pl.Int64(),
+    "gp": pl.Int64()}
+
+
+@dataclass(frozen=True)
+class Adjustment:
+    """One 299 record: ``kind`` '' (penalty/bonus) or a :data:`KINDS` value; None where a field is blank."""
+
+    kind: str
+    mp: Fraction | None
+    points: Fraction | None
+    round: int | None
+    ids: tuple[int, ...]
+
+
+def parse_adjustment(text: str) -> Adjustment:
+    """Read a 299 record; ValueError (with a reason) when it cannot be read or names nobody.
+
+    >>> parse_adjustment("299 +  2.0  2.5   1    1")
+    Adjustment(kind='forfeit_win', mp=Fraction(2, 1), points=Fraction(5, 2), round=1, ids=(1,))
+    >>> parse_adjustment("299    -1.0  -0.5         7   12")      # rules.md columns, no round
+    Adjustment(kind='', mp=Fraction(-1, 1), points=Fraction(-1, 2), round=None, ids=(7, 12))
+    """
+    code = text[4:5].upper() if len(text) > 4 else " "
+    if code.strip() and code not in KINDS:
+        raise ValueError(f"type {code!r} (col 5) is not one of W D L F H Z + - or blank")
+    mp = points = None
+    round_no: int | None = None
+    ids: list[int] = []
+    for m in re.finditer(r"\S+", text[5:]):
+        end, value = m.end() + 5, m.group()
+        try:
+            if end <= _MP_END:
+                mp = Fraction(value)
+            elif end <= _POINTS_END:
+                points = Fraction(value)
+            elif end <= _ROUND_END:
+                round_no = int(value)
+            else:
+                ids.append(int(value))
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{value!r} (ending at col {end}) is not a number") from None
+    if not ids:
+        raise ValueError("it names no player or team (ids from col 24)")
+    if mp is None and points is None:
+        raise ValueError("it gives neither match points (cols 8-11) nor points (cols 14-17)")
+    if round_no is not None and round_no < 1:
+        raise ValueError(f"round {round_no} (cols 20-22) is not a round")
+    if code.strip() and round_no is None:
+        raise ValueError(f"type {code} re-scores a round: it needs the round (cols 20-22)")
+    return Adjustment(KINDS.get(code, ""), mp, points, round_no, tuple(ids))
+
+
+def describe(text: str, team_event: bool) -> str:
+    """What tbstats does with a 299 record, for the reader's warning at its line."""
+    try:
+        a = parse_adjustment(text)
+    except ValueError as exc:
+        return f"299 record not understood ({exc}): ignored"
+    who = ("team" if team_event else "player") + ("s " if len(a.ids) > 1 else " ") + ", ".join(map(str, a.ids))
+    signed = not a.kind
+    if team_event:
+        fields = [f"MP {_num(a.mp, signed)}"] if a.mp is not None else []
+        fields += [f"GP {_num(a.points, signed)}"] if a.points is not None else []
+    else:
+        fields = [f"points {_num(a.points, signed)}"] if a.points is not None else ["no points (cols 14-17)"]
+    if signed:
+        when = f" from round {a.round}" if a.round else ""
+        return (f"299 adjusts {who}: penalty/bonus {', '.join(fields)}; applied to the score{when} (the rank "
+                "follows), not to the results that tie-breaks read")
+    kind = a.kind.replace("_", " ")
+    return (f"299 adjusts {who}: round {a.round} scores {', '.join(fields)} where that round is a {kind}; "
+            "applied to the score (the rank follows), not to the results that tie-breaks read")
+
+
+def _num(value: Fraction, signed: bool) -> str:
+    text = str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+    return f"+{text}" if signed and value > 0 else text
+
+
+def records(batch: Batch, tournaments: list[int] | None = None) -> list[tuple[int, Adjustment]]:
+    """The readable 299 records of the given tournaments (default: all), with their tournament ids.
+
+    Records that cannot be read are left out (the reader warned at their line).
+    """
+    t = batch.tournaments.select("tournament", "records")
+    if tournaments is not None:
+        t = t.filter(pl.col("tournament").is_in(tournaments))
+    rows = t.explode("records").drop_nulls("records").filter(pl.col("records").str.starts_with("299"))
+    out = []
+    for tid, text in rows.iter_rows():
+        try:
+            out.append((int(tid), parse_adjustment(text)))
+        except ValueError:
+            continue
+    return out
+
+
+def penalties(records: list[list[str] | None], team: list[bool]) -> list[tuple[int, int, Fraction]]:
+    """(event, start rank, points) of every player penalty/bonus (a blank-type 299 record) of the individual
+    events among ``records`` (one list of kept records per event): what declared points may include."""
+    out = []
+    for ev, recs in enumerate(records):
+        if team[ev]:
+            continue
+        for text in recs or []:
+            if not text.startswith("299"):
+                continue
+            try:
+                a = parse_adjustment(text)
+            except ValueError:
+                continue
+            if not a.kind and a.points is not None:
+                out += [(ev, pid, a.points) for pid in a.ids]
+    return out
+
+
+def has_adjustments(batch: Batch) -> bool:
+    """Whether any tournament of ``batch`` keeps a 299 record (cheap; most batches have none)."""
+    recs = batch.tournaments["records"]
+    return bool(recs.list.eval(pl.element().str.starts_with("299")).list.any().fill_null(False).any())
+
+
+def units(value: Fraction | None, scale: int) -> int | None:
+    """A record's value in units of ``1/scale``; None when absent or not a whole number of units."""
+    if value is None:
+        return None
+    u = value * scale
+    return int(u) if u.denominator == 1 else None
+
+
+def player_changes(batch: Batch) -> pl.DataFrame:
+    """The 299 changes of the players of the individual events of ``batch``: ``tournament``, ``id`` (start
+    rank), ``round``, ``kind`` ('' for a penalty/bonus) and ``value`` (units of the event's scale: the change
+    itself for a penalty/bonus, the points the round is worth for a type). Values that are absent or not a
+    whole number of units are left out (the reader's warning says what the record asks)."""
+    teams = set(team_event_ids(batch))
+    adj = [(tid, a) for tid, a in records(batch) if tid not in teams]
+    wanted = {tid for tid, _ in adj}
+    scale = dict(batch.tournaments.filter(pl.col("tournament").is_in(list(wanted))).select(
+        "tournament", "scale").iter_rows())
+    out = []
+    for tid, a in adj:
+        value = units(a.points, int(scale[tid]))
+        if value is not None:
+            out += [(tid, pid, a.round or 1, a.kind, value) for pid in a.ids]
+    return pl.DataFrame(out, schema=CHANGE_SCHEMA, orient="row")
+
+
+def team_changes(batch: Batch, events: pl.DataFrame) -> pl.DataFrame:
+    """The 299 changes of the teams of the team events of ``batch`` (``events``: the team model's events
+    table), as :func:`player_changes` with ``mp`` (units of 1/mp_scale) and ``gp`` (of 1/scale), null
+    where the record gives none."""
+    adj = records(batch, events["tournament"].to_list())
+    info = {r["tournament"]: r for r in events.join(batch.tournaments, on="tournament").iter_rows(named=True)}
+    out = []
+    for tid, a in adj:
+        e = info[tid]
+        mp, gp = units(a.mp, int(e["mp_scale"])), units(a.points, int(e["scale"]))
+        if mp is not None or gp is not None:
+            out += [(tid, team, a.round or 1, a.kind, mp, gp) for team in a.ids]
+    return pl.DataFrame(out, schema=TEAM_CHANGE_SCHEMA, orient="row")
+
+
+def deltas(kind: np.ndarray, value: np.ndarray, present: np.ndarray, pts: np.ndarray, gtype: np.ndarray,
+           outcome: np.ndarray) -> np.ndarray:
+    """Score change of each 299 row: a penalty/bonus as written; a type only where the round (``pts``,
+    ``gtype``, ``outcome`` of that participant and round) is of that kind, by the value minus the points
+    the round gave; 0 where ``present`` is False (the record gives no value for this unit)."""
+    match = np.zeros(len(kind), dtype=bool)
+    for name, (types, result) in ROUND_KINDS.items():
+        codes = [GAME_TYPE[t] for t in types]
+        match |= (kind == name) & np.isin(gtype, codes) & ((outcome == result) if result is not None else True)
+    delta = np.where(kind == "", value, np.where(match, value - pts, 0))
+    return np.where(present, delta, 0).astype(np.int64)
+
+
+def grid(rows: np.ndarray, rounds: np.ndarray, delta: np.ndarray, shape: tuple[int, int]) -> np.ndarray | None:
+    """A participants x rounds grid of score changes, None when there are none; changes of rounds past the
+    grid (never counted) are left out."""
+    keep = (rounds <= shape[1]) & (delta != 0)
+    if not keep.any():
+        return None
+    out = np.zeros(shape, dtype=np.int64)
+    np.add.at(out, (rows[keep], rounds[keep] - 1), delta[keep])
+    return out
+
+
+def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray, row_cell: np.ndarray,
+                 n: np.ndarray, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """The dense view's flat buffer of 299 score changes of the individual events' players (None when there are none);
+    ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its kind)."""
+    if not has_adjustments(batch):
+        return None
+    adj = player_changes(batch)
+    trash = len(flats[0]) - 1
+    if adj.is_empty():
+        return None
+    a_tix = np.searchsorted(t_ids, adj["tournament"].to_numpy())   # t_ids: sorted
+    keys = (tix.astype(np.int64) << 24) | start_no
+    want = (a_tix.astype(np.int64) << 24) | adj["id"].to_numpy().astype(np.int64)
+    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
+    found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
+    rnd = adj["round"].to_numpy().astype(np.int64)
+    cell = np.where(found & (rnd <= n[a_tix]), row_cell[rows] + rnd - 1, trash)
+    pts, gtype, outcome = (f[cell] for f in flats)
+    delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), cell != trash, pts, gtype, outcome)
+    if not delta.any():
+        return None
+    out = np.zeros(trash + 1, dtype=np.int64)
+    np.add.at(out, cell, delta)
+    out[trash] = 0
+    return out

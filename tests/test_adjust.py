@@ -1,0 +1,150 @@
+"""299 records (rules.md 2.3, 2.4, 9.1): points adjustments for teams and players, applied and announced.
+
+The decision pinned here (rules.md is silent): an adjustment changes the participant's own score, hence its
+rank and the score columns (mp, gp, MPvGP, SSSC for teams; points for players), but not the round results
+that tie-breaks read: opponents' Buchholz, Sonneborn-Berger and ESB stay as the results give them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from helpers import REAL, ROOT, load_trf
+
+from tbstats import api
+from tbstats.adjust import parse_adjustment
+from tbstats.audit import audit
+from tbstats.cli import main
+from tbstats.games import Batch
+from tbstats.io.trf import read_trf
+from tbstats.teams.standings import compute_teams
+
+TEAM_SWISS = ROOT / "data" / "teams" / "team_swiss.trf"
+E2 = ROOT / "data" / "examples" / "e2_cut_exception.trf"
+SHARLY = REAL / "sharly" / "example_trf26.trf"
+TEAM_SPECS = "EDE,BH:MP,BH:GP,EMGSB,EGGSB,SB:MP,MPvGP"
+
+
+def _record(kind: str, mp: str, points: str, rnd: str, *ids: int) -> str:
+    """A 299 record in the rules.md columns: type 5, MP 8-11, points 14-17, round 20-22, ids from 24."""
+    return f"299 {kind:1}  {mp:>4}  {points:>4}  {rnd:>3} " + " ".join(f"{i:4d}" for i in ids)
+
+
+def _read(path: Path, *extra: str) -> tuple[Batch, pl.DataFrame]:
+    text = path.read_text().rstrip("\n") + "\n" + "".join(f"{r}\n" for r in extra)
+    result = read_trf([(str(path), text.encode())])
+    assert result.errors.is_empty(), result.errors
+    return result.batch, result.batch.warnings
+
+
+def _by_team(table: pl.DataFrame) -> dict[int, dict[str, object]]:
+    return {r["team"]: r for r in table.iter_rows(named=True)}
+
+
+def test_parse_both_layouts_and_reject_what_names_nobody() -> None:
+    assert _record("", "-1.0", "-0.5", "", 7, 12) == "299    -1.0  -0.5         7   12"
+    a = parse_adjustment(_record("", "-1.0", "-0.5", "", 7, 12))
+    assert (a.kind, a.mp, a.points, a.round, a.ids) == ("", -1, -0.5, None, (7, 12))
+    fide = parse_adjustment("299 +  2.0  2.5   1    1")          # the TRF-2026 sample's layout
+    assert (fide.kind, fide.mp, fide.points, fide.round, fide.ids) == ("forfeit_win", 2, 2.5, 1, (1,))
+    for bad, reason in (("299 -  0.0  1.5", "names no player or team"), ("299 Q  1.0  1.0   1    1", "type 'Q'"),
+                        (_record("W", "1.0", "1.0", "", 3), "needs the round"),
+                        (_record("", "x", "1.0", "", 3), "not a number")):
+        with pytest.raises(ValueError, match=reason):
+            parse_adjustment(bad)
+
+
+def test_team_penalty_enters_the_score_not_the_opponents_tiebreaks() -> None:
+    plain = _by_team(compute_teams(load_trf(TEAM_SWISS), TEAM_SPECS))
+    batch, warnings = _read(TEAM_SWISS, _record("", "-2.0", "-1.0", "", 4))
+    assert warnings.filter(pl.col("field") == "299")["line"].to_list() == [26]
+    assert "299 adjusts team 4: penalty/bonus MP -2, GP -1; applied to the score" in warnings["message"][-1]
+    got = _by_team(compute_teams(batch, TEAM_SPECS))
+    willows = got[4]
+    assert (willows["mp"], willows["gp"], willows["MPvGP"]) == (3.0, 3.5, 3.5)
+    assert [got[t]["rank"] for t in range(1, 6)] == [1, 4, 2, 3, 5]    # Oaks alone first, Willows third
+    # Rowans met Willows in round 1 (and Oaks did not): every opponent-based value is the unpenalised one,
+    # Willows' own too
+    for team in range(1, 6):
+        for spec in ("BH:MP", "BH:GP", "EMGSB", "EGGSB", "SB:MP"):
+            assert got[team][spec] == plain[team][spec], (team, spec)
+
+
+def test_typed_adjustment_rescores_only_a_round_of_its_kind() -> None:
+    """Rowans (team 3) drew round 1 with Willows: a 'W' record for that round does nothing, a 'D' one
+    scores the drawn match MP 0, GP 0.5 (instead of 1 and 1)."""
+    plain = _by_team(compute_teams(load_trf(TEAM_SWISS), "MPvGP"))[3]
+    batch, warnings = _read(TEAM_SWISS, _record("W", "1.0", "1.5", "1", 3))
+    assert "round 1 scores MP 1, GP 1.5 where that round is a win" in warnings["message"][-1]
+    same = _by_team(compute_teams(batch, "MPvGP"))[3]
+    assert (same["mp"], same["gp"]) == (plain["mp"], plain["gp"]) == (3.0, 3.0)
+    batch, _ = _read(TEAM_SWISS, _record("D", "0.0", "0.5", "1", 3))
+    drawn = _by_team(compute_teams(batch, "MPvGP"))[3]
+    assert (drawn["mp"], drawn["gp"]) == (2.0, 2.5)
+
+
+def test_adjustment_counts_from_its_round() -> None:
+    """Willows: 5 MP, 3 after round 2 (test_teams); a 2-MP penalty of round 3 is not in the standings after
+    round 2, one of round 2 is."""
+    plain = _by_team(compute_teams(load_trf(TEAM_SWISS), "MPvGP", after_round=2))[4]["mp"]
+    late, _ = _read(TEAM_SWISS, _record("", "-2.0", "", "3", 4))
+    early, _ = _read(TEAM_SWISS, _record("", "-2.0", "", "2", 4))
+    assert _by_team(compute_teams(late, "MPvGP"))[4]["mp"] == 3.0
+    assert _by_team(compute_teams(late, "MPvGP", after_round=2))[4]["mp"] == plain == 3.0
+    assert _by_team(compute_teams(early, "MPvGP", after_round=2))[4]["mp"] == 1.0
+
+
+def test_player_bonus_and_the_declared_points() -> None:
+    """E2: D (start rank 4, 0 points) gets a 1.5-point bonus and a 0.5-point penalty hits B: D's points and
+    rank change, the Buchholz and Sonneborn-Berger of everyone stay; the audit counts D's declared 0.0 as
+    differing and B's declared 2.5 too."""
+    plain = api.compute(load_trf(E2), "BH,SB")
+    batch, warnings = _read(E2, _record("", "", "1.5", "", 4), _record("", "", "-0.5", "2", 2))
+    assert warnings.filter(pl.col("field") == "299")["line"].to_list() == [10, 11]
+    assert "299 adjusts player 4: penalty/bonus points +1.5; applied to the score" in warnings["message"][-2]
+    got = api.compute(batch, "BH,SB")
+    points = dict(got.select("start_no", "points").iter_rows())
+    assert points == {1: 2.0, 2: 2.0, 3: 2.0, 4: 1.5, 5: 1.0}
+    assert got["BH"].to_list() == plain["BH"].to_list() and got["SB"].to_list() == plain["SB"].to_list()
+    assert got.filter(pl.col("start_no") == 4)["rank"].item() == 4
+    # the same rows whatever the batch: with another event in the batch, or alone
+    both = read_trf([(str(E2), E2.read_bytes()),
+                     ("adjusted.trf", (E2.read_text() + _record("", "", "1.5", "", 4) + "\n").encode())]).batch
+    assert api.compute(both, "BH,SB").filter(pl.col("tournament") == 1)["points"].to_list() == [
+        2.0, 2.5, 2.0, 1.5, 1.0]
+    assert api.compute(both, "BH,SB").filter(pl.col("tournament") == 0)["points"].to_list() == plain[
+        "points"].to_list()
+
+
+def test_fide_sample_299_records() -> None:
+    """The sample's '299 +  2.0  2.5   1    1' re-scores a forfeit win of team 1 in round 1, which was a
+    played drawn match: nothing changes (310 declares 15 MP, 28 GP); '299 -  0.0  1.5' names nobody."""
+    batch = load_trf(SHARLY)
+    lines = {r["line"]: r["message"] for r in batch.warnings.filter(pl.col("field") == "299").iter_rows(named=True)}
+    assert sorted(lines) == [539, 540]
+    assert "where that round is a forfeit win" in lines[539] and "not understood" in lines[540]
+    team1 = compute_teams(batch, "MPvGP").filter(pl.col("team") == 1)
+    assert (team1["mp"].item(), team1["gp"].item()) == (15.0, 28.0)
+
+
+def test_cli_says_so(tmp_path: Path) -> None:
+    target = tmp_path / "penalty.trf"
+    target.write_text(TEAM_SWISS.read_text().rstrip("\n") + "\n" + _record("", "-2.0", "-1.0", "", 4) + "\n")
+    r = CliRunner().invoke(main, ["compute", str(target), "--teams", "-t", "EDE"])
+    assert r.exit_code == 0, r.output
+    assert f"{target}:26: 299: 299 adjusts team 4" in r.stderr
+    assert "Willows,3.0,3.5,2,2" in r.stdout     # tied with Rowans (3 MP, drew their match)
+
+
+def test_declared_points_that_a_299_explains_are_not_warned() -> None:
+    """rules.md 2.4: declared points that differ from the results are looked up in the 299 records first."""
+    declared = E2.read_text().replace("0.0          1 b 0", "1.5          1 b 0")
+    alone = read_trf([("d.trf", declared.encode())]).batch.warnings
+    assert alone["message"].to_list() == ["declared points 1.5 differ from the results' total 0.0; the results count"]
+    explained = read_trf([("d.trf", (declared + _record("", "", "1.5", "", 4) + "\n").encode())]).batch
+    assert explained.warnings["field"].to_list() == ["299"]
+    per_t, per_p = audit(explained, api.make_context(explained), tiebreaks="BH")
+    assert per_t["points_differ"].item() == 0 and per_p.filter(pl.col("start_no") == 4).is_empty()
