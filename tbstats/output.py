@@ -16,7 +16,7 @@ import re
 import sys
 from datetime import date, datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import polars as pl
@@ -146,3 +146,59 @@ def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_esca
         sys.stdout.flush()
     else:
         Path(path).write_text(text, encoding="utf-8", newline="")
+
+
+class TableFile:
+    """A result table written to a file piece by piece, all or nothing: CSV/TSV text and Parquet row groups go
+    to a hidden file beside the target as each piece comes, which :meth:`commit` renames to the target (the
+    whole table is never held in memory); :meth:`discard` removes it. The file reads back as the table of the
+    pieces concatenated would be written by :func:`write_table` (JSON and Markdown are kept and written at
+    commit). Pieces must have the first piece's columns and types.
+    """
+
+    def __init__(self, fmt: str, path: str | Path, *, csv_escape: bool = True) -> None:
+        self.format, self.path, self.csv_escape = fmt, Path(path), csv_escape
+        self._temp = self.path.with_name(f".{self.path.name}.partial")
+        self._kept: list[pl.DataFrame] = []
+        self._handle: Any = None
+        self._first: pl.DataFrame | None = None
+
+    def write(self, df: pl.DataFrame) -> None:
+        """Add a piece of the table."""
+        if self._first is None:
+            self._first = df.clear()
+        if self.format == "parquet":
+            import pyarrow.parquet as pq
+
+            table = df.to_arrow()
+            if self._handle is None:
+                self._handle = pq.ParquetWriter(str(self._temp), table.schema)
+            if table.num_rows:
+                self._handle.write_table(table.cast(self._handle.schema))
+        elif self.format in ("csv", "tsv"):
+            first = self._handle is None
+            if first:
+                self._handle = self._temp.open("w", encoding="utf-8", newline="")
+            piece = escape_formulas(df) if self.csv_escape else df
+            self._handle.write(_text_columns(piece).write_csv(separator="," if self.format == "csv" else "\t",
+                                                              include_header=first))
+        else:
+            self._kept.append(df)
+
+    def commit(self, empty: pl.DataFrame) -> None:
+        """Finish the file and put it in place (``empty``: the table's columns, when no piece came)."""
+        if self._handle is None:
+            write_table(pl.concat(self._kept) if self._kept else empty, self.format, self.path,
+                        csv_escape=self.csv_escape)
+            return
+        self._handle.close()
+        self._handle = None
+        self._temp.replace(self.path)
+
+    def discard(self) -> None:
+        """Remove what was written (the target is left as it was)."""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+        self._temp.unlink(missing_ok=True)
+        self._kept.clear()

@@ -46,12 +46,17 @@ def _compute_one(batch: Batch, specs: str | Sequence[TieBreakSpec], options: dic
 
 
 def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.DataFrame] | None = None,
-            **options: Any) -> tuple[pl.DataFrame, int, int]:
+            sink: Callable[[pl.DataFrame], None] | None = None, **options: Any) -> tuple[pl.DataFrame, int, int]:
     """The :func:`tbstats.api.compute` table of every batch, in order; the numbers of round robins and of
-    team events (whose players it ranks as individuals). ``seen`` collects :func:`tbstats.checks.events`."""
+    team events (whose players it ranks as individuals). ``seen`` collects :func:`tbstats.checks.events`.
+    With ``sink`` each batch's table goes there as it comes (the table returned is then empty)."""
     tables, round_robins, team_events = [], 0, 0
     for m in run.map(functools.partial(_compute_one, specs=specs, options=options)):
-        tables.append(shift_ids(m.value.table, m.first_id))
+        piece = shift_ids(m.value.table, m.first_id)
+        if sink is None:
+            tables.append(piece)
+        else:
+            sink(piece)
         round_robins += m.value.round_robins
         team_events += m.value.team_events
         if seen is not None and m.value.events is not None:

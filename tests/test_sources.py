@@ -305,3 +305,20 @@ def test_every_real_file_is_loaded_rejected_or_skipped() -> None:
     assert result.files == len(files) - len(skipped)
     test_file = ledger.filter(pl.col("path") == "openswisspairings/test_file.trf")
     assert test_file["line"].null_count() == 0
+
+
+def test_a_chunk_of_files_parsed_a_few_at_a_time_is_the_same_batch(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader takes READ_FILES files per call; the batch and the ledger do not depend on it."""
+    from tbstats.io import sources
+
+    write(tmp_path, {name: text for name, (text, _, _) in BAD.items()})
+    write(tmp_path, {f"good{k}.trf": GOOD for k in range(9)})
+    write(tmp_path, {"two.trf": GOOD + "\n" + GOOD.replace("012 ", "012 Second ", 1)})
+    whole = load([str(tmp_path)], on_error="collect")
+    monkeypatch.setattr(sources, "READ_FILES", 2)
+    cut = load([str(tmp_path)], on_error="collect")
+    assert whole.batch.n_tournaments >= 10 and whole.ledger.height >= len(BAD)
+    for table in ("tournaments", "players", "games", "warnings"):
+        assert getattr(cut.batch, table).equals(getattr(whole.batch, table)), table
+    assert cut.ledger.equals(whole.ledger) and cut.summary() == whole.summary()

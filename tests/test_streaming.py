@@ -16,6 +16,7 @@ from helpers import REAL, ROOT
 from tbstats import pipeline, runs
 from tbstats.cli import main
 from tbstats.compare import breakdown, parse_config
+from tbstats.games import Batch
 from tbstats.io import parts, sources, tabular
 from tbstats.io.tabular import write_model
 
@@ -197,3 +198,54 @@ def test_one_progress_bar_over_tournaments_on_a_terminal(monkeypatch: pytest.Mon
     monkeypatch.setattr(sys, "stderr", quiet)
     list(pipeline.Run(inputs=[str(SAMPLE)], batch_size=50).map(lambda b: b.n_tournaments))
     assert quiet.getvalue() == ""
+
+
+def test_a_flat_run_split_a_few_tournaments_at_a_time_is_the_same_batch(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    batch = sources.load([str(EXAMPLES)], on_error="raise").batch   # with warnings (rows without a tournament)
+    tabular.write_model(Batch.concat([batch, tabular.read_model(SAMPLE).select(list(range(40)))]),
+                        tmp_path / "flat.parquet")
+    plan = parts.plan_model(str(tmp_path / "flat.parquet"), "flat", 30)
+    assert plan is not None and len(plan) == 2
+    whole = [parts.read_part(p) for p in plan]
+    monkeypatch.setattr(parts, "FLAT_TOURNAMENTS", 4)
+    cut = [parts.read_part(p) for p in plan]
+    assert whole[0].warnings.height > 0
+    for a, b in zip(whole, cut, strict=True):
+        for table in tabular.TABLES:
+            assert getattr(a, table).equals(getattr(b, table)), table
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "json"])
+def test_compute_to_a_file_writes_batch_by_batch_the_table_of_one_batch(inputs: list[str], tmp_path: Path,
+                                                                        fmt: str) -> None:
+    chosen = inputs[:3]
+    stdout = _run(["compute", *chosen, "-t", "BH,SB,DE", "--format", "csv" if fmt == "parquet" else fmt])
+    got = []
+    for size in (1, 7, 100_000):
+        out = tmp_path / f"out{size}.{fmt}"
+        result = CliRunner().invoke(main, ["compute", *chosen, "-t", "BH,SB,DE", "-o", str(out),
+                                           "--batch-size", str(size), "-q"])
+        assert result.exit_code == 0, result.output
+        got.append(pl.read_parquet(out) if fmt == "parquet" else out.read_text(encoding="utf-8"))
+        assert not list(tmp_path.glob(".*partial"))
+    if fmt == "parquet":
+        assert got[0].height > 100 and got[0].equals(got[1]) and got[0].equals(got[2])
+        assert got[0].write_csv() == pl.read_csv(io.StringIO(stdout), schema=got[0].schema).write_csv()
+    else:
+        assert got[0] == got[1] == got[2] == stdout
+
+
+def test_compute_to_a_file_that_fails_leaves_no_file(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    for k in range(3):
+        shutil.copy(EXAMPLES / "e2_cut_exception.trf", tmp_path / "in" / f"a{k}.trf")
+    (tmp_path / "in" / "b.trf").write_text("012 not a tournament\n001 x\n", encoding="utf-8")
+    out = tmp_path / "out.csv"
+    result = CliRunner().invoke(main, ["compute", str(tmp_path / "in"), "-t", "BH", "-o", str(out),
+                                       "--batch-files", "1", "--on-error", "raise", "-q"])
+    assert result.exit_code == 3
+    assert not out.exists() and not list(tmp_path.glob(".*"))
+    result = CliRunner().invoke(main, ["compute", str(tmp_path / "in" / "a0.trf"), "-t", "BH", "-o", str(out),
+                                       "--after-round", "99", "-q"])
+    assert result.exit_code == 2 and not out.exists() and not list(tmp_path.glob(".*"))

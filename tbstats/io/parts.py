@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import numpy as np
 import polars as pl
@@ -262,9 +263,8 @@ def read_part(part: TablePart) -> Batch:
     for table, base, files in part.files:
         where = files[0] if len(files) == 1 else base
         try:
-            if table == "flat":   # split lazily table by table, each read checked once collected
-                return tabular.split_flat(_located(files[0], part.format).filter(
-                    run | pl.col("tournament").is_null() if part.warnings else run), where=where)
+            if table == "flat":
+                return _split_flat_run(part, files[0], where)
             if table == "warnings" and not part.warnings:
                 frames = [_located(files[0], part.format).head(0).collect()] if files else []
             else:   # file by file: part files may differ in optional columns
@@ -276,6 +276,32 @@ def read_part(part: TablePart) -> Batch:
         tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
     check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
+
+
+#: A run of a flat file is split this many tournaments at a time: a flat row repeats its tournament's and its
+#: player's columns, so each table is read for a few rows at once.
+FLAT_TOURNAMENTS: Final = 250
+
+
+def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
+    """A run of a flat Parquet/Arrow file split into the model (lazily, table by table, each read checked once
+    collected), :data:`FLAT_TOURNAMENTS` tournaments at a time; the rows without a tournament (the warnings)
+    go with the model's first run."""
+    scan = _located(file, part.format)
+    run = pl.col("tournament").is_between(part.lo, part.hi)
+    ids = scan.select(pl.col("tournament")).filter(run).unique(maintain_order=True).collect()["tournament"]
+    if len(ids) <= FLAT_TOURNAMENTS:
+        return tabular.split_flat(scan.filter(run | pl.col("tournament").is_null() if part.warnings else run),
+                                  where=where)
+    got = []
+    for k in range(0, len(ids), FLAT_TOURNAMENTS):
+        chosen = ids.slice(k, FLAT_TOURNAMENTS)
+        these = pl.col("tournament").is_between(chosen.min(), chosen.max()) & pl.col("tournament").is_in(
+            chosen.implode())
+        got.append(tabular.split_flat(scan.filter(these | pl.col("tournament").is_null() if part.warnings and not k
+                                                  else these), where=where))
+    return Batch(*(pl.concat([getattr(b, t) for b in got], how="diagonal_relaxed")
+                   for t in ("tournaments", "players", "games", "warnings")))
 
 
 def _located(file: str, fmt: Format) -> pl.LazyFrame:

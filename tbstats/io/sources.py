@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import polars as pl
 
@@ -192,12 +192,31 @@ def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[Batch, p
             ledger.append(_rows(item.name, str(exc)))
             continue
         raw.append((item.name, data))
-    batch, errors = safe.read_trf_isolated(raw, 0)
+    batch, errors = _read_trf_chunks(raw)
     ledger.append(errors)
     table = pl.concat(ledger).unique(maintain_order=True).with_columns(
         pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
     table = table.sort("_order", maintain_order=True).drop("_order")  # read_trf orders rows within a file
     return batch, table
+
+
+#: TRF files parsed by one call of the reader: its working arrays (several times the game rows' size) then
+#: stay bounded whatever ``--batch-files`` is; the batch is the same.
+READ_FILES: Final = 500
+
+
+def _read_trf_chunks(raw: list[tuple[str, bytes]]) -> tuple[Batch, pl.DataFrame]:
+    """:func:`tbstats.io.safe.read_trf_isolated` of ``raw``, :data:`READ_FILES` files at a time, ids run on."""
+    if len(raw) <= READ_FILES:
+        return safe.read_trf_isolated(raw, 0)
+    got, errors, next_id = [], [], 0
+    for lo in range(0, len(raw), READ_FILES):
+        batch, found = safe.read_trf_isolated(raw[lo:lo + READ_FILES], next_id)
+        got.append(batch)
+        errors.append(found)
+        next_id += batch.n_tournaments
+    return Batch(*(pl.concat([getattr(b, t) for b in got], how="diagonal_relaxed")
+                   for t in ("tournaments", "players", "games", "warnings"))), pl.concat(errors)
 
 
 def read_input(item: _Item, archives: safe.Archives) -> bytes:
