@@ -408,6 +408,9 @@ CHILD_STAGES = frozenset({"ingest-cli", "compute-cli"})
 def run_stage(name: str, root: Path, rules: str, repeat: int = 1) -> dict[str, Any]:
     """Run one stage ``repeat`` times in this process (setup each time) and return the fastest run's figures;
     the peak RSS is the process's over all runs."""
+    import tbstats
+
+    tbstats.keep_freed_memory()   # as the tbstats command does at start (see tbstats.memory)
     runs = []
     for _ in range(max(1, repeat)):
         clock = Clock(children=name in CHILD_STAGES)

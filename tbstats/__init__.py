@@ -25,10 +25,9 @@ import sys
 import types
 from typing import Any, Final
 
-from tbstats.memory import keep_freed_memory
+from tbstats.memory import keep_freed_memory as keep_freed_memory
 
 __version__ = "0.1.0"
-keep_freed_memory()  # the engine's large temporaries reused, not mapped afresh (see tbstats.memory)
 
 #: The public functions, loaded on first use from :mod:`tbstats.toplevel`.
 API: Final = ("load", "compute", "compare", "audit", "explain", "simulate", "evaluate")

@@ -9,7 +9,9 @@ created afterwards share that one heap (each thread's own arena would unmap its 
 threads allocate few, large blocks, so they hardly wait on its lock). The process then holds up to that
 much freed memory resident after a run instead of returning it at once.
 
-``import tbstats`` tunes it, before the first threads get arenas of their own. Only glibc has these knobs
+The ``tbstats`` command tunes it at start, before the first threads get arenas of their own. A library
+cannot decide that for its host process, so ``import tbstats`` does not: a program that runs the engine
+at scale calls ``tbstats.keep_freed_memory()`` once, early (the benchmark stages do). Only glibc has these knobs
 (``mallopt``); elsewhere, or with ``TBSTATS_MALLOC=system`` in the environment, nothing changes. The
 results never depend on it.
 """

@@ -124,6 +124,11 @@ def test_allocator_tuning_is_done_once_and_can_be_left_out() -> None:
     env = {**os.environ, "TBSTATS_MALLOC": "system"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+    # a library leaves its host's allocator alone: importing tbstats (and computing) tunes nothing
+    code = ("import tbstats, tbstats.memory as m; tbstats.compute(tbstats.simulate(tournaments=1).batch, 'BH'); "
+            "print(m._tuned)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "None"
 
 
 def test_row_sums_with_a_bound_equal_int64_sums() -> None:

@@ -10,7 +10,7 @@ from typing import Any, Final, NoReturn
 
 import click
 
-from tbstats import __version__
+from tbstats import __version__, keep_freed_memory
 from tbstats.errors import TbstatsError
 
 EXIT_OK: Final = 0
@@ -72,3 +72,4 @@ class _Group(click.Group):
 @click.version_option(__version__, "--version", prog_name="tbstats")
 def main() -> None:
     """Vectorised chess tie-break analytics over archives of tournaments (TRF, Parquet, Arrow, CSV)."""
+    keep_freed_memory()  # the engine's large temporaries reused, not mapped afresh (see tbstats.memory)
