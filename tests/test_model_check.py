@@ -13,7 +13,7 @@ from trf_samples import GOOD
 from tbstats.errors import FormatError, SchemaError, TbstatsError
 from tbstats.games import Batch
 from tbstats.io import check
-from tbstats.io.sources import load
+from tbstats.io.sources import iter_batches, load
 from tbstats.io.tabular import flatten, read_model, write_model
 from tbstats.io.trf import read_trf
 
@@ -223,3 +223,23 @@ def test_games_are_checked_in_chunks_of_whole_tournaments_with_the_same_ledger(m
     assert check.check_model(located).equals(whole)
     shuffled = located["games"].sample(fraction=1.0, shuffle=True, seed=3)   # not in runs: checked whole
     assert len(check._chunks(shuffled, 5)) == 1
+
+
+@pytest.mark.parametrize("orphan", [-5, 9, 10**12])
+def test_rows_of_a_tournament_outside_every_run_are_reported_not_skipped(orphan: int, tmp_path: Path) -> None:
+    """A run of a lazily read dataset takes the ids from the tournaments table; rows naming an id below, between
+    or above those runs still belong to one run, so the checker names them."""
+    tables = good()
+    second = {name: (t.with_columns(pl.col("tournament") + 1) if name != "warnings" else t.head(0))
+              for name, t in tables.items()}
+    both = {name: pl.concat([tables[name], second[name]]) for name in tables}
+    stray = both["players"].head(1).with_columns(tournament=pl.lit(orphan, dtype=pl.Int64))
+    both["players"] = pl.concat([both["players"], stray])
+    directory = _write_dir(both, tmp_path / "model", "parquet")
+    for size in (1, 2):
+        stream = iter_batches([str(directory)], on_error="collect", batch_size=size)
+        for _ in stream:
+            pass
+        ledger = stream.ledger
+        assert stream.rejected == 1, size
+        assert any(f"tournament {orphan} does not exist" in r for r in ledger["reason"].to_list()), size

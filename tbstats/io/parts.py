@@ -109,6 +109,10 @@ def _tournament_ids(files: tuple[str, ...], fmt: Format, where: str) -> np.ndarr
     return np.sort(ids["tournament"].to_numpy())
 
 
+#: the smallest and largest tournament id a run can hold
+_ANY_ID: Final = (-(1 << 63), (1 << 63) - 1)
+
+
 def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     """Runs of ``batch_size`` tournaments of a model, or None when it is read whole (CSV).
 
@@ -121,11 +125,14 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     lead = next(t for t in tables if t[0] in ("tournaments", "flat"))
     ids = _tournament_ids(lead[2], fmt, name)
     if not len(ids):
-        return [TablePart(name, fmt, tables, 0, -1, 0, True)]
+        return [TablePart(name, fmt, tables, _ANY_ID[0], _ANY_ID[1], 0, True)]
     bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
     out = []
-    for k in range(0, len(ids), batch_size):
-        lo, hi = int(ids[k]), int(ids[min(k + batch_size, len(ids)) - 1])
+    firsts = [int(ids[k]) for k in range(0, len(ids), batch_size)]
+    # the runs tile every id, so that a row whose tournament the tournaments table lacks is read with
+    # some run and reported by the model's checker, never skipped
+    for k, lo, hi in zip(range(0, len(ids), batch_size), [_ANY_ID[0], *firsts[1:]],
+                         [f - 1 for f in firsts[1:]] + [_ANY_ID[1]], strict=True):
         chosen = tuple((table, base, files if table == "warnings" else tuple(
             f for f in files if bounds[f] is None or (bounds[f][0] <= hi and bounds[f][1] >= lo)))  # type: ignore[index]
             for table, base, files in tables)
