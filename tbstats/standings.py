@@ -150,6 +150,34 @@ def _meetings(ctx: Context, forfeits: bool, among: np.ndarray) -> _Meetings:
     return _Meetings(*(np.concatenate(a) for a in zip(*parts, strict=True)))
 
 
+def place_from_top(labels: np.ndarray, score: np.ndarray, best: np.ndarray, candidates: np.ndarray,
+                   size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """C.07 6.3 over every group at once: among the ``candidates`` of each group (by ``labels``, of ``size``
+    members), rank from the top while one stays alone on top whatever its missing encounters give: its
+    ``score`` beats the ``best`` case of every member below it; the last one left is placed too.
+
+    Returns per participant the place from the top (the group size when not placed), and whether none of
+    its group was placed (for the candidates).
+    """
+    n = len(labels)
+    sub = np.zeros(n, dtype=np.int64)
+    rows = np.nonzero(candidates)[0]
+    order = rows[np.lexsort((-score[rows], labels[rows]))]
+    lab = labels[order]
+    g_starts = _starts(lab)
+    rev = order[::-1]
+    beaten = score[rev] > _segment_cummax_exclusive(best[rev], _starts(lab[::-1]))
+    ranked = _segment_cumand(beaten[::-1], g_starts)
+    group_size = size[order]
+    n_ranked = np.bincount(lab, weights=ranked, minlength=n)
+    ranked |= n_ranked[lab] >= group_size - 1    # the last one left is placed too
+    first = np.maximum.accumulate(np.where(g_starts, np.arange(len(order)), 0))
+    sub[order] = np.where(ranked, np.arange(len(order)) - first, group_size)
+    nothing = np.zeros(n, dtype=bool)
+    nothing[order] = n_ranked[lab] == 0
+    return sub, nothing
+
+
 def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partial: bool) -> np.ndarray:
     """Refine ``labels`` by Direct Encounter within every tied group (C.07 6; rules.md 5.1).
 
@@ -192,21 +220,7 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
         sub = np.zeros(P, dtype=np.int64)
         if partial and open_63.any():
             best = score + d.per_player(d.W) * L * (size - 1 - met)   # a rival winning every missing game
-            rows = np.nonzero(open_63)[0]
-            order = rows[np.lexsort((-score[rows], labels[rows]))]
-            lab = labels[order]
-            g_starts = _starts(lab)
-            # c is alone on top if its score beats the best case of every member below it
-            rev = order[::-1]
-            beaten = score[rev] > _segment_cummax_exclusive(best[rev], _starts(lab[::-1]))
-            ranked = _segment_cumand(beaten[::-1], g_starts)
-            group_size = size[order]
-            n_ranked = np.bincount(lab, weights=ranked, minlength=P)
-            ranked |= n_ranked[lab] >= group_size - 1    # the last one left is placed too
-            first = np.maximum.accumulate(np.where(g_starts, np.arange(len(order)), 0))
-            sub[order] = np.where(ranked, np.arange(len(order)) - first, group_size)
-            nothing = np.zeros(P, dtype=bool)
-            nothing[order] = n_ranked[lab] == 0
+            sub, nothing = place_from_top(labels, score, best, open_63, size)
             unresolved |= nothing
         else:
             unresolved |= open_63

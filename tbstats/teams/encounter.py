@@ -22,7 +22,7 @@ import numpy as np
 
 from tbstats.dense import FORFEIT_TYPES
 from tbstats.spec import TieBreakSpec
-from tbstats.standings import _segment_cumand, _segment_cummax_exclusive, _starts, refine
+from tbstats.standings import place_from_top, refine
 from tbstats.teams.dense import TeamDense, board_points
 from tbstats.teams.tiebreaks import TeamContext
 
@@ -68,18 +68,7 @@ def _de_pass(labels: np.ndarray, active: np.ndarray, on_gp: np.ndarray, td: Team
     if open_63.any():
         W = np.where(on_gp, td.gp.per_player(td.gp.W), d.per_player(d.W))
         best = score + W * L * (size - 1 - met)   # a rival winning every missing match
-        rows = np.nonzero(open_63)[0]
-        order = rows[np.lexsort((-score[rows], labels[rows]))]
-        lab = labels[order]
-        g_starts = _starts(lab)
-        rev = order[::-1]
-        beaten = score[rev] > _segment_cummax_exclusive(best[rev], _starts(lab[::-1]))
-        ranked = _segment_cumand(beaten[::-1], g_starts)
-        group_size = size[order]
-        n_ranked = np.bincount(lab, weights=ranked, minlength=T)
-        ranked |= n_ranked[lab] >= group_size - 1    # the last one left is placed too
-        first = np.maximum.accumulate(np.where(g_starts, np.arange(len(order)), 0))
-        sub[order] = np.where(ranked, np.arange(len(order)) - first, group_size)
+        sub = place_from_top(labels, score, best, open_63, size)[0]
     return refine(labels, np.where(all_met, -score, sub))
 
 
