@@ -7,10 +7,12 @@ or a decompression bomb, or follows a link out of an archive.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tarfile
 import zipfile
+from collections.abc import Iterator
 from typing import IO, Any, Final
 
 import polars as pl
@@ -174,39 +176,42 @@ def tar_member_problem(info: tarfile.TarInfo) -> str | None:
     return f"not a regular file ({what})"
 
 
-def read_zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
-    """A zip member's bytes, decompressed as a stream under ``cap``; any failure raises UnreadableInput."""
-    problem = zip_member_problem(info)
-    if problem is None and info.file_size > cap:
+def _admit(problem: str | None, size: int, cap: int) -> None:
+    """Raise UnreadableInput for a member that is not a regular file (``problem``) or is over ``cap``."""
+    if problem is None and size > cap:
         problem = f"larger than {cap} bytes when decompressed (--max-member-bytes)"
     if problem is not None:
         raise UnreadableInput(problem)
+
+
+@contextlib.contextmanager
+def _member_errors() -> Iterator[None]:
+    """Any failure while a member is read becomes UnreadableInput: zlib, bz2, lzma, CRC and format errors and
+    truncated streams (EOFError, zlib.error, OSError, ...) all differ, and each loses this member only."""
     try:
-        with archive.open(info) as f:
-            return read_capped(f, cap)
+        yield
     except UnreadableInput:
         raise
-    except Exception as exc:  # zlib, bz2, lzma, CRC and format errors all differ: each loses this member only
+    except Exception as exc:
         raise UnreadableInput(f"cannot read the member ({describe(exc)})") from None
+
+
+def read_zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
+    """A zip member's bytes, decompressed as a stream under ``cap``; any failure raises UnreadableInput."""
+    _admit(zip_member_problem(info), info.file_size, cap)
+    with _member_errors(), archive.open(info) as f:
+        return read_capped(f, cap)
 
 
 def read_tar_member(archive: tarfile.TarFile, info: tarfile.TarInfo, cap: int) -> bytes:
     """A tar member's bytes, read as a stream under ``cap``; any failure raises UnreadableInput."""
-    problem = tar_member_problem(info)
-    if problem is None and info.size > cap:
-        problem = f"larger than {cap} bytes when decompressed (--max-member-bytes)"
-    if problem is not None:
-        raise UnreadableInput(problem)
-    try:
+    _admit(tar_member_problem(info), info.size, cap)
+    with _member_errors():
         f = archive.extractfile(info)
         if f is None:
             raise UnreadableInput("not a regular file")
         with f:
             data = read_capped(f, cap)
-    except UnreadableInput:
-        raise
-    except Exception as exc:  # truncated gzip/bz2/xz streams raise EOFError, zlib.error, OSError, ...
-        raise UnreadableInput(f"cannot read the member ({describe(exc)})") from None
     if len(data) != info.size:
         raise UnreadableInput(f"archive ends inside the member ({len(data)} of {info.size} bytes)")
     return data
