@@ -13,7 +13,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 import sys
+import tempfile
+from collections.abc import Iterable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -96,6 +99,11 @@ def escape_formulas(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(escaped(c) for c in text)
 
 
+#: Rows per Parquet row group: pieces are gathered and cut at these boundaries, so that a file written piece by
+#: piece is the same, byte for byte, whatever the pieces' sizes (and its footer stays small).
+ROW_GROUP_ROWS: Final = 65_536
+
+
 def format_table(df: pl.DataFrame, fmt: str, *, csv_escape: bool = True) -> str:
     """The text of a table in a text format (csv, tsv, json, md); ``csv_escape``: see :func:`escape_formulas`.
 
@@ -105,28 +113,51 @@ def format_table(df: pl.DataFrame, fmt: str, *, csv_escape: bool = True) -> str:
     | Ann | 35.5 |
     |  | 17.25 |
     """
-    if fmt in ("csv", "tsv"):
-        df = escape_formulas(df) if csv_escape else df
-        return _text_columns(df).write_csv(separator="," if fmt == "csv" else "\t")
-    if fmt == "json":
-        rows = [_json(row) for row in df.iter_rows(named=True)]
-        return "[\n" + ",\n".join(f"  {r}" for r in rows) + "\n]\n" if rows else "[]\n"
-    if fmt == "md":
-        return _markdown(df)
-    raise TbstatsError(f"unknown text format {fmt!r} (expected one of {', '.join(TEXT_FORMATS)})")
+    if fmt not in TEXT_FORMATS:
+        raise TbstatsError(f"unknown text format {fmt!r} (expected one of {', '.join(TEXT_FORMATS)})")
+    text = _Text(fmt, csv_escape)
+    return text.piece(df) + text.end()
 
 
-def _markdown(df: pl.DataFrame) -> str:
+class _Text:
+    """The text of a table piece by piece: each piece's rows as they come (the header with the first piece),
+    then :meth:`end`; the pieces' texts joined are :func:`format_table` of the pieces concatenated."""
+
+    def __init__(self, fmt: str, csv_escape: bool) -> None:
+        self.format, self.csv_escape = fmt, csv_escape
+        self.started = False   # the header is written
+        self.rows = 0
+
+    def piece(self, df: pl.DataFrame) -> str:
+        first, self.started = not self.started, True
+        if self.format in ("csv", "tsv"):
+            df = escape_formulas(df) if self.csv_escape else df
+            return _text_columns(df).write_csv(separator="," if self.format == "csv" else "\t",
+                                               include_header=first)
+        head = ""
+        if self.format == "md" and first:
+            align = ["---:" if t.is_numeric() else "---" for t in df.schema.values()]
+            head = _md_line(df.columns) + _md_line(align)
+        if self.format == "md":
+            return head + "".join(_md_line(row) for row in _text_columns(df).iter_rows())
+        lines = [("[\n  " if self.rows == 0 and k == 0 else ",\n  ") + _json(row)
+                 for k, row in enumerate(df.iter_rows(named=True))]
+        self.rows += len(lines)
+        return "".join(lines)
+
+    def end(self) -> str:
+        if self.format != "json":
+            return ""
+        return "\n]\n" if self.rows else "[]\n"
+
+
+def _md_line(cells: Iterable[object]) -> str:
     def esc(value: object) -> str:
         if isinstance(value, bool):
             return "true" if value else "false"
         return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
 
-    text = _text_columns(df)
-    align = ["---:" if t.is_numeric() else "---" for t in df.schema.values()]
-    lines = ["| " + " | ".join(esc(c) for c in df.columns) + " |", "| " + " | ".join(align) + " |"]
-    lines += ["| " + " | ".join(esc(v) for v in row) + " |" for row in text.iter_rows()]
-    return "\n".join(lines) + "\n"
+    return "| " + " | ".join(esc(v) for v in cells) + " |\n"
 
 
 def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_escape: bool = True) -> None:
@@ -135,70 +166,98 @@ def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_esca
     Parquet needs a path: without one it raises :class:`TbstatsError`. ``csv_escape`` (CSV/TSV only) prefixes
     formula-like text cells with ``'`` (:func:`escape_formulas`).
     """
-    if fmt == "parquet":
-        if path is None:
-            raise TbstatsError("parquet output needs a file (-o FILE); it cannot go to standard output")
-        df.write_parquet(path)
-        return
-    text = format_table(df, fmt, csv_escape=csv_escape)
-    if path is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        Path(path).write_text(text, encoding="utf-8", newline="")
+    out = TableFile(fmt, path, csv_escape=csv_escape)
+    try:
+        out.write(df)
+    except BaseException:
+        out.discard()
+        raise
+    out.commit(df)
 
 
 class TableFile:
-    """A result table written to a file piece by piece, all or nothing: CSV/TSV text and Parquet row groups go
-    to a hidden file beside the target as each piece comes, which :meth:`commit` renames to the target (the
-    whole table is never held in memory); :meth:`discard` removes it. The file reads back as the table of the
-    pieces concatenated would be written by :func:`write_table` (JSON and Markdown are kept and written at
-    commit). Pieces must have the first piece's columns and types.
+    """A result table written piece by piece to a file (or to standard output when ``path`` is None), all or
+    nothing: the text, or Parquet row groups of :data:`ROW_GROUP_ROWS` rows, go to a hidden file beside the
+    target (an unnamed temporary file for standard output) as each piece comes; :meth:`commit` renames it to
+    the target (copies it to standard output), :meth:`discard` removes it. The whole table is never held in
+    memory, and the output is the same, byte for byte, as :func:`write_table` of the pieces concatenated, for
+    any cut into pieces. Pieces must have the first piece's columns and types.
     """
 
-    def __init__(self, fmt: str, path: str | Path, *, csv_escape: bool = True) -> None:
-        self.format, self.path, self.csv_escape = fmt, Path(path), csv_escape
-        self._temp = self.path.with_name(f".{self.path.name}.partial")
-        self._kept: list[pl.DataFrame] = []
+    def __init__(self, fmt: str, path: str | Path | None, *, csv_escape: bool = True) -> None:
+        if fmt not in FORMATS:
+            raise TbstatsError(f"unknown format {fmt!r} (expected one of {', '.join(FORMATS)})")
+        if fmt == "parquet" and path is None:
+            raise TbstatsError("parquet output needs a file (-o FILE); it cannot go to standard output")
+        self.format = fmt
+        self.path = None if path is None else Path(path)
+        self._temp = None if self.path is None else self.path.with_name(f".{self.path.name}.partial")
+        self._text = _Text(fmt, csv_escape)
         self._handle: Any = None
-        self._first: pl.DataFrame | None = None
+        self._buffer: list[Any] = []   # Parquet: arrow tables not yet written as a row group
+        self._buffered = 0
+
+    def _open(self) -> Any:
+        if self._handle is None and self.format != "parquet":
+            if self._temp is None:   # closed by commit or discard
+                self._handle = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
+            else:
+                self._handle = self._temp.open("w", encoding="utf-8", newline="")
+        return self._handle
 
     def write(self, df: pl.DataFrame) -> None:
         """Add a piece of the table."""
-        if self._first is None:
-            self._first = df.clear()
-        if self.format == "parquet":
-            import pyarrow.parquet as pq
+        if self.format != "parquet":
+            self._open().write(self._text.piece(df))
+            return
+        import pyarrow.parquet as pq
 
-            table = df.to_arrow()
-            if self._handle is None:
-                self._handle = pq.ParquetWriter(str(self._temp), table.schema)
-            if table.num_rows:
-                self._handle.write_table(table.cast(self._handle.schema))
-        elif self.format in ("csv", "tsv"):
-            first = self._handle is None
-            if first:
-                self._handle = self._temp.open("w", encoding="utf-8", newline="")
-            piece = escape_formulas(df) if self.csv_escape else df
-            self._handle.write(_text_columns(piece).write_csv(separator="," if self.format == "csv" else "\t",
-                                                              include_header=first))
-        else:
-            self._kept.append(df)
+        table = df.to_arrow()
+        if self._handle is None:
+            self._handle = pq.ParquetWriter(str(self._temp), table.schema)
+        if table.num_rows:
+            self._buffer.append(table.cast(self._handle.schema))
+            self._buffered += table.num_rows
+        if self._buffered >= ROW_GROUP_ROWS:
+            self._flush(final=False)
+
+    def _flush(self, *, final: bool) -> None:
+        """Write the buffered rows as row groups of :data:`ROW_GROUP_ROWS` (the rest too when ``final``)."""
+        import pyarrow as pa
+
+        if not self._buffer:
+            return
+        table = pa.concat_tables(self._buffer)
+        whole = table.num_rows if final else table.num_rows - table.num_rows % ROW_GROUP_ROWS
+        for lo in range(0, whole, ROW_GROUP_ROWS):
+            group = table.slice(lo, min(ROW_GROUP_ROWS, whole - lo)).combine_chunks()
+            self._handle.write_table(group, row_group_size=ROW_GROUP_ROWS)
+        rest = table.slice(whole)
+        self._buffer, self._buffered = ([rest] if rest.num_rows else []), rest.num_rows
 
     def commit(self, empty: pl.DataFrame) -> None:
-        """Finish the file and put it in place (``empty``: the table's columns, when no piece came)."""
+        """Finish the output and put it in place (``empty``: the table's columns, when no piece came)."""
         if self._handle is None:
-            write_table(pl.concat(self._kept) if self._kept else empty, self.format, self.path,
-                        csv_escape=self.csv_escape)
-            return
-        self._handle.close()
+            self.write(empty.clear())
+        if self.format == "parquet":
+            self._flush(final=True)
+        else:
+            self._handle.write(self._text.end())
+        if self._temp is None:
+            self._handle.seek(0)
+            shutil.copyfileobj(self._handle, sys.stdout)
+            sys.stdout.flush()
+            self._handle.close()
+        else:
+            self._handle.close()
+            self._temp.replace(self.path)  # type: ignore[arg-type]
         self._handle = None
-        self._temp.replace(self.path)
 
     def discard(self) -> None:
         """Remove what was written (the target is left as it was)."""
         if self._handle is not None:
             self._handle.close()
             self._handle = None
-        self._temp.unlink(missing_ok=True)
-        self._kept.clear()
+        if self._temp is not None:
+            self._temp.unlink(missing_ok=True)
+        self._buffer.clear()

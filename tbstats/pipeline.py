@@ -213,7 +213,8 @@ class Run(Tally):
                                  strict=True):
                 done, where = got if keep else (got, None)
                 self.add(part, done.ledger)
-                self._warnings.append(done.warnings)
+                if done.warnings.height:
+                    self._warnings.append(done.warnings)
                 for k, (tournaments, rows, value) in enumerate(done.runs):
                     yield Mapped(value, self.tournaments, tournaments, rows, (where, k) if keep else None)
                     self.tournaments += tournaments

@@ -29,6 +29,16 @@ from tbstats.teams.model import team_event_ids
 _EMPTY = Batch(empty("tournaments"), empty("players"), empty("games"))
 
 
+def gather(pieces: list[pl.DataFrame], df: pl.DataFrame) -> None:
+    """Append ``df`` to ``pieces``, merging the last pieces while the one before is no taller (a binary
+    counter): the list stays logarithmic in the number of batches, each row is copied a logarithmic number of
+    times, and ``pl.concat(pieces)`` is the pieces' table in order."""
+    pieces.append(df)
+    while len(pieces) > 1 and pieces[-2].height <= pieces[-1].height:
+        last = pieces.pop()
+        pieces[-1] = pl.concat([pieces[-1], last], rechunk=True)
+
+
 # ------------------------------------------------------------------------------------------------ compute
 
 @dataclass(frozen=True)
@@ -60,7 +70,7 @@ def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.Data
         round_robins += m.value.round_robins
         team_events += m.value.team_events
         if seen is not None and m.value.events is not None:
-            seen.append(m.value.events)
+            gather(seen, m.value.events)
     if not tables:
         tables.append(api.compute(_EMPTY, specs, rules=options.get("rules", "fide-2026")))
     return pl.concat(tables), round_robins, team_events
@@ -97,7 +107,7 @@ def audit(run: Run, *, rules: str = "auto", tiebreaks: str = FROM_FILE, seen: li
     for m in run.map(functools.partial(_with_events, f=work)):
         (tables, seen_here) = m.value
         if seen is not None:
-            seen.append(seen_here)
+            gather(seen, seen_here)
         per_t.append(shift_ids(tables[0], m.first_id))
         per_p.append(shift_ids(tables[1], m.first_id))
     if not per_t:
@@ -135,7 +145,7 @@ def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10, drilldown
         partial, seen_here = m.value
         parts.append(partial.shifted(m.first_id))
         if seen is not None:
-            seen.append(seen_here)
+            gather(seen, seen_here)
     return cmp.combine(parts or [_compare_one(_EMPTY, configs, top, drilldown_limit)])
 
 

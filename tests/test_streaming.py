@@ -216,7 +216,7 @@ def test_a_flat_run_split_a_few_tournaments_at_a_time_is_the_same_batch(tmp_path
             assert getattr(a, table).equals(getattr(b, table)), table
 
 
-@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "json"])
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "json", "md"])
 def test_compute_to_a_file_writes_batch_by_batch_the_table_of_one_batch(inputs: list[str], tmp_path: Path,
                                                                         fmt: str) -> None:
     chosen = inputs[:3]
@@ -227,13 +227,48 @@ def test_compute_to_a_file_writes_batch_by_batch_the_table_of_one_batch(inputs: 
         result = CliRunner().invoke(main, ["compute", *chosen, "-t", "BH,SB,DE", "-o", str(out),
                                            "--batch-size", str(size), "-q"])
         assert result.exit_code == 0, result.output
-        got.append(pl.read_parquet(out) if fmt == "parquet" else out.read_text(encoding="utf-8"))
+        got.append(out.read_bytes())
         assert not list(tmp_path.glob(".*partial"))
+        if fmt != "parquet":   # standard output is streamed the same way
+            assert _run(["compute", *chosen, "-t", "BH,SB,DE", "--format", fmt, "--batch-size", str(size)]) == stdout
+    assert got[0] == got[1] == got[2]   # byte for byte
     if fmt == "parquet":
-        assert got[0].height > 100 and got[0].equals(got[1]) and got[0].equals(got[2])
-        assert got[0].write_csv() == pl.read_csv(io.StringIO(stdout), schema=got[0].schema).write_csv()
+        table = pl.read_parquet(out)
+        assert table.height > 100
+        assert table.write_csv() == pl.read_csv(io.StringIO(stdout), schema=table.schema).write_csv()
     else:
-        assert got[0] == got[1] == got[2] == stdout
+        assert got[0].decode("utf-8") == stdout
+
+
+def test_a_table_written_piece_by_piece_is_the_table_written_whole(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    from tbstats import output
+
+    monkeypatch.setattr(output, "ROW_GROUP_ROWS", 10)
+    df = pl.DataFrame({"name": [f"=p{k}" if k % 5 == 0 else f"p|{k}" for k in range(47)],
+                       "BH": [k / 4 for k in range(47)], "rank": list(range(47)),
+                       "tb": [[k, k + 1] for k in range(47)]})
+    for fmt in output.FORMATS:
+        output.write_table(df, fmt, tmp_path / f"whole.{fmt}")
+        whole = (tmp_path / f"whole.{fmt}").read_bytes()
+        for cuts in ([47], [0, 1, 46], [3, 9, 10, 11, 0, 14], [1] * 47):
+            table = output.TableFile(fmt, tmp_path / f"pieces.{fmt}")
+            lo = 0
+            for n in cuts:
+                table.write(df.slice(lo, n))
+                lo += n
+            table.commit(df.clear())
+            assert (tmp_path / f"pieces.{fmt}").read_bytes() == whole, (fmt, cuts)
+        if fmt == "parquet":   # row groups of ROW_GROUP_ROWS rows, whatever the pieces
+            meta = pq.read_metadata(tmp_path / "pieces.parquet")
+            assert [meta.row_group(k).num_rows for k in range(meta.num_row_groups)] == [10, 10, 10, 10, 7]
+        else:
+            assert whole.decode("utf-8") == output.format_table(df, fmt)
+    empty = output.TableFile("json", tmp_path / "empty.json")
+    empty.commit(df.clear())
+    assert (tmp_path / "empty.json").read_text() == "[]\n"
 
 
 def test_compute_to_a_file_that_fails_leaves_no_file(tmp_path: Path) -> None:

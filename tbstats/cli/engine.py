@@ -82,26 +82,22 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     from_file = specs.strip().lower() == FROM_FILE_LIST
     parsed = [] if from_file else _spec_list(specs)
     seen: list[pl.DataFrame] = []
-    # to a file, each batch's rows are written as they come (all or nothing: a failed run leaves no file)
-    sink = TableFile(output.format, output.path, csv_escape=output.csv_escape) if output.path else None
+    # each batch's rows are written as they come, all or nothing: a failed run leaves no file and prints nothing
+    sink = TableFile(output.format, output.path, csv_escape=output.csv_escape)
     try:
         with streamed(inputs, batches) as run:
             table, _, team_events = runs.compute(
                 run, FROM_FILE_LIST if from_file else parsed, rules=engine.rules, force_type=engine.force_type,
                 after_round=engine.after_round, unrated_rating=engine.unrated_rating, lots=lots, seen=seen,
-                sink=sink.write if sink is not None else None)
+                sink=sink.write)
         report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
     except BaseException:
-        if sink is not None:
-            sink.discard()
+        sink.discard()
         raise
     if not inputs.quiet:
         for note in checks.team_events_as_players(team_events, "rows are players ranked as individuals"):
             click.echo(f"Note: {note}", err=True)
-    if sink is not None:
-        sink.commit(table)
-    else:
-        emit(table, output)
+    sink.commit(table)
     ctx.exit(exit_code(run.rejected))
 
 

@@ -263,7 +263,8 @@ class Tally:
         """Count a part and its ledger (in raise mode its first problem raises :class:`FormatError`)."""
         self.files += part.files
         self.skipped += part.skipped
-        self.ledgers.append(ledger)
+        if ledger.height:
+            self.ledgers.append(ledger)
         problems = ledger.filter(~_is_skip())
         self._bad.update(problems["path"].to_list())
         if self.on_error == "raise" and problems.height:
