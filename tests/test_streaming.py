@@ -284,3 +284,47 @@ def test_compute_to_a_file_that_fails_leaves_no_file(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["compute", str(tmp_path / "in" / "a0.trf"), "-t", "BH", "-o", str(out),
                                        "--after-round", "99", "-q"])
     assert result.exit_code == 2 and not out.exists() and not list(tmp_path.glob(".*"))
+
+
+@pytest.mark.parametrize(("damage", "layout"), [("bad value", "flat.parquet"), ("bad value", "flat.csv"),
+                                               ("bad value", "dataset"), ("orphan rows", "model"),
+                                               ("orphan rows", "csv model")])
+def test_a_model_damaged_in_a_later_run_loses_the_same_tournaments_for_every_batch_size(
+        tmp_path: Path, layout: str, damage: str) -> None:
+    """The bad tournaments are rejected with their reason (once each), the others are read, for every N."""
+    batch = tabular.read_model(SAMPLE).select(list(range(40)))
+    assert batch.tournaments["tournament"].to_list() == list(range(40))
+    players = batch.players.with_row_index("_k")
+    late = players.filter(pl.col("tournament") == 33)["_k"][1]
+    tournaments = batch.tournaments
+    if damage == "bad value":   # a negative rating in tournament 33
+        players = players.with_columns(pl.when(pl.col("_k") == late).then(-100).otherwise(pl.col("rating"))
+                                       .cast(players["rating"].dtype).alias("rating"))
+        reason, lost = "rating -100 is negative", ["sim/1/33"]
+    else:   # tournament 20 left out of the tournaments table: its rows go with the run of tournament 19
+        tournaments = tournaments.filter(pl.col("tournament") != 20)
+        reason, lost = "tournament 20 does not exist", ["sim/1/19", "sim/1/20"]
+    damaged = Batch(tournaments, players.drop("_k"), batch.games, batch.warnings)
+    target = tmp_path / layout
+    if layout == "dataset":
+        with tabular.ArchiveWriter(target) as writer:
+            for lo in range(0, 40, 9):
+                writer.write(damaged.select(list(range(lo, min(lo + 9, 40)))))
+    else:
+        write_model(damaged, target, format="csv" if layout == "csv model" else None)
+    got = set()
+    for command in (["info", "--by-tournament"], ["compute", "-t", "BH,SB"]):
+        for size in ("1", "7", "1000"):
+            result = CliRunner().invoke(main, [command[0], str(target), *command[1:], "--batch-size", size,
+                                               "--on-error", "collect"])
+            assert result.exit_code == 1, result.output
+            got.add((command[0], result.stdout, result.stderr))
+        assert len({g[1:] for g in got if g[0] == command[0]}) == 1, (command, got)
+    for command_name, stdout, stderr in got:
+        assert stderr.count(reason) >= 1 and "1 files: 0 loaded, 1 rejected" in stderr
+        assert len(set(stderr.splitlines())) == len(stderr.splitlines())   # each problem once
+        if command_name == "info" and layout == "csv model" and damage == "orphan rows":
+            assert stdout.count("\n") == 1   # a CSV model out of order is read whole: it is rejected whole
+        elif command_name == "info":   # the header and the good tournaments
+            assert stdout.count("\n") == 41 - len(lost)
+            assert all(f"{name}," not in stdout for name in lost) and "sim/1/34," in stdout

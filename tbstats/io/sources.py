@@ -174,10 +174,69 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
         if problem is not None:
             raise safe.UnreadableInput(problem)
         batch = parts.read_part(part.table) if part.table is not None else tabular.read_model(part.model.path)
+        ledger = pl.DataFrame(schema=ERROR_SCHEMA)
     except Exception as exc:  # one model is one input: whatever fails, only this input is lost
-        return safe.model_ledger(part.model.name, part.model.path, exc), []
-    return pl.DataFrame(schema=ERROR_SCHEMA), [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size,
-                                                                                        by_source=False)]
+        tiles = _tiles(part.model, part.table) if part.table is not None and _in_rows(exc) else []
+        if part.table is None or len(tiles) < 2:
+            return safe.model_ledger(part.model.name, part.model.path, exc), []
+        ledger, good = _bisect(part.model, part.table, tiles, exc)
+        if not good:
+            return ledger, []
+        batch = Batch(*(pl.concat([getattr(b, t) for b in good], how="diagonal_relaxed")
+                        for t in ("tournaments", "players", "games", "warnings")))
+    return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size, by_source=False)]
+
+
+# A run of a columnar model whose rows break the model (a bad value, an orphan row) loses only its bad
+# tournaments: it is read again in halves down to runs of one tournament, cut where a run of one tournament
+# of the model's plan would be, so that the tournaments kept, and the ledger, are the same for every batch size.
+
+def _in_rows(exc: Exception) -> bool:
+    """A failure found in some rows (the model's checker, a value that does not parse), not in a whole file."""
+    return isinstance(exc, FormatError) and (exc.line is not None or getattr(exc, "ledger", None) is not None)
+
+
+def _tiles(model: _Item, run: parts.TablePart) -> list[parts.TablePart]:
+    """The one-tournament runs of the model's plan that make up ``run`` (none when it cannot be planned)."""
+    try:
+        planned = parts.plan_model(model.path, model.name, 1) or []
+    except Exception:  # the run is then rejected whole, as it would be read
+        return []
+    return [t for t in planned if run.lo <= t.lo and t.hi <= run.hi]
+
+
+def _joined(tiles: list[parts.TablePart], run: parts.TablePart) -> parts.TablePart:
+    """Consecutive one-tournament runs of ``run`` as one run (its files; CSV: the tiles' rows joined per file)."""
+    if len(tiles) == 1:
+        return tiles[0]
+    rows: dict[str, list[tuple[int, int]]] = {}
+    for tile in tiles:
+        for file, ranges in tile.rows:
+            rows.setdefault(file, []).extend(ranges)
+    return parts.TablePart(run.name, run.format, run.files, tiles[0].lo, tiles[-1].hi,
+                           sum(t.tournaments for t in tiles), tiles[0].warnings,
+                           tuple((f, tuple(parts._merged(r))) for f, r in rows.items()))
+
+
+def _bisect(model: _Item, run: parts.TablePart, tiles: list[parts.TablePart], failed: Exception
+            ) -> tuple[pl.DataFrame, list[Batch]]:
+    """The ledger of the bad one-tournament runs among ``tiles`` and the batches of the others, in order
+    (``failed``: what reading them all at once raised)."""
+    if len(tiles) == 1:
+        return safe.model_ledger(model.name, model.path, failed), []
+    half = len(tiles) // 2
+    ledgers, good = [], []
+    for side in (tiles[:half], tiles[half:]):
+        try:
+            good.append(parts.read_part(_joined(side, run)))
+        except Exception as exc:
+            if len(side) > 1 and not _in_rows(exc):
+                ledgers.append(safe.model_ledger(model.name, model.path, exc))
+                continue
+            ledger, batches = _bisect(model, run, side, exc)
+            ledgers.append(ledger)
+            good.extend(batches)
+    return pl.concat(ledgers), good
 
 
 def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[Batch, pl.DataFrame]:
@@ -238,6 +297,7 @@ class Tally:
     skipped: int = 0
     ledgers: list[pl.DataFrame] = field(default_factory=lambda: [pl.DataFrame(schema=ERROR_SCHEMA)])
     _bad: set[str] = field(default_factory=set)
+    _listed: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
 
     def __post_init__(self) -> None:
         if self.on_error not in ("raise", "collect"):
@@ -263,10 +323,17 @@ class Tally:
         """Count a part and its ledger (in raise mode its first problem raises :class:`FormatError`)."""
         self.files += part.files
         self.skipped += part.skipped
-        if ledger.height:
+        if ledger.height:   # a problem met again (the same file, place and reason) is listed once
+            rows = ledger.rows()
+            fresh = [k for k, row in enumerate(rows) if row not in self._listed]
+            self._listed.update(rows)
+            ledger = ledger[fresh] if len(fresh) < len(rows) else ledger
             self.ledgers.append(ledger)
         problems = ledger.filter(~_is_skip())
-        self._bad.update(problems["path"].to_list())
+        if part.model is not None:   # a model is one input, whichever of its files the problems name
+            self._bad.update([part.model.name] if problems.height else [])
+        else:
+            self._bad.update(problems["path"].to_list())
         if self.on_error == "raise" and problems.height:
             row = problems.row(0, named=True)
             raise FormatError(row["path"], row["line"], row["column"], row["reason"])
