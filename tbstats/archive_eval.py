@@ -1,16 +1,16 @@
 """``tbstats evaluate`` over an archive: order quality against a strength proxy, and whom tie-breaks favour.
 
-The archive is read in batches of whole tournaments (a :class:`tbstats.pipeline.Run`, :func:`numbered`); each batch
+The archive is read in batches of whole tournaments (a :class:`tbstats.pipeline.Run`); each batch
 gives a :class:`tbstats.evaluate.Partial` (per-group values) and :class:`tbstats.fairness.Counts` (integer
 counts), which combine exactly, so the tables do not depend on the batch size or the number of workers.
 With the ``archive`` proxy the archive is read twice: once to fit the strengths
-(:mod:`tbstats.strength`), once to evaluate.
+(:mod:`tbstats.strength`; only :func:`fit_input`'s rows of each batch travel), once to evaluate.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -22,7 +22,7 @@ from tbstats.compare import Config
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.io import tabular
-from tbstats.pipeline import Run
+from tbstats.pipeline import Run, gather, shift_ids
 from tbstats.teams.model import team_event_ids
 
 
@@ -69,17 +69,6 @@ def evaluate_batch(batch: Batch, configs: Sequence[Config], *, proxy: str = "rat
             fairness.count(batch, ctx, configs, pairs))
 
 
-def _same(batch: Batch) -> Batch:
-    return batch
-
-
-def numbered(run: Run) -> Iterator[Batch]:
-    """The run's batches in input order, with their tournament ids of the whole input (the drawing of lots
-    and the archive fit are keyed on them; a run numbers each batch from 0 where it is read)."""
-    for m in run.map(_same):
-        yield tabular.renumber(m.value, m.first_id)
-
-
 def _nothing(batch: Batch) -> None:
     return None
 
@@ -108,8 +97,32 @@ def _evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config
         return len(teams), list(pool.map(one, split_batch(batch, workers)))
 
 
+def fit_input(batches: Iterable[Batch] | Run) -> tuple[list[pl.DataFrame], list[pl.DataFrame]]:
+    """What the archive fit needs of every batch (:func:`tbstats.strength.games_of`: four numbers per game
+    side between two players with a FIDE id, three per player), with the ids of the whole input; from a
+    :class:`Run` it is made where each batch is read and only it travels (the batch itself never does).
+
+    The fit is one joint Bradley-Terry fit: every strength depends on every game through the opponents'
+    strengths, and the leave-one-event-out refit needs each player's games event by event, so these rows
+    are kept for the whole archive (about 32 bytes per game side and 20 per player; merged as they come,
+    never a list of per-batch frames). They are bounded per batch in what travels, not in what is kept.
+    """
+    games: list[pl.DataFrame] = []
+    participants: list[pl.DataFrame] = []
+    if isinstance(batches, Run):
+        for m in batches.map(strength.games_of):
+            gather(games, shift_ids(m.value[0], m.first_id))
+            gather(participants, shift_ids(m.value[1], m.first_id))
+    else:
+        for batch in batches:
+            g, p = strength.games_of(batch)
+            gather(games, g)
+            gather(participants, p)
+    return games, participants
+
+
 def evaluate_archive(batches: Iterable[Batch] | Run, configs: Sequence[Config], *, proxy: str = "rating",
-                     fit_batches: Iterable[Batch] | None = None, lots_seed: int = 0,
+                     fit_batches: Iterable[Batch] | Run | None = None, lots_seed: int = 0,
                      pairs: Sequence[tuple[str, str]] | None = None, workers: int = 1) -> ArchiveEvaluation:
     """Evaluate every configuration over ``batches`` (whole tournaments, ids unique across them), or over the
     batches of a :class:`Run`, each evaluated where it was read (on Dask, only partials travel).
@@ -123,11 +136,7 @@ def evaluate_archive(batches: Iterable[Batch] | Run, configs: Sequence[Config], 
     if proxy == "archive":
         if fit_batches is None:
             raise TbstatsError("the archive proxy needs the archive to fit (fit_batches)")
-        games, participants = [], []
-        for batch in fit_batches:
-            g, p = strength.games_of(batch)
-            games.append(g)
-            participants.append(p)
+        games, participants = fit_input(fit_batches)
         if not participants:
             raise TbstatsError("no tournaments to evaluate")
         fit = strength.fit(pl.concat(games), pl.concat(participants))

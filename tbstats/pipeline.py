@@ -87,6 +87,16 @@ def shift_ids(df: pl.DataFrame, offset: int, column: str = "tournament") -> pl.D
     return df.with_columns(pl.col(column) + offset)
 
 
+def gather(pieces: list[pl.DataFrame], df: pl.DataFrame) -> None:
+    """Append ``df`` to ``pieces``, merging the last pieces while the one before is no taller (a binary
+    counter): the list stays logarithmic in the number of batches, each row is copied a logarithmic number of
+    times, and ``pl.concat(pieces)`` is the pieces' table in order."""
+    pieces.append(df)
+    while len(pieces) > 1 and pieces[-2].height <= pieces[-1].height:
+        last = pieces.pop()
+        pieces[-1] = pl.concat([pieces[-1], last], rechunk=True)
+
+
 # ---------------------------------------------------------------------------------------------- executors
 
 def _ordered(submit: Callable[[Part], Any], result: Callable[[Any], _Done[P]], parts: Iterable[Part],

@@ -22,21 +22,11 @@ from tbstats.declared import FROM_FILE
 from tbstats.games import Batch, empty
 from tbstats.info import partial_summary, summary_from
 from tbstats.io.tabular import ArchiveWriter, write_part
-from tbstats.pipeline import Run, shift_ids
+from tbstats.pipeline import Run, gather, shift_ids
 from tbstats.spec import TieBreakSpec
 from tbstats.teams.model import team_event_ids
 
 _EMPTY = Batch(empty("tournaments"), empty("players"), empty("games"))
-
-
-def gather(pieces: list[pl.DataFrame], df: pl.DataFrame) -> None:
-    """Append ``df`` to ``pieces``, merging the last pieces while the one before is no taller (a binary
-    counter): the list stays logarithmic in the number of batches, each row is copied a logarithmic number of
-    times, and ``pl.concat(pieces)`` is the pieces' table in order."""
-    pieces.append(df)
-    while len(pieces) > 1 and pieces[-2].height <= pieces[-1].height:
-        last = pieces.pop()
-        pieces[-1] = pl.concat([pieces[-1], last], rechunk=True)
 
 
 # ------------------------------------------------------------------------------------------------ compute

@@ -86,7 +86,7 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
                           workers=batches.workers, client=run.client)
         result = archive_eval.evaluate_archive(
             run, all_configs, proxy=proxy, lots_seed=seed, pairs=chosen,
-            fit_batches=archive_eval.numbered(fit_run) if fit_run is not None else None, workers=batches.workers)
+            fit_batches=fit_run, workers=batches.workers)
     if result.fit is not None and not inputs.quiet:
         click.echo(result.fit.describe(), err=True)
     if result.team_events and not inputs.quiet:
