@@ -8,6 +8,7 @@ Points are exact integers in the event's smallest scoring unit: a value ``v`` me
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -178,6 +179,19 @@ def _compatible(got: pl.DataType, want: pl.DataType) -> bool:
     return False
 
 
+def stack(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Tables one under another: their chunks appended, not copied, when their schemas agree; else aligned by
+    column name, a column that some lack being null there (part files may differ in optional columns).
+
+    >>> stack([pl.DataFrame({"a": [1]}), pl.DataFrame({"a": [2], "b": ["x"]})]).rows()
+    [(1, None), (2, 'x')]
+    """
+    if len(frames) == 1:
+        return frames[0]
+    schema = frames[0].schema
+    return pl.concat(frames, how="vertical" if all(f.schema == schema for f in frames[1:]) else "diagonal_relaxed")
+
+
 def empty(table: str) -> pl.DataFrame:
     """An empty table with the model's schema."""
     return pl.DataFrame(schema=SCHEMAS[table])
@@ -219,7 +233,7 @@ class Batch:
             offset += len(ids)
         return Batch(
             pl.concat(parts["tournaments"]),
-            pl.concat(parts["players"], how="diagonal_relaxed"),
+            stack(parts["players"]),
             pl.concat(parts["games"]),
             pl.concat([b.warnings for b in batches]),
         )

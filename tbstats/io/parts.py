@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import SchemaError
-from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
 from tbstats.io import check, tabular
 from tbstats.io.tabular import TABLES, Format
 
@@ -235,7 +235,7 @@ def _read_csv_part(part: TablePart) -> Batch:
         else:
             frames = [_read_csv_rows(f, rows[f], types, f, drop_loose=False) for f in files]
         where = files[0] if len(files) == 1 else base
-        frame = pl.concat(frames, how="diagonal_relaxed") if frames else check.locate(empty(table), where)
+        frame = stack(frames) if frames else check.locate(empty(table), where)
         tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
     check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
@@ -277,7 +277,7 @@ def read_part(part: TablePart) -> Batch:
             else:   # file by file: part files may differ in optional columns
                 frames = [_located(f, part.format).filter(run).collect() if table != "warnings"
                           else _located(f, part.format).collect() for f in files]
-            frame = pl.concat(frames, how="diagonal_relaxed") if frames else check.locate(empty(table), where)
+            frame = stack(frames) if frames else check.locate(empty(table), where)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
         tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
@@ -307,7 +307,7 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
             chosen.implode())
         got.append(tabular.split_flat(scan.filter(these | pl.col("tournament").is_null() if part.warnings and not k
                                                   else these), where=where))
-    return Batch(*(pl.concat([getattr(b, t) for b in got], how="diagonal_relaxed")
+    return Batch(*(stack([getattr(b, t) for b in got])
                    for t in ("tournaments", "players", "games", "warnings")))
 
 

@@ -28,7 +28,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch, empty
+from tbstats.games import Batch, empty, stack
 from tbstats.io import parts, safe, tabular
 from tbstats.io.expand import (
     SKIPPED,
@@ -215,7 +215,7 @@ def _read_trf_chunks(raw: list[tuple[str, bytes]]) -> tuple[Batch, pl.DataFrame]
         got.append(batch)
         errors.append(found)
         next_id += batch.n_tournaments
-    return Batch(*(pl.concat([getattr(b, t) for b in got], how="diagonal_relaxed")
+    return Batch(*(stack([getattr(b, t) for b in got])
                    for t in ("tournaments", "players", "games", "warnings"))), pl.concat(errors)
 
 
