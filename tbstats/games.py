@@ -121,6 +121,10 @@ def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
     expected = SCHEMAS[table]
     prefix = f"{where}: " if where else ""
     schema = df.schema   # built once: polars builds a new Schema object at every access
+    wanted = [*expected, *(c for c in OPTIONAL[table] if c in schema)]
+    if list(schema) == wanted and all(schema[c] == t for c, t in {**expected, **OPTIONAL[table]}.items()
+                                      if c in schema):
+        return df   # already the model's table
     missing = [c for c in expected if c not in schema]
     if missing:
         raise SchemaError(f"{prefix}{table} table lacks column(s) {', '.join(missing)} "
@@ -209,6 +213,17 @@ class Batch:
     def __post_init__(self) -> None:
         for name in ("tournaments", "players", "games", "warnings"):
             object.__setattr__(self, name, check_schema(name, getattr(self, name)))
+
+    @classmethod
+    def of_checked(cls, tournaments: pl.DataFrame, players: pl.DataFrame, games: pl.DataFrame,
+                   warnings: pl.DataFrame) -> Batch:
+        """A batch of tables already in the model's schema (slices, filters or renumberings of a batch's
+        own tables), not checked again: a stream cut into many small batches pays no schema check per batch."""
+        batch = object.__new__(cls)
+        for name, df in (("tournaments", tournaments), ("players", players), ("games", games),
+                         ("warnings", warnings)):
+            object.__setattr__(batch, name, df)
+        return batch
 
     @property
     def n_tournaments(self) -> int:

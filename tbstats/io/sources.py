@@ -131,7 +131,7 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
             out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
             chunk, n_trf = [], 0
         try:
-            runs = parts.plan_model(item.path, item.name, batch_size)
+            runs = parts.plan_model(item.path, item.name, parts.unit_size(batch_size))
         except Exception as exc:  # one model is one input: whatever fails, only this input is lost
             reason = safe.model_ledger(item.name, item.path, exc)["reason"][0]
             out.append(Part((_Item(item.name, "reject", item.path, reason=reason),)))
