@@ -394,8 +394,9 @@ def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[B
     for k, lo in enumerate(range(0, len(ids), batch_size)):
         mine = warnings.slice(int(bounds[k]), int(bounds[k + 1] - bounds[k]))
         if cuts is not None:   # tables in tournament order: each run is one slice of each
-            yield Batch.of_checked(*(df.slice(int(at[k]), int(at[k + 1] - at[k])) for df, at in zip(
-                (batch.tournaments, batch.players, batch.games), cuts, strict=True)), mine)
+            t, p, g = (df.slice(int(at[k]), int(at[k + 1] - at[k])) for df, at in zip(
+                (batch.tournaments, batch.players, batch.games), cuts, strict=True))
+            yield Batch.of_checked(t, p, g, mine)
             continue
         chosen = ids.slice(lo, batch_size)
         keep = pl.col("tournament").is_in(chosen.implode())
