@@ -36,6 +36,8 @@ from tbstats.io import clean
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
+#: The type of the hidden ``_row`` column (the row index polars scans make: 4 bytes a row).
+ROW: Final = pl.UInt32
 LEDGER_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}
 #: At most this many rows per check are listed; the first is what raise mode reports.
 ROWS_PER_CHECK: Final = 20
@@ -73,7 +75,7 @@ class ModelCheckError(FormatError):
 
 def locate(df: Frame, file: str) -> Frame:
     """The table (eager or lazy) with the hidden location columns of rows read from ``file``."""
-    return df.with_columns(pl.lit(file, pl.String).alias("_file"), pl.int_range(pl.len(), dtype=pl.Int64).alias("_row"))
+    return df.with_columns(pl.lit(file, pl.String).alias("_file"), pl.int_range(pl.len(), dtype=ROW).alias("_row"))
 
 
 def raise_problems(ledger: pl.DataFrame) -> None:
@@ -338,13 +340,30 @@ def _chunks(g: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
     tournaments are not in runs (or an id is empty), since a check looks across a tournament's rows."""
     if g.height <= rows or g["tournament"].null_count():
         return [g]
-    ids = g["tournament"].to_numpy()
-    starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
-    if not (ids[starts] > ids[starts - 1]).all() and len(starts) + 1 != g["tournament"].n_unique():
+    starts, ordered = _starts(g["tournament"])
+    if not len(starts) or (not ordered and len(starts) + 1 != g["tournament"].n_unique()):
         return [g]
     cuts = np.unique(starts[np.minimum(np.searchsorted(starts, np.arange(rows, g.height, rows)), len(starts) - 1)])
     bounds = [0, *cuts.tolist(), g.height]
     return [g.slice(lo, hi - lo) for lo, hi in itertools.pairwise(bounds) if hi > lo]
+
+
+def _starts(ids: pl.Series) -> tuple[np.ndarray, bool]:
+    """The rows where a new tournament starts (the first excepted) and whether the ids only go up there, read
+    chunk by chunk of the column (no copy of it)."""
+    starts, ordered, offset, last = [], True, 0, None
+    for chunk in ids.get_chunks():
+        values = chunk.to_numpy()
+        if not len(values):
+            continue
+        inner = np.flatnonzero(values[1:] != values[:-1]) + 1
+        ordered = ordered and bool((values[inner] > values[inner - 1]).all())
+        if last is not None and values[0] != last:
+            starts.append(np.array([offset]))
+            ordered = ordered and bool(values[0] > last)
+        starts.append(inner + offset)
+        offset, last = offset + len(values), values[-1]
+    return (np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)), ordered
 
 
 def _check_games_chunked(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mapping[str, str]

@@ -147,20 +147,24 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     if not len(ids):
         return [TablePart(name, fmt, tables, _ANY_ID[0], _ANY_ID[1], 0, True)]
     bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
-    index = {f: _sorted_ids(f, fmt) for table, _, files in tables if table not in ("warnings", "flat")
-             for f in files}
-    out = []
     firsts = [int(ids[k]) for k in range(0, len(ids), size)]
     # the parts tile every id, so that a row whose tournament the tournaments table lacks is read with
     # some part and reported by the model's checker, never skipped
-    for k, lo, hi in zip(range(0, len(ids), size), [_ANY_ID[0], *firsts[1:]],
-                         [f - 1 for f in firsts[1:]] + [_ANY_ID[1]], strict=True):
+    los, his = np.array([_ANY_ID[0], *firsts[1:]]), np.array([f - 1 for f in firsts[1:]] + [_ANY_ID[1]])
+    index = {}   # file -> the first and end row of each part in it, when its rows are in tournament order
+    for table, _, files in tables:
+        for f in files if table not in ("warnings", "flat") else ():
+            at = _sorted_ids(f, fmt)
+            if at is not None:
+                index[f] = (np.searchsorted(at, los, "left"), np.searchsorted(at, his, "right"))
+    out = []
+    for k, lo, hi in zip(range(len(firsts)), los.tolist(), his.tolist(), strict=True):
         chosen = tuple((table, base, files if table == "warnings" else tuple(
             f for f in files if bounds[f] is None or (bounds[f][0] <= hi and bounds[f][1] >= lo)))  # type: ignore[index]
             for table, base, files in tables)
-        rows = tuple((f, ((int(np.searchsorted(at, lo, "left")), int(np.searchsorted(at, hi, "right"))),))
-                     for _, _, files in chosen for f in files if (at := index.get(f)) is not None)
-        out.append(TablePart(name, fmt, chosen, lo, hi, min(size, len(ids) - k), k == 0, rows))
+        rows = tuple((f, ((int(index[f][0][k]), int(index[f][1][k])),))
+                     for _, _, files in chosen for f in files if f in index)
+        out.append(TablePart(name, fmt, chosen, lo, hi, min(size, len(ids) - k * size), k == 0, rows))
     return out
 
 
@@ -254,7 +258,7 @@ def _read_csv_rows(file: str, ranges: tuple[tuple[int, int], ...], types: dict[s
     if drop_loose:
         raw = raw.filter(pl.col("tournament").is_not_null())
     parsed = tabular.read._parse_csv(raw, types, where)
-    return parsed.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64))
+    return parsed.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(check.ROW))
 
 
 def _read_csv_part(part: TablePart) -> Batch:
@@ -363,7 +367,7 @@ def _located(file: str, fmt: Format) -> pl.LazyFrame:
     start before any filter; see :mod:`tbstats.io.check`)."""
     scan = (pl.scan_parquet(file, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
             else pl.scan_ipc(file, hive_partitioning=False, row_index_name="_row"))
-    return scan.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64))
+    return scan.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(check.ROW))
 
 
 def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[Batch]:
