@@ -36,8 +36,10 @@ from tbstats.io import clean
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
-#: The type of the hidden ``_row`` column (the row index polars scans make: 4 bytes a row).
+#: The types of the hidden ``_row`` column (the row index polars scans make: 4 bytes a row) and ``_file``
+#: (categorical: tables stacked from several files then cost 4 bytes a row for it, not a string each).
 ROW: Final = pl.UInt32
+FILE: Final = pl.Categorical
 LEDGER_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}
 #: At most this many rows per check are listed; the first is what raise mode reports.
 ROWS_PER_CHECK: Final = 20
@@ -75,7 +77,7 @@ class ModelCheckError(FormatError):
 
 def locate(df: Frame, file: str) -> Frame:
     """The table (eager or lazy) with the hidden location columns of rows read from ``file``."""
-    return df.with_columns(pl.lit(file, pl.String).alias("_file"), pl.int_range(pl.len(), dtype=ROW).alias("_row"))
+    return df.with_columns(pl.lit(file, FILE).alias("_file"), pl.int_range(pl.len(), dtype=ROW).alias("_row"))
 
 
 def raise_problems(ledger: pl.DataFrame) -> None:
@@ -110,9 +112,10 @@ def _failing(df: pl.DataFrame, checks: list[Check], names: Mapping[str, str]) ->
 
 
 def _ledger_rows(bad: pl.DataFrame, column: str, reason: pl.Expr) -> pl.DataFrame:
-    csv = pl.col("_file").str.to_lowercase().str.ends_with(".csv")
+    path = pl.col("_file").cast(pl.String)
+    csv = path.str.to_lowercase().str.ends_with(".csv")
     return bad.select(
-        pl.col("_file").alias("path"),
+        path.alias("path"),
         pl.when(csv).then(pl.col("_row") + 2).cast(pl.Int32).alias("line"),
         pl.lit(column, pl.String).alias("column"),
         pl.when(csv).then(reason).otherwise(pl.format("row {}: {}", pl.col("_row") + 1, reason))

@@ -21,6 +21,7 @@ from typing import Final
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from tbstats.games import GAME_TYPE, GAME_TYPES
 
@@ -116,8 +117,6 @@ def players_clean(p: pl.DataFrame, t: pl.DataFrame) -> bool:
 
 def _values(column: pl.Series) -> tuple[np.ndarray, np.ndarray | None]:
     """An integer column's values (whatever a null slot holds) and its validity (None: no nulls), no copy."""
-    import pyarrow as pa
-
     arrow = column.to_arrow()
     if isinstance(arrow, pa.ChunkedArray):
         arrow = arrow.combine_chunks()
@@ -129,8 +128,6 @@ def _values(column: pl.Series) -> tuple[np.ndarray, np.ndarray | None]:
 def result_codes(results: pl.Series, rules: Rules) -> np.ndarray:
     """The checker's code of each result, read from the strings' inline bytes (the checker's own coding
     when some result is longer than one byte or the strings are not in view layout)."""
-    import pyarrow as pa
-
     arrow = results.to_arrow(compat_level=pl.CompatLevel.newest())
     if isinstance(arrow, pa.ChunkedArray):
         arrow = arrow.combine_chunks()

@@ -258,7 +258,7 @@ def _read_csv_rows(file: str, ranges: tuple[tuple[int, int], ...], types: dict[s
     if drop_loose:
         raw = raw.filter(pl.col("tournament").is_not_null())
     parsed = tabular.read._parse_csv(raw, types, where)
-    return parsed.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(check.ROW))
+    return parsed.with_columns(pl.lit(file, check.FILE).alias("_file"), pl.col("_row").cast(check.ROW))
 
 
 def _read_csv_part(part: TablePart) -> Batch:
@@ -367,7 +367,7 @@ def _located(file: str, fmt: Format) -> pl.LazyFrame:
     start before any filter; see :mod:`tbstats.io.check`)."""
     scan = (pl.scan_parquet(file, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
             else pl.scan_ipc(file, hive_partitioning=False, row_index_name="_row"))
-    return scan.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(check.ROW))
+    return scan.with_columns(pl.lit(file, check.FILE).alias("_file"), pl.col("_row").cast(check.ROW))
 
 
 def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[Batch]:
