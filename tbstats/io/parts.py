@@ -17,6 +17,7 @@ them without parsing their cells). Other CSV models are read whole, then cut int
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -341,8 +342,27 @@ def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[B
     if len(ids) <= batch_size:
         yield Batch(batch.tournaments, batch.players, batch.games, warnings)
         return
-    for k, lo in enumerate(range(0, len(ids), batch_size)):
-        chosen = ids.slice(lo, batch_size)
-        keep = pl.col("tournament").is_in(chosen.implode())
-        yield Batch(batch.tournaments.filter(keep), batch.players.filter(keep), batch.games.filter(keep),
-                    warnings.filter(run_of == k))
+    n_runs = -(-len(ids) // batch_size)
+    if ids.null_count() or ids.n_unique() != len(ids):  # (not a checked model: each run's ids looked up)
+        for k, lo in enumerate(range(0, len(ids), batch_size)):
+            keep = pl.col("tournament").is_in(ids.slice(lo, batch_size).implode())
+            yield Batch(batch.tournaments.filter(keep), batch.players.filter(keep), batch.games.filter(keep),
+                        warnings.filter(run_of == k))
+        return
+    run = pl.int_range(len(ids), eager=True, dtype=pl.Int64) // batch_size
+    cut = [_cut(df, ids, run, n_runs) for df in (batch.tournaments, batch.players, batch.games)]
+    at = np.searchsorted(run_of.to_numpy(), np.arange(n_runs + 1)).tolist()  # (``run_of`` is in run order)
+    for k in range(n_runs):
+        yield Batch(cut[0][k], cut[1][k], cut[2][k], warnings.slice(at[k], at[k + 1] - at[k]))
+
+
+def _cut(df: pl.DataFrame, ids: pl.Series, run: pl.Series, n_runs: int) -> list[pl.DataFrame]:
+    """The rows of ``df`` by the run of their tournament (``run`` of each of ``ids``), in their order; rows of
+    no run's tournament are left out. One pass: rows already in run order are sliced, others gathered first."""
+    of = df.get_column("tournament").replace_strict(ids, run, default=n_runs, return_dtype=pl.Int64).fill_null(
+        n_runs).to_numpy()
+    if of.size and not (of[1:] >= of[:-1]).all():
+        order = np.argsort(of, kind="stable")
+        df, of = df[order], of[order]
+    bounds = np.searchsorted(of, np.arange(n_runs + 1)).tolist()
+    return [df.slice(lo, hi - lo) for lo, hi in itertools.pairwise(bounds)]

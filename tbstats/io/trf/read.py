@@ -277,7 +277,8 @@ def _penalties(p: Players, t: pl.DataFrame, any299: bool) -> np.ndarray:
     """Per player line the points (units) of the 299 penalties/bonuses naming it, which the declared points
     may include (rules.md 2.4: look for 299 records, then warn)."""
     out = np.zeros(len(p.event), dtype=np.int64)
-    if not len(p.event) or not any299 or not t["records"].list.eval(pl.element().str.starts_with("299")).list.any().any():
+    if not len(p.event) or not any299 or not t["records"].list.eval(
+            pl.element().str.starts_with("299")).list.any().any():
         return out
     team = [any(r[:3] in ("310", "013") for r in recs or []) or kind == "team" for recs, kind in
             zip(t["records"].to_list(), t["event_type"].cast(pl.String).to_list(), strict=True)]
