@@ -127,10 +127,12 @@ def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
     from ``room`` characters on (the line's end).
 
-    One gather of ``width`` x positions indices, column-major from the start (no transposed copy).
+    One gather per column, column-major from the start (no transposed copy, one index array at a time).
     """
     start = np.minimum(at, len(buf) - width)
-    out = buf[np.arange(width, dtype=start.dtype)[:, None] + start[None, :]]
+    out = np.empty((width, len(start)), dtype=buf.dtype)
+    for j in range(width):
+        np.take(buf, start + j, out=out[j])
     short = np.flatnonzero(room < width)
     if short.size:  # past the line's end: blanks, not the next line
         left = room[short]
