@@ -110,7 +110,7 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 50
     p_event = participants["tournament"].to_numpy()
     known = np.isin(p_fide, ids)
     row = np.where(known, np.searchsorted(ids, p_fide), 0)
-    out = np.where(known, r[row], np.nan)
+    out = np.where(known, r[row], np.nan) if len(ids) else np.full(len(p_fide), np.nan)   # no game: none known
     # players who played in their event: refit without it (opponents fixed at the whole fit)
     order = np.lexsort((event, i))
     i_sorted = i[order]

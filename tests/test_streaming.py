@@ -328,3 +328,12 @@ def test_a_model_damaged_in_a_later_run_loses_the_same_tournaments_for_every_bat
         elif command_name == "info":   # the header and the good tournaments
             assert stdout.count("\n") == 41 - len(lost)
             assert all(f"{name}," not in stdout for name in lost) and "sim/1/34," in stdout
+
+
+def test_the_archive_fit_without_fide_ids_covers_no_player_and_does_not_fail() -> None:
+    assert tabular.read_model(SAMPLE).players["fide_id"].fill_null(0).max() in (0, None)   # simulated: no ids
+    result = CliRunner().invoke(main, ["evaluate", str(SAMPLE), "-c", CONFIGS[0], "--strength", "archive",
+                                       "--batch-size", "7"])
+    assert result.exit_code == 0, result.output
+    assert "on 0 games among 0 FIDE ids; covers 0 of" in result.stderr
+    assert result.stdout.startswith("config,")
