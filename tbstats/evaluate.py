@@ -75,7 +75,7 @@ def _padded(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.nd
 
 
 def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int,
-          chunk_cells: int = 4_000_000) -> np.ndarray:
+          chunk_cells: int = 1_000_000) -> np.ndarray:
     """Kendall's tau-b per group between ``-rank`` (1 = best) and ``strength``; NaN where undefined.
 
     >>> tau_b(np.array([1, 2, 3, 1, 1]), np.array([3., 2., 1., 1., 2.]), np.array([0, 0, 0, 1, 1]), 2)
