@@ -220,6 +220,10 @@ class TableFile:
             self._buffered += table.num_rows
         if self._buffered >= ROW_GROUP_ROWS:
             self._flush(final=False)
+        elif len(self._buffer) >= 64:   # many small pieces (small batches): one table, not thousands
+            import pyarrow as pa
+
+            self._buffer = [pa.concat_tables(self._buffer).combine_chunks()]
 
     def _flush(self, *, final: bool) -> None:
         """Write the buffered rows as row groups of :data:`ROW_GROUP_ROWS` (the rest too when ``final``)."""
