@@ -8,6 +8,7 @@ executor, row for row. The map functions are module-level so they travel to Dask
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -130,13 +131,32 @@ def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10, drilldown
     cmp.check_configs(configs)
     work = functools.partial(_compare_one, configs=tuple(configs), top=top, drilldown_limit=drilldown_limit,
                              context=context)
-    parts = []
+    parts: list[cmp.Partial] = []
+    tables: list[pl.DataFrame] = []   # the per-tournament rows, merged as they come
+    drill: pl.DataFrame | None = None   # the first ``drilldown_limit`` tournaments of each pair so far
     for m in run.map(functools.partial(_with_events, f=work)):
         partial, seen_here = m.value
-        parts.append(partial.shifted(m.first_id))
+        partial = partial.shifted(m.first_id)
+        gather(tables, partial.tournaments)
+        drill = _first_tournaments(partial.drilldown if drill is None else pl.concat(
+            [drill, partial.drilldown], how="diagonal_relaxed"), drilldown_limit)
+        parts.append(dataclasses.replace(partial, tournaments=partial.tournaments.clear(),
+                                         drilldown=partial.drilldown.clear()))
         if seen is not None:
             gather(seen, seen_here)
-    return cmp.combine(parts or [_compare_one(_EMPTY, configs, top, drilldown_limit)])
+    if not parts:
+        return cmp.combine([_compare_one(_EMPTY, configs, top, drilldown_limit)])
+    # the rows in batch order, given to the first partial: combine then sees the same tables
+    parts[0] = dataclasses.replace(parts[0], tournaments=pl.concat(tables), drilldown=drill)
+    return cmp.combine(parts)
+
+
+def _first_tournaments(drill: pl.DataFrame, limit: int | None) -> pl.DataFrame:
+    """The drill-down rows of the first ``limit`` tournaments of each pair (ids grow from batch to batch, so
+    rows dropped here are rows the final drill-down drops)."""
+    if limit is None or not drill.height:
+        return drill
+    return drill.filter(pl.col("tournament").rank("dense").over("_pair") <= limit)
 
 
 
