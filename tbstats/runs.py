@@ -144,7 +144,7 @@ def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10, drilldown
                                          drilldown=partial.drilldown.clear()))
         if seen is not None:
             gather(seen, seen_here)
-    if not parts:
+    if drill is None:   # no batch
         return cmp.combine([_compare_one(_EMPTY, configs, top, drilldown_limit)])
     # the rows in batch order, given to the first partial: combine then sees the same tables
     parts[0] = dataclasses.replace(parts[0], tournaments=pl.concat(tables), drilldown=drill)
