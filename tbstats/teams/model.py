@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError
 from tbstats.games import WARNING_SCHEMA, Batch
+from tbstats.teams.boards import check_members, team_games
 from tbstats.teams.matches import derive_matches
 from tbstats.teams.records import (
     MEMBER_SCHEMA,
@@ -99,31 +99,10 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
                                         maintain_order="left")
     forfeits, pabs, byes = unplayed_records(recs, scores)
     games = batch.games.filter(pl.col("tournament").is_in(ids))
-    g = games.join(member_df, on=["tournament", "player"], how="left").join(
-        member_df.select("tournament", "player", pl.col("team").alias("opp_team")),
-        left_on=["tournament", "opponent"], right_on=["tournament", "player"], how="left")
-    _check_boards(g, t_rows)
-    keys = ["tournament", "team", "round"]
-    g = g.filter(pl.col("team").is_not_null()).sort("tournament", "team", "round", "order")
-    paired = pl.col("opponent").is_not_null()
-    by_default = (pl.col("result") == "+") & ~paired
-    per = g.group_by(*keys, maintain_order=True).agg(
-        pl.col("opp_team").drop_nulls().first().alias("_opp"),
-        pl.col("opp_team").min().alias("_omin"), pl.col("opp_team").max().alias("_omax"),
-        pl.col("points").sum().alias("_gp"),
-        (pl.col("game_type") == "pending").any().alias("_pending"),
-        paired.sum().alias("_paired"),
-        by_default.sum().alias("_plus"),
-        pl.col("colour").filter(paired).first().alias("_colour"))
-    _check_one_opponent(per, g, t_rows)
-    per = per.with_columns((pl.col("_paired") + pl.when(pl.col("_opp").is_not_null()).then(pl.col("_plus"))
-                            .otherwise(0)).alias("_fielded")).drop("_paired", "_omin", "_omax")
-    # a board is fielded when it has an opponent, or was won by default against an empty board of a team
-    # that did play a match that round ('0000 - +' beside boards with opponents); per's rows are g's groups
-    gid = np.cumsum(_group_starts(g, keys)) - 1
-    with_opp = per["_opp"].is_not_null().to_numpy()[gid]
-    fielded = g.select(paired.alias("p"), by_default.fill_null(False).alias("d")).to_numpy()
-    boards_df = _boards(g.filter(pl.Series(fielded[:, 0] | (fielded[:, 1] & with_opp))), lineups, keys)
+    check_members(member_df, team_df, t_rows)
+    tg = team_games(games, member_df, team_df.sort("tournament", "team"), t_rows)
+    per = tg.per
+    boards_df = _boards(tg.fielded, lineups)
     event_df = _events(t_rows, lineups, per, member_df, scores)
     matches, unmarked = _all_matches(t_rows, forfeits, pabs, byes, per, event_df, team_df, team_pab)
     warnings = _unmarked_warnings(unmarked, t_rows) + _declared_warnings(team_df, matches, event_df, t_rows)
@@ -133,55 +112,15 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
                      else pl.DataFrame(schema=WARNING_SCHEMA))
 
 
-def _check_boards(g: pl.DataFrame, t_rows: pl.DataFrame) -> None:
-    """Every board's opponent is in a team, and not in the player's own."""
-    paired = g.filter(pl.col("opponent").is_not_null())
-
-    def first(rows: pl.DataFrame) -> list[dict[str, object]]:
-        return rows.head(1).join(t_rows.select("tournament", "source"), on="tournament").to_dicts()
-
-    for row in first(paired.filter(pl.col("team").is_null() | pl.col("opp_team").is_null())):
-        who = row["player"] if row["team"] is None else row["opponent"]
-        raise FormatError(str(row["source"]), None, f"player {row['player']} round {row['round']}",
-                          f"player {who} is in no team (310/013 members)")
-    for row in first(paired.filter(pl.col("team") == pl.col("opp_team"))):
-        raise FormatError(str(row["source"]), None, f"player {row['player']} round {row['round']}",
-                          f"opponent {row['opponent']} belongs to the same team {row['team']}")
-
-
-def _check_one_opponent(per: pl.DataFrame, g: pl.DataFrame, t_rows: pl.DataFrame) -> None:
-    """A team meets one team per round: all its boards' opponents belong to that team."""
-    keys = ["tournament", "team", "round"]
-    bad = per.filter(pl.col("_omin") != pl.col("_omax")).head(1).select(keys).join(
-        t_rows.select("tournament", "source"), on="tournament")
-    for row in bad.iter_rows(named=True):
-        teams = g.join(bad.select(keys), on=keys)["opp_team"].drop_nulls().unique().sort().to_list()
-        raise FormatError(str(row["source"]), None, f"team {row['team']} round {row['round']}",
-                          f"its boards face players of several teams ({', '.join(map(str, teams))}); a board "
-                          "whose opponent belongs to another team")
-
-
-def _group_starts(frame: pl.DataFrame, keys: list[str]) -> np.ndarray:
-    """True at each row of a frame sorted by ``keys`` where a new group of equal keys begins."""
-    start = np.zeros(frame.height, dtype=bool)
-    start[:1] = True
-    for k in keys:
-        col = frame[k].to_numpy()
-        start[1:] |= col[1:] != col[:-1]
-    return start
-
-
-def _boards(fielded: pl.DataFrame, lineups: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """Board of each fielded player (rows sorted by ``keys`` and board order): position in the 300 line-up,
-    else rank in the team's board order."""
-    start = _group_starts(fielded, keys)
-    pos = np.arange(fielded.height)
-    rank = pos - np.maximum.accumulate(np.where(start, pos, 0)) + 1
-    out = fielded.with_columns(pl.Series("board", rank, dtype=pl.Int16))
+def _boards(fielded: pl.DataFrame, lineups: pl.DataFrame) -> pl.DataFrame:
+    """Board of each fielded player (rows sorted by team, round and board order): position in the 300
+    line-up, else rank in the team's board order."""
+    out = fielded
     if lineups.height:
         lu = lineups.filter(pl.col("player") > 0).select("tournament", "round", "team", "player", "_board")
         out = out.join(lu, on=["tournament", "round", "team", "player"], how="left", maintain_order="left"
-                       ).with_columns(pl.coalesce("_board", "board").alias("board")).sort(*keys, "board")
+                       ).with_columns(pl.coalesce("_board", "board").alias("board")).sort(
+            "tournament", "team", "round", "board")
     return out.select(*BOARD_SCHEMA).cast(BOARD_SCHEMA)  # type: ignore[arg-type]
 
 
