@@ -56,14 +56,14 @@ def check_members(members: pl.DataFrame, teams: pl.DataFrame, t_rows: pl.DataFra
 
 def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, t_rows: pl.DataFrame) -> TeamGames:
     """The team games of the team events ``t_rows`` (sorted by tournament; ``teams`` sorted by tournament and
-    pairing number, ``members`` checked by :func:`check_members`).
+    pairing number).
 
-    Raises FormatError for a board whose opponent belongs to no team or to the player's own team, and for a
+    Raises FormatError for a player listed twice (:func:`check_members`), for a board whose opponent belongs to no team or to the player's own team, and for a
     team whose boards face several teams in one round.
     """
     t_ids = t_rows["tournament"].to_numpy()
-    g_tix = np.searchsorted(t_ids, games["tournament"].to_numpy())
-    m_tix = np.searchsorted(t_ids, members["tournament"].to_numpy())
+    g_tix = _index(t_ids, games["tournament"].to_numpy())
+    m_tix = _index(t_ids, members["tournament"].to_numpy())
     player = games["player"].to_numpy().astype(np.int64)
     opp_col = games["opponent"]
     paired = opp_col.is_not_null().to_numpy()
@@ -71,13 +71,20 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     m_player = members["player"].to_numpy().astype(np.int64)
     # a dense table per event of start numbers 0..widest: the team row of each member, else _NONE
     width = np.zeros(len(t_ids), dtype=np.int64)
-    for tix, no in ((m_tix, m_player), (g_tix, player), (g_tix, opponent)):
-        np.maximum.at(width, tix, no)
+    for frame, widest in ((members, pl.col("player")),
+                          (games, pl.max_horizontal("player", pl.col("opponent").fill_null(0)))):
+        w = frame.group_by("tournament").agg(widest.max().cast(pl.Int64).alias("_w"))
+        at = _index(t_ids, w["tournament"].to_numpy())
+        width[at] = np.maximum(width[at], w["_w"].fill_null(0).to_numpy())
     offset = np.concatenate([[0], np.cumsum(width + 1)])
-    team_keys = (np.searchsorted(t_ids, teams["tournament"].to_numpy()) << 20) | teams["team"].to_numpy()
+    team_keys = (_index(t_ids, teams["tournament"].to_numpy()) << 20) | teams["team"].to_numpy()
+    if (np.diff(team_keys) == 0).any():
+        _same_number(teams, int(np.argmax(np.diff(team_keys) == 0)), t_rows)
     row_of = np.full(int(offset[-1]), _NONE, dtype=np.int64)
     order_of = np.zeros(int(offset[-1]), dtype=np.int64)
     at = offset[m_tix] + m_player
+    if len(at) and int(np.bincount(at).max()) > 1:
+        check_members(members, teams, t_rows)
     row_of[at] = np.searchsorted(team_keys, (m_tix << 20) | members["team"].to_numpy())
     order_of[at] = members["order"].to_numpy()
     ok = (player >= 0) & (opponent >= 0)
@@ -140,6 +147,28 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
         "player": pl.Series(player[mine][sort], dtype=pl.Int32), "points": pl.Series(points[sort], dtype=pl.Int32),
         "board": pl.Series(board, dtype=pl.Int16)})
     return TeamGames(per, boards)
+
+
+def _same_number(teams: pl.DataFrame, i: int, t_rows: pl.DataFrame) -> None:
+    """Two team records of an event give the same pairing number (rows ``i`` and ``i + 1`` of ``teams``)."""
+    tid, team = teams["tournament"][i], teams["team"][i]
+    source = str(t_rows.filter(pl.col("tournament") == tid)["source"][0])
+    records = teams["record"][i:i + 2].to_list()
+    lines = record_lines(source, records)
+    where = " and ".join(f"line {ln}" if ln is not None else repr(rec[:40].rstrip())
+                         for ln, rec in zip(lines, records, strict=True))
+    raise FormatError(source, lines[1], "310 team pairing number (cols 5-7)",
+                      f"team {team} is given twice ({where}); expected each pairing number once")
+
+
+def _index(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The position of each of ``values`` in the sorted ``ids`` (each value is one of them): a lookup table
+    when the ids are small (batch-local ids are 0..n-1), else a binary search."""
+    if len(ids) and 0 <= ids[0] and ids[-1] < 4 * len(ids) + 4096:
+        table = np.zeros(int(ids[-1]) + 1, dtype=np.int64)
+        table[ids] = np.arange(len(ids))
+        return table[values]
+    return np.searchsorted(ids, values)
 
 
 def _check_boards(games: pl.DataFrame, t_rows: pl.DataFrame, teamless: np.ndarray, same: np.ndarray,

@@ -25,9 +25,8 @@ from typing import Final
 
 import polars as pl
 
-from tbstats.errors import FormatError
 from tbstats.games import WARNING_SCHEMA, Batch
-from tbstats.teams.boards import check_members, team_games
+from tbstats.teams.boards import team_games
 from tbstats.teams.matches import derive_matches
 from tbstats.teams.records import (
     MEMBER_SCHEMA,
@@ -99,7 +98,6 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
                                         maintain_order="left")
     forfeits, pabs, byes = unplayed_records(recs, scores)
     games = batch.games.filter(pl.col("tournament").is_in(ids))
-    check_members(member_df, team_df, t_rows)
     tg = team_games(games, member_df, team_df.sort("tournament", "team"), t_rows)
     per = tg.per
     boards_df = _boards(tg.fielded, lineups)
