@@ -58,8 +58,9 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     """The team games of the team events ``t_rows`` (sorted by tournament; ``teams`` sorted by tournament and
     pairing number).
 
-    Raises FormatError for a player listed twice (:func:`check_members`), for a board whose opponent belongs to no team or to the player's own team, and for a
-    team whose boards face several teams in one round.
+    Raises FormatError for a player listed twice (:func:`check_members`), for two teams with one pairing
+    number, for a board whose opponent belongs to no team or to the player's own team, and for a team whose
+    boards face several teams in one round.
     """
     t_ids = t_rows["tournament"].to_numpy()
     g_tix = _index(t_ids, games["tournament"].to_numpy())
@@ -164,7 +165,7 @@ def _same_number(teams: pl.DataFrame, i: int, t_rows: pl.DataFrame) -> None:
 def _index(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
     """The position of each of ``values`` in the sorted ``ids`` (each value is one of them): a lookup table
     when the ids are small (batch-local ids are 0..n-1), else a binary search."""
-    if len(ids) and 0 <= ids[0] and ids[-1] < 4 * len(ids) + 4096:
+    if len(ids) and ids[0] >= 0 and ids[-1] < 4 * len(ids) + 4096:
         table = np.zeros(int(ids[-1]) + 1, dtype=np.int64)
         table[ids] = np.arange(len(ids))
         return table[values]
