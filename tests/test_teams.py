@@ -232,6 +232,35 @@ def test_board_facing_another_team_is_an_error() -> None:
         build_teams(batch)
 
 
+def test_player_in_two_teams_is_an_error(tmp_path: Path) -> None:
+    """A player plays for one team of an event: a second listing is a FormatError naming both records
+    (by line when the source is a file on disk, else quoted) and the field."""
+    teams = ["013 A                               1    2", "013 B                               3    2"]
+    players = {1: "   3 w 1", 2: "0000 - -", 3: "   1 b 0"}
+    with pytest.raises(FormatError, match=r"t.trf: 310/013 members: player 2 is listed in team 1 \(record '013 A"
+                                          r".*\) and in team 2 \(record '013 B.*plays for one team"):
+        build_teams(_trf(players, teams))
+    lines = ["012 t", "092 Team Swiss", *teams, *(_LINE.format(no, f"P{no}", "") + r for no, r in players.items())]
+    target = tmp_path / "two.trf"
+    target.write_text("\n".join(lines) + "\n")
+    for command in (["compute", str(target), "--teams", "-t", "EDE"], ["audit", str(target), "--teams"],
+                    ["explain", str(target), "--teams", "--team", "1", "-t", "BH:MP"]):
+        r = _run(command)
+        assert r.exit_code != 0 and isinstance(r.exception, SystemExit), r.output
+        assert (f"{target}:4: 310/013 members: player 2 is listed in team 1 (line 3) and in team 2 (line 4)"
+                in r.output), r.output
+    with pytest.raises(FormatError, match="player 2 is listed twice in team 1"):
+        build_teams(_trf(players, ["013 A                               1    2    2",
+                                   "013 B                               3"]))
+
+
+def test_two_teams_with_one_pairing_number_is_an_error() -> None:
+    rec = "310 {:3d} {:<32} {:5} {:6} {:6} {:6} {:3}  {}"
+    teams = [rec.format(1, "A", "", "", "", "", "", "   1"), rec.format(1, "B", "", "", "", "", "", "   2")]
+    with pytest.raises(FormatError, match=r"310 team pairing number \(cols 5-7\): team 1 is given twice"):
+        build_teams(_trf({1: "   2 w 1", 2: "   1 b 0"}, teams))
+
+
 def test_unmarked_bye_warns_and_reads_points() -> None:
     teams = ["013 A                               1    2", "013 B                               3    4",
              "013 C                               5    6"]

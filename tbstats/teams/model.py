@@ -25,20 +25,22 @@ from typing import Final
 
 import polars as pl
 
+from tbstats.adjust import team_deltas
 from tbstats.games import WARNING_SCHEMA, Batch
 from tbstats.teams.boards import team_games
 from tbstats.teams.matches import derive_matches
 from tbstats.teams.records import (
     MEMBER_SCHEMA,
-    TEAM_RECORDS,
     TEAM_SCHEMA,
     exploded,
     parse_team_scoring,
     scoring,
+    team_event_ids,
     team_records,
     units_of,
     unplayed_records,
 )
+from tbstats.teams.where import record_lines
 
 __all__ = ["BOARD_SCHEMA", "EVENT_SCHEMA", "MEMBER_SCHEMA", "TEAM_SCHEMA", "TeamBatch", "build_teams",
            "parse_team_scoring", "team_event_ids"]
@@ -65,13 +67,6 @@ class TeamBatch:
     @property
     def n_events(self) -> int:
         return self.events.height
-
-
-def team_event_ids(batch: Batch) -> list[int]:
-    """Tournaments that are team events: a team type (192/092) or team records (310/013)."""
-    t = batch.tournaments
-    has_teams = t["records"].list.eval(pl.element().str.slice(0, 3).is_in(TEAM_RECORDS)).list.any()
-    return t.filter((pl.col("event_type") == "team") | has_teams.fill_null(False))["tournament"].to_list()
 
 
 def _decimal(value: Fraction) -> str:
@@ -103,7 +98,9 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
     boards_df = _boards(tg.fielded, lineups)
     event_df = _events(t_rows, lineups, per, member_df, scores)
     matches, unmarked = _all_matches(t_rows, forfeits, pabs, byes, per, event_df, team_df, team_pab)
-    warnings = _unmarked_warnings(unmarked, t_rows) + _declared_warnings(team_df, matches, event_df, t_rows)
+    adjusted = team_deltas(batch, event_df, team_df, matches).filter("in_event")
+    warnings = _unmarked_warnings(unmarked, t_rows) + _declared_warnings(team_df, matches, adjusted, event_df,
+                                                                          t_rows)
     return TeamBatch(event_df, team_df.sort("tournament", "team"), member_df.sort("tournament", "team", "order"),
                      matches.sort("tournament", "team", "round"), boards_df,
                      pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings
@@ -190,23 +187,33 @@ def _unmarked_warnings(unmarked: pl.DataFrame, t_rows: pl.DataFrame) -> list[dic
     return out
 
 
-def _declared_warnings(teams: pl.DataFrame, matches: pl.DataFrame, events: pl.DataFrame,
+def _declared_warnings(teams: pl.DataFrame, matches: pl.DataFrame, adjusted: pl.DataFrame, events: pl.DataFrame,
                        t_rows: pl.DataFrame) -> list[dict[str, object]]:
-    """Declared 310 MP/GP that differ from the ones the matches give (warnings, as for player points)."""
-    totals = matches.group_by("tournament", "team").agg(pl.col("mp").sum(), pl.col("gp").sum())
-    rows = teams.join(totals, on=["tournament", "team"], how="left", maintain_order="left").join(
+    """Declared 310 MP/GP that differ from the ones the matches give after the 299 changes (``adjusted``:
+    :func:`tbstats.adjust.team_deltas`), as for player points; the warning says when a 299 was applied."""
+    keys = ["tournament", "team"]
+    totals = pl.concat([matches.select(*keys, "mp", "gp", pl.lit(0).alias("_n")),
+                        adjusted.select(*keys, "mp", "gp", ((pl.col("mp") != 0) | (pl.col("gp") != 0)).cast(
+                            pl.Int64).alias("_n"))], how="vertical_relaxed").group_by(
+        keys).agg(pl.col("mp").sum(), pl.col("gp").sum(), pl.col("_n").sum())
+    rows = teams.join(totals, on=keys, how="left", maintain_order="left").join(
         events.select("tournament", "mp_scale"), on="tournament", maintain_order="left").join(
         t_rows.select("tournament", "source", "scale"), on="tournament", maintain_order="left")
     rows = rows.with_columns(units_of(rows, "declared_mp", "mp_scale").alias("_dmp"),
                              units_of(rows, "declared_gp", "scale").alias("_dgp"))
     differs = [(pl.col(f"_d{k}") != pl.col(k)).fill_null(False) for k in ("mp", "gp")]
     out: list[dict[str, object]] = []
-    for r in rows.filter(differs[0] | differs[1]).iter_rows(named=True):
+    rows = rows.filter(differs[0] | differs[1])
+    lines = {source: dict(zip(part["record"], record_lines(source, part["record"].to_list()), strict=True))
+             for (source,), part in rows.partition_by("source", as_dict=True).items()}
+    for r in rows.iter_rows(named=True):
+        after = f" after {r['_n']} applied 299 record{'s' if r['_n'] > 1 else ''}" if r["_n"] else ""
         for key, scale in (("mp", r["mp_scale"]), ("gp", r["scale"])):
             declared, value = r[f"_d{key}"], r[key]
             if declared is not None and value is not None and declared != value:
-                out.append({"source": r["source"], "line": None, "field": f"team {r['team']} {key.upper()}",
+                out.append({"source": r["source"], "line": lines[r["source"]][r["record"]],
+                            "field": f"team {r['team']} {key.upper()}",
                             "message": f"declared {key.upper()} {r[f'declared_{key}']} of team {r['team']} "
-                                       f"differ from the computed {_decimal(Fraction(value, scale))} "
+                                       f"differ from the computed {_decimal(Fraction(value, scale))}{after} "
                                        f"(record {r['record'][:46].rstrip()!r})"})
     return out
