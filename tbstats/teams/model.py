@@ -168,12 +168,8 @@ def _all_matches(t_rows: pl.DataFrame, forfeits: pl.DataFrame, pabs: pl.DataFram
                              .cast(pl.Int32).alias("_gmp"),
                              (pl.col("scale") * team_pab[1].numerator // team_pab[1].denominator)
                              .cast(pl.Int32).alias("_ggp"))
-    grid = teams.select("tournament", "team").join(ev.select(
-        "tournament", pl.int_ranges(1, pl.max_horizontal("rounds", pl.col("_rmax").fill_null(0)).cast(pl.Int64) + 1)
-        .alias("round")), on="tournament").explode("round").drop_nulls("round").with_columns(
-        pl.col("round").cast(pl.Int16))
-    return derive_matches(grid, per, ev.drop("rounds", "_rmax", "scale", "mp_scale", "primary"), forfeits, pabs,
-                          byes, team_pab is not None)
+    return derive_matches(teams.sort("tournament", "team"), per, ev.sort("tournament"), forfeits, pabs, byes,
+                          team_pab is not None)
 
 
 def _unmarked_warnings(unmarked: pl.DataFrame, t_rows: pl.DataFrame) -> list[dict[str, object]]:
