@@ -15,6 +15,7 @@ import polars as pl
 
 from tbstats.errors import FormatError
 from tbstats.games import GAME_TYPE
+from tbstats.teams.checks import check_teams
 from tbstats.teams.where import record_lines
 
 _NONE = -1   # no team
@@ -26,10 +27,12 @@ class TeamGames:
     opponent team or null, ``_gp`` game points, ``_pending``, ``_plus`` boards won by default without
     opponent, ``_colour`` of the first paired board in board order, ``_fielded`` boards fielded), in
     (tournament, team, round) order; ``fielded``: the fielded boards (tournament, team, round, player,
-    points, ``board``: rank in board order), in (tournament, team, round, board order) order."""
+    points, ``board``: rank in board order), in (tournament, team, round, board order) order; ``empty``:
+    the rows (of ``teams``) of the teams that list no member."""
 
     per: pl.DataFrame
     fielded: pl.DataFrame
+    empty: np.ndarray       # rows of the teams that list no member
 
 
 def check_members(members: pl.DataFrame, teams: pl.DataFrame, t_rows: pl.DataFrame) -> None:
@@ -54,13 +57,15 @@ def check_members(members: pl.DataFrame, teams: pl.DataFrame, t_rows: pl.DataFra
                       f"{what}; a player plays for one team of an event (expected each start rank once)")
 
 
-def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, t_rows: pl.DataFrame) -> TeamGames:
+def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, t_rows: pl.DataFrame,
+               players: pl.DataFrame, recs: pl.DataFrame) -> TeamGames:
     """The team games of the team events ``t_rows`` (sorted by tournament; ``teams`` sorted by tournament and
-    pairing number).
+    pairing number; ``players`` their 001 records; ``recs`` their team records, to name one in an error).
 
     Raises FormatError for a player listed twice (:func:`check_members`), for two teams with one pairing
-    number, for a board whose opponent belongs to no team or to the player's own team, and for a team whose
-    boards face several teams in one round.
+    number, for the problems of :func:`tbstats.teams.checks.check_teams` (a pairing number below 1, a member
+    without 001 record), for a board whose opponent belongs to no team or to the player's own team, and for
+    a team whose boards face several teams in one round.
     """
     t_ids = t_rows["tournament"].to_numpy()
     g_tix = _index(t_ids, games["tournament"].to_numpy())
@@ -72,7 +77,7 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     m_player = members["player"].to_numpy().astype(np.int64)
     # a dense table per event of start numbers 0..widest: the team row of each member, else _NONE
     width = np.zeros(len(t_ids), dtype=np.int64)
-    for frame, widest in ((members, pl.col("player")),
+    for frame, widest in ((members, pl.col("player")), (players, pl.col("start_no")),
                           (games, pl.max_horizontal("player", pl.col("opponent").fill_null(0)))):
         w = frame.group_by("tournament").agg(widest.max().cast(pl.Int64).alias("_w"))
         at = _index(t_ids, w["tournament"].to_numpy())
@@ -86,7 +91,13 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     at = offset[m_tix] + m_player
     if len(at) and int(np.bincount(at).max()) > 1:
         check_members(members, teams, t_rows)
-    row_of[at] = np.searchsorted(team_keys, (m_tix << 20) | members["team"].to_numpy())
+    listed = np.zeros(int(offset[-1]), dtype=bool)
+    p_no = players["start_no"].to_numpy().astype(np.int64)
+    listed[(offset[_index(t_ids, players["tournament"].to_numpy())] + p_no)[p_no >= 0]] = True
+    if (teams["team"].to_numpy() < 1).any() or not listed[at].all():
+        check_teams(recs, teams, members, players)
+    m_row = np.searchsorted(team_keys, (m_tix << 20) | members["team"].to_numpy())
+    row_of[at] = m_row
     order_of[at] = members["order"].to_numpy()
     ok = (player >= 0) & (opponent >= 0)
     cell = np.where(ok, offset[g_tix] + player, 0)
@@ -147,7 +158,7 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
         "round": pl.Series(s_gid % R + 1 if R else s_gid, dtype=pl.Int16),
         "player": pl.Series(player[mine][sort], dtype=pl.Int32), "points": pl.Series(points[sort], dtype=pl.Int32),
         "board": pl.Series(board, dtype=pl.Int16)})
-    return TeamGames(per, boards)
+    return TeamGames(per, boards, np.flatnonzero(np.bincount(m_row, minlength=len(teams)) == 0))
 
 
 def _same_number(teams: pl.DataFrame, i: int, t_rows: pl.DataFrame) -> None:

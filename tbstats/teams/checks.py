@@ -135,10 +135,9 @@ def _two_kinds(recs: pl.DataFrame, unplayed: pl.DataFrame) -> list[dict[str, obj
     return out
 
 
-def empty_teams(teams: pl.DataFrame, members: pl.DataFrame, t_rows: pl.DataFrame) -> list[dict[str, object]]:
-    """One warning per team that lists no member: it is read as absent in every round."""
-    empty = teams.join(members.select("tournament", "team").unique(), on=["tournament", "team"], how="anti").join(
-        t_rows.select("tournament", "source"), on="tournament", maintain_order="left")
+def empty_teams(teams: pl.DataFrame, t_rows: pl.DataFrame) -> list[dict[str, object]]:
+    """One warning per team of ``teams`` (the teams that list no member): it is read as absent in every round."""
+    empty = teams.join(t_rows.select("tournament", "source"), on="tournament", maintain_order="left")
     out: list[dict[str, object]] = []
     for (source,), part in empty.partition_by("source", as_dict=True, maintain_order=True).items():
         lines = record_lines(str(source), part["record"].to_list())

@@ -13,6 +13,7 @@ from typing import Final
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 #: Team match types (rules.md 9.1), in the order of their codes.
 MATCH_TYPES: Final = (
@@ -68,9 +69,11 @@ def derive_matches(teams: pl.DataFrame, per: pl.DataFrame, events: pl.DataFrame,
         rows = np.searchsorted(keys, (f_tix << 20) | frame["team"].to_numpy().astype(np.int64))
         return rows * R + frame["round"].to_numpy().astype(np.int64) - 1
 
+    at = {id(f): cells(f) for f in (per, forfeits, pabs, byes)}
+
     def spread(frame: pl.DataFrame, column: str | pl.Expr, fill: object, dtype: type) -> np.ndarray:
         out: np.ndarray = np.full(T * R, fill, dtype=dtype)
-        out[cells(frame)] = frame.select(column).to_series().to_numpy()
+        out[at[id(frame)]] = frame.select(column).to_series().to_numpy()
         return out
 
     opp = spread(per, pl.col("_opp").fill_null(-1), -1, np.int64)
@@ -126,7 +129,7 @@ def derive_matches(teams: pl.DataFrame, per: pl.DataFrame, events: pl.DataFrame,
     base = {"tournament": teams["tournament"].to_numpy()[row], "team": team_no[row], "round": rnd[keep]}
     matches = pl.DataFrame({
         **base, "opponent": pl.Series(opponent).scatter(np.flatnonzero(opponent < 0), None),
-        "match_type": pl.Series(np.asarray(MATCH_TYPES)[kind[keep]]), "white": white, "mp": mp[keep],
+        "match_type": _match_types(kind[keep]), "white": white, "mp": mp[keep],
         "gp": gp_out[keep]}).cast(MATCH_SCHEMA)  # type: ignore[arg-type]
     marked = keep[(free & ~round_robin & (given | (kind == code["pab"]) | (rnd <= np.repeat(last, R)) | alone))[keep]]
     r2 = marked // R if R else marked
@@ -134,3 +137,9 @@ def derive_matches(teams: pl.DataFrame, per: pl.DataFrame, events: pl.DataFrame,
                              "round": rnd[marked], "_given": given[marked]}).cast(
         {"tournament": pl.Int64, "team": pl.Int32, "round": pl.Int16})
     return matches, unmarked
+
+
+def _match_types(codes: np.ndarray) -> pl.Series:
+    """The :data:`MatchTypeEnum` column of match type codes (indices in :data:`MATCH_TYPES`)."""
+    arr = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(list(MATCH_TYPES)))
+    return pl.Series("match_type", pl.from_arrow(arr)).cast(MatchTypeEnum)

@@ -28,7 +28,7 @@ import polars as pl
 from tbstats.adjust import team_deltas
 from tbstats.games import WARNING_SCHEMA, Batch
 from tbstats.teams.boards import team_games
-from tbstats.teams.checks import check_references, check_teams, empty_teams
+from tbstats.teams.checks import check_references, empty_teams
 from tbstats.teams.matches import derive_matches
 from tbstats.teams.records import (
     MEMBER_SCHEMA,
@@ -93,16 +93,17 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
     scores = scoring(t_rows, recs).join(t_rows.select("tournament", "scale"), on="tournament",
                                         maintain_order="left")
     forfeits, pabs, byes, refs = unplayed_records(recs, scores)
-    check_teams(recs, team_df, member_df, batch.players.filter(pl.col("tournament").is_in(ids)))
     games = batch.games.filter(pl.col("tournament").is_in(ids))
-    tg = team_games(games, member_df, team_df.sort("tournament", "team"), t_rows)
+    players = batch.players.filter(pl.col("tournament").is_in(ids)).select("tournament", "start_no")
+    sorted_teams = team_df.sort("tournament", "team")
+    tg = team_games(games, member_df, sorted_teams, t_rows, players, recs)
     per = tg.per
     record_warnings = check_references(recs, refs, lineups, team_df, member_df, per, t_rows)
     boards_df = _boards(tg.fielded, lineups)
     event_df = _events(t_rows, lineups, per, member_df, scores)
     matches, unmarked = _all_matches(t_rows, forfeits, pabs, byes, per, event_df, team_df, team_pab)
     adjusted = team_deltas(batch, event_df, team_df, matches).filter("in_event")
-    warnings = (empty_teams(team_df, member_df, t_rows) + record_warnings + _unmarked_warnings(unmarked, t_rows)
+    warnings = (empty_teams(sorted_teams[tg.empty], t_rows) + record_warnings + _unmarked_warnings(unmarked, t_rows)
                 + _declared_warnings(team_df, matches, adjusted, event_df, t_rows))
     return TeamBatch(event_df, team_df.sort("tournament", "team"), member_df.sort("tournament", "team", "order"),
                      matches.sort("tournament", "team", "round"), boards_df,
