@@ -115,18 +115,26 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     by_default = ((games["result"] == "+").fill_null(False).to_numpy()[mine]) & ~paired
     pending = games["game_type"].to_physical().to_numpy()[mine] == GAME_TYPE["pending"]
     present = np.bincount(gid, minlength=n) > 0
-    opp_first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(opp_first, gid[paired], opp_row[paired])
-    several = paired & (opp_row != opp_first[gid])
+    opp_any = np.full(n, _NONE, dtype=np.int64)    # the team row one of its paired boards faces
+    opp_any[gid[paired]] = opp_row[paired]
+    several = paired & (opp_row != opp_any[gid])
     if several.any():
         _several_opponents(int(gid[several].min()), R, gid, opp_row, paired, teams, t_rows)
-    has_opp = opp_first != np.iinfo(np.int64).max
+    has_opp = opp_any != _NONE
+    # a board is fielded when it has an opponent, or was won by default against an empty board of a team
+    # that did play a match that round ('0000 - +' beside boards with opponents); sorted by board order
+    fielded = np.flatnonzero(paired | (by_default & has_opp[gid]))
+    key = gid[fielded] * (int(order.max(initial=0)) + 1) + order[fielded]
+    sort = fielded[np.argsort(key, kind="stable")]
+    s_gid = gid[sort]
+    start = np.ones(len(sort), dtype=bool)
+    start[1:] = s_gid[1:] != s_gid[:-1]
     # the colour of the first paired board in board order
-    first_order = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first_order, gid[paired], order[paired])
+    lead = sort[paired[sort]]
+    first = np.ones(len(lead), dtype=bool)
+    first[1:] = gid[lead][1:] != gid[lead][:-1]
     colour = np.full(n, 2, dtype=np.int8)     # ColourEnum codes, 2: none
-    lead = np.flatnonzero(paired & (order == first_order[gid]))
-    colour[gid[lead]] = games["colour"].to_physical().fill_null(2).to_numpy()[mine][lead]
+    colour[gid[lead[first]]] = games["colour"].to_physical().fill_null(2).to_numpy()[mine][lead[first]]
     gp = np.bincount(gid, weights=points, minlength=n).astype(np.int64)
     n_paired = np.bincount(gid, weights=paired, minlength=n).astype(np.int64)
     plus = np.bincount(gid, weights=by_default, minlength=n).astype(np.int64)
@@ -134,7 +142,7 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     cells = np.flatnonzero(present)
     t_row = cells // R if R else cells
     team_no = teams["team"].to_numpy()
-    opp_team = pl.Series("_opp", team_no[np.where(has_opp, opp_first, 0)[cells]], dtype=pl.Int32).scatter(
+    opp_team = pl.Series("_opp", team_no[np.where(has_opp, opp_any, 0)[cells]], dtype=pl.Int32).scatter(
         np.flatnonzero(~has_opp[cells]), None)
     per = pl.DataFrame({
         "tournament": teams["tournament"].to_numpy()[t_row], "team": pl.Series(team_no[t_row], dtype=pl.Int32),
@@ -142,14 +150,6 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
         "_gp": gp[cells], "_pending": any_pending[cells], "_plus": plus[cells],
         "_colour": pl.Series(colour[cells]).replace_strict({0: "w", 1: "b"}, default=None, return_dtype=pl.String),
         "_fielded": n_paired[cells] + np.where(has_opp[cells], plus[cells], 0)})
-    # a board is fielded when it has an opponent, or was won by default against an empty board of a team
-    # that did play a match that round ('0000 - +' beside boards with opponents)
-    fielded = np.flatnonzero(paired | (by_default & has_opp[gid]))
-    key = gid[fielded] * (int(order.max(initial=0)) + 1) + order[fielded]
-    sort = fielded[np.argsort(key, kind="stable")]
-    s_gid = gid[sort]
-    start = np.ones(len(sort), dtype=bool)
-    start[1:] = s_gid[1:] != s_gid[:-1]
     pos = np.arange(len(sort))
     board = pos - np.maximum.accumulate(np.where(start, pos, 0)) + 1
     s_row = row[sort]
