@@ -104,7 +104,7 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     row = np.where(ok, row_of[cell], _NONE)
     opp_row = np.where(ok & paired, row_of[np.where(ok, offset[g_tix] + opponent, 0)], _NONE)
     _check_boards(games, t_rows, paired & ((row == _NONE) | (opp_row == _NONE)), paired & (row == opp_row),
-                  row, teams)
+                  row, teams, players)
     mine = np.flatnonzero(row != _NONE)
     R = int(games["round"].max() or 0) if len(mine) else 0  # type: ignore[arg-type]
     row, opp_row, paired = row[mine], opp_row[mine], paired[mine]
@@ -184,20 +184,22 @@ def _index(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
 
 
 def _check_boards(games: pl.DataFrame, t_rows: pl.DataFrame, teamless: np.ndarray, same: np.ndarray,
-                  row: np.ndarray, teams: pl.DataFrame) -> None:
-    """Every board's opponent is in a team, and not in the player's own."""
-    source = dict(t_rows.select("tournament", "source").iter_rows())
-    if teamless.any():
-        g = games.row(int(np.argmax(teamless)), named=True)
-        i = int(np.argmax(teamless))
-        who = g["player"] if row[i] == _NONE else g["opponent"]
-        raise FormatError(str(source[g["tournament"]]), None, f"player {g['player']} round {g['round']}",
-                          f"player {who} is in no team (310/013 members)")
-    if same.any():
-        i = int(np.argmax(same))
+                  row: np.ndarray, teams: pl.DataFrame, players: pl.DataFrame) -> None:
+    """Every board's opponent is in a team, and not in the player's own (the error at the player's 001 line)."""
+    for bad in (teamless, same):
+        if not bad.any():
+            continue
+        i = int(np.argmax(bad))
         g = games.row(i, named=True)
-        raise FormatError(str(source[g["tournament"]]), None, f"player {g['player']} round {g['round']}",
-                          f"opponent {g['opponent']} belongs to the same team {teams['team'][int(row[i])]}")
+        source = str(t_rows.filter(pl.col("tournament") == g["tournament"])["source"][0])
+        found = players.filter((pl.col("tournament") == g["tournament"]) & (pl.col("start_no") == g["player"]))
+        line = int(found["line"][0]) if found.height and found["line"][0] else None
+        if bad is teamless:
+            who = g["player"] if row[i] == _NONE else g["opponent"]
+            reason = f"player {who} is in no team (310/013 members)"
+        else:
+            reason = f"opponent {g['opponent']} belongs to the same team {teams['team'][int(row[i])]}"
+        raise FormatError(source, line, f"player {g['player']} round {g['round']}", reason)
 
 
 def _several_opponents(bad: int, R: int, gid: np.ndarray, opp_row: np.ndarray, paired: np.ndarray,
