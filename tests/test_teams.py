@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import re
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
