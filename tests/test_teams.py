@@ -158,6 +158,21 @@ def test_team_model_of_held(held: Batch) -> None:
     assert tb.warnings.is_empty()
 
 
+def test_team_model_does_not_depend_on_tournament_ids(held: Batch) -> None:
+    """Large, sparse tournament ids (a model's, not a batch's 0..n-1) take the binary-search path of the
+    dense start-number table and give the same tables."""
+    other = load_trf(SHARLY)
+    both = Batch(*(pl.concat([getattr(held, t), getattr(other, t).with_columns(pl.col("tournament") + 1)])
+                   for t in ("tournaments", "players", "games")))
+    far = Batch(*(getattr(both, t).with_columns(pl.col("tournament") * 10**9 + 7) for t in ("tournaments",
+                                                                                         "players", "games")))
+    near, away = build_teams(both), build_teams(far)
+    for table in ("events", "teams", "members", "matches", "boards"):
+        got = getattr(away, table).with_columns((pl.col("tournament") - 7) // 10**9)
+        assert got.equals(getattr(near, table)), table
+    assert near.matches.height == build_teams(held).matches.height + 50 * 14 and near.boards.height > 0
+
+
 def _heltour() -> Batch:
     """The Friendship Cup with one board corrected: player 41 (round 6) is written '0000 - -' where the
     published standings (and his declared 1.0 points) count a board won by default."""
