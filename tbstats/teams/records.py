@@ -132,10 +132,10 @@ def team_records(t_rows: pl.DataFrame, recs: pl.DataFrame) -> tuple[pl.DataFrame
     for row in missing.iter_rows(named=True):
         raise FormatError(row["source"], None, "teams", "a team event needs 310 or 013 team records")
     teams = both.select(*TEAM_SCHEMA).cast(TEAM_SCHEMA)  # type: ignore[arg-type]
-    members = both.select("tournament", "team", pl.col("_members").str.extract_all(r"\d+").alias("player")).explode(
-        "player").drop_nulls("player").with_columns(
-        pl.int_range(1, pl.len() + 1).over("tournament", "team").alias("order")).select(
-        *MEMBER_SCHEMA).cast(MEMBER_SCHEMA)  # type: ignore[arg-type]
+    # board order: the position in the team's record (a team given by two records is an error later)
+    members = both.select("tournament", "team", pl.col("_members").str.extract_all(r"\d+").alias("player")
+                          ).with_columns(pl.int_ranges(1, pl.col("player").list.len() + 1).alias("order")).explode(
+        "player", "order").drop_nulls("player").select(*MEMBER_SCHEMA).cast(MEMBER_SCHEMA)  # type: ignore[arg-type]
     r300 = recs.filter(pl.col("code") == "300").with_columns(
         pl.col("text").str.slice(4).str.extract_all(r"\d+").cast(pl.List(pl.Int32)).alias("_n"))
     for row in r300.filter(pl.col("_n").list.len() < 3).head(1).iter_rows(named=True):
