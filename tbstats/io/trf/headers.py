@@ -248,9 +248,7 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
         elif kind == _DATES:
             round_dates[ev] = tuple(text[i:i + 8] for i in range(ROUND0, len(text), 10))
             kept[ev].append(text)
-    rows: list[tuple[Any, ...]] = []    # each distinct row of interpreted values once (held: ids stay unique)
-    row_of: dict[int, int] = {}          # by id of the (cached) row
-    which = np.zeros(n, dtype=np.int64)  # each event's row
+    rows: list[tuple[Any, ...]] = []
     warns: list[dict[str, object]] = []
     errors: list[dict[str, object]] = []
     for ev, found, longest_ev, players_ev in zip(range(n), values_of, longest.tolist(), players.tolist(),
@@ -258,11 +256,7 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
         key = (*map(found.get, _INTERPRETED), round_dates[ev],
                tuple((c, t) for c, t, _ in scoring[ev]) if scoring[ev] else (), longest_ev, players_ev)
         values, notes, problems = _interpret(key)
-        at = row_of.get(id(values))
-        if at is None:
-            at = row_of[id(values)] = len(rows)
-            rows.append(values)
-        which[ev] = at
+        rows.append(values)
         if not notes and not problems:
             continue
         rec = recs[ev]
@@ -273,10 +267,9 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
             line = rec[where] if isinstance(where, str) else scoring[ev][where][2]
             errors.append({"path": source_files[ev], "line": line, "column": column, "reason": reason})
 
-    distinct = dict(zip(_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)) if rows else {
-        k: [] for k in _COLUMNS}
+    cols = dict(zip(_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)) if rows else {k: [] for k in _COLUMNS}
     for ev, line, text in adjustments:       # 299: say what is applied, at its line (rules.md 9.1)
-        team = any(r[:3] in ("310", "013") for r in kept[ev]) or distinct["_declared_type"][which[ev]] == "team"
+        team = any(r[:3] in ("310", "013") for r in kept[ev]) or cols["_declared_type"][ev] == "team"
         warns.append({"source": sources[ev], "line": line, "field": "299", "message": describe(text, team)})
 
     def field(code: str) -> list[str | None]:
@@ -288,16 +281,11 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
     data: dict[str, Any] = {
         "event": np.arange(n, dtype=np.int64), "source_file": list(source_files), "source": list(sources),
         "name": field("012"), "city": field("022"), "federation": field("032"),
-        "type_text": field("092"), "type_code": field("192"), "records": kept}
+        "type_text": field("092"), "type_code": field("192"), "records": kept, **cols}
     lists = {"records", "tiebreaks", "standings_tiebreaks"}
-
-    def series(k: str) -> pl.Series:
-        if k in data:
-            return string_lists(k, data[k]) if k in lists else pl.Series(k, data[k], dtype=schema[k])
-        values = string_lists(k, distinct[k]) if k in lists else pl.Series(k, distinct[k], dtype=schema[k])
-        return values.gather(which)  # the interpreted columns: their distinct rows, gathered per event
-
-    return pl.DataFrame([series(k) for k in schema]), warns, errors
+    frame = pl.DataFrame({k: string_lists(k, data[k]) if k in lists
+                          else pl.Series(k, data[k], dtype=schema[k]) for k in schema})
+    return frame, warns, errors
 
 
 def string_lists(name: str, values: list[list[str]]) -> pl.Series:
