@@ -117,7 +117,7 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
         "source": t["source"], "tournament": t["tournament"], "players": np.bincount(d.tix, minlength=T),
         "points_differ": np.bincount(d.tix, weights=pts_differ, minlength=T).astype(np.int64),
         "rank_conflicts": inv, "status": pl.Series(status.astype(str))})
-    rank = base.steps[-1]
+    rank = base.steps[-1].astype(np.int64)
     differs = pts_differ | ((declared >= 0) & (declared != rank))
     rows = np.nonzero(differs)[0]
     per_p = pl.DataFrame({
