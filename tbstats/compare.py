@@ -22,6 +22,7 @@ import polars.selectors as cs
 from tbstats import callable_module
 from tbstats.declared import FROM_FILE
 from tbstats.declared import declared_lists as _declared_lists
+from tbstats.dense import players_in_order
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.kendall import kendall_distances
@@ -229,16 +230,19 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
                      for a, b in pairs]).reshape(len(pairs), T) & ok
     kd = kendall_distances(final, pairs, anyr, d.tix, T)   # identical rankings are at distance 0: not paired
     source_of = np.asarray(batch.tournaments.sort("tournament")["source"].to_numpy())
-    name_of = np.asarray(batch.players.sort("tournament", "start_no")["name"].to_numpy())
+    # the names in the view's order, a polars column (no sort of the whole players table, no Python strings)
+    name_of = players_in_order(batch.players.select("tournament", "start_no", "name"), ctx.player_order)["name"]
     tour_parts, drill_parts, shared = [], [], []
     for p, (a, b) in enumerate(pairs):
         ra, rb = final[a], final[b]
         winner = _sets_differ(ra, rb, 1, d.tix, T) & ok[p]
-        tour_parts.append(feats.with_columns(
-            pl.lit(configs[a].name).alias("a"), pl.lit(configs[b].name).alias("b"), pl.Series("computable", ok[p]),
-            pl.Series("winner_changed", winner), pl.Series("podium_changed", _sets_differ(ra, rb, 3, d.tix, T) & ok[p]),
-            pl.Series("topk_changed", _sets_differ(ra, rb, top, d.tix, T) & ok[p]),
-            pl.Series("any_rank_changed", anyr[p]), pl.Series("kendall_distance", kd[p])))
+        # the features' columns are shared by every pair's rows, not copied
+        tour_parts.append(pl.concat([feats, pl.DataFrame({
+            "a": pl.repeat(configs[a].name, T, dtype=pl.String, eager=True),
+            "b": pl.repeat(configs[b].name, T, dtype=pl.String, eager=True), "computable": ok[p],
+            "winner_changed": winner, "podium_changed": _sets_differ(ra, rb, 3, d.tix, T) & ok[p],
+            "topk_changed": _sets_differ(ra, rb, top, d.tix, T) & ok[p], "any_rank_changed": anyr[p],
+            "kendall_distance": kd[p]})], how="horizontal"))
         shared.append([int((_shared_first(r, d.tix, T) & ok[p]).sum()) for r in (ra, rb)])
         if drilldown_limit is not None:
             winner = winner & (np.cumsum(winner) <= drilldown_limit)
@@ -367,7 +371,7 @@ def _depth_rows(config: Config, settled: np.ndarray, counts: np.ndarray) -> pl.D
                                       "settled_here": pl.Int64})
 
 
-def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, b: Config, sa: Standings,
+def _drilldown(ctx: Context, sources: np.ndarray, names: pl.Series, a: Config, b: Config, sa: Standings,
                sb: Standings, changed: np.ndarray) -> pl.DataFrame:
     """Players ranked first under either configuration, in tournaments whose winner changed."""
     d = ctx.roster
@@ -376,7 +380,7 @@ def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, 
     out = pl.DataFrame({
         "a": [a.name] * len(rows), "b": [b.name] * len(rows),
         "source": sources[d.tix[rows]], "tournament": d.t_ids[d.tix[rows]],
-        "start_no": d.start_no[rows], "name": names[rows],
+        "start_no": d.start_no[rows], "name": names.gather(rows),
         "points": pts.take(rows).as_float(), "rank_a": sa.steps[-1][rows].astype(np.int64),
         "rank_b": sb.steps[-1][rows].astype(np.int64)},
         schema_overrides={"name": pl.String, "source": pl.String})
