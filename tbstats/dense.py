@@ -390,8 +390,9 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     if numbered and g_tix is None and in_grid_order(g, g_round, player_no, t_ids[tix], start_no, widths):
         # one bucket, and the games table lists its grid row by row: each array is a column, reshaped
         R = int(R_of[0])
-        opp_found = (opp_no > 0) & (opp_no <= np.repeat(count.astype(np.int32)[tix], R))
-        opp_local = opp_no + np.repeat((first[tix] - 1).astype(np.int32), R)
+        grid_opp = opp_no.reshape(-1, R)   # per-player offsets broadcast over the rounds: no repeated copies
+        opp_found = ((grid_opp > 0) & (grid_opp <= count.astype(np.int32)[tix][:, None])).reshape(-1)
+        opp_local = (grid_opp + (first[tix] - 1).astype(np.int32)[:, None]).reshape(-1)
     else:
         g_tix = (g_tix if g_tix is not None else _rows_of(g["tournament"].to_numpy(), t_ids)).astype(
             np.intp, copy=False)
