@@ -8,6 +8,7 @@ Points are exact integers in the event's smallest scoring unit: a value ``v`` me
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -111,6 +112,10 @@ SCHEMAS: Final = {
 }
 
 
+_NAMES: Final = {name: list(schema) for name, schema in SCHEMAS.items()}
+_TYPES: Final = {name: list(schema.values()) for name, schema in SCHEMAS.items()}
+
+
 def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
     """Check ``df`` against the schema of ``table``; cast compatible integer widths, else raise.
 
@@ -118,8 +123,14 @@ def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
     :data:`OPTIONAL` columns are kept (cast to their type) when present; other columns are dropped.
     """
     expected = SCHEMAS[table]
+    if df.columns == _NAMES[table] and df.dtypes == _TYPES[table]:
+        return df.clone()  # already the model's columns in order (a shallow copy, as the rebuilt frame was)
     prefix = f"{where}: " if where else ""
     schema = df.schema   # built once: polars builds a new Schema object at every access
+    wanted = [*expected, *(c for c in OPTIONAL[table] if c in schema)]
+    if list(schema) == wanted and all(schema[c] == t for c, t in {**expected, **OPTIONAL[table]}.items()
+                                      if c in schema):
+        return df   # already the model's table
     missing = [c for c in expected if c not in schema]
     if missing:
         raise SchemaError(f"{prefix}{table} table lacks column(s) {', '.join(missing)} "
@@ -178,6 +189,19 @@ def _compatible(got: pl.DataType, want: pl.DataType) -> bool:
     return False
 
 
+def stack(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Tables one under another: their chunks appended, not copied, when their schemas agree; else aligned by
+    column name, a column that some lack being null there (part files may differ in optional columns).
+
+    >>> stack([pl.DataFrame({"a": [1]}), pl.DataFrame({"a": [2], "b": ["x"]})]).rows()
+    [(1, None), (2, 'x')]
+    """
+    if len(frames) == 1:
+        return frames[0]
+    schema = frames[0].schema
+    return pl.concat(frames, how="vertical" if all(f.schema == schema for f in frames[1:]) else "diagonal_relaxed")
+
+
 def empty(table: str) -> pl.DataFrame:
     """An empty table with the model's schema."""
     return pl.DataFrame(schema=SCHEMAS[table])
@@ -195,6 +219,17 @@ class Batch:
     def __post_init__(self) -> None:
         for name in ("tournaments", "players", "games", "warnings"):
             object.__setattr__(self, name, check_schema(name, getattr(self, name)))
+
+    @classmethod
+    def of_checked(cls, tournaments: pl.DataFrame, players: pl.DataFrame, games: pl.DataFrame,
+                   warnings: pl.DataFrame) -> Batch:
+        """A batch of tables already in the model's schema (slices, filters or renumberings of a batch's
+        own tables), not checked again: a stream cut into many small batches pays no schema check per batch."""
+        batch = object.__new__(cls)
+        for name, df in (("tournaments", tournaments), ("players", players), ("games", games),
+                         ("warnings", warnings)):
+            object.__setattr__(batch, name, df)
+        return batch
 
     @property
     def n_tournaments(self) -> int:
@@ -219,7 +254,7 @@ class Batch:
             offset += len(ids)
         return Batch(
             pl.concat(parts["tournaments"]),
-            pl.concat(parts["players"], how="diagonal_relaxed"),
+            stack(parts["players"]),
             pl.concat(parts["games"]),
             pl.concat([b.warnings for b in batches]),
         )

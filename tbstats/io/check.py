@@ -22,6 +22,7 @@ What is checked (rules.md 2.2-2.4 read for a columnar model):
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping
 from typing import Final, TypeVar
@@ -31,9 +32,14 @@ import polars as pl
 
 from tbstats.errors import FormatError
 from tbstats.games import GAME_TYPE, GAME_TYPES
+from tbstats.io import clean
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
+#: The types of the hidden ``_row`` column (the row index polars scans make: 4 bytes a row) and ``_file``
+#: (categorical: tables stacked from several files then cost 4 bytes a row for it, not a string each).
+ROW: Final = pl.UInt32
+FILE: Final = pl.Categorical
 LEDGER_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}
 #: At most this many rows per check are listed; the first is what raise mode reports.
 ROWS_PER_CHECK: Final = 20
@@ -71,7 +77,7 @@ class ModelCheckError(FormatError):
 
 def locate(df: Frame, file: str) -> Frame:
     """The table (eager or lazy) with the hidden location columns of rows read from ``file``."""
-    return df.with_columns(pl.lit(file, pl.String).alias("_file"), pl.int_range(pl.len(), dtype=pl.Int64).alias("_row"))
+    return df.with_columns(pl.lit(file, FILE).alias("_file"), pl.int_range(pl.len(), dtype=ROW).alias("_row"))
 
 
 def raise_problems(ledger: pl.DataFrame) -> None:
@@ -106,9 +112,10 @@ def _failing(df: pl.DataFrame, checks: list[Check], names: Mapping[str, str]) ->
 
 
 def _ledger_rows(bad: pl.DataFrame, column: str, reason: pl.Expr) -> pl.DataFrame:
-    csv = pl.col("_file").str.to_lowercase().str.ends_with(".csv")
+    path = pl.col("_file").cast(pl.String)
+    csv = path.str.to_lowercase().str.ends_with(".csv")
     return bad.select(
-        pl.col("_file").alias("path"),
+        path.alias("path"),
         pl.when(csv).then(pl.col("_row") + 2).cast(pl.Int32).alias("line"),
         pl.lit(column, pl.String).alias("column"),
         pl.when(csv).then(reason).otherwise(pl.format("row {}: {}", pl.col("_row") + 1, reason))
@@ -165,6 +172,8 @@ def _check_tournaments(t: pl.DataFrame, names: Mapping[str, str]) -> list[pl.Dat
 
 
 def _check_players(p: pl.DataFrame, t: pl.DataFrame, names: Mapping[str, str]) -> list[pl.DataFrame]:
+    if clean.players_clean(p, t):
+        return []
     key = pl.struct("tournament", "start_no")
     known = pl.col("tournament").is_in(t["tournament"].drop_nulls().implode())
     checks: list[Check] = [
@@ -191,6 +200,9 @@ _ALLOWED: Final = [GAME_TYPE[kind] * 64 + (_NO_CODE if code is None else _CODES[
                    for kind, codes in RESULTS.items() for code in codes]
 _COMPLEMENT_CODE: Final = {_CODES[a]: _CODES[b] for a, b in COMPLEMENT.items()}
 _PARTNER_CODE: Final = {GAME_TYPE[a]: GAME_TYPE[b] for a, b in PARTNER_TYPE.items()}
+#: The ``pts_*`` column (see :data:`tbstats.io.clean._PTS`) each game type is worth; played games by result.
+_KIND: Final = {"forfeit_win": 3, "forfeit_loss": 4, "double_forfeit": 4, "pab": 5, "full_bye": 6, "half_bye": 7,
+                "zero_bye": 8, "absent": 8, "pending": 9}
 
 
 def _code(result: pl.Expr) -> pl.Expr:
@@ -207,6 +219,32 @@ def _codes(results: pl.Series) -> pl.Series:
     known = dict(zip(table["v"].drop_nulls().to_list(), table.filter(pl.col("v").is_not_null())["c"].to_list(),
                      strict=True))
     return results.replace_strict(known, default=_NO_CODE, return_dtype=pl.Int16).fill_null(_NO_CODE)
+
+
+@functools.cache
+def _rules() -> clean.Rules:
+    """The result codes and the rules on them as lookups for :func:`tbstats.io.clean.games_clean` (each
+    one-byte result coded by :func:`_code` itself, so both agree by construction)."""
+    ascii_codes = pl.select(_code(pl.lit(pl.Series([chr(b) for b in range(128)])))).to_series().to_numpy()
+    byte_code = np.full(512, _BAD_CODE, dtype=np.int16)
+    byte_code[256:128 + 256] = ascii_codes
+    byte_code[:256] = pl.select(_code(pl.lit(""))).item()   # the empty string, whatever its view's bytes
+    allowed = np.zeros(len(GAME_TYPES) * 64, dtype=bool)
+    allowed[_ALLOWED] = True
+    complement = np.full(64, -1, dtype=np.int16)
+    complement[list(_COMPLEMENT_CODE)] = list(_COMPLEMENT_CODE.values())
+    partner = np.arange(len(GAME_TYPES), dtype=np.int8)
+    partner[list(_PARTNER_CODE)] = list(_PARTNER_CODE.values())
+    paired = np.zeros(len(GAME_TYPES), dtype=bool)
+    paired[list(_PARTNER_CODE)] = True
+    kind = np.zeros(len(GAME_TYPES) * 64, dtype=np.int32)
+    for name, column in _KIND.items():
+        kind[GAME_TYPE[name] * 64:(GAME_TYPE[name] + 1) * 64] = column
+    played = GAME_TYPE["played"] * 64
+    kind[played:played + 64] = 2
+    kind[[played + _CODES[c] for c in _WIN]] = 0
+    kind[[played + _CODES[c] for c in _DRAW]] = 1
+    return clean.Rules(byte_code, _NO_CODE, allowed, complement, partner, paired, kind, _codes)
 
 
 def _expected_points() -> pl.Expr:
@@ -305,20 +343,40 @@ def _chunks(g: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
     tournaments are not in runs (or an id is empty), since a check looks across a tournament's rows."""
     if g.height <= rows or g["tournament"].null_count():
         return [g]
-    ids = g["tournament"].to_numpy()
-    starts = np.flatnonzero(ids[1:] != ids[:-1]) + 1
-    if len(starts) + 1 != g["tournament"].n_unique():
+    starts, ordered = _starts(g["tournament"])
+    if not len(starts) or (not ordered and len(starts) + 1 != g["tournament"].n_unique()):
         return [g]
     cuts = np.unique(starts[np.minimum(np.searchsorted(starts, np.arange(rows, g.height, rows)), len(starts) - 1)])
     bounds = [0, *cuts.tolist(), g.height]
     return [g.slice(lo, hi - lo) for lo, hi in itertools.pairwise(bounds) if hi > lo]
 
 
+def _starts(ids: pl.Series) -> tuple[np.ndarray, bool]:
+    """The rows where a new tournament starts (the first excepted) and whether the ids only go up there, read
+    chunk by chunk of the column (no copy of it)."""
+    starts, ordered, offset, last = [], True, 0, None
+    for chunk in ids.get_chunks():
+        values = chunk.to_numpy()
+        if not len(values):
+            continue
+        inner = np.flatnonzero(values[1:] != values[:-1]) + 1
+        ordered = ordered and bool((values[inner] > values[inner - 1]).all())
+        if last is not None and values[0] != last:
+            starts.append(np.array([offset]))
+            ordered = ordered and bool(values[0] > last)
+        starts.append(inner + offset)
+        offset, last = offset + len(values), values[-1]
+    return (np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)), ordered
+
+
 def _check_games_chunked(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mapping[str, str]
                          ) -> list[pl.DataFrame]:
     """:func:`_check_games` chunk by chunk of whole tournaments; each check keeps its first rows in table order."""
     found: dict[int, list[pl.DataFrame]] = {}
+    ctx = clean.context(p, t) if g.height else None
     for chunk in _chunks(g, GAME_CHUNK):
+        if ctx is not None and clean.games_clean(chunk, ctx, _rules()):
+            continue   # proven clean: the checks would list nothing
         for k, rows in _check_games(chunk, p, t, names):
             found.setdefault(k, []).append(rows)
     return [pl.concat(found[k]).head(ROWS_PER_CHECK) for k in sorted(found)]

@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import SchemaError
-from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
 from tbstats.io import check, tabular
 from tbstats.io.tabular import TABLES, Format
 
@@ -47,7 +47,8 @@ class TablePart:
     hi: int
     tournaments: int
     warnings: bool
-    rows: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()   # CSV: per file, its data rows [r0, r1)
+    rows: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()   # per file (CSV: each; else those in
+    #                                                                  tournament order), its rows [r0, r1)
 
 
 def _files(source: Path) -> tuple[str, tuple[str, ...]]:
@@ -113,31 +114,70 @@ def _tournament_ids(files: tuple[str, ...], fmt: Format, where: str) -> np.ndarr
 _ANY_ID: Final = (-(1 << 63), (1 << 63) - 1)
 
 
-def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
-    """Runs of ``batch_size`` tournaments of a model, or None when it is read whole (CSV).
+#: A part of a model holds at least this many tournaments (whole runs of ``batch_size``): its scans and its
+#: check are paid once for many small batches, which are then cut from it in memory (a few MB of rows).
+UNIT_TOURNAMENTS: Final = 512
 
+
+def unit_size(batch_size: int) -> int:
+    """The tournaments of one part of a model: the smallest multiple of ``batch_size`` of at least
+    :data:`UNIT_TOURNAMENTS`, so that a part's batches are cut where runs of ``batch_size`` would be.
+
+    >>> unit_size(1), unit_size(100), unit_size(2000)
+    (512, 600, 2000)
+    """
+    return batch_size * max(1, -(-UNIT_TOURNAMENTS // batch_size))
+
+
+def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
+    """Parts of ``batch_size`` tournaments of a model (:func:`unit_size` of a stream's batch size), or None
+    when it is read whole (CSV).
+
+    Each Parquet/Arrow file whose rows are in tournament order gives each part the rows it covers (one
+    slice, read from the row groups holding it); other files are read with a filter on the part's ids.
     Raises :class:`SchemaError` when the model cannot be listed (unreadable file, no tournament column).
     """
     p = Path(path)
     fmt, tables = _layout(p)
+    size = batch_size
     if fmt == "csv":
-        return _plan_csv(name, tables, batch_size)
+        return _plan_csv(name, tables, size)
     lead = next(t for t in tables if t[0] in ("tournaments", "flat"))
     ids = _tournament_ids(lead[2], fmt, name)
     if not len(ids):
         return [TablePart(name, fmt, tables, _ANY_ID[0], _ANY_ID[1], 0, True)]
     bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
+    firsts = [int(ids[k]) for k in range(0, len(ids), size)]
+    # the parts tile every id, so that a row whose tournament the tournaments table lacks is read with
+    # some part and reported by the model's checker, never skipped
+    los, his = np.array([_ANY_ID[0], *firsts[1:]]), np.array([f - 1 for f in firsts[1:]] + [_ANY_ID[1]])
+    index = {}   # file -> the first and end row of each part in it, when its rows are in tournament order
+    for table, _, files in tables:
+        for f in files if table not in ("warnings", "flat") else ():
+            at = _sorted_ids(f, fmt)
+            if at is not None:
+                index[f] = (np.searchsorted(at, los, "left"), np.searchsorted(at, his, "right"))
     out = []
-    firsts = [int(ids[k]) for k in range(0, len(ids), batch_size)]
-    # the runs tile every id, so that a row whose tournament the tournaments table lacks is read with
-    # some run and reported by the model's checker, never skipped
-    for k, lo, hi in zip(range(0, len(ids), batch_size), [_ANY_ID[0], *firsts[1:]],
-                         [f - 1 for f in firsts[1:]] + [_ANY_ID[1]], strict=True):
+    for k, lo, hi in zip(range(len(firsts)), los.tolist(), his.tolist(), strict=True):
         chosen = tuple((table, base, files if table == "warnings" else tuple(
             f for f in files if bounds[f] is None or (bounds[f][0] <= hi and bounds[f][1] >= lo)))  # type: ignore[index]
             for table, base, files in tables)
-        out.append(TablePart(name, fmt, chosen, lo, hi, min(batch_size, len(ids) - k), k == 0))
+        rows = tuple((f, ((int(index[f][0][k]), int(index[f][1][k])),))
+                     for _, _, files in chosen for f in files if f in index)
+        out.append(TablePart(name, fmt, chosen, lo, hi, min(size, len(ids) - k * size), k == 0, rows))
     return out
+
+
+def _sorted_ids(file: str, fmt: Format) -> np.ndarray | None:
+    """A file's tournament column when it has no nulls and is in order (None otherwise, or unreadable)."""
+    try:
+        ids = _scan((file,), fmt).select("tournament").collect()["tournament"]
+    except (pl.exceptions.PolarsError, OSError):
+        return None
+    if ids.null_count() or not ids.dtype.is_integer():
+        return None
+    values = ids.to_numpy()
+    return values if len(values) < 2 or (values[1:] >= values[:-1]).all() else None
 
 
 def _csv_ids(file: str) -> tuple[pl.Series, pl.Series]:
@@ -218,7 +258,7 @@ def _read_csv_rows(file: str, ranges: tuple[tuple[int, int], ...], types: dict[s
     if drop_loose:
         raw = raw.filter(pl.col("tournament").is_not_null())
     parsed = tabular.read._parse_csv(raw, types, where)
-    return parsed.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64))
+    return parsed.with_columns(pl.lit(file, check.FILE).alias("_file"), pl.col("_row").cast(check.ROW))
 
 
 def _read_csv_part(part: TablePart) -> Batch:
@@ -235,7 +275,7 @@ def _read_csv_part(part: TablePart) -> Batch:
         else:
             frames = [_read_csv_rows(f, rows[f], types, f, drop_loose=False) for f in files]
         where = files[0] if len(files) == 1 else base
-        frame = pl.concat(frames, how="diagonal_relaxed") if frames else check.locate(empty(table), where)
+        frame = stack(frames) if frames else check.locate(empty(table), where)
         tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
     check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
@@ -259,13 +299,14 @@ def _bounds(path: str, fmt: Format) -> tuple[int, int] | None:
 
 
 def read_part(part: TablePart) -> Batch:
-    """Read one run of whole tournaments; the model's ids are kept (the caller renumbers).
+    """Read one part of whole tournaments; the model's ids are kept (the caller renumbers).
 
     Raises :class:`SchemaError` naming the file and column when a table does not fit the model.
     """
     if part.format == "csv":
         return _read_csv_part(part)
     run = pl.col("tournament").is_between(part.lo, part.hi)
+    rows = dict(part.rows)
     tables: dict[str, pl.DataFrame] = {}
     for table, base, files in part.files:
         where = files[0] if len(files) == 1 else base
@@ -274,15 +315,25 @@ def read_part(part: TablePart) -> Batch:
                 return _split_flat_run(part, files[0], where)
             if table == "warnings" and not part.warnings:
                 frames = [_located(files[0], part.format).head(0).collect()] if files else []
+            elif table == "warnings":
+                frames = [_located(f, part.format).collect() for f in files]
             else:   # file by file: part files may differ in optional columns
-                frames = [_located(f, part.format).filter(run).collect() if table != "warnings"
-                          else _located(f, part.format).collect() for f in files]
-            frame = pl.concat(frames, how="diagonal_relaxed") if frames else check.locate(empty(table), where)
+                frames = [frame for f in files for frame in _rows_of(f, part.format, rows.get(f), run)]
+            frame = stack(frames) if frames else check.locate(empty(table), where)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
         tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
     check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
+
+
+def _rows_of(file: str, fmt: Format, ranges: tuple[tuple[int, int], ...] | None, run: pl.Expr
+             ) -> list[pl.DataFrame]:
+    """A file's rows of a part: the row ranges the plan found (slices, read from the row groups holding
+    them), or without them the rows that ``run`` keeps."""
+    if ranges is None:
+        return [_located(file, fmt).filter(run).collect()]
+    return [_located(file, fmt).slice(r0, r1 - r0).collect() for r0, r1 in ranges if r1 > r0]
 
 
 #: A run of a flat file is split this many tournaments at a time: a flat row repeats its tournament's and its
@@ -307,7 +358,7 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
             chosen.implode())
         got.append(tabular.split_flat(scan.filter(these | pl.col("tournament").is_null() if part.warnings and not k
                                                   else these), where=where))
-    return Batch(*(pl.concat([getattr(b, t) for b in got], how="diagonal_relaxed")
+    return Batch(*(stack([getattr(b, t) for b in got])
                    for t in ("tournaments", "players", "games", "warnings")))
 
 
@@ -316,7 +367,7 @@ def _located(file: str, fmt: Format) -> pl.LazyFrame:
     start before any filter; see :mod:`tbstats.io.check`)."""
     scan = (pl.scan_parquet(file, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
             else pl.scan_ipc(file, hive_partitioning=False, row_index_name="_row"))
-    return scan.with_columns(pl.lit(file, pl.String).alias("_file"), pl.col("_row").cast(pl.Int64))
+    return scan.with_columns(pl.lit(file, check.FILE).alias("_file"), pl.col("_row").cast(check.ROW))
 
 
 def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[Batch]:
@@ -339,10 +390,46 @@ def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[B
         order = np.argsort(row.to_numpy(), kind="stable")
         warnings, run_of = warnings[order], row.gather(order) // batch_size
     if len(ids) <= batch_size:
-        yield Batch(batch.tournaments, batch.players, batch.games, warnings)
+        yield Batch.of_checked(batch.tournaments, batch.players, batch.games, warnings)
         return
+    cuts = _cuts(batch, batch_size)
+    # the warnings are in run order: each run's are one slice
+    bounds = np.searchsorted(run_of.to_numpy(), np.arange(-(-len(ids) // batch_size) + 1))
     for k, lo in enumerate(range(0, len(ids), batch_size)):
+        mine = warnings.slice(int(bounds[k]), int(bounds[k + 1] - bounds[k]))
+        if cuts is not None:   # tables in tournament order: each run is one slice of each
+            t, p, g = (df.slice(int(at[k]), int(at[k + 1] - at[k])) for df, at in zip(
+                (batch.tournaments, batch.players, batch.games), cuts, strict=True))
+            yield Batch.of_checked(t, p, g, mine)
+            continue
         chosen = ids.slice(lo, batch_size)
         keep = pl.col("tournament").is_in(chosen.implode())
-        yield Batch(batch.tournaments.filter(keep), batch.players.filter(keep), batch.games.filter(keep),
-                    warnings.filter(run_of == k))
+        yield Batch.of_checked(batch.tournaments.filter(keep), batch.players.filter(keep),
+                               batch.games.filter(keep), mine)
+
+
+def _cuts(batch: Batch, batch_size: int) -> list[np.ndarray] | None:
+    """Where each run of ``batch_size`` tournaments starts in each table (and where the tables end), when the
+    tournaments are in id order and every row of the players and games is in order of a known tournament;
+    else None."""
+    ids = batch.tournaments["tournament"]
+    if ids.null_count():
+        return None
+    known = ids.to_numpy()
+    if len(known) > 1 and not (known[1:] > known[:-1]).all():
+        return None
+    firsts = known[::batch_size]
+    out = [np.r_[np.arange(0, len(known), batch_size), len(known)]]
+    for df in (batch.players, batch.games):
+        column = df["tournament"]
+        if column.null_count():
+            return None
+        values = column.to_numpy()
+        if len(values) > 1 and not (values[1:] >= values[:-1]).all():
+            return None
+        distinct = values[np.r_[0, np.flatnonzero(values[1:] != values[:-1]) + 1]] if len(values) else values
+        at = np.minimum(np.searchsorted(known, distinct), len(known) - 1)
+        if not (known[at] == distinct).all():
+            return None
+        out.append(np.r_[np.searchsorted(values, firsts), len(values)])
+    return out

@@ -28,7 +28,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch, empty
+from tbstats.games import Batch, empty, stack
 from tbstats.io import parts, safe, tabular
 from tbstats.io.expand import (
     SKIPPED,
@@ -131,7 +131,7 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
             out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
             chunk, n_trf = [], 0
         try:
-            runs = parts.plan_model(item.path, item.name, batch_size)
+            runs = parts.plan_model(item.path, item.name, parts.unit_size(batch_size))
         except Exception as exc:  # one model is one input: whatever fails, only this input is lost
             reason = safe.model_ledger(item.name, item.path, exc)["reason"][0]
             out.append(Part((_Item(item.name, "reject", item.path, reason=reason),)))
@@ -215,7 +215,7 @@ def _read_trf_chunks(raw: list[tuple[str, bytes]]) -> tuple[Batch, pl.DataFrame]
         got.append(batch)
         errors.append(found)
         next_id += batch.n_tournaments
-    return Batch(*(pl.concat([getattr(b, t) for b in got], how="diagonal_relaxed")
+    return Batch(*(stack([getattr(b, t) for b in got])
                    for t in ("tournaments", "players", "games", "warnings"))), pl.concat(errors)
 
 

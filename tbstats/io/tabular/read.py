@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from tbstats.errors import FormatError, SchemaError
-from tbstats.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty, stack
 from tbstats.io import check
 from tbstats.io.tabular.layout import (
     _RENAMES,
@@ -71,7 +71,7 @@ def _read_dir(directory: Path) -> Batch:
                               f"{table}.csv or a {table}/ directory of part files)")
         if src.is_dir():
             parts = [_read_table(q, table) for q in _parts(src)]   # optional columns may be in some parts only
-            tables[table] = pl.concat(parts, how="diagonal_relaxed") if parts else empty(table)
+            tables[table] = stack(parts) if parts else empty(table)
         else:
             tables[table] = _read_table(src, table)
     check.raise_problems(check.check_model(tables))

@@ -156,15 +156,17 @@ def renumber(batch: Batch, first_id: int) -> Batch:
     # one new column per table (the others are shared, not copied): a shift when the ids run on by one, else a
     # lookup (an id that no tournament has becomes null, as a left join would make it)
     first = ids[0]
-    if ids.null_count() == 0 and (ids - first).equals(new - first_id, check_names=False):
-        column = pl.col("tournament") + (first_id - first)
-    else:
-        column = pl.col("tournament").replace_strict(ids, new, default=None, return_dtype=pl.Int64)
+    shift = ids.null_count() == 0 and (ids - first).equals(new - first_id, check_names=False)
 
     def apply(df: pl.DataFrame) -> pl.DataFrame:
-        return df.with_columns(column.alias("tournament"))
+        column = df["tournament"]
+        column = column + (first_id - first) if shift else column.replace_strict(ids, new, default=None,
+                                                                                return_dtype=pl.Int64)
+        out = df.clone()   # shallow: the other columns are shared
+        out.replace_column(df.get_column_index("tournament"), column)
+        return out
 
-    return Batch(apply(batch.tournaments), apply(batch.players), apply(batch.games), batch.warnings)
+    return Batch.of_checked(apply(batch.tournaments), apply(batch.players), apply(batch.games), batch.warnings)
 
 
 @dataclass(frozen=True)
