@@ -152,11 +152,20 @@ class Comparison:
 
 def features(batch: Batch, ctx: Context) -> pl.DataFrame:
     """Per tournament features for breakdowns: rounds, players, type, share of unplayed rounds, year, rating."""
-    d = ctx.dense
+    d = ctx.roster
     T = len(d.n)
     players = np.bincount(d.tix, minlength=T)
-    unplayed = np.bincount(d.tix, weights=(d.counted & ~d.played).sum(axis=1), minlength=T)
-    cells = np.bincount(d.tix, weights=d.counted.sum(axis=1), minlength=T)
+    # per player, counted rounds and those not played over the board, bucket by bucket (no padded view)
+    per_row = np.zeros((2, d.players), dtype=np.int64)
+    for rows, part in ctx.parts():
+        v = part.dense
+        sums = np.stack([(v.counted & ~v.played).sum(axis=1), v.counted.sum(axis=1)])
+        if rows is None:
+            per_row = sums
+        else:
+            per_row[:, rows] = sums
+    unplayed = np.bincount(d.tix, weights=per_row[0], minlength=T)
+    cells = np.bincount(d.tix, weights=per_row[1], minlength=T)
     rated = d.rating > 0
     mean_rating = np.bincount(d.tix, weights=np.where(rated, d.rating, 0), minlength=T) / np.maximum(
         np.bincount(d.tix, weights=rated, minlength=T), 1)
