@@ -72,7 +72,7 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
     """
     if batch.n_tournaments == 0:
         return pl.DataFrame(schema=TOURNAMENT_SCHEMA), pl.DataFrame(schema=PLAYER_SCHEMA)
-    d = ctx.dense
+    d = ctx.roster   # per-player and per-tournament arrays only: no padded view of the batch
     T = len(d.n)
     specs = None if isinstance(tiebreaks, str) and tiebreaks == FROM_FILE else (
         parse_specs(tiebreaks) if isinstance(tiebreaks, str) else list(tiebreaks))
