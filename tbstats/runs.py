@@ -132,12 +132,12 @@ def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10, drilldown
     work = functools.partial(_compare_one, configs=tuple(configs), top=top, drilldown_limit=drilldown_limit,
                              context=context)
     parts: list[cmp.Partial] = []
-    tables: list[pl.DataFrame] = []   # the per-tournament rows, merged as they come
+    tables: list[pl.DataFrame] = []   # the per-tournament rows, in batch order
     drill: pl.DataFrame | None = None   # the first ``drilldown_limit`` tournaments of each pair so far
     for m in run.map(functools.partial(_with_events, f=work)):
         partial, seen_here = m.value
         partial = partial.shifted(m.first_id)
-        gather(tables, partial.tournaments)
+        tables.append(partial.tournaments)
         drill = _first_tournaments(partial.drilldown if drill is None else pl.concat(
             [drill, partial.drilldown], how="diagonal_relaxed"), drilldown_limit)
         parts.append(dataclasses.replace(partial, tournaments=partial.tournaments.clear(),
