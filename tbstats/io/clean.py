@@ -85,7 +85,8 @@ def context(p: pl.DataFrame, t: pl.DataFrame) -> Context:
 
 def _player_keys(p: pl.DataFrame) -> np.ndarray:
     """Sorted keys ``tournament << 20 | start_no`` of the players whose ids fit (others can match no game)."""
-    both = p.select("tournament", "start_no").drop_nulls()
+    both = p.select("tournament", "start_no")
+    both = both.drop_nulls() if both["tournament"].null_count() or both["start_no"].null_count() else both
     tid, sno = both["tournament"].to_numpy().astype(np.int64), both["start_no"].to_numpy().astype(np.int64)
     fits = (tid >= 0) & (tid < _ID_LIMIT) & (sno >= 0) & (sno < 1 << _PLAYER_BITS)
     keys = (tid[fits] << _PLAYER_BITS) | sno[fits]
