@@ -226,9 +226,9 @@ def _rules() -> clean.Rules:
     """The result codes and the rules on them as lookups for :func:`tbstats.io.clean.games_clean` (each
     one-byte result coded by :func:`_code` itself, so both agree by construction)."""
     ascii_codes = pl.select(_code(pl.lit(pl.Series([chr(b) for b in range(128)])))).to_series().to_numpy()
-    byte_code = np.full(512, _BAD_CODE, dtype=np.int16)
-    byte_code[256:128 + 256] = ascii_codes
-    byte_code[:256] = pl.select(_code(pl.lit(""))).item()   # the empty string, whatever its view's bytes
+    byte_code = np.full(256, _BAD_CODE, dtype=np.uint8)
+    byte_code[:128] = ascii_codes
+    assert pl.select(_code(pl.lit(""))).item() == _NO_CODE
     allowed = np.zeros(len(GAME_TYPES) * 64, dtype=bool)
     allowed[_ALLOWED] = True
     complement = np.full(64, -1, dtype=np.int16)
