@@ -4,7 +4,9 @@ The tabular reader hands over the tables it read, each with two hidden columns: 
 came from) and ``_row`` (its 0-based data row there). Every problem becomes a ledger row naming the file,
 the line (CSV: data row + 2, the header being line 1) or the row (other formats: ``row N:`` in the reason,
 1-based) and the column, in the file's own column names. The checks are polars expressions over whole
-tables; on a clean table each costs one vectorised pass.
+tables (games chunk by chunk of whole tournaments). The players and each games chunk are first given to
+:mod:`tbstats.io.clean`, whose numpy proof that they are clean is much cheaper on the usual layout; the checks
+run only where it fails, so the ledger is theirs in every case.
 
 What is checked (rules.md 2.2-2.4 read for a columnar model):
 

@@ -1,17 +1,18 @@
-"""Columnar models read lazily, as runs of whole tournaments (:class:`TablePart`) that each read on their own.
+"""Columnar models read lazily, as parts of whole tournaments (:class:`TablePart`) that each read on their own.
 
 A model (a directory dataset, with tables as single files or as directories of part files, hive-partitioned
 ones such as ``games/year=2024/part-0.parquet`` included; or one flat file) is planned without reading its
-data: only the ``tournament`` column is scanned, one row group or record batch at a time, to list the
-tournament ids. The ids, sorted, are cut into runs of ``batch_size``; a run is read back through
-:mod:`pyarrow.dataset` with the filter ``lo <= tournament <= hi``, which skips the Parquet row groups whose
-statistics lie outside the run. ``ingest`` writes tables sorted by tournament with row groups of whole
-tournaments, so a run is one contiguous read. A part holds paths and bounds only: it travels to a worker
-process, which reads its own data.
+data: only the ``tournament`` column is scanned to list the tournament ids, which, sorted, are cut into
+parts (a stream asks for parts of :func:`unit_size` tournaments: whole batches, at least
+:data:`UNIT_TOURNAMENTS`, cut into batches once read by :func:`runs`). In each Parquet/Arrow file whose rows
+are in tournament order (``ingest`` writes them so, in row groups of whole tournaments) the plan finds the
+rows each part covers, and a part reads that slice, from the row groups that hold it; another file is read
+through the filter ``lo <= tournament <= hi``, which skips the row groups whose statistics lie outside it.
+A part holds paths, bounds and row numbers only: it travels to a worker process, which reads its own data.
 
 CSV models have no row groups: the plan scans each file's ``tournament`` column (as text) once and, when
 every table is in tournament order (a flat file may have rows without a tournament: its warnings), gives each
-run the data rows it covers in each file; a run then parses only those rows (polars skips the rows before
+part the data rows it covers in each file; a part then parses only those rows (polars skips the rows before
 them without parsing their cells). Other CSV models are read whole, then cut into runs in memory.
 """
 
