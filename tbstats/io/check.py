@@ -107,7 +107,7 @@ def _failing(df: pl.DataFrame, checks: list[Check], names: Mapping[str, str]) ->
         return []
     out = []
     for k, (cond, column, reason) in enumerate(checks):
-        bad = df.filter(cond.fill_null(False)).head(ROWS_PER_CHECK)
+        bad = df.filter(cond.fill_null(False)).head(ROWS_PER_CHECK).rechunk()   # polars 2.1 may panic on a chunked one
         if bad.height:
             out.append((k, _ledger_rows(bad, names.get(column, column), reason)))
     return out

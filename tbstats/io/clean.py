@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.games import GAME_TYPE, GAME_TYPES
+from tbstats.games import GAME_TYPE
 
 #: Start numbers below ``1 << _PLAYER_BITS`` and tournament ids below :data:`_ID_LIMIT` are packed into one
 #: Int64 key.
@@ -167,26 +167,22 @@ def games_clean(g: pl.DataFrame, ctx: Context, rules: Rules) -> bool:
     rounds = np.maximum.reduceat(rnd, starts)
     if (rounds < 1).any() or (rounds > ctx.rounds[ev]).any():
         return False
+    if rnd.min() < 1 or player.min() < 1 or player.max() >= 1 << _PLAYER_BITS or not (rnd[ends] == rounds).all():
+        return False
     run = np.repeat(np.arange(len(starts), dtype=np.int32), lengths)
     width = np.take(rounds, run)   # the rounds R of each row's tournament
-    # each tournament a grid: it opens on player 1's round 1; each next row is the same player's next round,
-    # or after round R the next player's round 1; it closes on a round R
-    opens = np.zeros(n, dtype=bool)
-    opens[starts] = True
-    step = (player[1:] == player[:-1]) & (rnd[1:] == rnd[:-1] + 1)
-    turn = (player[1:] == player[:-1] + 1) & (rnd[1:] == 1) & (rnd[:-1] == width[:-1])
-    if not ((step | turn | opens[1:]).all() and (player[starts] == 1).all() and (rnd[starts] == 1).all()
-            and (rnd[ends] == rounds).all()):
+    # each tournament a grid: its row of player p in round r (1 <= r <= R) is (p - 1) * R + r - 1, and it
+    # ends on a round R (so its last player has every round)
+    first_round = np.take((starts - 1).astype(np.int32), run) + rnd   # where this round of player 1 is
+    if not ((player - 1) * width + first_round == np.arange(n, dtype=np.int32)).all():
         return False
     size = player[ends]   # the players of each tournament: 1..size
-    if (size >= 1 << _PLAYER_BITS).any():
-        return False
     firsts = np.flatnonzero(rnd == 1)
     keys = (tid[firsts].astype(np.int64) << _PLAYER_BITS) | player[firsts]
     if not _all_in(keys, ctx.players):
         return False   # a game's player is not in the players table
     gt = g["game_type"].to_physical().to_numpy()
-    if (gt >= len(GAME_TYPES)).any() or not (g["played"].to_numpy() == (gt == GAME_TYPE["played"])).all():
+    if not (g["played"].to_numpy() == (gt == GAME_TYPE["played"])).all():
         return False
     opp, valid = _values(g["opponent"])
     has = np.ones(n, dtype=bool) if valid is None else valid
@@ -200,9 +196,9 @@ def games_clean(g: pl.DataFrame, ctx: Context, rules: Rules) -> bool:
     if not (g["points"].to_numpy() == np.take(ctx.points, base + np.take(rules.kind, rule))).all():
         return False
     opp = np.where(has, opp, player)   # an unpaired row stands for itself below
-    if (opp < 1).any() or (opp > np.take(size, run)).any() or ((opp == player) != ~has).any():
-        return False
-    back = np.arange(n, dtype=np.int32) + (opp - player) * width   # the opponent's row of that round
+    if (opp < 1).any() or (opp > np.take(size, run)).any() or np.count_nonzero(opp == player) != n - has.sum():
+        return False   # an opponent out of the event, or a player paired with themself
+    back = (opp - 1) * width + first_round   # the opponent's row of that round
     if not ((np.take(opp, back) == player).all() and (np.take(gt, back) == np.take(rules.partner, gt)).all()):
         return False   # an opponent's row does not point back, or has not the partner game type
     return bool(((gt != GAME_TYPE["played"]) | (np.take(codes, back) == np.take(rules.complement, codes))).all())
