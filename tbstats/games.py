@@ -112,6 +112,10 @@ SCHEMAS: Final = {
 }
 
 
+_NAMES: Final = {name: list(schema) for name, schema in SCHEMAS.items()}
+_TYPES: Final = {name: list(schema.values()) for name, schema in SCHEMAS.items()}
+
+
 def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
     """Check ``df`` against the schema of ``table``; cast compatible integer widths, else raise.
 
@@ -119,6 +123,8 @@ def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
     :data:`OPTIONAL` columns are kept (cast to their type) when present; other columns are dropped.
     """
     expected = SCHEMAS[table]
+    if df.columns == _NAMES[table] and df.dtypes == _TYPES[table]:
+        return df.clone()  # already the model's columns in order (a shallow copy, as the rebuilt frame was)
     prefix = f"{where}: " if where else ""
     schema = df.schema   # built once: polars builds a new Schema object at every access
     wanted = [*expected, *(c for c in OPTIONAL[table] if c in schema)]

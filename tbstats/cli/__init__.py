@@ -8,10 +8,10 @@ Exit codes:
 - 3: invalid input in raise mode (the first problem is printed), or a file that cannot be read or written.
 
 A new command takes its inputs with :func:`input_options` and :func:`load_inputs`, writes its table with
-:func:`output_options` and :func:`emit`, and returns :func:`exit_code` of its load.
+:func:`output_options` and :func:`emit`, and returns :func:`exit_code` of its load; its name and module go into
+:data:`tbstats.cli.base.COMMAND_MODULES`, which imports a command's module only when the command is used.
 """
 
-from tbstats.cli import archive, data, engine, fairness, simulation  # noqa: F401  (commands register on import)
 from tbstats.cli.base import EXIT_INVALID, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, main
 
 __all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "main"]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 import threading
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, Final, NoReturn
 
 import click
@@ -44,8 +46,53 @@ def _stop_now(code: int) -> NoReturn:
     os._exit(code)
 
 
+#: The module defining each command: a command's module is imported when the command is looked up (click's
+#: lazy-loading pattern), so ``tbstats compute`` never imports what only ``simulate`` or ``evaluate`` need.
+COMMAND_MODULES: Final = {
+    "compare": "tbstats.cli.archive", "audit": "tbstats.cli.archive", "ingest": "tbstats.cli.data",
+    "info": "tbstats.cli.data", "compute": "tbstats.cli.engine", "explain": "tbstats.cli.engine",
+    "tiebreaks": "tbstats.cli.engine", "evaluate": "tbstats.cli.fairness", "simulate": "tbstats.cli.simulation",
+}
+
+
+class _Commands(MutableMapping[str, click.Command]):
+    """The group's commands by name. Looking one up imports its module (which registers its commands);
+    listing them (iteration, ``items()``, help) imports every module first, so the listing is complete."""
+
+    def __init__(self, commands: Mapping[str, click.Command]) -> None:
+        self._known = dict(commands)
+
+    def _load(self, name: str) -> None:
+        module = COMMAND_MODULES.get(name)
+        if module is not None and name not in self._known:
+            importlib.import_module(module)
+
+    def __getitem__(self, name: str) -> click.Command:
+        self._load(name)
+        return self._known[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._known[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._known[name]
+
+    def __iter__(self) -> Iterator[str]:
+        for name in COMMAND_MODULES:
+            self._load(name)
+        return iter(self._known)
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
 class _Group(click.Group):
-    """A click group that turns tbstats errors into a message on stderr and exit code 3, Ctrl-C into 130."""
+    """A click group that turns tbstats errors into a message on stderr and exit code 3, Ctrl-C into 130;
+    its commands are imported when first needed (:class:`_Commands`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _Commands(self.commands)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta[ARGV_KEY] = list(args)

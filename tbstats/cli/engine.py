@@ -9,7 +9,6 @@ import click
 import polars as pl
 
 from tbstats import checks, runs
-from tbstats import explain as explain_mod
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     FROM_FILE_LIST,
@@ -35,10 +34,6 @@ from tbstats.cli.outputs import (
 )
 from tbstats.io import sources
 from tbstats.output import TableFile
-from tbstats.teams.explain import explain_team
-from tbstats.teams.model import build_teams
-from tbstats.teams.runs import compute_teams_run
-from tbstats.teams.tiebreaks import TEAM_TIEBREAKS
 from tbstats.tiebreaks import TIEBREAKS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -70,6 +65,8 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     212/202 list). Partition tie-breaks (DE, EDE and its chains, TBR, BBE) hold the rank, as DE does.
     """
     if teams.on:
+        from tbstats.teams.runs import compute_teams_run  # (the team modules load only for team work)
+
         team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
         with streamed(inputs, batches) as run:
             table, notes = compute_teams_run(run, team_specs, rules=engine.rules, force_type=engine.force_type,
@@ -129,6 +126,10 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
     With --teams --team N the same for a team: its matches (opponent team, type, MP, GP) and the
     elements of a team SPEC.
     """
+    from tbstats import explain as explain_mod  # (explain's modules load only for this command)
+    from tbstats.teams.explain import explain_team
+    from tbstats.teams.model import build_teams
+
     result = sources.load([path], on_error="raise")
     if teams.on:
         if team_no is None:
@@ -168,6 +169,8 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
 @click.option("--teams", is_flag=True, help="List the team registry (C.07 11-13 and the individual ones on MP/GP).")
 def tiebreaks_cmd(output: Output, teams: bool) -> None:
     """List the tie-break registry: name, article, modifiers, direction and description."""
+    from tbstats.teams.tiebreaks import TEAM_TIEBREAKS
+
     registry = TEAM_TIEBREAKS if teams else TIEBREAKS
     rows = [{"name": t.name.replace("MPVGP", "MPvGP"), "article": t.article,
              "modifiers": ",".join(sorted(t.modifiers)),

@@ -28,7 +28,6 @@ from tbstats.output import write_table
 from tbstats.pipeline import Run, scheduler_client
 from tbstats.rules import EDITIONS, check_edition
 from tbstats.spec import TieBreakSpec
-from tbstats.teams.tiebreaks import parse_team_specs
 from tbstats.tiebreaks import get_tiebreak, parse_specs
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -424,6 +423,8 @@ def team_options(f: F) -> F:
 
 
 def _team_spec_list(text: str) -> list[TieBreakSpec]:
+    from tbstats.teams.tiebreaks import parse_team_specs  # (the team registry loads only for team work)
+
     try:
         return parse_team_specs(text)
     except TbstatsError as exc:

@@ -127,16 +127,18 @@ def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
     from ``room`` characters on (the line's end).
 
-    Each window is one row of a strided view of the buffer, gathered whole, then turned column-major.
+    One gather per column, column-major from the start (no transposed copy, one index array at a time).
     """
-    view = np.lib.stride_tricks.sliding_window_view(buf, width)
-    rows = view[np.minimum(at, len(buf) - width)]
+    start = np.minimum(at, len(buf) - width)
+    out = np.empty((width, len(start)), dtype=buf.dtype)
+    for j in range(width):
+        np.take(buf, start + j, out=out[j])
     short = np.flatnonzero(room < width)
     if short.size:  # past the line's end: blanks, not the next line
-        part = rows[short]
-        part[np.arange(width) >= room[short, None]] = SPACE
-        rows[short] = part
-    return np.ascontiguousarray(rows.T)
+        left = room[short]
+        for j in range(max(int(left.min()), 0), width):
+            out[j, short[left <= j]] = SPACE
+    return out
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -333,8 +335,9 @@ def parse_int(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray
     return np.where(ok, np.where(first == 45, -value, value), 0), ok
 
 
-def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None) -> pl.Series:
-    """The stripped text of each position of a window, as a polars String column (no Python per row)."""
+def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, blank_null: bool = False) -> pl.Series:
+    """The stripped text of each position of a window, as a polars String column (no Python per row); with
+    ``blank_null`` a blank field is null, not ``""``."""
     a, b = stripped(win, ws)
     n = win.shape[1]
     counts = (b - a).astype(np.int64)
@@ -345,7 +348,9 @@ def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None) -> pl.
     else:
         data = codes.astype(np.uint8)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()))
+    blank = int(np.count_nonzero(counts == 0)) if blank_null else 0
+    valid = pa.py_buffer(np.packbits(counts > 0, bitorder="little")) if blank else None
+    arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()), valid, blank)
     return pl.Series(name, pl.from_arrow(arr), dtype=pl.String)
 
 

@@ -155,12 +155,13 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     """
     lines = p.lines
     length = lines.length
+    # compact dtypes per block: lines and events < 2^31, rounds <= 999, columns and lengths <= 10,081
     n_blocks = rounds_ev[p.event]
-    li = np.repeat(np.arange(len(length)), n_blocks)
-    r0 = ranges(np.zeros(len(length), dtype=np.int64), n_blocks)
-    rnd = (r0 + 1).astype(np.int16)
-    at = ROUND0 + 10 * r0
-    blen = length[li]
+    li = np.repeat(np.arange(len(length), dtype=np.int32), n_blocks)
+    r0 = ranges(np.zeros(len(length), dtype=np.int64), n_blocks).astype(np.int16)
+    rnd = r0 + np.int16(1)
+    at = np.int16(ROUND0) + np.int16(10) * r0
+    blen = length.astype(np.int16)[li]
     base = lines.start[li] + at
     buf = lines.buf
 
@@ -174,11 +175,11 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     res_codes = block[7]
     res = _ids(_RESULT_ID, res_codes, ws[7])
 
-    event = p.event[li]
+    event = p.event.astype(np.int32)[li]
     me_ok = p.start_ok[li]
-    me = np.where(me_ok, p.start_no[li], 0)
+    me = np.where(p.start_ok, p.start_no, 0).astype(np.int16)[li]  # (4 columns: -999..9999)
     has_opp = opp_ok & (opp_val > 0)
-    opp = np.where(has_opp, opp_val, 0)
+    opp = np.where(has_opp, opp_val, 0).astype(np.int16)
     row, found, exists = _opponent_blocks(p, n_blocks, li, r0, event, me, opp, rnd)
     back_ok = found & has_opp[row]
     back = opp[row]
@@ -269,7 +270,7 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     gt, kind = _GAME_TYPE_OF[combo], _KIND_OF[combo]
     n_kinds = len(SCORING_KINDS)  # kind n_kinds (no points) reads a zero column past the kinds
     with_zero = np.concatenate([points, np.zeros((len(points), 1), dtype=points.dtype)], axis=1).reshape(-1)
-    pts = with_zero[event * (n_kinds + 1) + kind]
+    pts = with_zero[event * (n_kinds + 1) + kind].astype(np.int32)  # (at most 100 points x scale 1000)
     out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
            "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}

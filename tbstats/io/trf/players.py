@@ -60,8 +60,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
         return pl.Series(values, dtype=dtype).scatter(np.flatnonzero(~(ok & (values > 0))), None)
 
     def optional(name: str, lo: int, hi: int) -> pl.Series:
-        col = text_column(win[lo:hi], name, ws[lo:hi])
-        return pl.select(pl.when(col != "").then(col).alias(name)).to_series()
+        return text_column(win[lo:hi], name, ws[lo:hi], blank_null=True)
 
     table = pl.DataFrame({
         "file": lines.file, "line": lines.line, "event": event,

@@ -7,7 +7,7 @@ each event are interpreted once per distinct text (:mod:`.headers`). Bad files g
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -106,7 +106,8 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
         if n_events else np.zeros((0, len(SCORING_KINDS)), dtype=np.int64)
     g, gerr, gwarn = games(players, rounds_ev, points)
     tournaments = _complete(tournaments, g, rounds_ev)
-    declared, pwarn, pts_err = _declared_points(players, g, tournaments, points, rounds_ev)
+    declared, pwarn, pts_err = _declared_points(players, g, tournaments, points, rounds_ev,
+                                                bool(heads.code_is("299").any()))
     errors.extend(_with_path(pl.concat([perr, pts_err, gerr]), paths))
     warnings.extend(twarn)
     warnings.extend(_pending(g, players, tournaments, sources))
@@ -119,15 +120,11 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
         np.zeros(0, dtype=bool)
     good_event = ~bad[ev_file] if n_events else np.zeros(0, dtype=bool)
     ids = np.cumsum(good_event) - 1 + first_id
-    t_out = tournaments.filter(pl.Series(good_event)).with_columns(
-        pl.Series("tournament", ids[good_event], dtype=pl.Int64)).select(list(TOURNAMENT_SCHEMA))
+    t_out = _final(tournaments, TOURNAMENT_SCHEMA, np.arange(n_events), ids, good_event)
     p_keep = good_event[players.event] if n_events else np.zeros(0, dtype=bool)
-    p_out = players.table.with_columns(declared.alias("declared_points")).filter(pl.Series(p_keep)).with_columns(
-        pl.Series("tournament", ids[players.event[p_keep]], dtype=pl.Int64)).select(list(PLAYER_SCHEMA))
-    games_df = games_frame(g)
+    p_out = _final(players.table, PLAYER_SCHEMA, players.event, ids, p_keep, declared)
     g_keep = good_event[g["event"]] if n_events else np.zeros(0, dtype=bool)
-    g_out = games_df.filter(pl.Series(g_keep)).with_columns(
-        pl.Series("tournament", ids[g["event"][g_keep]], dtype=pl.Int64)).select(list(GAME_SCHEMA))
+    g_out = _final(games_frame(g), GAME_SCHEMA, g["event"], ids, g_keep)
     bad_paths = [p for p, b in zip(paths, bad.tolist(), strict=True) if b] + [
         e["path"] for e in errors if e["path"] not in paths]
     w_df = (pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings else empty("warnings"))
@@ -136,6 +133,16 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     cause = pl.col("reason").str.contains(CAUSES)
     err_df = err_df.sort(pl.col("path"), cause.not_(), pl.col("line"), nulls_last=False, maintain_order=True)
     return ReadResult(batch, err_df, [p for p, _ in inputs])
+
+
+def _final(df: pl.DataFrame, columns: Iterable[str], event: np.ndarray, ids: np.ndarray, keep: np.ndarray,
+           *extra: pl.Series) -> pl.DataFrame:
+    """The model's ``columns`` of a table (from ``df``, or ``extra`` by name), each row's tournament the id of
+    its ``event``, only the rows to ``keep`` (those of good events)."""
+    given = {s.name: s for s in extra}
+    out = pl.DataFrame([pl.Series("tournament", ids[event] if len(event) else [], dtype=pl.Int64)
+                        if c == "tournament" else given[c] if c in given else df.get_column(c) for c in columns])
+    return out if keep.all() else out.filter(pl.Series(keep))
 
 
 def _with_path(df: pl.DataFrame, paths: list[str]) -> list[dict[str, object]]:
@@ -196,9 +203,11 @@ def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) 
     counted = np.where(rounds_ev >= planned, rounds_ev, np.where(has_paired, last_paired, rounds_ev))
     counted = np.where((rounds_ev == 0) & (planned <= 0), 10_000, counted)  # nothing to count: as before
     played = np.minimum(counted, first_pending - 1)
-    undeclared = t["_declared_type"].is_null().to_numpy()
-    rr = _round_robin(g, undeclared)
-    kind = t["_declared_type"].fill_null(pl.Series(np.where(rr, "round_robin", "swiss")))
+    declared = t["_declared_type"]
+    kind = declared
+    if declared.null_count():
+        rr = _round_robin(g, declared.is_null().to_numpy())
+        kind = declared.fill_null(pl.Series(np.where(rr, "round_robin", "swiss")))
     return t.with_columns(pl.Series("rounds_played", played, dtype=pl.Int16),
                           kind.cast(TOURNAMENT_SCHEMA["event_type"]).alias("event_type"),
                           pl.col("rounds").cast(pl.Int16))
@@ -226,9 +235,9 @@ def _round_robin(g: dict[str, np.ndarray], undeclared: np.ndarray) -> np.ndarray
 
 
 def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, points: np.ndarray,
-                     rounds_ev: np.ndarray) -> tuple[pl.Series, pl.DataFrame, pl.DataFrame]:
+                     rounds_ev: np.ndarray, any299: bool) -> tuple[pl.Series, pl.DataFrame, pl.DataFrame]:
     """Declared points in units; a warning where they disagree with the results' total, an error where they
-    are not finite or more than the event's rounds can give."""
+    are not finite or more than the event's rounds can give. ``any299``: some header line starts with 299."""
     n = len(p.event)
     scale = t["scale"].to_numpy()
     sc = scale[p.event] if n else np.zeros(0, dtype=np.int64)
@@ -252,7 +261,7 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
             errors.append(problem_rows(df, "points (cols 81-84)", pl.format(reason, *args)))
     total = np.bincount(g["line"], weights=g["points"], minlength=n).astype(np.int64) if n else units
     has_games = np.bincount(g["line"], minlength=n) > 0 if n else finite
-    rows = np.flatnonzero(in_range & has_games & (units != total) & (units != total + _penalties(p, t)))
+    rows = np.flatnonzero(in_range & has_games & (units != total) & (units != total + _penalties(p, t, any299)))
     rows = rows[np.argsort(p.order[rows], kind="stable")]
     warn = no_problems()
     if rows.size:
@@ -264,11 +273,12 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
     return declared, warn, pl.concat(errors) if errors else no_problems()
 
 
-def _penalties(p: Players, t: pl.DataFrame) -> np.ndarray:
+def _penalties(p: Players, t: pl.DataFrame, any299: bool) -> np.ndarray:
     """Per player line the points (units) of the 299 penalties/bonuses naming it, which the declared points
     may include (rules.md 2.4: look for 299 records, then warn)."""
     out = np.zeros(len(p.event), dtype=np.int64)
-    if not len(p.event) or not t["records"].list.eval(pl.element().str.starts_with("299")).list.any().any():
+    if not len(p.event) or not any299 or not t["records"].list.eval(
+            pl.element().str.starts_with("299")).list.any().any():
         return out
     team = [any(r[:3] in ("310", "013") for r in recs or []) or kind == "team" for recs, kind in
             zip(t["records"].to_list(), t["event_type"].cast(pl.String).to_list(), strict=True)]
