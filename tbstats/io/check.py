@@ -77,9 +77,11 @@ class ModelCheckError(FormatError):
         super().__init__(row["path"], row["line"], row["column"], row["reason"])
 
 
-def locate(df: Frame, file: str) -> Frame:
-    """The table (eager or lazy) with the hidden location columns of rows read from ``file``."""
-    return df.with_columns(pl.lit(file, FILE).alias("_file"), pl.int_range(pl.len(), dtype=ROW).alias("_row"))
+def locate(df: Frame, file: str, first_row: int = 0) -> Frame:
+    """The table (eager or lazy) with the hidden location columns of rows read from ``file``, the first being
+    its row ``first_row`` (0-based)."""
+    return df.with_columns(pl.lit(file, FILE).alias("_file"),
+                           pl.int_range(first_row, first_row + pl.len(), dtype=ROW).alias("_row"))
 
 
 def raise_problems(ledger: pl.DataFrame) -> None:
@@ -146,7 +148,25 @@ def check_model(tables: Mapping[str, pl.DataFrame], names: Mapping[str, Mapping[
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
 
 
+def proven_clean(tables: Mapping[str, pl.DataFrame]) -> bool:
+    """Whether :func:`check_model` would find nothing, decided without the hidden location columns: the
+    tournament checks' one pass, then the proof of :mod:`tbstats.io.clean` on the players and every games
+    chunk (False when it cannot prove it: the caller then locates the rows and runs :func:`check_model`)."""
+    t, p, g = tables["tournaments"], tables["players"], tables["games"]
+    checks = _tournament_checks(t)
+    if t.height and t.select(pl.any_horizontal(cond.fill_null(False) for cond, _, _ in checks).any()).item():
+        return False
+    if not clean.players_clean(p, t):
+        return False
+    ctx = clean.context(p, t)
+    return all(clean.games_clean(chunk, ctx, _rules()) for chunk in _chunks(g, GAME_CHUNK))
+
+
 def _check_tournaments(t: pl.DataFrame, names: Mapping[str, str]) -> list[pl.DataFrame]:
+    return _problems(t, _tournament_checks(t), names)
+
+
+def _tournament_checks(t: pl.DataFrame) -> list[Check]:
     tid = pl.col("tournament")
     checks: list[Check] = [
         (tid.is_null(), "tournament", pl.lit("tournament id is empty")),
@@ -170,7 +190,7 @@ def _check_tournaments(t: pl.DataFrame, names: Mapping[str, str]) -> list[pl.Dat
         checks.append((pl.col(col).is_null() | (pl.col(col) < 0), col,
                        pl.format("{} {} is not a whole number of units >= 0", pl.lit(col),
                                  pl.col(col).cast(pl.String).fill_null("(empty)"))))
-    return _problems(t, checks, names)
+    return checks
 
 
 def _check_players(p: pl.DataFrame, t: pl.DataFrame, names: Mapping[str, str]) -> list[pl.DataFrame]:
