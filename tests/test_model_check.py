@@ -258,8 +258,9 @@ def test_damage_in_a_later_part_names_its_row_in_the_file(tmp_path: Path, monkey
     bad = 2 * tables["games"].height + 5   # a row of the third tournament
     model["games"] = at(model["games"], bad, points=7)
     directory = _write_dir(model, tmp_path / "model", "parquet")
-    whole = pytest.raises(FormatError, read_model, directory).value
-    assert f"row {bad + 1}:" in whole.reason
+    with pytest.raises(FormatError) as whole:
+        read_model(directory)
+    assert f"row {bad + 1}:" in whole.value.reason
     stream = iter_batches([str(directory)], on_error="collect", batch_size=1)
     assert sum(b.n_tournaments for b, _ in stream) == 3   # the other parts are read
     reasons = stream.ledger["reason"].to_list()
