@@ -365,30 +365,12 @@ def _chunks(g: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
     tournaments are not in runs (or an id is empty), since a check looks across a tournament's rows."""
     if g.height <= rows or g["tournament"].null_count():
         return [g]
-    starts, ordered = _starts(g["tournament"])
+    starts, ordered = clean.run_starts(g["tournament"])
     if not len(starts) or (not ordered and len(starts) + 1 != g["tournament"].n_unique()):
         return [g]
     cuts = np.unique(starts[np.minimum(np.searchsorted(starts, np.arange(rows, g.height, rows)), len(starts) - 1)])
     bounds = [0, *cuts.tolist(), g.height]
     return [g.slice(lo, hi - lo) for lo, hi in itertools.pairwise(bounds) if hi > lo]
-
-
-def _starts(ids: pl.Series) -> tuple[np.ndarray, bool]:
-    """The rows where a new tournament starts (the first excepted) and whether the ids only go up there, read
-    chunk by chunk of the column (no copy of it)."""
-    starts, ordered, offset, last = [], True, 0, None
-    for chunk in ids.get_chunks():
-        values = chunk.to_numpy()
-        if not len(values):
-            continue
-        inner = np.flatnonzero(values[1:] != values[:-1]) + 1
-        ordered = ordered and bool((values[inner] > values[inner - 1]).all())
-        if last is not None and values[0] != last:
-            starts.append(np.array([offset]))
-            ordered = ordered and bool(values[0] > last)
-        starts.append(inner + offset)
-        offset, last = offset + len(values), values[-1]
-    return (np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)), ordered
 
 
 def _check_games_chunked(g: pl.DataFrame, p: pl.DataFrame, t: pl.DataFrame, names: Mapping[str, str]

@@ -93,6 +93,24 @@ def _player_keys(p: pl.DataFrame) -> np.ndarray:
     return keys if len(keys) < 2 or (keys[1:] >= keys[:-1]).all() else np.sort(keys)
 
 
+def run_starts(ids: pl.Series) -> tuple[np.ndarray, bool]:
+    """The rows where a new tournament starts (the first excepted) and whether the ids only go up there, read
+    chunk by chunk of the column (no copy of it)."""
+    starts, ordered, offset, last = [], True, 0, None
+    for chunk in ids.get_chunks():
+        values = chunk.to_numpy()
+        if not len(values):
+            continue
+        inner = np.flatnonzero(values[1:] != values[:-1]) + 1
+        ordered = ordered and bool((values[inner] > values[inner - 1]).all())
+        if last is not None and values[0] != last:
+            starts.append(np.array([offset]))
+            ordered = ordered and bool(values[0] > last)
+        starts.append(inner + offset)
+        offset, last = offset + len(values), values[-1]
+    return (np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)), ordered
+
+
 def players_clean(p: pl.DataFrame, t: pl.DataFrame) -> bool:
     """Whether the players table passes every players check: keys set, unique and of known events, start
     numbers >= 1, ratings >= 0, declared ranks >= 1 (proven when the players are in key order)."""
