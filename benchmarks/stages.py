@@ -407,7 +407,8 @@ CHILD_STAGES = frozenset({"ingest-cli", "compute-cli"})
 
 def run_stage(name: str, root: Path, rules: str, repeat: int = 1) -> dict[str, Any]:
     """Run one stage ``repeat`` times in this process (setup each time) and return the fastest run's figures;
-    the peak RSS is the process's over all runs."""
+    the memory figures are those of the run whose RSS grew most while it ran (its own RSS before and peak:
+    one run's peak less another run's starting RSS would count the setup of the later runs)."""
     import tbstats
 
     tbstats.keep_freed_memory()   # as the tbstats command does at start (see tbstats.memory)
@@ -419,6 +420,6 @@ def run_stage(name: str, root: Path, rules: str, repeat: int = 1) -> dict[str, A
     clock, rows, note = min(runs, key=lambda run: run[0].seconds)
     if repeat > 1:
         note = f"best of {repeat}" + (f"; {note}" if note else "")
+    grown = max((c for c, _, _ in runs), key=lambda c: c.rss_peak - c.rss_before)
     return {"stage": name, "seconds": clock.seconds, "cpu": clock.cpu, "rows": rows,
-            "rss_before": min(c.rss_before for c, _, _ in runs), "rss_peak": max(c.rss_peak for c, _, _ in runs),
-            "note": note}
+            "rss_before": grown.rss_before, "rss_peak": grown.rss_peak, "note": note}

@@ -24,13 +24,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final
+from typing import Final, NoReturn
 
 import numpy as np
 import polars as pl
 
+from tbstats.errors import FormatError
 from tbstats.games import DRAW, GAME_TYPE, LOSS, WIN, Batch
-from tbstats.teams.model import team_event_ids
+from tbstats.teams.matches import AS_GAME_TYPE, MATCH_TYPES
+from tbstats.teams.records import team_event_ids
+from tbstats.teams.where import record_lines
 
 #: A 299 type: the kind of round it re-scores (blank: a penalty or bonus).
 KINDS: Final = {"W": "win", "D": "draw", "L": "loss", "+": "forfeit_win", "-": "forfeit_loss",
@@ -44,10 +47,14 @@ ROUND_KINDS: Final = {
     "zero_bye": (("zero_bye", "absent"), None)}
 _MP_END, _POINTS_END, _ROUND_END = 11, 17, 22
 CHANGE_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "tournament": pl.Int64(), "id": pl.Int32(), "round": pl.Int16(), "kind": pl.String(), "value": pl.Int64()}
+    "tournament": pl.Int64(), "id": pl.Int32(), "round": pl.Int16(), "kind": pl.String(), "value": pl.Int64(),
+    "record": pl.String()}
 TEAM_CHANGE_SCHEMA: Final[dict[str, pl.DataType]] = {
     "tournament": pl.Int64(), "id": pl.Int32(), "round": pl.Int16(), "kind": pl.String(), "mp": pl.Int64(),
     "gp": pl.Int64()}
+DELTA_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "tournament": pl.Int64(), "team": pl.Int32(), "round": pl.Int16(), "mp": pl.Int64(), "gp": pl.Int64(),
+    "in_event": pl.Boolean()}
 
 
 @dataclass(frozen=True)
@@ -126,8 +133,8 @@ def _num(value: Fraction, signed: bool) -> str:
     return f"+{text}" if signed and value > 0 else text
 
 
-def records(batch: Batch, tournaments: list[int] | None = None) -> list[tuple[int, Adjustment]]:
-    """The readable 299 records of the given tournaments (default: all), with their tournament ids.
+def records(batch: Batch, tournaments: list[int] | None = None) -> list[tuple[int, str, Adjustment]]:
+    """The readable 299 records of the given tournaments (default: all), with their tournament ids and texts.
 
     Records that cannot be read are left out (the reader warned at their line).
     """
@@ -138,7 +145,7 @@ def records(batch: Batch, tournaments: list[int] | None = None) -> list[tuple[in
     out = []
     for tid, text in rows.iter_rows():
         try:
-            out.append((int(tid), parse_adjustment(text)))
+            out.append((int(tid), text, parse_adjustment(text)))
         except ValueError:
             continue
     return out
@@ -179,30 +186,42 @@ def units(value: Fraction | None, scale: int) -> int | None:
 
 def player_changes(batch: Batch) -> pl.DataFrame:
     """The 299 changes of the players of the individual events of ``batch``: ``tournament``, ``id`` (start
-    rank), ``round``, ``kind`` ('' for a penalty/bonus) and ``value`` (units of the event's scale: the change
-    itself for a penalty/bonus, the points the round is worth for a type). Values that are absent or not a
-    whole number of units are left out (the reader's warning says what the record asks)."""
+    rank), ``round``, ``kind`` ('' for a penalty/bonus), ``value`` (units of the event's scale: the change
+    itself for a penalty/bonus, the points the round is worth for a type) and the ``record``. Values that
+    are absent or not a whole number of units are left out (the reader's warning says what the record asks)."""
     teams = set(team_event_ids(batch))
-    adj = [(tid, a) for tid, a in records(batch) if tid not in teams]
-    wanted = {tid for tid, _ in adj}
+    adj = [(tid, text, a) for tid, text, a in records(batch) if tid not in teams]
+    wanted = {tid for tid, _, _ in adj}
     scale = dict(batch.tournaments.filter(pl.col("tournament").is_in(list(wanted))).select(
         "tournament", "scale").iter_rows())
     out = []
-    for tid, a in adj:
+    for tid, text, a in adj:
         value = units(a.points, int(scale[tid]))
         if value is not None:
-            out += [(tid, pid, a.round or 1, a.kind, value) for pid in a.ids]
+            out += [(tid, pid, a.round or 1, a.kind, value, text) for pid in a.ids]
     return pl.DataFrame(out, schema=CHANGE_SCHEMA, orient="row")
 
 
-def team_changes(batch: Batch, events: pl.DataFrame) -> pl.DataFrame:
-    """The 299 changes of the teams of the team events of ``batch`` (``events``: the team model's events
-    table), as :func:`player_changes` with ``mp`` (units of 1/mp_scale) and ``gp`` (of 1/scale), null
-    where the record gives none."""
+def unknown_id(batch: Batch, tournament: int, record: str, who: str, wanted: str) -> NoReturn:
+    """Raise the FormatError of a 299 record naming a participant its event does not have."""
+    source = str(batch.tournaments.filter(pl.col("tournament") == tournament)["source"][0])
+    line = record_lines(source, [record])[0]
+    raise FormatError(source, line, "299 ids (from col 24)",
+                      f"{who} is not {wanted} (record {record.rstrip()!r})")
+
+
+def team_changes(batch: Batch, events: pl.DataFrame, teams: pl.DataFrame) -> pl.DataFrame:
+    """The 299 changes of the teams of the team events of ``batch`` (``events``, ``teams``: the team model's
+    tables), as :func:`player_changes` with ``mp`` (units of 1/mp_scale) and ``gp`` (of 1/scale), null
+    where the record gives none. Raises FormatError for a record naming a team its event does not have."""
+    known = set(teams.select("tournament", "team").iter_rows())
     adj = records(batch, events["tournament"].to_list())
     info = {r["tournament"]: r for r in events.join(batch.tournaments, on="tournament").iter_rows(named=True)}
     out = []
-    for tid, a in adj:
+    for tid, text, a in adj:
+        for team in a.ids:
+            if (tid, team) not in known:
+                unknown_id(batch, tid, text, f"team {team}", "a team of the event (310/013 pairing numbers)")
         e = info[tid]
         mp, gp = units(a.mp, int(e["mp_scale"])), units(a.points, int(e["scale"]))
         if mp is not None or gp is not None:
@@ -210,19 +229,32 @@ def team_changes(batch: Batch, events: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out, schema=TEAM_CHANGE_SCHEMA, orient="row")
 
 
-def team_notes(batch: Batch, teams: pl.DataFrame) -> list[str]:
-    """Warnings for the 299 records of team events that name no team of their event or give values that
-    are not whole units (``teams``: the team model's teams table)."""
-    known = set(teams.select("tournament", "team").iter_rows())
-    ids = sorted({t for t, _ in known})
-    source = dict(batch.tournaments.select("tournament", "source").iter_rows())
-    out = []
-    for tid, a in records(batch, ids):
-        for team in a.ids:
-            if (tid, team) not in known:
-                out.append(f"{source[tid]}: a 299 record names team {team}, which is not a team of the event "
-                           "(310/013): ignored for it")
-    return out
+def team_deltas(batch: Batch, events: pl.DataFrame, teams: pl.DataFrame, matches: pl.DataFrame) -> pl.DataFrame:
+    """The score change of every 299 record of the team events and team it names (:func:`deltas` read on the
+    team's match of that round, as the team views read it, tbstats.teams.dense): ``tournament``, ``team``,
+    ``round``, ``mp`` and ``gp`` (units of 1/mp_scale and of 1/scale) and ``in_event`` (the event has that
+    round). Empty when the batch has no 299 record; FormatError as :func:`team_changes`."""
+    if not has_adjustments(batch):
+        return pl.DataFrame(schema=DELTA_SCHEMA)
+    changes = team_changes(batch, events, teams)
+    keys = ["tournament", "team", "round"]
+    cells = changes.rename({"id": "team", "mp": "_vmp", "gp": "_vgp"}).join(
+        matches.select(*keys, "match_type", "mp", "gp"), on=keys, how="left", maintain_order="left").join(
+        events.select("tournament", "mp_win", "mp_draw"), on="tournament", how="left", maintain_order="left")
+    as_game = {m: GAME_TYPE[AS_GAME_TYPE[m]] for m in MATCH_TYPES}
+    played = (cells["match_type"] == "played").fill_null(False).to_numpy()
+    mp = cells["mp"].fill_null(0).to_numpy()
+    outcome = np.where(played, np.where(mp >= cells["mp_win"].to_numpy(), WIN,
+                                        np.where(mp >= cells["mp_draw"].to_numpy(), DRAW, LOSS)), LOSS)
+    gtype = cells["match_type"].cast(pl.String).replace_strict(as_game, default=GAME_TYPE["absent"],
+                                                              return_dtype=pl.Int8).to_numpy()
+    kind = cells["kind"].to_numpy()
+    out = {k: cells[k] for k in keys} | {"in_event": cells["match_type"].is_not_null()}
+    for unit in ("mp", "gp"):
+        value = cells[f"_v{unit}"]
+        out[unit] = pl.Series(unit, deltas(kind, value.fill_null(0).to_numpy(), value.is_not_null().to_numpy(),
+                                           cells[unit].fill_null(0).to_numpy(), gtype, outcome))
+    return pl.DataFrame(out).select(*DELTA_SCHEMA).cast(DELTA_SCHEMA)  # type: ignore[arg-type]
 
 
 def deltas(kind: np.ndarray, value: np.ndarray, present: np.ndarray, pts: np.ndarray, gtype: np.ndarray,
@@ -264,6 +296,10 @@ def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.n
     want = (a_tix.astype(np.int64) << 24) | adj["id"].to_numpy().astype(np.int64)
     rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
     found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
+    if not found.all():
+        bad = int(np.argmin(found))
+        unknown_id(batch, int(adj["tournament"][bad]), str(adj["record"][bad]), f"player {adj['id'][bad]}",
+                   "a start rank of the event (its 001 records)")
     rnd = adj["round"].to_numpy().astype(np.int64)
     ok = found & (rnd <= n[a_tix])
     cell = np.where(ok, row_cell[rows] + rnd - 1, trash)

@@ -23,7 +23,7 @@ from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.rules import auto_edition, check_edition
 from tbstats.spec import TieBreakSpec
-from tbstats.standings import rank_steps
+from tbstats.standings import rank_dtype, rank_steps
 from tbstats.threads import map_threads
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context, Values
@@ -154,15 +154,19 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
     }
     if lots is not None:
         ctx.set_lots(lots, lots_keys(t["source"].to_list()))
-    steps = rank_steps(ctx, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules)
-    columns["rank"] = pl.Series(steps[-1])
+    steps = rank_steps(ctx, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules,
+                       dtype=rank_dtype(d.tix))
+    columns["rank"] = pl.Series(steps[-1], dtype=pl.Int64)
+    values = {i: tiebreak_values(ctx, spec, rules) for i, spec in enumerate(parsed)
+              if get_tiebreak(spec.name).kind != "partition"}
+    if context is None:
+        ctx.release_stages(gathers=True)   # every value is known: players x rounds arrays can go before the table
     for i, spec in enumerate(parsed):
         name = str(spec)
-        if get_tiebreak(spec.name).kind == "partition":
-            columns[name] = pl.Series(steps[i + 1])
-            continue
-        values = tiebreak_values(ctx, spec, rules)
-        columns[name] = _column(name, values, get_tiebreak(spec.name).integer)
+        if i not in values:
+            columns[name] = pl.Series(steps[i + 1], dtype=pl.Int64)
+        else:
+            columns[name] = _column(name, values[i], get_tiebreak(spec.name).integer)
     if "edition" not in columns and rules == "auto":
         columns["edition"] = pl.Series(ctx.edition_of[d.tix])
     return pl.DataFrame(columns)

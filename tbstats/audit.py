@@ -72,7 +72,7 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
     """
     if batch.n_tournaments == 0:
         return pl.DataFrame(schema=TOURNAMENT_SCHEMA), pl.DataFrame(schema=PLAYER_SCHEMA)
-    d = ctx.dense
+    d = ctx.roster   # per-player and per-tournament arrays only: no padded view of the batch
     T = len(d.n)
     specs = None if isinstance(tiebreaks, str) and tiebreaks == FROM_FILE else (
         parse_specs(tiebreaks) if isinstance(tiebreaks, str) else list(tiebreaks))
@@ -117,7 +117,7 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
         "source": t["source"], "tournament": t["tournament"], "players": np.bincount(d.tix, minlength=T),
         "points_differ": np.bincount(d.tix, weights=pts_differ, minlength=T).astype(np.int64),
         "rank_conflicts": inv, "status": pl.Series(status.astype(str))})
-    rank = base.steps[-1]
+    rank = base.steps[-1].astype(np.int64)
     differs = pts_differ | ((declared >= 0) & (declared != rank))
     rows = np.nonzero(differs)[0]
     per_p = pl.DataFrame({

@@ -7,7 +7,6 @@ tie-breaks it adds and one ranking pass.
 
 from __future__ import annotations
 
-import math
 import re
 import shlex
 import tomllib
@@ -23,12 +22,13 @@ import polars.selectors as cs
 from tbstats import callable_module
 from tbstats.declared import FROM_FILE
 from tbstats.declared import declared_lists as _declared_lists
+from tbstats.dense import players_in_order
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.kendall import kendall_distances
 from tbstats.rules import check_edition
 from tbstats.spec import TieBreakSpec
-from tbstats.standings import rank_steps
+from tbstats.standings import rank_dtype, rank_steps
 from tbstats.teams.model import team_event_ids
 from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.tiebreaks.base import Context
@@ -83,7 +83,7 @@ class Standings:
     """Ranks of every player under one configuration, after points and after each tie-break of its list."""
 
     config: Config
-    steps: list[np.ndarray]       # competition ranks after PTS, then after each spec (same length per row)
+    steps: list[np.ndarray]       # competition ranks after PTS, then after each spec (int16 or int32, rank_dtype)
     computable: np.ndarray        # [T] False where a from-file list could not be used
 
 
@@ -94,17 +94,19 @@ def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
     cached = ctx.standings_cache.get(str(config))
     if isinstance(cached, Standings):
         return cached
+    dtype = rank_dtype(d.tix)   # ranks of many configurations are kept: int16 for events below 32,767 players
     if config.specs is not None:
-        result = Standings(config, rank_steps(ctx, list(config.specs), config.rules), np.ones(T, dtype=bool))
+        result = Standings(config, rank_steps(ctx, list(config.specs), config.rules, dtype=dtype),
+                           np.ones(T, dtype=bool))
         ctx.standings_cache[str(config)] = result
         return result
     lists = _declared_lists(batch)
     n_steps = max((len(s) for s in lists if s is not None), default=0) + 1
-    steps = [np.zeros(d.players, dtype=np.int64) for _ in range(n_steps)]
+    steps: list[np.ndarray] = [np.zeros(d.players, dtype=dtype) for _ in range(n_steps)]
     computable = np.array([s is not None for s in lists])
     for key in {tuple(s) for s in lists if s is not None}:
         rows = np.isin(d.tix, [i for i, s in enumerate(lists) if s is not None and tuple(s) == key])
-        these = rank_steps(ctx, list(key), config.rules)
+        these = rank_steps(ctx, list(key), config.rules, dtype=dtype)
         for k in range(n_steps):
             steps[k][rows] = these[min(k, len(these) - 1)][rows]
     result = Standings(config, steps, computable)
@@ -134,7 +136,7 @@ def wilson(k: np.ndarray | int, n: np.ndarray | int, z: float = 1.959964) -> tup
 def _sets_differ(a: np.ndarray, b: np.ndarray, k: int, tix: np.ndarray, T: int) -> np.ndarray:
     """Per tournament: the set of players ranked <= k differs between the two rankings."""
     diff = (a <= k) != (b <= k)
-    return np.bincount(tix, weights=diff, minlength=T) > 0
+    return np.bincount(tix[diff], minlength=T) > 0
 
 
 @dataclass(frozen=True)
@@ -150,11 +152,20 @@ class Comparison:
 
 def features(batch: Batch, ctx: Context) -> pl.DataFrame:
     """Per tournament features for breakdowns: rounds, players, type, share of unplayed rounds, year, rating."""
-    d = ctx.dense
+    d = ctx.roster
     T = len(d.n)
     players = np.bincount(d.tix, minlength=T)
-    unplayed = np.bincount(d.tix, weights=(d.counted & ~d.played).sum(axis=1), minlength=T)
-    cells = np.bincount(d.tix, weights=d.counted.sum(axis=1), minlength=T)
+    # per player, counted rounds and those not played over the board, bucket by bucket (no padded view)
+    per_row = np.zeros((2, d.players), dtype=np.int64)
+    for rows, part in ctx.parts():
+        v = part.dense
+        sums = np.stack([(v.counted & ~v.played).sum(axis=1), v.counted.sum(axis=1)])
+        if rows is None:
+            per_row = sums
+        else:
+            per_row[:, rows] = sums
+    unplayed = np.bincount(d.tix, weights=per_row[0], minlength=T)
+    cells = np.bincount(d.tix, weights=per_row[1], minlength=T)
     rated = d.rating > 0
     mean_rating = np.bincount(d.tix, weights=np.where(rated, d.rating, 0), minlength=T) / np.maximum(
         np.bincount(d.tix, weights=rated, minlength=T), 1)
@@ -215,24 +226,32 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     d = ctx.roster
     T = len(d.n)
     feats = features(batch, ctx)
-    results = [standings(ctx, batch, c) for c in configs]
+    results = []
+    for c in configs:
+        results.append(standings(ctx, batch, c))
+        # the values are cached: an edition's unplayed-round stage is rebuilt only for a value not seen yet
+        ctx.release_stages()
+    ctx.release_stages(gathers=True)   # the rest reads ranks and cached values only
     pairs = list(combinations(range(len(configs)), 2))
     final = [r.steps[-1] for r in results]
     ok = np.array([results[a].computable & results[b].computable for a, b in pairs]).reshape(len(pairs), T)
-    anyr = np.array([np.bincount(d.tix, weights=final[a] != final[b], minlength=T) > 0
+    anyr = np.array([np.bincount(d.tix[final[a] != final[b]], minlength=T) > 0
                      for a, b in pairs]).reshape(len(pairs), T) & ok
     kd = kendall_distances(final, pairs, anyr, d.tix, T)   # identical rankings are at distance 0: not paired
     source_of = np.asarray(batch.tournaments.sort("tournament")["source"].to_numpy())
-    name_of = np.asarray(batch.players.sort("tournament", "start_no")["name"].to_numpy())
+    # the names in the view's order, a polars column (no sort of the whole players table, no Python strings)
+    name_of = players_in_order(batch.players.select("tournament", "start_no", "name"), ctx.player_order)["name"]
     tour_parts, drill_parts, shared = [], [], []
     for p, (a, b) in enumerate(pairs):
         ra, rb = final[a], final[b]
         winner = _sets_differ(ra, rb, 1, d.tix, T) & ok[p]
-        tour_parts.append(feats.with_columns(
-            pl.lit(configs[a].name).alias("a"), pl.lit(configs[b].name).alias("b"), pl.Series("computable", ok[p]),
-            pl.Series("winner_changed", winner), pl.Series("podium_changed", _sets_differ(ra, rb, 3, d.tix, T) & ok[p]),
-            pl.Series("topk_changed", _sets_differ(ra, rb, top, d.tix, T) & ok[p]),
-            pl.Series("any_rank_changed", anyr[p]), pl.Series("kendall_distance", kd[p])))
+        # the features' columns are shared by every pair's rows, not copied
+        tour_parts.append(pl.concat([feats, pl.DataFrame({
+            "a": pl.repeat(configs[a].name, T, dtype=pl.String, eager=True),
+            "b": pl.repeat(configs[b].name, T, dtype=pl.String, eager=True), "computable": ok[p],
+            "winner_changed": winner, "podium_changed": _sets_differ(ra, rb, 3, d.tix, T) & ok[p],
+            "topk_changed": _sets_differ(ra, rb, top, d.tix, T) & ok[p], "any_rank_changed": anyr[p],
+            "kendall_distance": kd[p]})], how="horizontal"))
         shared.append([int((_shared_first(r, d.tix, T) & ok[p]).sum()) for r in (ra, rb)])
         if drilldown_limit is not None:
             winner = winner & (np.cumsum(winner) <= drilldown_limit)
@@ -255,13 +274,21 @@ def combine(parts: Sequence[Partial]) -> Comparison:
     configs = parts[0].configs
     pairs = list(combinations(range(len(configs)), 2))
     tournaments = pl.concat([p.tournaments for p in parts])
-    tournaments = _pair_major(tournaments, [(configs[a].name, configs[b].name) for a, b in pairs])
+    if len(parts) > 1:   # one batch's rows are pair-major already (and share its features' buffers)
+        tournaments = _pair_major(tournaments, [(configs[a].name, configs[b].name) for a, b in pairs])
     shared = sum((p.shared_first for p in parts), start=np.zeros((len(pairs), 2), dtype=np.int64))
+    # pair-major with every tournament once per pair: pair k's rows are the k-th block of each column
+    per_pair = tournaments.height // len(pairs)
+    flags = {c: tournaments[c].to_numpy().reshape(len(pairs), per_pair) for c in (
+        "computable", "winner_changed", "podium_changed", "topk_changed", "any_rank_changed", "kendall_distance")}
     pair_rows = []
     for k, (a, b) in enumerate(pairs):
-        t = tournaments.filter((pl.col("a") == configs[a].name) & (pl.col("b") == configs[b].name)
-                               & pl.col("computable"))
-        n = t.height
+        if per_pair:
+            assert tournaments["a"][k * per_pair] == configs[a].name and tournaments["b"][k * per_pair] == \
+                configs[b].name, "rows of a comparison's tournaments table are pair-major"
+        ok = flags["computable"][k]
+        t = {c: v[k][ok] for c, v in flags.items()}
+        n = int(ok.sum())
         winner = int(t["winner_changed"].sum())
         lo, hi = wilson(winner, n)
         pair_rows.append({
@@ -271,7 +298,7 @@ def combine(parts: Sequence[Partial]) -> Comparison:
             "winner_changed_lo95": float(lo) if n else None, "winner_changed_hi95": float(hi) if n else None,
             "podium_changed": int(t["podium_changed"].sum()), "topk_changed": int(t["topk_changed"].sum()),
             "any_rank_changed": int(t["any_rank_changed"].sum()),
-            "mean_kendall_distance": float(t["kendall_distance"].to_numpy().mean()) if n else None,
+            "mean_kendall_distance": float(t["kendall_distance"].mean()) if n else None,
             "shared_first_a": int(shared[k, 0]), "shared_first_b": int(shared[k, 1]),
         })
     counts = sum((p.counts for p in parts), start=np.zeros((len(configs), 4), dtype=np.int64))
@@ -329,7 +356,7 @@ def breakdown(comparison: Comparison, by: str) -> pl.DataFrame:
 
 
 def _shared_first(ranks: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
-    return np.bincount(tix, weights=ranks == 1, minlength=T) > 1
+    return np.bincount(tix[ranks == 1], minlength=T) > 1
 
 
 def _config_row(config: Config, counts: np.ndarray) -> dict[str, object]:
@@ -353,7 +380,7 @@ def _depth_rows(config: Config, settled: np.ndarray, counts: np.ndarray) -> pl.D
                                       "settled_here": pl.Int64})
 
 
-def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, b: Config, sa: Standings,
+def _drilldown(ctx: Context, sources: np.ndarray, names: pl.Series, a: Config, b: Config, sa: Standings,
                sb: Standings, changed: np.ndarray) -> pl.DataFrame:
     """Players ranked first under either configuration, in tournaments whose winner changed."""
     d = ctx.roster
@@ -362,8 +389,9 @@ def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, 
     out = pl.DataFrame({
         "a": [a.name] * len(rows), "b": [b.name] * len(rows),
         "source": sources[d.tix[rows]], "tournament": d.t_ids[d.tix[rows]],
-        "start_no": d.start_no[rows], "name": names[rows],
-        "points": pts.as_float()[rows], "rank_a": sa.steps[-1][rows], "rank_b": sb.steps[-1][rows]},
+        "start_no": d.start_no[rows], "name": names.gather(rows),
+        "points": pts.take(rows).as_float(), "rank_a": sa.steps[-1][rows].astype(np.int64),
+        "rank_b": sb.steps[-1][rows].astype(np.int64)},
         schema_overrides={"name": pl.String, "source": pl.String})
     for cfg in (a, b):
         for spec in cfg.specs or ():
@@ -372,7 +400,7 @@ def _drilldown(ctx: Context, sources: np.ndarray, names: np.ndarray, a: Config, 
             if tb.kind == "partition" or col in out.columns:
                 continue
             v = ctx.values(spec, FIXED_EDITION.get(spec.name, spec.edition or cfg.rules), kernel_of(spec.name))
-            out = out.with_columns(pl.Series(col, np.where(v.defined, v.num / v.den, math.nan)[rows]).fill_nan(None))
+            out = out.with_columns(pl.Series(col, v.take(rows).as_float()).fill_nan(None))
     first = next((s for s in (a.specs or ()) if get_tiebreak(s.name).kind == "value"), None)
     spec_text = str(first) if first else "BH"
     hints = [f"tbstats explain {shlex.quote(src.split('#')[0])} --player {no} --tiebreak {spec_text} --rules {a.rules}"

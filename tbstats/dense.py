@@ -155,6 +155,11 @@ class Dense(Roster):
         """Every cell is a counted round (a bucket of equal round counts): masks by ``counted`` are no-ops."""
         return bool(self.counted.all())
 
+    def release_gathers(self) -> None:
+        """Drop the cached opponent-row index arrays (8 bytes a cell; rebuilt on demand)."""
+        for name in ("opp_row", "played_opp", "forfeit_cells"):
+            self.__dict__.pop(name, None)
+
     def in_counted(self, mask: np.ndarray) -> np.ndarray:
         """``mask`` restricted to the counted rounds."""
         return mask if self.all_counted else mask & self.counted
@@ -186,17 +191,21 @@ class Dense(Roster):
         return np.where(self.played, self.opp, np.int32(self.players)).astype(np.intp)
 
     @cached_property
-    def scheduled_opp(self) -> np.ndarray:
-        """The opponent's row in rounds with a scheduled opponent (games and forfeits), ``players`` elsewhere."""
-        return np.where(self.has_opp, self.opp, np.int32(self.players)).astype(np.intp)
+    def forfeit_cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and columns of the rounds with a scheduled opponent not played over the board (forfeits: few)."""
+        return cells(self.has_opp & ~self.played)
 
     def through(self, values: np.ndarray, pad: int | bool = 0, *, scheduled: bool = False) -> np.ndarray:
         """Per player-round, the opponent's entry of the per-player ``values`` in games played over the board
-        (``scheduled``: in every round with a scheduled opponent), ``pad`` elsewhere: one gather, no mask."""
+        (``scheduled``: in every round with a scheduled opponent), ``pad`` elsewhere: one gather, no mask
+        (the forfeits of ``scheduled`` are set after it, cell by cell)."""
         padded = np.empty(len(values) + 1, dtype=values.dtype)
         padded[:-1] = values
         padded[-1] = pad
-        out: np.ndarray = padded[self.scheduled_opp if scheduled else self.played_opp]
+        out: np.ndarray = padded[self.played_opp]
+        if scheduled:
+            rows, cols = self.forfeit_cells
+            out[rows, cols] = values[self.opp[rows, cols]]
         return out
 
     @cached_property
@@ -381,8 +390,9 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     if numbered and g_tix is None and in_grid_order(g, g_round, player_no, t_ids[tix], start_no, widths):
         # one bucket, and the games table lists its grid row by row: each array is a column, reshaped
         R = int(R_of[0])
-        opp_found = (opp_no > 0) & (opp_no <= np.repeat(count.astype(np.int32)[tix], R))
-        opp_local = opp_no + np.repeat((first[tix] - 1).astype(np.int32), R)
+        grid_opp = opp_no.reshape(-1, R)   # per-player offsets broadcast over the rounds: no repeated copies
+        opp_found = ((grid_opp > 0) & (grid_opp <= count.astype(np.int32)[tix][:, None])).reshape(-1)
+        opp_local = (grid_opp + (first[tix] - 1).astype(np.int32)[:, None]).reshape(-1)
     else:
         g_tix = (g_tix if g_tix is not None else _rows_of(g["tournament"].to_numpy(), t_ids)).astype(
             np.intp, copy=False)

@@ -37,16 +37,26 @@ def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
         out = table[first]
         out[lengths != 1] = LOSS
     else:
-        arr = arr.cast(pa.large_string())
+        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+            arr = arr.cast(pa.large_string())
         _, off_buf, data_buf = arr.buffers()
-        offsets = np.frombuffer(off_buf, dtype=np.int64)[arr.offset: arr.offset + len(arr) + 1]
+        wide = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+        offsets: np.ndarray = np.frombuffer(off_buf, dtype=wide)[arr.offset: arr.offset + len(arr) + 1]
         data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
             1, dtype=np.uint8)
         out = table[data[np.minimum(offsets[:-1], len(data) - 1)]]
         out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
     if arr.null_count:
-        out[~np.asarray(arr.is_valid())] = LOSS
+        out[~_valid(arr)] = LOSS
     return out
+
+
+def _valid(arr: pa.Array) -> np.ndarray:
+    """The validity bitmap of ``arr`` as a bool mask, unpacked with numpy (``is_valid`` would import
+    ``pyarrow.compute``, a tenth of a second in a fresh process)."""
+    bits = np.frombuffer(arr.buffers()[0], dtype=np.uint8)
+    mask: np.ndarray = np.unpackbits(bits, bitorder="little")[arr.offset: arr.offset + len(arr)].view(np.bool_)
+    return mask
 
 
 def in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, player_t: np.ndarray,

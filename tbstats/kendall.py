@@ -14,13 +14,14 @@ import numpy as np
 _PAD = np.iinfo(np.int64).max // 4
 
 
-def _padded(ranks: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
-    """[T, Pmax] rank matrix padded with a large rank (padding pairs are equal in every ranking)."""
+def _padded(ranks: np.ndarray, tix: np.ndarray, T: int, small: bool = False) -> np.ndarray:
+    """[T, Pmax] rank matrix padded with a large rank (padding pairs are equal in every ranking); int16 when
+    ``small`` (every rank below 2**14, the pad)."""
     counts = np.bincount(tix, minlength=T)
     width = int(counts.max()) if T else 0
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     col = np.arange(len(tix)) - start[tix]
-    out = np.full((T, width), _PAD, dtype=np.int64)
+    out = np.full((T, width), 2**14 if small else _PAD, dtype=np.int16 if small else np.int64)
     out[tix, col] = ranks
     return out
 
@@ -49,9 +50,8 @@ def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, in
         chosen = np.nonzero(wanted & (bucket == k))[0]
         rows = np.isin(tix, chosen)
         local = np.searchsorted(chosen, tix[rows])
-        padded = {c: _padded(ranks[c][rows], local, len(chosen)) for c in used}
-        if small:   # small ints: a quarter of the memory traffic
-            padded = {c: np.minimum(m, 2**14).astype(np.int16) for c, m in padded.items()}
+        # small ints: a quarter of the memory traffic
+        padded = {c: _padded(ranks[c][rows], local, len(chosen), small) for c in used}
         width = next(iter(padded.values())).shape[1]
         i, j = np.triu_indices(width, 1)
         weight = np.zeros((len(pairs), len(chosen)), dtype=np.int64)

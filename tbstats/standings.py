@@ -111,12 +111,22 @@ def sort_key(values: Values, higher_is_better: bool) -> np.ndarray:
     return np.where(values.defined, key, _BIG)
 
 
-def competition_rank(labels: np.ndarray, tix: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
+def competition_rank(labels: np.ndarray, tix: np.ndarray, first: np.ndarray | None = None, *,
+                     dtype: type = np.int64) -> np.ndarray:
     """Rank 1, 2, 2, 4 within each tournament from position labels (players sorted by tix).
 
-    ``first`` (from :func:`tournament_first`) may be passed in when ranking the same players repeatedly.
+    ``first`` (from :func:`tournament_first`) may be passed in when ranking the same players repeatedly;
+    ``dtype`` may be narrower (:func:`rank_dtype`).
     """
-    return labels - (tournament_first(tix) if first is None else first) + 1
+    rank = labels - (tournament_first(tix) if first is None else first) + 1
+    return rank.astype(dtype, copy=False)
+
+
+def rank_dtype(tix: np.ndarray) -> type:
+    """The narrowest integer type that holds every rank of the players (int16 for events below 32,767
+    players, else int32)."""
+    largest = int(np.bincount(tix).max(initial=0)) if len(tix) else 0
+    return np.int16 if largest < np.iinfo(np.int16).max else np.int32
 
 
 @dataclass(frozen=True)
@@ -253,8 +263,10 @@ def _segment_cumand(ok: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return bad - (bad[first] - (~ok[first])) == 0
 
 
-def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np.ndarray]:
-    """Competition ranks after points, then after each spec in turn (C.07 4.2): ``len(specs) + 1`` arrays.
+def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *,
+               dtype: type = np.int64) -> list[np.ndarray]:
+    """Competition ranks after points, then after each spec in turn (C.07 4.2): ``len(specs) + 1`` arrays
+    of ``dtype`` (a caller that keeps many may pass :func:`rank_dtype`).
 
     Each tie-break refines only the groups still tied; players tied at the end share a rank.
     """
@@ -262,7 +274,7 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np
     pts = ctx.values(TieBreakSpec("PTS"), edition, kernel_of("PTS"))
     first = tournament_first(d.tix)
     labels = refine(first, -pts.num)
-    steps = [competition_rank(labels, d.tix, first)]
+    steps = [competition_rank(labels, d.tix, first, dtype=dtype)]
     tied = tied_players(labels)     # only they can still change; values are computed for every spec anyway
     for spec in specs:
         tb = get_tiebreak(spec.name)
@@ -274,7 +286,7 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str) -> list[np
             if len(tied):
                 labels = refine(labels, sort_key(values, tb.higher_is_better != spec.reverse), tied)
         tied = tied_players(labels, tied)
-        steps.append(competition_rank(labels, d.tix, first))
+        steps.append(competition_rank(labels, d.tix, first, dtype=dtype))
     return steps
 
 

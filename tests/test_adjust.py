@@ -18,8 +18,10 @@ from tbstats import api
 from tbstats.adjust import parse_adjustment
 from tbstats.audit import audit
 from tbstats.cli import main
+from tbstats.errors import FormatError
 from tbstats.games import Batch
 from tbstats.io.trf import read_trf
+from tbstats.teams.model import build_teams
 from tbstats.teams.standings import compute_teams
 
 TEAM_SWISS = ROOT / "data" / "teams" / "team_swiss.trf"
@@ -150,14 +152,43 @@ def test_declared_points_that_a_299_explains_are_not_warned() -> None:
     assert per_t["points_differ"].item() == 0 and per_p.filter(pl.col("start_no") == 4).is_empty()
 
 
-def test_a_299_naming_no_team_of_the_event_is_a_warning(tmp_path: Path) -> None:
+def test_a_299_naming_no_team_of_the_event_is_an_error(tmp_path: Path) -> None:
     target = tmp_path / "nine.trf"
-    target.write_text(TEAM_SWISS.read_text().rstrip("\n") + "\n" + _record("", "-2.0", "-1.0", "", 9) + "\n")
+    target.write_text(TEAM_SWISS.read_text().rstrip("\n") + "\n" + _record("", "-2.0", "-1.0", "", 4, 9) + "\n")
+    for command in (["compute", str(target), "--teams", "-t", "EDE"], ["audit", str(target), "--teams"],
+                    ["explain", str(target), "--teams", "--team", "4", "-t", "BH:MP"]):
+        r = CliRunner().invoke(main, command)
+        assert r.exit_code != 0 and r.exception is not None and isinstance(r.exception, SystemExit), r.output
+        assert (f"{target}:26: 299 ids (from col 24): team 9 is not a team of the event (310/013 pairing "
+                "numbers) (record '299    -2.0  -1.0         4    9')") in r.output
+
+
+def test_a_299_naming_no_player_of_the_event_is_an_error(tmp_path: Path) -> None:
+    target = tmp_path / "e2.trf"
+    target.write_text(E2.read_text().rstrip("\n") + "\n" + _record("", "", "1.5", "", 4, 77) + "\n")
+    lines = target.read_text().splitlines()
+    r = CliRunner().invoke(main, ["compute", str(target), "-t", "BH"])
+    assert r.exit_code != 0 and isinstance(r.exception, SystemExit), r.output
+    assert (f"{target}:{len(lines)}: 299 ids (from col 24): player 77 is not a start rank of the event (its 001 "
+            "records)") in r.output
+    with pytest.raises(FormatError, match="player 77 is not a start rank"):   # the same from a model, no line
+        api.compute(read_trf([("mem.trf", target.read_bytes())]).batch, "BH")
+
+
+def test_declared_mp_gp_are_compared_with_the_adjusted_scores(tmp_path: Path) -> None:
+    """Team 4 (Willows) scores 5 MP / 4.5 GP; a -2/-1 penalty makes it 3 / 3.5."""
+    penalty = _record("", "-2.0", "-1.0", "", 4)
+    explained = TEAM_SWISS.read_text().replace("1800    5.0    4.5", "1800    3.0    3.5")
+    for text, warned in ((explained + penalty + "\n", None), (explained, "differ from the computed 5 "),
+                         (TEAM_SWISS.read_text() + penalty + "\n", "differ from the computed 3 after 1 applied 299 "
+                                                                    "record (record '310   4 Willows")):
+        tb = build_teams(read_trf([(str(tmp_path / "t.trf"), text.encode())]).batch)
+        messages = tb.warnings.filter(pl.col("field") == "team 4 MP")["message"].to_list()
+        assert (messages == []) if warned is None else (len(messages) == 1 and warned in messages[0]), messages
+    target = tmp_path / "t.trf"
+    target.write_text(TEAM_SWISS.read_text() + penalty + "\n")
     r = CliRunner().invoke(main, ["compute", str(target), "--teams", "-t", "EDE"])
-    assert r.exit_code == 0, r.output
-    assert "a 299 record names team 9, which is not a team of the event (310/013): ignored" in r.stderr
-    plain = CliRunner().invoke(main, ["compute", str(TEAM_SWISS), "--teams", "-t", "EDE", "-q"])
-    assert r.stdout.replace(str(target), "X") == plain.stdout.replace(str(TEAM_SWISS), "X")
+    assert f"{target}:21: team 4 MP: declared MP 5.0 of team 4 differ from the computed 3 after 1" in r.stderr
 
 
 def test_explain_shows_the_adjusted_score(tmp_path: Path) -> None:

@@ -158,6 +158,21 @@ def test_team_model_of_held(held: Batch) -> None:
     assert tb.warnings.is_empty()
 
 
+def test_team_model_does_not_depend_on_tournament_ids(held: Batch) -> None:
+    """Large, sparse tournament ids (a model's, not a batch's 0..n-1) take the binary-search path of the
+    dense start-number table and give the same tables."""
+    other = load_trf(SHARLY)
+    both = Batch(*(pl.concat([getattr(held, t), getattr(other, t).with_columns(pl.col("tournament") + 1)])
+                   for t in ("tournaments", "players", "games")))
+    far = Batch(*(getattr(both, t).with_columns(pl.col("tournament") * 10**9 + 7) for t in ("tournaments",
+                                                                                         "players", "games")))
+    near, away = build_teams(both), build_teams(far)
+    for table in ("events", "teams", "members", "matches", "boards"):
+        got = getattr(away, table).with_columns((pl.col("tournament") - 7) // 10**9)
+        assert got.equals(getattr(near, table)), table
+    assert near.matches.height == build_teams(held).matches.height + 50 * 14 and near.boards.height > 0
+
+
 def _heltour() -> Batch:
     """The Friendship Cup with one board corrected: player 41 (round 6) is written '0000 - -' where the
     published standings (and his declared 1.0 points) count a board won by default."""
@@ -230,6 +245,105 @@ def test_board_facing_another_team_is_an_error() -> None:
     batch = _trf({1: "   2 w 1", 2: "   1 b 0", 3: "0000 - -", 4: "0000 - -"}, teams[:2])
     with pytest.raises(FormatError, match="belongs to the same team 1"):
         build_teams(batch)
+
+
+def test_player_in_two_teams_is_an_error(tmp_path: Path) -> None:
+    """A player plays for one team of an event: a second listing is a FormatError naming both records
+    (by line when the source is a file on disk, else quoted) and the field."""
+    teams = ["013 A                               1    2", "013 B                               3    2"]
+    players = {1: "   3 w 1", 2: "0000 - -", 3: "   1 b 0"}
+    with pytest.raises(FormatError, match=r"t.trf: 310/013 members: player 2 is listed in team 1 \(record '013 A"
+                                          r".*\) and in team 2 \(record '013 B.*plays for one team"):
+        build_teams(_trf(players, teams))
+    lines = ["012 t", "092 Team Swiss", *teams, *(_LINE.format(no, f"P{no}", "") + r for no, r in players.items())]
+    target = tmp_path / "two.trf"
+    target.write_text("\n".join(lines) + "\n")
+    for command in (["compute", str(target), "--teams", "-t", "EDE"], ["audit", str(target), "--teams"],
+                    ["explain", str(target), "--teams", "--team", "1", "-t", "BH:MP"]):
+        r = _run(command)
+        assert r.exit_code != 0 and isinstance(r.exception, SystemExit), r.output
+        assert (f"{target}:4: 310/013 members: player 2 is listed in team 1 (line 3) and in team 2 (line 4)"
+                in r.output), r.output
+    with pytest.raises(FormatError, match="player 2 is listed twice in team 1"):
+        build_teams(_trf(players, ["013 A                               1    2    2",
+                                   "013 B                               3"]))
+
+
+def test_two_teams_with_one_pairing_number_is_an_error() -> None:
+    rec = "310 {:3d} {:<32} {:5} {:6} {:6} {:6} {:3}  {}"
+    teams = [rec.format(1, "A", "", "", "", "", "", "   1"), rec.format(1, "B", "", "", "", "", "", "   2")]
+    with pytest.raises(FormatError, match=r"310 team pairing number \(cols 5-7\): team 1 is given twice"):
+        build_teams(_trf({1: "   2 w 1", 2: "   1 b 0"}, teams))
+
+
+TEAM_SWISS = ROOT / "data" / "teams" / "team_swiss.trf"
+YEWS = "310   5 Yews                             YEW     1720    2.0    2.0   5     9   10"
+DAMAGED = {   # name: (change to data/teams/team_swiss.trf, line, field, reason)
+    "member without 001": ((YEWS, YEWS + "   11"), 22, "310/013 members",
+                           "member 11 of team 5 has no 001 record (expected the start rank of a player"),
+    "board facing a player of no team": ((YEWS, YEWS[:-10]), 10, "player 3 round 2",
+                                         "player 9 is in no team (310/013 members)"),
+    "team number 0": (("310   5 Yews ", "310   0 Yews "), 22, "310 team pairing number (cols 5-7)",
+                      "team number 0 is not a pairing number (expected 1 or more)"),
+    "line-up of an unknown team": (("240 H   3    3", "240 H   3    3\n300   1   9   3    1    2"), 26,
+                                   "300 line-up (round 5-7, team 9-11, opponent 13-15)",
+                                   "team 9 is not a team of the event (expected a 310/013 pairing number)"),
+    "line-up with another team's player": (("240 H   3    3", "240 H   3    3\n300   1   1   2    1    7"), 26,
+                                           "300 line-up players (from col 17)",
+                                           "player 7 is not a member of team 1 (expected its 310/013 members"),
+    "line-up naming another opponent": (("240 H   3    3", "240 H   3    3\n300   1   1   3    1    2"), 26,
+                                        "300 line-up (round 5-7, team 9-11, opponent 13-15)",
+                                        "team 1 meets team 2 in round 1 on the boards, not team 3"),
+    "PAB of an unknown team": (("320  2.0  2.0   5   4   0", "320  2.0  2.0   5   4   9"), 23,
+                               "320 team PAB (team per round from col 14)", "team 9 is not a team of the event"),
+    "forfeit of an unknown team": (("330 +-   3   1   5", "330 +-   3   1   9"), 24,
+                                   "330 forfeited match (round 8-10, teams 12-18)", "team 9 is not a team"),
+    "bye of an unknown team": (("240 H   3    3", "240 H   3    9"), 25,
+                               "240 team bye (round 7-9, teams from col 11)", "team 9 is not a team"),
+    "forfeit past the last round": (("330 +-   3   1   5", "330 +-   9   1   5"), 24,
+                                    "330 forfeited match (round 8-10, teams 12-18)",
+                                    "round 9 is not a round of the event (expected 1 to 3)"),
+    "forfeit of a played match": (("330 +-   3   1   5", "330 +-   1   1   2"), 24,
+                                  "330 forfeited match (round 8-10, teams 12-18)",
+                                  "team 1 played a match against team 2 in round 1 (its boards have opponents"),
+    "PAB of a team that played": (("320  2.0  2.0   5   4   0", "320  2.0  2.0   1   4   0"), 23,
+                                  "320 team PAB (team per round from col 14)",
+                                  "team 1 played a match against team 2 in round 1"),
+    "bye of a team that played": (("240 H   3    3", "240 H   1    3"), 25, "240 team bye (round 7-9, teams from "
+                                  "col 11)", "team 3 played a match against team 4 in round 1"),
+}
+
+
+@pytest.mark.parametrize("name", list(DAMAGED))
+def test_damaged_team_records_are_errors_at_their_line(name: str, tmp_path: Path) -> None:
+    """compute, audit and explain --teams stop with a FormatError naming file, line and field (rules.md 9.1)."""
+    (old, new), line, field, reason = DAMAGED[name]
+    assert old in TEAM_SWISS.read_text()
+    target = tmp_path / "damaged.trf"
+    target.write_text(TEAM_SWISS.read_text().replace(old, new))
+    for command in (["compute", str(target), "--teams", "-t", "EDE,BC"], ["audit", str(target), "--teams"],
+                    ["explain", str(target), "--teams", "--team", "1", "-t", "BH:MP"]):
+        r = _run(command)
+        assert r.exit_code == 3 and isinstance(r.exception, SystemExit), r.output
+        assert f"Error: {target}:{line}: {field}: {reason}" in r.output, r.output
+    with pytest.raises(FormatError) as err:   # not a file: records have no line (001 lines still do)
+        build_teams(read_trf([("damaged.trf", target.read_bytes())]).batch)
+    where = "damaged.trf:10" if field.startswith("player") else "damaged.trf"
+    assert str(err.value).startswith(f"{where}: {field}: {reason}")
+
+
+def test_team_without_members_and_two_kinds_of_unplayed_round_warn(tmp_path: Path) -> None:
+    target = tmp_path / "t.trf"
+    text = TEAM_SWISS.read_text().replace("320  2.0  2.0   5   4   0", "320  2.0  2.0   5   4   3")
+    target.write_text(text + "310   6 Empty                            EMP     1700\n")
+    tb = build_teams(read_trf([(str(target), target.read_bytes())]).batch)
+    w = {r["field"]: r for r in tb.warnings.iter_rows(named=True)}
+    assert w["310/013 members"]["line"] == 26 and "team 6 lists no member" in w["310/013 members"]["message"]
+    assert w["team 3 round 3"]["line"] == 23
+    assert w["team 3 round 3"]["message"] == ("team 3 is given 320 team PAB (line 23) and 240 bye (line 25) in round "
+                                              "3: read as the 320 team PAB")
+    assert tb.matches.filter((pl.col("team") == 3) & (pl.col("round") == 3))["match_type"].to_list() == ["pab"]
+    assert set(tb.matches.filter(pl.col("team") == 6)["match_type"].to_list()) == {"absent"}
 
 
 def test_unmarked_bye_warns_and_reads_points() -> None:

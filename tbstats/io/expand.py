@@ -163,8 +163,9 @@ def _walk(top: str) -> list[_Item]:
             items.append(_Item(path, "tabular", path))
         dirs[:] = [d for d in dirs if d not in models]
         base = os.path.normpath(root)
+        prefix = "" if base == "." else base if base.endswith("/") else f"{base}/"
         for name in sorted(f for f in files if not f.startswith(".")):
-            path = os.path.join(base, name) if base != "." else name  # == normpath(join(root, name))
+            path = prefix + name  # == normpath(join(root, name)): a listed name holds no separator
             ext = _suffix(name)
             reader = READERS.get(ext)
             st, problem = safe.checked_stat(path) if reader is not None or ext in ARCHIVES else (None, None)

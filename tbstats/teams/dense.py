@@ -15,8 +15,8 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from tbstats.adjust import deltas, has_adjustments, team_changes
 from tbstats.adjust import grid as grid_of
+from tbstats.adjust import team_deltas
 from tbstats.dense import DRAW, LOSS, NO_OPP, WIN, Dense
 from tbstats.games import GAME_TYPE, Batch
 from tbstats.teams.matches import AS_GAME_TYPE, MATCH_TYPES
@@ -98,21 +98,14 @@ def build_team_dense(batch: Batch, tb: TeamBatch, *, force_type: str | None = No
         by_points = np.where(pts >= W[tix][:, None], WIN, np.where(pts >= D[tix][:, None], DRAW, LOSS))
         return np.where(played, match_outcome, by_points).astype(np.int8)
 
-    changes = team_changes(batch, tb.events) if has_adjustments(batch) else None
+    changes = team_deltas(batch, tb.events, tb.teams, tb.matches)
     bonus: dict[str, np.ndarray | None] = {"mp": None, "gp": None}
-    if changes is not None and changes.height and T:
+    if changes.height and T:
         c_tix = np.searchsorted(t_ids, changes["tournament"].to_numpy()).astype(np.int64)
-        want = (c_tix << 20) | changes["id"].to_numpy().astype(np.int64)
-        c_rows = np.searchsorted(keys, want).clip(0, T - 1)
+        c_rows = np.searchsorted(keys, (c_tix << 20) | changes["team"].to_numpy().astype(np.int64))
         rnd = changes["round"].to_numpy().astype(np.int64)
-        ok = (keys[c_rows] == want) & (rnd <= R)
-        r, c, col = c_rows[ok], rnd[ok], rnd[ok] - 1
-        for unit, pts in (("mp", mp), ("gp", gp)):
-            value = changes[unit]
-            d = deltas(changes["kind"].to_numpy()[ok], value.fill_null(0).to_numpy()[ok],
-                       value.is_not_null().to_numpy()[ok], pts[r, col], gtype[r, col],
-                       np.where(played, match_outcome, LOSS)[r, col] if len(r) else np.zeros(0, dtype=np.int8))
-            bonus[unit] = grid_of(r, c, d, (T, R))
+        for unit in ("mp", "gp"):
+            bonus[unit] = grid_of(c_rows, rnd, changes[unit].to_numpy(), (T, R))
     mp_view = Dense(W=mp_W, D=mp_D, scale=ev["mp_scale"].to_numpy().astype(np.int64), pts=mp,
                     outcome=outcome(mp, mp_W, mp_D), bonus=bonus["mp"], **common)
     gp_view = Dense(W=gp_W, D=gp_D, scale=ev["scale"].to_numpy().astype(np.int64), pts=gp,

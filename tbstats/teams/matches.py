@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Final
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 #: Team match types (rules.md 9.1), in the order of their codes.
 MATCH_TYPES: Final = (
@@ -41,67 +43,103 @@ PAB_SCHEMA = {"tournament": pl.Int64, "team": pl.Int32, "round": pl.Int16, "_pmp
 BYE_SCHEMA = {"tournament": pl.Int64, "team": pl.Int32, "round": pl.Int16, "_bkind": pl.String}
 
 
-def derive_matches(grid: pl.DataFrame, per: pl.DataFrame, events: pl.DataFrame, forfeits: pl.DataFrame,
+def derive_matches(teams: pl.DataFrame, per: pl.DataFrame, events: pl.DataFrame, forfeits: pl.DataFrame,
                    pabs: pl.DataFrame, byes: pl.DataFrame, given_pab: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The matches table and the unmarked team-rounds (tournament, team, round, given) for warnings.
 
-    ``grid`` holds every (tournament, team, round); ``events`` per tournament ``mp_win``, ``mp_draw``,
-    ``mp_loss``, ``boards``, ``round_robin``, ``pts_win``, ``pts_draw`` and, when ``given_pab``,
-    ``_gmp``/``_ggp`` (the --team-pab points in units).
+    Every team (``teams``, sorted by tournament and pairing number) has a match in every round 1..n of its
+    event, n the larger of ``rounds`` and ``_rmax`` (the last round of its boards); ``events`` (sorted by
+    tournament) gives also ``mp_win``, ``mp_draw``, ``mp_loss``, ``boards``, ``round_robin``, ``pts_win``,
+    ``pts_draw`` and, when ``given_pab``, ``_gmp``/``_ggp`` (the --team-pab points in units). The records
+    name teams and rounds of their events (tbstats.teams.checks). All cells at once on a teams x rounds grid.
     """
-    keys = ["tournament", "team", "round"]
-    opp_gp = per.select("tournament", pl.col("team").alias("_opp"), "round", pl.col("_gp").alias("_ogp"))
-    g = (grid.join(per, on=keys, how="left").join(forfeits, on=keys, how="left").join(pabs, on=keys, how="left")
-         .join(byes, on=keys, how="left").join(opp_gp, on=["tournament", "_opp", "round"], how="left")
-         .join(events, on="tournament", how="left")
-         .with_columns(pl.col("_gp").fill_null(0), pl.col("_ogp").fill_null(0)))
-    free = pl.col("_fkind").is_null() & pl.col("_opp").is_null() & pl.col("_pmp").is_null() & pl.col(
-        "_bkind").is_null()
-    g = g.with_columns(
-        (free.sum().over("tournament", "round") == 1).alias("_alone"),
-        pl.when(pl.col("_fkind").is_not_null() | pl.col("_opp").is_not_null()).then(pl.col("round"))
-        .otherwise(0).max().over("tournament", "team").alias("_last"))
-    all_won = pl.col("_gp") >= pl.col("boards") * pl.col("pts_win")
-    given = (pl.lit(given_pab) & (pl.col("_gp") == 0) & pl.col("_alone")) if given_pab else pl.lit(False)
-    kind = (pl.when(pl.col("_fkind").is_not_null()).then(pl.col("_fkind"))
-            .when(pl.col("_opp").is_not_null()).then(pl.when(pl.col("_pending")).then(pl.lit("pending"))
-                                                     .otherwise(pl.lit("played")))
-            .when(pl.col("_pmp").is_not_null()).then(pl.lit("pab"))
-            .when(pl.col("_bkind") == "H").then(pl.lit("half_bye"))
-            .when(pl.col("_bkind") == "Z").then(pl.lit("zero_bye"))
-            .when(pl.col("_bkind") == "F").then(pl.lit("full_bye"))
-            .when(pl.col("round_robin")).then(pl.lit("free_round"))
-            .when(given).then(pl.lit("pab"))
-            .when(all_won & (pl.col("boards") * pl.col("pts_win") > 0)).then(pl.lit("pab"))
-            .otherwise(pl.lit("absent")))
-    g = g.with_columns(kind.alias("_kind"), given.alias("_given"))
-    paired = pl.col("_kind").is_in(["played", "pending"])
-    mp = (pl.when(pl.col("_kind") == "forfeit_win").then(pl.col("mp_win"))
-          .when(pl.col("_kind").is_in(["forfeit_loss", "double_forfeit"])).then(pl.col("mp_loss"))
-          .when(paired).then(pl.when(pl.col("_gp") > pl.col("_ogp")).then(pl.col("mp_win"))
-                             .when(pl.col("_gp") == pl.col("_ogp")).then(pl.col("mp_draw"))
-                             .otherwise(pl.col("mp_loss")))
-          .when(pl.col("_pmp").is_not_null()).then(pl.col("_pmp"))
-          .when(pl.col("_kind") == "half_bye").then(pl.col("mp_draw"))
-          .when(pl.col("_kind") == "full_bye").then(pl.col("mp_win"))
-          .when(pl.col("_given")).then(pl.col("_gmp") if given_pab else pl.lit(0))
-          .when(pl.col("_kind") == "pab").then(pl.col("mp_win"))
-          .otherwise(pl.col("mp_loss")))
-    gp = (pl.when(pl.col("_fkind").is_not_null() | paired).then(pl.col("_gp"))
-          .when(pl.col("_pmp").is_not_null()).then(pl.col("_pgp"))
-          .when(pl.col("_kind") == "half_bye").then(pl.col("boards") * pl.col("pts_draw"))
-          .when(pl.col("_kind") == "full_bye").then(pl.col("boards") * pl.col("pts_win"))
-          .when(pl.col("_kind").is_in(["zero_bye", "free_round"])).then(pl.lit(0))
-          .when(pl.col("_given")).then(pl.col("_ggp") if given_pab else pl.lit(0))
-          .otherwise(pl.col("_gp")))
-    white = (pl.when(pl.col("_fkind").is_not_null()).then(pl.col("_fwhite"))
-             .when(paired).then(pl.col("_colour").cast(pl.String).fill_null("w") != "b")
-             .otherwise(pl.lit(None, pl.Boolean)))
-    matches = g.select(
-        "tournament", "team", "round", pl.coalesce(pl.col("_fopp"), pl.col("_opp")).alias("opponent"),
-        pl.col("_kind").cast(MatchTypeEnum).alias("match_type"), white.alias("white"), mp.alias("mp"),
-        gp.alias("gp")).cast(MATCH_SCHEMA)  # type: ignore[arg-type]
-    unmarked = g.filter(free & ~pl.col("round_robin") & (
-        pl.col("_given") | (pl.col("_kind") == "pab") | (pl.col("round") <= pl.col("_last")) | pl.col("_alone"))
-    ).select("tournament", "team", "round", "_given")
-    return matches.sort(keys), unmarked.sort(keys)
+    t_ids = events["tournament"].to_numpy()
+    tix = np.searchsorted(t_ids, teams["tournament"].to_numpy())
+    team_no = teams["team"].to_numpy().astype(np.int64)
+    keys = (tix << 20) | team_no
+    n = np.maximum(events["rounds"].fill_null(0).to_numpy().astype(np.int64),
+                   events["_rmax"].fill_null(0).to_numpy().astype(np.int64))
+    T, R = len(team_no), int(n.max(initial=0))
+    rnd = np.tile(np.arange(1, R + 1), T)
+    valid = rnd <= np.repeat(n[tix], R)
+    c_tix = np.repeat(tix, R)
+
+    def cells(frame: pl.DataFrame) -> np.ndarray:
+        f_tix = np.searchsorted(t_ids, frame["tournament"].to_numpy())
+        rows = np.searchsorted(keys, (f_tix << 20) | frame["team"].to_numpy().astype(np.int64))
+        return rows * R + frame["round"].to_numpy().astype(np.int64) - 1
+
+    at = {id(f): cells(f) for f in (per, forfeits, pabs, byes)}
+
+    def spread(frame: pl.DataFrame, column: str | pl.Expr, fill: object, dtype: type) -> np.ndarray:
+        out: np.ndarray = np.full(T * R, fill, dtype=dtype)
+        out[at[id(frame)]] = frame.select(column).to_series().to_numpy()
+        return out
+
+    opp = spread(per, pl.col("_opp").fill_null(-1), -1, np.int64)
+    gp = spread(per, "_gp", 0, np.int64)
+    pending = spread(per, "_pending", False, np.bool_)
+    black = spread(per, pl.col("_colour").fill_null("w") == "b", False, np.bool_)
+    fkind = spread(forfeits, pl.col("_fkind").replace_strict(
+        {"forfeit_win": 0, "forfeit_loss": 1, "double_forfeit": 2}, return_dtype=pl.Int8), -1, np.int8)
+    fopp = spread(forfeits, pl.col("_fopp").fill_null(-1), -1, np.int64)
+    fwhite = spread(forfeits, "_fwhite", False, np.bool_)
+    has_pab = spread(pabs, pl.lit(True), False, np.bool_)
+    pmp, pgp = spread(pabs, "_pmp", 0, np.int64), spread(pabs, "_pgp", 0, np.int64)
+    bkind = spread(byes, pl.col("_bkind").replace_strict({"H": 0, "Z": 1, "F": 2}, return_dtype=pl.Int8), -1, np.int8)
+
+    def per_event(column: str) -> np.ndarray:
+        return events[column].to_numpy().astype(np.int64)[c_tix]
+
+    mp_win, mp_draw, mp_loss = per_event("mp_win"), per_event("mp_draw"), per_event("mp_loss")
+    boards, pts_win, pts_draw = per_event("boards"), per_event("pts_win"), per_event("pts_draw")
+    round_robin = events["round_robin"].to_numpy()[c_tix]
+    has_opp = opp >= 0
+    opp_cell = np.searchsorted(keys, (c_tix << 20) | np.where(has_opp, opp, 0)).clip(0, max(T - 1, 0)) * R + rnd - 1
+    ogp = np.where(has_opp, gp[opp_cell.clip(0, max(T * R - 1, 0))] if T * R else 0, 0)
+    free = (fkind < 0) & ~has_opp & ~has_pab & (bkind < 0)
+    slot = c_tix * R + rnd - 1
+    alone = (np.bincount(slot, weights=free & valid, minlength=len(t_ids) * R) == 1)[slot]
+    last = np.where(((fkind >= 0) | has_opp) & valid, rnd, 0).reshape(T, R).max(axis=1, initial=0)
+    given = (gp == 0) & alone if given_pab else np.zeros(T * R, dtype=bool)
+    all_won = (gp >= boards * pts_win) & (boards * pts_win > 0)
+    code = {m: i for i, m in enumerate(MATCH_TYPES)}
+    kind = np.select(
+        [fkind == 0, fkind == 1, fkind == 2, has_opp & pending, has_opp, has_pab, bkind == 0, bkind == 1, bkind == 2,
+         round_robin, given, all_won],
+        [code[k] for k in ("forfeit_win", "forfeit_loss", "double_forfeit", "pending", "played", "pab", "half_bye",
+                           "zero_bye", "full_bye", "free_round", "pab", "pab")], code["absent"])
+    paired = (kind == code["played"]) | (kind == code["pending"])
+    gmp = per_event("_gmp") if given_pab else np.zeros(T * R, dtype=np.int64)
+    ggp = per_event("_ggp") if given_pab else np.zeros(T * R, dtype=np.int64)
+    mp = np.select(
+        [kind == code["forfeit_win"], (kind == code["forfeit_loss"]) | (kind == code["double_forfeit"]),
+         paired & (gp > ogp), paired & (gp == ogp), paired, has_pab, kind == code["half_bye"],
+         kind == code["full_bye"], given, kind == code["pab"]],
+        [mp_win, mp_loss, mp_win, mp_draw, mp_loss, pmp, mp_draw, mp_win, gmp, mp_win], mp_loss)
+    gp_out = np.select(
+        [(fkind >= 0) | paired, has_pab, kind == code["half_bye"], kind == code["full_bye"],
+         (kind == code["zero_bye"]) | (kind == code["free_round"]), given],
+        [gp, pgp, boards * pts_draw, boards * pts_win, np.zeros_like(gp), ggp], gp)
+    keep = np.flatnonzero(valid)
+    white = pl.Series("white", np.where(fkind >= 0, fwhite, ~black)[keep]).scatter(
+        np.flatnonzero(~((fkind >= 0) | paired)[keep]), None)
+    opponent = np.where(fkind >= 0, fopp, opp)[keep]
+    row = keep // R if R else keep
+    base = {"tournament": teams["tournament"].to_numpy()[row], "team": team_no[row], "round": rnd[keep]}
+    matches = pl.DataFrame({
+        **base, "opponent": pl.Series(opponent).scatter(np.flatnonzero(opponent < 0), None),
+        "match_type": _match_types(kind[keep]), "white": white, "mp": mp[keep],
+        "gp": gp_out[keep]}).cast(MATCH_SCHEMA)  # type: ignore[arg-type]
+    marked = keep[(free & ~round_robin & (given | (kind == code["pab"]) | (rnd <= np.repeat(last, R)) | alone))[keep]]
+    r2 = marked // R if R else marked
+    unmarked = pl.DataFrame({"tournament": teams["tournament"].to_numpy()[r2], "team": team_no[r2],
+                             "round": rnd[marked], "_given": given[marked]}).cast(
+        {"tournament": pl.Int64, "team": pl.Int32, "round": pl.Int16})
+    return matches, unmarked
+
+
+def _match_types(codes: np.ndarray) -> pl.Series:
+    """The :data:`MatchTypeEnum` column of match type codes (indices in :data:`MATCH_TYPES`)."""
+    arr = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(list(MATCH_TYPES)))
+    return pl.Series("match_type", pl.from_arrow(arr)).cast(MatchTypeEnum)

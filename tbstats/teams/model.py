@@ -23,23 +23,25 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
-import numpy as np
 import polars as pl
 
-from tbstats.errors import FormatError
+from tbstats.adjust import team_deltas
 from tbstats.games import WARNING_SCHEMA, Batch
+from tbstats.teams.boards import team_games
+from tbstats.teams.checks import check_references, empty_teams
 from tbstats.teams.matches import derive_matches
 from tbstats.teams.records import (
     MEMBER_SCHEMA,
-    TEAM_RECORDS,
     TEAM_SCHEMA,
     exploded,
     parse_team_scoring,
     scoring,
+    team_event_ids,
     team_records,
     units_of,
     unplayed_records,
 )
+from tbstats.teams.where import record_lines
 
 __all__ = ["BOARD_SCHEMA", "EVENT_SCHEMA", "MEMBER_SCHEMA", "TEAM_SCHEMA", "TeamBatch", "build_teams",
            "parse_team_scoring", "team_event_ids"]
@@ -68,13 +70,6 @@ class TeamBatch:
         return self.events.height
 
 
-def team_event_ids(batch: Batch) -> list[int]:
-    """Tournaments that are team events: a team type (192/092) or team records (310/013)."""
-    t = batch.tournaments
-    has_teams = t["records"].list.eval(pl.element().str.slice(0, 3).is_in(TEAM_RECORDS)).list.any()
-    return t.filter((pl.col("event_type") == "team") | has_teams.fill_null(False))["tournament"].to_list()
-
-
 def _decimal(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
 
@@ -97,91 +92,34 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
     team_df, member_df, lineups = team_records(t_rows, recs)
     scores = scoring(t_rows, recs).join(t_rows.select("tournament", "scale"), on="tournament",
                                         maintain_order="left")
-    forfeits, pabs, byes = unplayed_records(recs, scores)
+    forfeits, pabs, byes, refs = unplayed_records(recs, scores)
     games = batch.games.filter(pl.col("tournament").is_in(ids))
-    g = games.join(member_df, on=["tournament", "player"], how="left").join(
-        member_df.select("tournament", "player", pl.col("team").alias("opp_team")),
-        left_on=["tournament", "opponent"], right_on=["tournament", "player"], how="left")
-    _check_boards(g, t_rows)
-    keys = ["tournament", "team", "round"]
-    g = g.filter(pl.col("team").is_not_null()).sort("tournament", "team", "round", "order")
-    paired = pl.col("opponent").is_not_null()
-    by_default = (pl.col("result") == "+") & ~paired
-    per = g.group_by(*keys, maintain_order=True).agg(
-        pl.col("opp_team").drop_nulls().first().alias("_opp"),
-        pl.col("opp_team").min().alias("_omin"), pl.col("opp_team").max().alias("_omax"),
-        pl.col("points").sum().alias("_gp"),
-        (pl.col("game_type") == "pending").any().alias("_pending"),
-        paired.sum().alias("_paired"),
-        by_default.sum().alias("_plus"),
-        pl.col("colour").filter(paired).first().alias("_colour"))
-    _check_one_opponent(per, g, t_rows)
-    per = per.with_columns((pl.col("_paired") + pl.when(pl.col("_opp").is_not_null()).then(pl.col("_plus"))
-                            .otherwise(0)).alias("_fielded")).drop("_paired", "_omin", "_omax")
-    # a board is fielded when it has an opponent, or was won by default against an empty board of a team
-    # that did play a match that round ('0000 - +' beside boards with opponents); per's rows are g's groups
-    gid = np.cumsum(_group_starts(g, keys)) - 1
-    with_opp = per["_opp"].is_not_null().to_numpy()[gid]
-    fielded = g.select(paired.alias("p"), by_default.fill_null(False).alias("d")).to_numpy()
-    boards_df = _boards(g.filter(pl.Series(fielded[:, 0] | (fielded[:, 1] & with_opp))), lineups, keys)
+    players = batch.players.filter(pl.col("tournament").is_in(ids)).select("tournament", "start_no", "line")
+    sorted_teams = team_df.sort("tournament", "team")
+    tg = team_games(games, member_df, sorted_teams, t_rows, players, recs)
+    per = tg.per
+    record_warnings = check_references(recs, refs, lineups, team_df, member_df, per, t_rows)
+    boards_df = _boards(tg.fielded, lineups)
     event_df = _events(t_rows, lineups, per, member_df, scores)
     matches, unmarked = _all_matches(t_rows, forfeits, pabs, byes, per, event_df, team_df, team_pab)
-    warnings = _unmarked_warnings(unmarked, t_rows) + _declared_warnings(team_df, matches, event_df, t_rows)
+    adjusted = team_deltas(batch, event_df, team_df, matches).filter("in_event")
+    warnings = (empty_teams(sorted_teams[tg.empty], t_rows) + record_warnings + _unmarked_warnings(unmarked, t_rows)
+                + _declared_warnings(team_df, matches, adjusted, event_df, t_rows))
     return TeamBatch(event_df, team_df.sort("tournament", "team"), member_df.sort("tournament", "team", "order"),
                      matches.sort("tournament", "team", "round"), boards_df,
                      pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings
                      else pl.DataFrame(schema=WARNING_SCHEMA))
 
 
-def _check_boards(g: pl.DataFrame, t_rows: pl.DataFrame) -> None:
-    """Every board's opponent is in a team, and not in the player's own."""
-    paired = g.filter(pl.col("opponent").is_not_null())
-
-    def first(rows: pl.DataFrame) -> list[dict[str, object]]:
-        return rows.head(1).join(t_rows.select("tournament", "source"), on="tournament").to_dicts()
-
-    for row in first(paired.filter(pl.col("team").is_null() | pl.col("opp_team").is_null())):
-        who = row["player"] if row["team"] is None else row["opponent"]
-        raise FormatError(str(row["source"]), None, f"player {row['player']} round {row['round']}",
-                          f"player {who} is in no team (310/013 members)")
-    for row in first(paired.filter(pl.col("team") == pl.col("opp_team"))):
-        raise FormatError(str(row["source"]), None, f"player {row['player']} round {row['round']}",
-                          f"opponent {row['opponent']} belongs to the same team {row['team']}")
-
-
-def _check_one_opponent(per: pl.DataFrame, g: pl.DataFrame, t_rows: pl.DataFrame) -> None:
-    """A team meets one team per round: all its boards' opponents belong to that team."""
-    keys = ["tournament", "team", "round"]
-    bad = per.filter(pl.col("_omin") != pl.col("_omax")).head(1).select(keys).join(
-        t_rows.select("tournament", "source"), on="tournament")
-    for row in bad.iter_rows(named=True):
-        teams = g.join(bad.select(keys), on=keys)["opp_team"].drop_nulls().unique().sort().to_list()
-        raise FormatError(str(row["source"]), None, f"team {row['team']} round {row['round']}",
-                          f"its boards face players of several teams ({', '.join(map(str, teams))}); a board "
-                          "whose opponent belongs to another team")
-
-
-def _group_starts(frame: pl.DataFrame, keys: list[str]) -> np.ndarray:
-    """True at each row of a frame sorted by ``keys`` where a new group of equal keys begins."""
-    start = np.zeros(frame.height, dtype=bool)
-    start[:1] = True
-    for k in keys:
-        col = frame[k].to_numpy()
-        start[1:] |= col[1:] != col[:-1]
-    return start
-
-
-def _boards(fielded: pl.DataFrame, lineups: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """Board of each fielded player (rows sorted by ``keys`` and board order): position in the 300 line-up,
-    else rank in the team's board order."""
-    start = _group_starts(fielded, keys)
-    pos = np.arange(fielded.height)
-    rank = pos - np.maximum.accumulate(np.where(start, pos, 0)) + 1
-    out = fielded.with_columns(pl.Series("board", rank, dtype=pl.Int16))
+def _boards(fielded: pl.DataFrame, lineups: pl.DataFrame) -> pl.DataFrame:
+    """Board of each fielded player (rows sorted by team, round and board order): position in the 300
+    line-up, else rank in the team's board order."""
+    out = fielded
     if lineups.height:
         lu = lineups.filter(pl.col("player") > 0).select("tournament", "round", "team", "player", "_board")
         out = out.join(lu, on=["tournament", "round", "team", "player"], how="left", maintain_order="left"
-                       ).with_columns(pl.coalesce("_board", "board").alias("board")).sort(*keys, "board")
+                       ).with_columns(pl.coalesce("_board", "board").alias("board")).sort(
+            "tournament", "team", "round", "board")
     return out.select(*BOARD_SCHEMA).cast(BOARD_SCHEMA)  # type: ignore[arg-type]
 
 
@@ -231,12 +169,8 @@ def _all_matches(t_rows: pl.DataFrame, forfeits: pl.DataFrame, pabs: pl.DataFram
                              .cast(pl.Int32).alias("_gmp"),
                              (pl.col("scale") * team_pab[1].numerator // team_pab[1].denominator)
                              .cast(pl.Int32).alias("_ggp"))
-    grid = teams.select("tournament", "team").join(ev.select(
-        "tournament", pl.int_ranges(1, pl.max_horizontal("rounds", pl.col("_rmax").fill_null(0)).cast(pl.Int64) + 1)
-        .alias("round")), on="tournament").explode("round").drop_nulls("round").with_columns(
-        pl.col("round").cast(pl.Int16))
-    return derive_matches(grid, per, ev.drop("rounds", "_rmax", "scale", "mp_scale", "primary"), forfeits, pabs,
-                          byes, team_pab is not None)
+    return derive_matches(teams.sort("tournament", "team"), per, ev.sort("tournament"), forfeits, pabs, byes,
+                          team_pab is not None)
 
 
 def _unmarked_warnings(unmarked: pl.DataFrame, t_rows: pl.DataFrame) -> list[dict[str, object]]:
@@ -253,23 +187,33 @@ def _unmarked_warnings(unmarked: pl.DataFrame, t_rows: pl.DataFrame) -> list[dic
     return out
 
 
-def _declared_warnings(teams: pl.DataFrame, matches: pl.DataFrame, events: pl.DataFrame,
+def _declared_warnings(teams: pl.DataFrame, matches: pl.DataFrame, adjusted: pl.DataFrame, events: pl.DataFrame,
                        t_rows: pl.DataFrame) -> list[dict[str, object]]:
-    """Declared 310 MP/GP that differ from the ones the matches give (warnings, as for player points)."""
-    totals = matches.group_by("tournament", "team").agg(pl.col("mp").sum(), pl.col("gp").sum())
-    rows = teams.join(totals, on=["tournament", "team"], how="left", maintain_order="left").join(
+    """Declared 310 MP/GP that differ from the ones the matches give after the 299 changes (``adjusted``:
+    :func:`tbstats.adjust.team_deltas`), as for player points; the warning says when a 299 was applied."""
+    keys = ["tournament", "team"]
+    totals = pl.concat([matches.select(*keys, "mp", "gp", pl.lit(0).alias("_n")),
+                        adjusted.select(*keys, "mp", "gp", ((pl.col("mp") != 0) | (pl.col("gp") != 0)).cast(
+                            pl.Int64).alias("_n"))], how="vertical_relaxed").group_by(
+        keys).agg(pl.col("mp").sum(), pl.col("gp").sum(), pl.col("_n").sum())
+    rows = teams.join(totals, on=keys, how="left", maintain_order="left").join(
         events.select("tournament", "mp_scale"), on="tournament", maintain_order="left").join(
         t_rows.select("tournament", "source", "scale"), on="tournament", maintain_order="left")
     rows = rows.with_columns(units_of(rows, "declared_mp", "mp_scale").alias("_dmp"),
                              units_of(rows, "declared_gp", "scale").alias("_dgp"))
     differs = [(pl.col(f"_d{k}") != pl.col(k)).fill_null(False) for k in ("mp", "gp")]
     out: list[dict[str, object]] = []
-    for r in rows.filter(differs[0] | differs[1]).iter_rows(named=True):
+    rows = rows.filter(differs[0] | differs[1])
+    lines = {source: dict(zip(part["record"], record_lines(source, part["record"].to_list()), strict=True))
+             for (source,), part in rows.partition_by("source", as_dict=True).items()}
+    for r in rows.iter_rows(named=True):
+        after = f" after {r['_n']} applied 299 record{'s' if r['_n'] > 1 else ''}" if r["_n"] else ""
         for key, scale in (("mp", r["mp_scale"]), ("gp", r["scale"])):
             declared, value = r[f"_d{key}"], r[key]
             if declared is not None and value is not None and declared != value:
-                out.append({"source": r["source"], "line": None, "field": f"team {r['team']} {key.upper()}",
+                out.append({"source": r["source"], "line": lines[r["source"]][r["record"]],
+                            "field": f"team {r['team']} {key.upper()}",
                             "message": f"declared {key.upper()} {r[f'declared_{key}']} of team {r['team']} "
-                                       f"differ from the computed {_decimal(Fraction(value, scale))} "
+                                       f"differ from the computed {_decimal(Fraction(value, scale))}{after} "
                                        f"(record {r['record'][:46].rstrip()!r})"})
     return out

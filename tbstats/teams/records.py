@@ -19,6 +19,7 @@ from typing import Final
 import polars as pl
 
 from tbstats.errors import FormatError
+from tbstats.games import Batch
 from tbstats.teams.matches import BYE_SCHEMA, FORFEIT_SCHEMA, PAB_SCHEMA
 
 TEAM_SCHEMA: Final[dict[str, pl.DataType]] = {
@@ -33,6 +34,13 @@ SCORING_SCHEMA: Final[dict[str, pl.DataType]] = {
 TEAM_RECORDS: Final = ("013", "310")
 CODES: Final = ("013", "310", "300", "320", "330", "240", "362")
 _SEP: Final = "\n"   # joins an event's 362 texts into one key (records hold no newline)
+
+
+def team_event_ids(batch: Batch) -> list[int]:
+    """Tournaments that are team events: a team type (192/092) or team records (310/013)."""
+    t = batch.tournaments
+    has_teams = t["records"].list.eval(pl.element().str.slice(0, 3).is_in(TEAM_RECORDS)).list.any()
+    return t.filter((pl.col("event_type") == "team") | has_teams.fill_null(False))["tournament"].to_list()
 
 
 def parse_team_scoring(records: list[str]) -> dict[str, Fraction]:
@@ -124,17 +132,18 @@ def team_records(t_rows: pl.DataFrame, recs: pl.DataFrame) -> tuple[pl.DataFrame
     for row in missing.iter_rows(named=True):
         raise FormatError(row["source"], None, "teams", "a team event needs 310 or 013 team records")
     teams = both.select(*TEAM_SCHEMA).cast(TEAM_SCHEMA)  # type: ignore[arg-type]
-    members = both.select("tournament", "team", pl.col("_members").str.extract_all(r"\d+").alias("player")).explode(
-        "player").drop_nulls("player").with_columns(
-        pl.int_range(1, pl.len() + 1).over("tournament", "team").alias("order")).select(
-        *MEMBER_SCHEMA).cast(MEMBER_SCHEMA)  # type: ignore[arg-type]
+    # board order: the position in the team's record (a team given by two records is an error later)
+    members = both.select("tournament", "team", pl.col("_members").str.extract_all(r"\d+").alias("player")
+                          ).with_columns(pl.int_ranges(1, pl.col("player").list.len() + 1).alias("order")).explode(
+        "player", "order").drop_nulls("player").select(*MEMBER_SCHEMA).cast(MEMBER_SCHEMA)  # type: ignore[arg-type]
     r300 = recs.filter(pl.col("code") == "300").with_columns(
         pl.col("text").str.slice(4).str.extract_all(r"\d+").cast(pl.List(pl.Int32)).alias("_n"))
     for row in r300.filter(pl.col("_n").list.len() < 3).head(1).iter_rows(named=True):
         raise FormatError(row["source"], None, f"record {row['text']!r}", "line-up needs round, team, opponent team")
     lineups = r300.select(
-        "tournament", pl.col("_n").list.get(0).cast(pl.Int16).alias("round"),
-        pl.col("_n").list.get(1).alias("team"), pl.col("_n").list.slice(3).alias("player")).explode(
+        "tournament", "seq", pl.col("_n").list.get(0).cast(pl.Int16).alias("round"),
+        pl.col("_n").list.get(1).alias("team"), pl.col("_n").list.get(2).alias("_lopp"),
+        pl.col("_n").list.slice(3).alias("player")).explode(
         "player").with_columns(pl.int_range(1, pl.len() + 1).over("tournament", "round", "team").cast(pl.Int16)
                                .alias("_board")).drop_nulls("player")
     return teams, members, lineups
@@ -155,12 +164,15 @@ def scoring(t_rows: pl.DataFrame, recs: pl.DataFrame) -> pl.DataFrame:
     return per_event.join(table, on="_362", how="left", maintain_order="left").drop("_362")
 
 
-def unplayed_records(recs: pl.DataFrame, events: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """The 330 forfeited matches, 320 team PABs and 240 team byes of every event, keyed by team and round.
+def unplayed_records(recs: pl.DataFrame, events: pl.DataFrame
+                     ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The 330 forfeited matches, 320 team PABs and 240 team byes of every event, keyed by team and round,
+    and every team and round they name (``refs``: tournament, seq, team, round; for the checks of
+    :mod:`tbstats.teams.checks`).
 
-    ``events`` gives per tournament ``scale`` (board points) and ``mp_scale``. A later record for the same
-    team and round replaces an earlier one. Raises :class:`FormatError` for the first record (in batch order)
-    that cannot be read.
+    ``events`` gives per tournament ``scale`` (board points) and ``mp_scale``. A later record of the same
+    code for the same team and round replaces an earlier one. Raises :class:`FormatError` for the first
+    record (in batch order) that cannot be read.
     """
     r320 = recs.filter(pl.col("code") == "320").join(events.select("tournament", "scale", "mp_scale"),
                                                      on="tournament", maintain_order="left")
@@ -188,9 +200,11 @@ def unplayed_records(recs: pl.DataFrame, events: pl.DataFrame) -> tuple[pl.DataF
         r".{1,4}").alias("team")).with_columns(pl.int_ranges(1, pl.col("team").list.len() + 1).alias("round")
                                                  ).explode("team", "round").with_columns(
         _int(pl.col("team")).alias("team")).filter(pl.col("team") > 0)
+    refs = [pabs.select("tournament", "seq", "team", "round")]
     pabs = pabs.unique(keys, keep="last", maintain_order=True).select(*PAB_SCHEMA).cast(
         PAB_SCHEMA)  # type: ignore[arg-type]
     fields = [pl.col("_n").list.get(i) for i in range(3)]
+    refs += [r330.select("tournament", "seq", fields[k].alias("team"), fields[0].alias("round")) for k in (1, 2)]
     sides = [r330.select("tournament", (pl.col("seq") * 2 + k).alias("seq"), fields[1 + k].alias("team"),
                          fields[0].alias("round"), pl.col("_kind").replace(
                              {"+-": win_loss[0], "-+": win_loss[1], "--": "double_forfeit"}).alias("_fkind"),
@@ -200,6 +214,8 @@ def unplayed_records(recs: pl.DataFrame, events: pl.DataFrame) -> tuple[pl.DataF
         *FORFEIT_SCHEMA).cast(FORFEIT_SCHEMA, strict=False)  # type: ignore[arg-type]
     byes = r240.select("tournament", "seq", pl.col("_n").list.get(0).alias("round"), pl.col("_n").list.slice(1).alias(
         "team"), pl.col("_kind").alias("_bkind")).explode("team").drop_nulls("team")
+    refs.append(byes.select("tournament", "seq", "team", "round"))
     byes = byes.unique(keys, keep="last", maintain_order=True).select(*BYE_SCHEMA).cast(
         BYE_SCHEMA, strict=False)  # type: ignore[arg-type]
-    return forfeits, pabs, byes
+    ref_schema = {"tournament": pl.Int64, "seq": pl.Int64, "team": pl.Int64, "round": pl.Int64}
+    return forfeits, pabs, byes, pl.concat([r.cast(ref_schema) for r in refs])  # type: ignore[arg-type]

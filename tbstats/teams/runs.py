@@ -14,7 +14,6 @@ from fractions import Fraction
 
 import polars as pl
 
-from tbstats.adjust import team_notes
 from tbstats.audit import bounded
 from tbstats.games import Batch, empty
 from tbstats.pipeline import Run, shift_ids
@@ -30,11 +29,17 @@ class TeamsComputed:
     notes: list[str]
 
 
+def _notes(warnings: pl.DataFrame) -> list[str]:
+    """The team model's warnings as lines ``source[:line]: field: message``, as the reader's are shown."""
+    return [f"{w['source']}{'' if w['line'] is None else ':' + str(w['line'])}: {w['field']}: {w['message']}"
+            for w in warnings.iter_rows(named=True)]
+
+
 def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec] | None, rules: str, force_type: str | None,
                  after_round: int | None, team_pab: tuple[Fraction, Fraction] | None,
                  lots: int | None = None) -> TeamsComputed:
     tb = build_teams(batch, team_pab=team_pab)
-    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)] + team_notes(batch, tb.teams)
+    notes = _notes(tb.warnings)
     if specs is None:
         table, skipped = compute_teams_from_file(batch, rules=rules, force_type=force_type,
                                                  after_round=after_round, teams=tb, lots=lots)
@@ -66,7 +71,7 @@ def _audit_one(batch: Batch, rules: str, tiebreaks: str | Sequence[TieBreakSpec]
                team_pab: tuple[Fraction, Fraction] | None, drilldown_limit: int | None,
                force_type: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
     tb = build_teams(batch, team_pab=team_pab)
-    notes = [f"{w['source']}: {w['message']}" for w in tb.warnings.iter_rows(named=True)] + team_notes(batch, tb.teams)
+    notes = _notes(tb.warnings)
     per_t, per_team = audit_teams(batch, rules=rules, tiebreaks=tiebreaks, teams=tb, drilldown_limit=drilldown_limit,
                                   force_type=force_type)
     return per_t, per_team, notes

@@ -65,6 +65,7 @@ class Context:
         self._dense: Dense | None = None
         self._flat: Context | None = None
         self._categories: np.ndarray | None = None
+        self._shared: dict[str, np.ndarray] = {}    # read-only per-player arrays that many values share
         #: rows of the batch's players table in the view's order (None: already in order, or unknown)
         self.player_order: np.ndarray | None = None
         if isinstance(dense, Dense):
@@ -161,8 +162,37 @@ class Context:
         return result
 
     def unit(self, power: int = 1) -> np.ndarray:
-        """Per-player denominator of points (``scale``), squared for products of points."""
-        return self.roster.per_player(self.roster.scale) ** power
+        """Per-player denominator of points (``scale``), squared for products of points (shared, read-only)."""
+        return self._shared_array(f"unit{power}", lambda: self.roster.per_player(self.roster.scale) ** power)
+
+    def ones(self) -> np.ndarray:
+        """A denominator of 1 for every player (shared, read-only)."""
+        return self._shared_array("ones", lambda: np.ones(self.roster.players, dtype=np.int64))
+
+    def everyone(self) -> np.ndarray:
+        """``defined`` True for every player (shared, read-only)."""
+        return self._shared_array("everyone", lambda: np.ones(self.roster.players, dtype=bool))
+
+    def _shared_array(self, key: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+        """One array per context instead of one per tie-break: read-only, so no kernel can change another's."""
+        if key not in self._shared:
+            out = make()
+            out.flags.writeable = False
+            self._shared[key] = out
+        return self._shared[key]
+
+    def release_stages(self, *, gathers: bool = False) -> None:
+        """Drop the cached unplayed-round stages (players x rounds arrays; values stay cached), and with
+        ``gathers`` the views' opponent-row index arrays: what a caller that has the values it needs does to
+        keep memory low. They are rebuilt on demand."""
+        self._elements.clear()
+        self._categories = None
+        if gathers and self._dense is not None:
+            self._dense.release_gathers()
+        if self._flat is not None:
+            self._flat.release_stages(gathers=gathers)
+        for _, part in self._parts:
+            part.release_stages(gathers=gathers)
 
     def parts(self) -> list[tuple[np.ndarray | None, Context]]:
         """The leaf contexts with the batch rows of their players (None: all rows, in order)."""

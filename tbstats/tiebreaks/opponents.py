@@ -10,10 +10,6 @@ from tbstats.tiebreaks.base import Context, Values, cut_sum, round_half_up
 from tbstats.unplayed import value_bound
 
 
-def _all(ctx: Context) -> np.ndarray:
-    return np.ones(ctx.dense.players, dtype=bool)
-
-
 def buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """BH: sum of the opponents' scores, unplayed rounds per edition, with C/M cuts (C.07 8.1, 14, 16)."""
     return _buchholz(ctx, spec, edition, fore=False)
@@ -28,7 +24,7 @@ def _buchholz(ctx: Context, spec: TieBreakSpec, edition: str, fore: bool) -> Val
     el = ctx.elements(edition, fore=fore)
     total, _ = cut_sum(el.present, el.oppscore, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
                        by_oppscore=False, total=el.oppscore_total, count=el.elements)
-    return Values(total, ctx.unit(), _all(ctx))
+    return Values(total, ctx.unit(), ctx.everyone())
 
 
 def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -38,7 +34,7 @@ def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     bound = value_bound(ctx.dense) * ctx.dense.max_abs_points
     total, _ = cut_sum(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
                        by_oppscore=True, total=row_sum(contribution, el.present, bound=bound), count=el.elements)
-    return Values(total, ctx.unit(2), _all(ctx))
+    return Values(total, ctx.unit(2), ctx.everyone())
 
 
 def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -70,4 +66,4 @@ def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
     qualifies = 2 * score >= max_units + limit
     num = row_sum(pts, d.through(qualifies, False, scheduled=True), bound=d.max_abs_points)
-    return Values(num, ctx.unit(), _all(ctx))
+    return Values(num, ctx.unit(), ctx.everyone())

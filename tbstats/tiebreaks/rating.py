@@ -61,7 +61,7 @@ def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> 
     total, count = cut_sum(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False,
                            total=row_sum(r, bound=bound))
     num = round_half_up(total, np.maximum(count, 1))
-    return Values(num, np.ones_like(num), usable & (count > 0))
+    return Values(num, ctx.ones(), usable & (count > 0))
 
 
 def _percentage(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -102,7 +102,7 @@ def perfect_performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Value
         hi = np.where(active & ok, mid, hi)
         lo = np.where(active & ~ok, mid + 1, lo)
     value = np.where(halves == 0, lo_opp - 800, lo)
-    return Values(value, np.ones_like(value), usable & (games > 0))
+    return Values(value, ctx.ones(), usable & (games > 0))
 
 
 def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: str) -> Values:
@@ -113,7 +113,7 @@ def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: 
     count = row_sum(d.through(inner.defined, False))
     num = round_half_up(row_sum(d.through(np.where(inner.defined, inner.num, 0))), np.maximum(count, 1))
     _, _, usable, _ = _opponent_ratings(ctx, spec)
-    return Values(num, np.ones_like(num), usable & (count > 0))
+    return Values(num, ctx.ones(), usable & (count > 0))
 
 
 def average_performance_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -129,4 +129,4 @@ def average_perfect_performance_opponents(ctx: Context, spec: TieBreakSpec, edit
 def own_rating(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """RTNG: the participant's own rating; higher first unless /R (C.07 10.6)."""
     rating, usable = _ratings(ctx, spec)
-    return Values(rating, np.ones_like(rating), usable)
+    return Values(rating, ctx.ones(), usable)

@@ -7,48 +7,44 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tbstats.dense import NO_OPP, WIN, Dense, row_sum
+from tbstats.dense import NO_OPP, WIN, row_sum
 from tbstats.rules import get_ruleset
 from tbstats.spec import TieBreakSpec
 from tbstats.tiebreaks.base import Context, Values
 
 
-def _ones(d: Dense) -> np.ndarray:
-    return np.ones(d.players, dtype=np.int64)
-
-
-def _count(d: Dense, mask: np.ndarray) -> Values:
-    return Values(row_sum(mask), _ones(d), np.ones(d.players, dtype=bool))
+def _count(ctx: Context, mask: np.ndarray) -> Values:
+    return Values(row_sum(mask), ctx.ones(), ctx.everyone())
 
 
 def points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """PTS: the score, as awarded, with the changes of 299 records (:mod:`tbstats.adjust`)."""
     d = ctx.dense
-    return Values(d.adjusted_score, ctx.unit(), np.ones(d.players, dtype=bool))
+    return Values(d.adjusted_score, ctx.unit(), ctx.everyone())
 
 
 def wins(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """WIN: rounds scored as a win, with or without playing (C.07 7.1)."""
     d = ctx.dense
-    return _count(d, d.in_counted(d.pts == d.per_player(d.W)[:, None]))
+    return _count(ctx, d.in_counted(d.pts == d.per_player(d.W)[:, None]))
 
 
 def games_won(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """WON: games won over the board (C.07 7.2)."""
     d = ctx.dense
-    return _count(d, d.played & (d.outcome == WIN))
+    return _count(ctx, d.played & (d.outcome == WIN))
 
 
 def games_with_black(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """BPG: games played over the board with black (C.07 7.3)."""
     d = ctx.dense
-    return _count(d, d.played & d.black)
+    return _count(ctx, d.played & d.black)
 
 
 def wins_with_black(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """BWG: games won over the board with black (C.07 7.4)."""
     d = ctx.dense
-    return _count(d, d.played & d.black & (d.outcome == WIN))
+    return _count(ctx, d.played & d.black & (d.outcome == WIN))
 
 
 def progressive(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -67,7 +63,7 @@ def progressive(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
         keep = d.counted.copy()
         keep[:, : spec.cut_low] = False
         value = row_sum(running, keep)
-    return Values(value, ctx.unit(), np.ones(d.players, dtype=bool))
+    return Values(value, ctx.unit(), ctx.everyone())
 
 
 def rounds_elected(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -84,7 +80,7 @@ def rounds_elected(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     forfeit_is_game = rules.predetermined and not rules.rr_forfeit_loss_unplayed
     rr_elected = d.counted & ~(forfeit_lost & (not forfeit_is_game))
     round_robin = d.per_player(d.round_robin)[:, None]
-    return _count(d, np.where(round_robin, rr_elected, d.counted & ~unavailable))
+    return _count(ctx, np.where(round_robin, rr_elected, d.counted & ~unavailable))
 
 
 def standard_points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -95,13 +91,13 @@ def standard_points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     other = np.where(has_opp, d.pts[d.opp_row, cols], d.per_player(d.D)[:, None])
     halves = np.where(d.pts > other, 2, np.where(d.pts == other, 1, 0))
     return Values(np.where(d.counted, halves, 0).sum(axis=1), np.full(d.players, 2, dtype=np.int64),
-                  np.ones(d.players, dtype=bool))
+                  ctx.everyone())
 
 
 def pairing_number(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """TPN: the tournament pairing number; lower ranks higher unless /R (C.07 7.8)."""
     d = ctx.dense
-    return Values(d.start_no.copy(), _ones(d), np.ones(d.players, dtype=bool))
+    return Values(d.start_no.copy(), ctx.ones(), ctx.everyone())
 
 
 def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -119,7 +115,7 @@ def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
         for shift, mult in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
             x = (x ^ (x >> np.uint64(shift))) * np.uint64(mult)
         x ^= x >> np.uint64(31)
-    return Values((x >> np.uint64(2)).astype(np.int64), _ones(d), np.ones(d.players, dtype=bool))
+    return Values((x >> np.uint64(2)).astype(np.int64), ctx.ones(), ctx.everyone())
 
 
 def lots_keys(sources: Sequence[str | None]) -> np.ndarray:

@@ -30,13 +30,13 @@ def _wide(ctx: Context) -> np.ndarray:
 
 def solkoff(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """USCF-SOLKOFF (34E2): sum of adjusted opponent scores, own unplayed rounds as 0."""
-    return Values(_cut_sum(ctx, 0, 0), ctx.unit(), np.ones(ctx.dense.players, dtype=bool))
+    return Values(_cut_sum(ctx, 0, 0), ctx.unit(), ctx.everyone())
 
 
 def median(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """USCF-MEDIAN (34E4): Solkoff less the highest and lowest (two of each from 9 rounds)."""
     value = np.where(_wide(ctx), _cut_sum(ctx, 2, 2), _cut_sum(ctx, 1, 1))
-    return Values(value, ctx.unit(), np.ones(ctx.dense.players, dtype=bool))
+    return Values(value, ctx.unit(), ctx.everyone())
 
 
 def modified_median(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -53,7 +53,7 @@ def modified_median(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
         value = np.where(rows & plus, low, value)
         value = np.where(rows & even, _cut_sum(ctx, cuts, cuts), value)
         value = np.where(rows & ~plus & ~even, _cut_sum(ctx, 0, cuts), value)
-    return Values(value, ctx.unit(), np.ones(d.players, dtype=bool))
+    return Values(value, ctx.unit(), ctx.everyone())
 
 
 def cumulative(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -71,7 +71,7 @@ def opponents_cumulative(ctx: Context, spec: TieBreakSpec, edition: str) -> Valu
     d = ctx.dense
     cum = ctx.values(TieBreakSpec("USCF-CUM"), US, cumulative)
     value = np.where(d.played, cum.num[np.where(d.played, d.opp, 0)], 0).sum(axis=1)
-    return Values(value, ctx.unit(), np.ones(d.players, dtype=bool))
+    return Values(value, ctx.unit(), ctx.everyone())
 
 
 def kashdan(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -80,7 +80,7 @@ def kashdan(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     table = np.zeros(3, dtype=np.int64)
     table[[LOSS, DRAW, WIN]] = [1, 2, 4]
     value = np.where(d.played, table[d.outcome], 0).sum(axis=1)
-    return Values(value, np.ones(d.players, dtype=np.int64), np.ones(d.players, dtype=bool))
+    return Values(value, ctx.ones(), ctx.everyone())
 
 
 def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:

@@ -108,11 +108,11 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     tournaments = _complete(tournaments, g, rounds_ev)
     declared, pwarn, pts_err = _declared_points(players, g, tournaments, points, rounds_ev,
                                                 bool(heads.code_is("299").any()))
-    errors.extend(_with_path(pl.concat([perr, pts_err, gerr]), paths))
+    errors.extend(_with_path([perr, pts_err, gerr], paths))
     warnings.extend(twarn)
     warnings.extend(_pending(g, players, tournaments, sources))
     warnings.extend({"source": r["path"], "line": r["line"], "field": r["column"], "message": r["reason"]}
-                    for r in _with_path(pl.concat([gwarn, pnotes, pwarn]), paths))
+                    for r in _with_path([gwarn, pnotes, pwarn], paths))
 
     err_df = pl.DataFrame(errors, schema=ERROR_SCHEMA, orient="row") if errors else pl.DataFrame(
         schema=ERROR_SCHEMA)
@@ -128,10 +128,12 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     bad_paths = [p for p, b in zip(paths, bad.tolist(), strict=True) if b] + [
         e["path"] for e in errors if e["path"] not in paths]
     w_df = (pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings else empty("warnings"))
-    w_df = w_df.filter(~pl.col("source").str.replace(r"#\d+$", "").is_in(bad_paths))
+    if bad_paths and w_df.height:
+        w_df = w_df.filter(~pl.col("source").str.replace(r"#\d+$", "").is_in(bad_paths))
     batch = Batch(t_out, p_out, g_out, w_df)
-    cause = pl.col("reason").str.contains(CAUSES)
-    err_df = err_df.sort(pl.col("path"), cause.not_(), pl.col("line"), nulls_last=False, maintain_order=True)
+    if err_df.height > 1:
+        cause = pl.col("reason").str.contains(CAUSES)
+        err_df = err_df.sort(pl.col("path"), cause.not_(), pl.col("line"), nulls_last=False, maintain_order=True)
     return ReadResult(batch, err_df, [p for p, _ in inputs])
 
 
@@ -145,11 +147,10 @@ def _final(df: pl.DataFrame, columns: Iterable[str], event: np.ndarray, ids: np.
     return out if keep.all() else out.filter(pl.Series(keep))
 
 
-def _with_path(df: pl.DataFrame, paths: list[str]) -> list[dict[str, object]]:
-    if df.is_empty():
-        return []
+def _with_path(frames: list[pl.DataFrame], paths: list[str]) -> list[dict[str, object]]:
+    """The problem rows of ``frames`` in order, each with its file's path."""
     return [{"path": paths[r["file"]], "line": r["line"], "column": r["column"], "reason": r["reason"]}
-            for r in df.iter_rows(named=True)]
+            for df in frames if df.height for r in df.iter_rows(named=True)]
 
 
 def _run_base(values: np.ndarray, first: np.ndarray) -> np.ndarray:

@@ -1,0 +1,45 @@
+"""Where a kept record sits in its source file, for error messages.
+
+The TRF reader keeps the records it does not interpret (``310``, ``299``, ...) verbatim in
+``tournaments.records``, without their line numbers: these are found again, only when an error names a
+record, by reading the source file once more. A source that is not a regular file on disk (an archive
+member, a columnar model) or a record found on no line or on several gives no line: the message then
+quotes the record.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+#: Sources larger than this are not read again for a line number (the message quotes the record).
+MAX_BYTES = 64 * 1024 * 1024
+
+
+def record_lines(source: str, records: Sequence[str]) -> list[int | None]:
+    """The 1-based line of each record text in ``source`` (a TRF path, ``path#k`` for the k-th event of a
+    file), None where it cannot be told.
+
+    >>> record_lines("no/such/file.trf", ["310   1 A"])
+    [None]
+    """
+    path = re.sub(r"#\d+$", "", source)
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:   # a regular file only
+            return [None] * len(records)
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_BYTES)
+    except OSError:
+        return [None] * len(records)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    wanted = {r.rstrip(): None for r in records}
+    found: dict[str, list[int]] = {}
+    for no, line in enumerate(text.splitlines(), start=1):
+        key = line.rstrip()
+        if key in wanted:
+            found.setdefault(key, []).append(no)
+    return [lines[0] if len(lines := found.get(r.rstrip(), [])) == 1 else None for r in records]
