@@ -127,10 +127,6 @@ def check_schema(table: str, df: pl.DataFrame, where: str = "") -> pl.DataFrame:
         return df.clone()  # already the model's columns in order (a shallow copy, as the rebuilt frame was)
     prefix = f"{where}: " if where else ""
     schema = df.schema   # built once: polars builds a new Schema object at every access
-    wanted = [*expected, *(c for c in OPTIONAL[table] if c in schema)]
-    if list(schema) == wanted and all(schema[c] == t for c, t in {**expected, **OPTIONAL[table]}.items()
-                                      if c in schema):
-        return df   # already the model's table
     missing = [c for c in expected if c not in schema]
     if missing:
         raise SchemaError(f"{prefix}{table} table lacks column(s) {', '.join(missing)} "

@@ -243,3 +243,25 @@ def test_rows_of_a_tournament_outside_every_run_are_reported_not_skipped(orphan:
         ledger = stream.ledger
         assert stream.rejected == 1, size
         assert any(f"tournament {orphan} does not exist" in r for r in ledger["reason"].to_list()), size
+
+
+def test_damage_in_a_later_part_names_its_row_in_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part read as a slice of each file, proven clean or else located: a bad game in the third part is named
+    by its row in the games file, as a whole read names it."""
+    from tbstats.io import parts
+
+    monkeypatch.setattr(parts, "UNIT_TOURNAMENTS", 1)
+    tables = good()
+    copies = [{name: t.with_columns(pl.col("tournament") + k) if name != "warnings" else t.head(0)
+               for name, t in tables.items()} for k in range(4)]
+    model = {name: pl.concat([c[name] for c in copies]) for name in tables}
+    bad = 2 * tables["games"].height + 5   # a row of the third tournament
+    model["games"] = at(model["games"], bad, points=7)
+    directory = _write_dir(model, tmp_path / "model", "parquet")
+    with pytest.raises(FormatError) as whole:
+        read_model(directory)
+    assert f"row {bad + 1}:" in whole.value.reason
+    stream = iter_batches([str(directory)], on_error="collect", batch_size=1)
+    assert sum(b.n_tournaments for b, _ in stream) == 3   # the other parts are read
+    reasons = stream.ledger["reason"].to_list()
+    assert stream.rejected == 1 and any(r.startswith(f"row {bad + 1}: ") and "points 7" in r for r in reasons)

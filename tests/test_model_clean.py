@@ -81,10 +81,18 @@ def test_random_damage_gives_the_checkers_ledger(monkeypatch: pytest.MonkeyPatch
     base = many_events()
     rng = np.random.default_rng(9)
     damaged = 0
-    for _ in range(150):
+    for _ in range(200):
         tables = dict(base)
         for _ in range(int(rng.integers(1, 4))):
             table = "games" if rng.random() < 0.8 else "players"
+            shape = rng.random()
+            if shape < 0.15:   # a row dropped, repeated, or moved elsewhere
+                df, row = tables[table], int(rng.integers(tables[table].height))
+                kept = df.filter(pl.int_range(pl.len()) != row)
+                at = int(rng.integers(kept.height))
+                tables[table] = (kept if shape < 0.05 else pl.concat([kept.head(at), df.slice(row, 1), kept.slice(at)])
+                                 if shape < 0.1 else pl.concat([df.head(at), df.slice(row, 1), df.slice(at)]))
+                continue
             columns = [c for c in _VALUES if c in tables[table].columns]
             column = columns[int(rng.integers(len(columns)))]
             row = int(rng.integers(tables[table].height))
@@ -96,4 +104,4 @@ def test_random_damage_gives_the_checkers_ledger(monkeypatch: pytest.MonkeyPatch
         fast, slow = ledgers(located(tables), monkeypatch)
         assert fast.equals(slow)
         damaged += slow.height > 0
-    assert 50 < damaged < 150
+    assert 50 < damaged < 200

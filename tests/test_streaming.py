@@ -27,6 +27,13 @@ SIZES = ((1, 2000), (7, 2000), (7, 1), (100_000, 100_000))   # (--batch-size, --
 REAL_PARTS = ("chessresults", "icu_krause", "heltour", "held_exercises", "chessfy")
 
 
+@pytest.fixture(autouse=True)
+def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts of a model of at least 3 tournaments (not 512): the small inputs here are then read in several
+    parts, each cut into several batches when the batch size is 1."""
+    monkeypatch.setattr(parts, "UNIT_TOURNAMENTS", 3)
+
+
 def _run(args: list[str]) -> str:
     result = CliRunner().invoke(main, [*args, "-q"])
     assert result.exit_code in (0, 1), result.output
@@ -130,6 +137,33 @@ def test_ingested_dataset_is_sorted_with_row_groups_of_whole_tournaments(tmp_pat
     assert parts.read_part(plan[3]).tournaments["tournament"].to_list() == list(range(30, 40))
     assert sources.load([str(tmp_path / "ds")], on_error="raise").batch.games.equals(
         sources.load([str(SAMPLE)], on_error="raise").batch.games)
+
+
+def test_a_part_is_a_slice_of_each_file_in_tournament_order_else_a_filter(tmp_path: Path) -> None:
+    """The plan gives each part its rows of every file in tournament order; a file out of order is read with
+    the part's filter instead; both read the same tournaments, and cut into the same batches."""
+    batch = tabular.read_model(SAMPLE)
+    with tabular.ArchiveWriter(tmp_path / "ds") as writer:
+        for k in range(0, 200, 80):
+            writer.write(batch.select(list(range(k, min(k + 80, 200)))))
+    games = sorted((tmp_path / "ds" / "games").iterdir())
+    shuffled = pl.read_parquet(games[1]).sample(fraction=1.0, shuffle=True, seed=1)
+    shuffled.write_parquet(games[1])
+    plan = parts.plan_model(str(tmp_path / "ds"), "ds", 30)
+    assert plan is not None and [p.tournaments for p in plan] == [30] * 6 + [20]
+    sliced = {f for p in plan for f, _ in p.rows}
+    assert str(games[0]) in sliced and str(games[1]) not in sliced
+    assert plan[1].rows[0][1] == ((30, 60),)   # the tournaments file: rows 30..59
+    got = [parts.read_part(p) for p in plan]
+    assert [b.tournaments["tournament"].to_list() for b in got][3] == list(range(90, 120))
+    key = ["tournament", "player", "round"]
+    assert pl.concat([b.games for b in got]).sort(key).equals(batch.games.sort(key))
+    for part in (got[1], got[3]):   # cut by slices (tables in order) and by filters (games out of order)
+        cut = list(parts.runs(part, 7, by_source=False))
+        assert [b.n_tournaments for b in cut] == [7, 7, 7, 7, 2]
+        assert [b.tournaments["tournament"][0] for b in cut] == part.tournaments["tournament"].gather_every(7).to_list()
+        assert pl.concat([b.games for b in cut]).sort(key).equals(part.games.sort(key))
+    assert parts._cuts(got[1], 7) is not None and parts._cuts(got[3], 7) is None
 
 
 def test_flat_file_is_read_in_runs_of_tournaments(tmp_path: Path) -> None:

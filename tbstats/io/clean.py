@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.games import GAME_TYPE, GAME_TYPES
+from tbstats.games import GAME_TYPE
 
 #: Start numbers below ``1 << _PLAYER_BITS`` and tournament ids below :data:`_ID_LIMIT` are packed into one
 #: Int64 key.
@@ -38,7 +38,7 @@ _ZERO: Final = len(_PTS)   # the column of a round worth nothing (pending)
 class Rules:
     """The checker's tables of result codes, as numpy lookups (built by :mod:`tbstats.io.check`).
 
-    ``byte_code`` maps ``byte | length << 8`` of a result of at most one byte to its code; codes index
+    ``byte_code`` maps the byte of a one-byte result to its code (an empty one has ``no_code``); codes index
     ``allowed`` and ``kind`` through ``game_type * 64 + code``; ``complement`` maps a played result's code to
     its partner's, ``partner`` a game type to its partner's (its own for unpaired types; ``paired`` tells
     which are); ``kind`` is the ``pts_*`` column a round is worth.
@@ -85,11 +85,30 @@ def context(p: pl.DataFrame, t: pl.DataFrame) -> Context:
 
 def _player_keys(p: pl.DataFrame) -> np.ndarray:
     """Sorted keys ``tournament << 20 | start_no`` of the players whose ids fit (others can match no game)."""
-    both = p.select("tournament", "start_no").drop_nulls()
+    both = p.select("tournament", "start_no")
+    both = both.drop_nulls() if both["tournament"].null_count() or both["start_no"].null_count() else both
     tid, sno = both["tournament"].to_numpy().astype(np.int64), both["start_no"].to_numpy().astype(np.int64)
     fits = (tid >= 0) & (tid < _ID_LIMIT) & (sno >= 0) & (sno < 1 << _PLAYER_BITS)
     keys = (tid[fits] << _PLAYER_BITS) | sno[fits]
     return keys if len(keys) < 2 or (keys[1:] >= keys[:-1]).all() else np.sort(keys)
+
+
+def run_starts(ids: pl.Series) -> tuple[np.ndarray, bool]:
+    """The rows where a new tournament starts (the first excepted) and whether the ids only go up there, read
+    chunk by chunk of the column (no copy of it)."""
+    starts, ordered, offset, last = [], True, 0, None
+    for chunk in ids.get_chunks():
+        values = chunk.to_numpy()
+        if not len(values):
+            continue
+        inner = np.flatnonzero(values[1:] != values[:-1]) + 1
+        ordered = ordered and bool((values[inner] > values[inner - 1]).all())
+        if last is not None and values[0] != last:
+            starts.append(np.array([offset]))
+            ordered = ordered and bool(values[0] > last)
+        starts.append(inner + offset)
+        offset, last = offset + len(values), values[-1]
+    return (np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64)), ordered
 
 
 def players_clean(p: pl.DataFrame, t: pl.DataFrame) -> bool:
@@ -133,12 +152,12 @@ def result_codes(results: pl.Series, rules: Rules) -> np.ndarray:
         arrow = arrow.combine_chunks()
     if arrow.type != pa.string_view():
         return rules.codes(results).to_numpy()
-    views = np.frombuffer(arrow.buffers()[1], dtype=np.uint32).reshape(-1, 4)
-    views = views[arrow.offset:arrow.offset + len(arrow)]
-    length = views[:, 0]
+    views = np.frombuffer(arrow.buffers()[1], dtype=np.uint8).reshape(-1, 16)[arrow.offset:arrow.offset + len(arrow)]
+    length = views[:, :4].view(np.uint32)[:, 0]
     if (length > 1).any():
         return rules.codes(results).to_numpy()
-    codes = rules.byte_code[(views[:, 1] & 0xFF) | (length << 8)]   # byte_code[256:] is the empty string's code
+    codes = np.take(rules.byte_code, views[:, 4])   # a view holds a string of up to 12 bytes inline
+    codes[length == 0] = rules.no_code
     if arrow.null_count:
         codes[results.is_null().to_numpy()] = rules.no_code
     return codes
@@ -155,49 +174,60 @@ def games_clean(g: pl.DataFrame, ctx: Context, rules: Rules) -> bool:
     tid = g["tournament"].to_numpy()
     starts = np.r_[0, np.flatnonzero(tid[1:] != tid[:-1]) + 1]
     lengths = np.diff(np.r_[starts, n])
+    ends = starts + lengths - 1
     events = tid[starts]
     if (len(events) > 1 and not (events[1:] > events[:-1]).all()) or events[0] < 0 or events[-1] >= _ID_LIMIT:
         return False   # a tournament's games are not together (or not in id order)
     ev = np.minimum(np.searchsorted(ctx.ids, events), len(ctx.ids) - 1)
     if not len(ctx.ids) or not (ctx.ids[ev] == events).all():
         return False
-    # each tournament a grid: its row i is player i // R + 1 in round i % R + 1
-    rnd = g["round"].to_numpy()
-    rounds = np.maximum.reduceat(rnd, starts).astype(np.int64)
-    if (rounds < 1).any() or (rounds > ctx.rounds[ev]).any() or (lengths % rounds).any():
+    rnd, player = g["round"].to_numpy(), g["player"].to_numpy()
+    rounds = np.maximum.reduceat(rnd, starts)
+    if (rounds < 1).any() or (rounds > ctx.rounds[ev]).any():
         return False
-    size = lengths // rounds
-    if (size >= 1 << _PLAYER_BITS).any():
+    if rnd.min() < 1 or player.min() < 1 or player.max() >= 1 << _PLAYER_BITS or not (rnd[ends] == rounds).all():
         return False
     run = np.repeat(np.arange(len(starts), dtype=np.int32), lengths)
-    width = rounds.astype(np.int32)[run]
-    player_of, round_of = np.divmod(np.arange(n, dtype=np.int32) - starts.astype(np.int32)[run], width)
-    player = g["player"].to_numpy()
-    if not ((rnd == round_of + 1).all() and (player == player_of + 1).all()):
+    width = np.take(rounds, run)   # the rounds R of each row's tournament
+    # each tournament a grid: its row of player p in round r (1 <= r <= R) is (p - 1) * R + r - 1, and it
+    # ends on a round R (so its last player has every round)
+    first_round = np.take((starts - 1).astype(np.int32), run) + rnd   # where this round of player 1 is
+    if not ((player - 1) * width + first_round == np.arange(n, dtype=np.int32)).all():
         return False
-    firsts = np.flatnonzero(round_of == 0)
+    size = player[ends]   # the players of each tournament: 1..size
+    firsts = np.flatnonzero(rnd == 1)
     keys = (tid[firsts].astype(np.int64) << _PLAYER_BITS) | player[firsts]
-    at = np.minimum(np.searchsorted(ctx.players, keys), max(len(ctx.players) - 1, 0))
-    if not len(ctx.players) or not (ctx.players[at] == keys).all():
+    if not _all_in(keys, ctx.players):
         return False   # a game's player is not in the players table
     gt = g["game_type"].to_physical().to_numpy()
-    if (gt >= len(GAME_TYPES)).any() or not (g["played"].to_numpy() == (gt == GAME_TYPE["played"])).all():
+    if not (g["played"].to_numpy() == (gt == GAME_TYPE["played"])).all():
         return False
     opp, valid = _values(g["opponent"])
     has = np.ones(n, dtype=bool) if valid is None else valid
-    if not (has == rules.paired[gt]).all():
+    if not (has == np.take(rules.paired, gt)).all():
         return False   # an opponent exactly for the paired game types
     codes = result_codes(g["result"], rules)
     rule = gt.astype(np.int32) * 64 + codes
-    if not rules.allowed[rule].all():
+    if not np.take(rules.allowed, rule).all():
         return False
-    base = (ev * ctx.points.shape[1]).astype(np.int32)[run]
-    if not (g["points"].to_numpy() == ctx.points.ravel()[base + rules.kind[rule]]).all():
+    base = np.take((ev * ctx.points.shape[1]).astype(np.int32), run)
+    if not (g["points"].to_numpy() == np.take(ctx.points, base + np.take(rules.kind, rule))).all():
         return False
     opp = np.where(has, opp, player)   # an unpaired row stands for itself below
-    if (opp < 1).any() or (opp > size.astype(np.int32)[run]).any() or ((opp == player) != ~has).any():
-        return False
-    back = np.arange(n, dtype=np.int32) + (opp - player) * width   # the opponent's row of that round
-    if not ((opp[back] == player).all() and (gt[back] == rules.partner[gt]).all()):
+    if (opp < 1).any() or (opp > np.take(size, run)).any() or np.count_nonzero(opp == player) != n - has.sum():
+        return False   # an opponent out of the event, or a player paired with themself
+    back = (opp - 1) * width + first_round   # the opponent's row of that round
+    if not ((np.take(opp, back) == player).all() and (np.take(gt, back) == np.take(rules.partner, gt)).all()):
         return False   # an opponent's row does not point back, or has not the partner game type
-    return bool(((gt != GAME_TYPE["played"]) | (codes[back] == rules.complement[codes])).all())
+    return bool(((gt != GAME_TYPE["played"]) | (np.take(codes, back) == np.take(rules.complement, codes))).all())
+
+
+def _all_in(keys: np.ndarray, known: np.ndarray) -> bool:
+    """Whether every one of the sorted ``keys`` is among the sorted ``known`` (first tried as one run of it)."""
+    if not len(keys):
+        return True
+    lo = int(np.searchsorted(known, keys[0]))
+    if lo + len(keys) <= len(known) and (known[lo:lo + len(keys)] == keys).all():
+        return True
+    at = np.minimum(np.searchsorted(known, keys), max(len(known) - 1, 0))
+    return bool(len(known) and (known[at] == keys).all())

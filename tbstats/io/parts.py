@@ -1,17 +1,18 @@
-"""Columnar models read lazily, as runs of whole tournaments (:class:`TablePart`) that each read on their own.
+"""Columnar models read lazily, as parts of whole tournaments (:class:`TablePart`) that each read on their own.
 
 A model (a directory dataset, with tables as single files or as directories of part files, hive-partitioned
 ones such as ``games/year=2024/part-0.parquet`` included; or one flat file) is planned without reading its
-data: only the ``tournament`` column is scanned, one row group or record batch at a time, to list the
-tournament ids. The ids, sorted, are cut into runs of ``batch_size``; a run is read back through
-:mod:`pyarrow.dataset` with the filter ``lo <= tournament <= hi``, which skips the Parquet row groups whose
-statistics lie outside the run. ``ingest`` writes tables sorted by tournament with row groups of whole
-tournaments, so a run is one contiguous read. A part holds paths and bounds only: it travels to a worker
-process, which reads its own data.
+data: only the ``tournament`` column is scanned to list the tournament ids, which, sorted, are cut into
+parts (a stream asks for parts of :func:`unit_size` tournaments: whole batches, at least
+:data:`UNIT_TOURNAMENTS`, cut into batches once read by :func:`runs`). In each Parquet/Arrow file whose rows
+are in tournament order (``ingest`` writes them so, in row groups of whole tournaments) the plan finds the
+rows each part covers, and a part reads that slice, from the row groups that hold it; another file is read
+through the filter ``lo <= tournament <= hi``, which skips the row groups whose statistics lie outside it.
+A part holds paths, bounds and row numbers only: it travels to a worker process, which reads its own data.
 
 CSV models have no row groups: the plan scans each file's ``tournament`` column (as text) once and, when
 every table is in tournament order (a flat file may have rows without a tournament: its warnings), gives each
-run the data rows it covers in each file; a run then parses only those rows (polars skips the rows before
+part the data rows it covers in each file; a part then parses only those rows (polars skips the rows before
 them without parsing their cells). Other CSV models are read whole, then cut into runs in memory.
 """
 
@@ -307,7 +308,11 @@ def read_part(part: TablePart) -> Batch:
         return _read_csv_part(part)
     run = pl.col("tournament").is_between(part.lo, part.hi)
     rows = dict(part.rows)
+    # every file sliced: the tables are read without the rows' location, which is added only when the
+    # checker's proof fails (see tbstats.io.check.proven_clean)
+    plain = all(f in rows for table, _, files in part.files if table != "warnings" for f in files)
     tables: dict[str, pl.DataFrame] = {}
+    pieces: dict[str, list[tuple[str, int, pl.DataFrame]]] = {}
     for table, base, files in part.files:
         where = files[0] if len(files) == 1 else base
         try:
@@ -317,13 +322,29 @@ def read_part(part: TablePart) -> Batch:
                 frames = [_located(files[0], part.format).head(0).collect()] if files else []
             elif table == "warnings":
                 frames = [_located(f, part.format).collect() for f in files]
+            elif plain:
+                pieces[table] = [(f, r0, _scan((f,), part.format).slice(r0, r1 - r0).collect())
+                                 for f in files for r0, r1 in rows[f] if r1 > r0]
+                found = [frame for _, _, frame in pieces[table]]
+                tables[table] = check_schema(table, stack(found), where=where) if found else empty(table)
+                continue
             else:   # file by file: part files may differ in optional columns
                 frames = [frame for f in files for frame in _rows_of(f, part.format, rows.get(f), run)]
             frame = stack(frames) if frames else check.locate(empty(table), where)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
         tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
-    check.raise_problems(check.check_model(tables))
+    if not plain:
+        check.raise_problems(check.check_model(tables))
+    elif not check.proven_clean(tables):
+        located = {}
+        for table, base, files in part.files:
+            if table in pieces:
+                where = files[0] if len(files) == 1 else base
+                frame = stack([check.locate(x, f, r0) for f, r0, x in pieces[table]]) if pieces[table] else (
+                    check.locate(empty(table), where))
+                located[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
+        check.raise_problems(check.check_model(located))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
 
 

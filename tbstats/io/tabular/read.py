@@ -60,30 +60,36 @@ def iter_model(path: str | Path) -> Iterator[Batch]:
 
 
 def _read_dir(directory: Path) -> Batch:
-    tables: dict[str, pl.DataFrame] = {}
+    """A directory dataset, checked: proven clean without the rows' location when it can be, else located and
+    checked row by row (see :func:`tbstats.io.check.proven_clean`)."""
+    frames: dict[str, list[tuple[str, pl.DataFrame]]] = {}
     for table in TABLES:
         src = _table_source(directory, table)
         if src is None:
             if table == "warnings":
-                tables[table] = empty(table)
+                frames[table] = []
                 continue
             raise SchemaError(f"{directory}: no {table} table (expected {table}.parquet, {table}.arrow, "
                               f"{table}.csv or a {table}/ directory of part files)")
-        if src.is_dir():
-            parts = [_read_table(q, table) for q in _parts(src)]   # optional columns may be in some parts only
-            tables[table] = stack(parts) if parts else empty(table)
-        else:
-            tables[table] = _read_table(src, table)
-    check.raise_problems(check.check_model(tables))
+        # optional columns may be in some part files only
+        frames[table] = [(str(q), _read_schema(q, table)) for q in (_parts(src) if src.is_dir() else [src])]
+    tables = {t: stack([f for _, f in found]) if found else empty(t) for t, found in frames.items()}
+    if not check.proven_clean(tables):
+        check.raise_problems(check.check_model({t: stack([check.locate(f, path) for path, f in found]) if found
+                                                else empty(t) for t, found in frames.items()}))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables["warnings"])
 
 
 def _read_table(path: Path, table: str) -> pl.DataFrame:
     """One table file, checked against the schema, with the rows' location (see :mod:`tbstats.io.check`)."""
+    return check.locate(_read_schema(path, table), str(path))
+
+
+def _read_schema(path: Path, table: str) -> pl.DataFrame:
+    """One table file, checked against the schema."""
     fmt = model_format(path)
     assert fmt is not None
-    return check.locate(check_schema(table, _read_file(path, fmt, {**SCHEMAS[table], **OPTIONAL[table]}),
-                                     where=str(path)), str(path))
+    return check_schema(table, _read_file(path, fmt, {**SCHEMAS[table], **OPTIONAL[table]}), where=str(path))
 
 
 def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.DataFrame:
