@@ -255,6 +255,13 @@ class Batch:
             pl.concat([b.warnings for b in batches]),
         )
 
+    @staticmethod
+    def stacked(batches: Sequence[Batch]) -> Batch:
+        """Batches one under another, each table by :func:`stack`, their tournament ids kept (unlike
+        :meth:`concat`: the caller keeps them unique)."""
+        return Batch(*(stack([getattr(b, t) for b in batches]) for t in ("tournaments", "players", "games",
+                                                                          "warnings")))
+
     def select(self, tournaments: pl.Series | list[int]) -> Batch:
         """The sub-batch of the given tournament ids (whole tournaments only)."""
         ids = pl.Series("tournament", tournaments, dtype=pl.Int64)

@@ -379,8 +379,7 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
             chosen.implode())
         got.append(tabular.split_flat(scan.filter(these | pl.col("tournament").is_null() if part.warnings and not k
                                                   else these), where=where))
-    return Batch(*(stack([getattr(b, t) for b in got])
-                   for t in ("tournaments", "players", "games", "warnings")))
+    return Batch.stacked(got)
 
 
 def _located(file: str, fmt: Format) -> pl.LazyFrame:

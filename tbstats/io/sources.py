@@ -28,7 +28,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch, empty, stack
+from tbstats.games import Batch, empty
 from tbstats.io import parts, safe, tabular
 from tbstats.io.expand import (
     SKIPPED,
@@ -182,8 +182,7 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
         ledger, good = _bisect(part.model, part.table, tiles, exc)
         if not good:
             return ledger, []
-        batch = Batch(*(pl.concat([getattr(b, t) for b in good], how="diagonal_relaxed")
-                        for t in ("tournaments", "players", "games", "warnings")))
+        batch = Batch.stacked(good)
     return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size, by_source=False)]
 
 
@@ -274,8 +273,7 @@ def _read_trf_chunks(raw: list[tuple[str, bytes]]) -> tuple[Batch, pl.DataFrame]
         got.append(batch)
         errors.append(found)
         next_id += batch.n_tournaments
-    return Batch(*(stack([getattr(b, t) for b in got])
-                   for t in ("tournaments", "players", "games", "warnings"))), pl.concat(errors)
+    return Batch.stacked(got), pl.concat(errors)
 
 
 def read_input(item: _Item, archives: safe.Archives) -> bytes:
