@@ -22,7 +22,7 @@ from tbstats.compare import Config
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.io import tabular
-from tbstats.pipeline import Run, gather, shift_ids
+from tbstats.pipeline import Run, gather, nothing, shift_ids
 from tbstats.teams.model import team_event_ids
 
 
@@ -67,10 +67,6 @@ def evaluate_batch(batch: Batch, configs: Sequence[Config], *, proxy: str = "rat
     values = strength.proxy(batch, proxy, fitted)
     return (ev.measure(batch, values, configs, lots_seed=lots_seed, ctx=ctx),
             fairness.count(batch, ctx, configs, pairs))
-
-
-def _nothing(batch: Batch) -> None:
-    return None
 
 
 def _evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config], proxy: str,
@@ -155,7 +151,7 @@ def evaluate_archive(batches: Iterable[Batch] | Run, configs: Sequence[Config], 
 
     if isinstance(batches, Run):
         pending: deque[Callable[[], tuple[int, list[tuple[ev.Partial, fairness.Counts]]]]] = deque()
-        for m in batches.map(_nothing, keep=True):
+        for m in batches.map(nothing, keep=True):
             pending.append(batches.apply(m, _evaluate_whole, m.first_id, *args))
             while len(pending) > 4:
                 take(pending.popleft()())

@@ -76,6 +76,12 @@ def _apply_kept(kept: tuple[_Done[P], list[Batch]], index: int, g: Callable[...,
     return g(kept[1][index], *args)
 
 
+def nothing(batch: Batch) -> None:
+    """The map function of a run that only keeps its batches where they were read (``Run.map(nothing,
+    keep=True)``, then :meth:`Run.apply`): nothing travels back."""
+    return None
+
+
 def shift_ids(df: pl.DataFrame, offset: int, column: str = "tournament") -> pl.DataFrame:
     """A table with its tournament ids moved on by ``offset``.
 

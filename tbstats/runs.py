@@ -23,7 +23,7 @@ from tbstats.declared import FROM_FILE
 from tbstats.games import Batch, empty
 from tbstats.info import partial_summary, summary_from
 from tbstats.io.tabular import ArchiveWriter, write_part
-from tbstats.pipeline import Run, gather, shift_ids
+from tbstats.pipeline import Run, gather, nothing, shift_ids
 from tbstats.spec import TieBreakSpec
 from tbstats.teams.model import team_event_ids
 
@@ -166,17 +166,13 @@ def _identity(batch: Batch) -> Batch:
     return batch
 
 
-def _nothing(batch: Batch) -> None:
-    return None
-
-
 def ingest(run: Run, writer: ArchiveWriter) -> None:
     """Write every batch of the run into ``writer``'s model. A directory target's part files are written where
     each batch was read (on a Dask worker: only its part's names and first id travel there, and the count
     back); a single-file target is one stream, written here."""
     pending: deque[Callable[[], int]] = deque()
     try:
-        for m in run.map(_nothing, keep=True):
+        for m in run.map(nothing, keep=True):
             if not m.tournaments:
                 continue
             if writer.single:
