@@ -116,8 +116,8 @@ def event_rounds(p: Players, n_events: int) -> np.ndarray:
     return rounds_ev
 
 
-def _opponent_blocks(p: Players, n_blocks: np.ndarray, li: np.ndarray, r0: np.ndarray, event: np.ndarray,
-                     me: np.ndarray, opp: np.ndarray, rnd: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _opponent_blocks(p: Players, n_blocks: np.ndarray, r0: np.ndarray, event: np.ndarray, me: np.ndarray,
+                     opp: np.ndarray, rnd: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each block: the opponent's block in the same round, whether found, and whether the opponent exists.
 
     With starting ranks 1-9999 everywhere, a table per event maps a starting rank to its first line; other
@@ -180,7 +180,7 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     me = np.where(p.start_ok, p.start_no, 0).astype(np.int16)[li]  # (4 columns: -999..9999)
     has_opp = opp_ok & (opp_val > 0)
     opp = np.where(has_opp, opp_val, 0).astype(np.int16)
-    row, found, exists = _opponent_blocks(p, n_blocks, li, r0, event, me, opp, rnd)
+    row, found, exists = _opponent_blocks(p, n_blocks, r0, event, me, opp, rnd)
     back_ok = found & has_opp[row]
     back = opp[row]
     ores = np.where(found, res[row], 0)
