@@ -199,7 +199,7 @@ class TableFile:
 
     def _open(self) -> Any:
         if self._handle is None and self.format != "parquet":
-            if self._temp is None:   # closed by commit or discard
+            if self._temp is None:   # standard output: an unnamed file, deleted when commit or discard closes it
                 self._handle = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
             else:
                 self._handle = self._temp.open("w", encoding="utf-8", newline="")

@@ -140,15 +140,14 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     """
     p = Path(path)
     fmt, tables = _layout(p)
-    size = batch_size
     if fmt == "csv":
-        return _plan_csv(name, tables, size)
+        return _plan_csv(name, tables, batch_size)
     lead = next(t for t in tables if t[0] in ("tournaments", "flat"))
     ids = _tournament_ids(lead[2], fmt, name)
     if not len(ids):
         return [TablePart(name, fmt, tables, _ANY_ID[0], _ANY_ID[1], 0, True)]
     bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
-    firsts = [int(ids[k]) for k in range(0, len(ids), size)]
+    firsts = [int(ids[k]) for k in range(0, len(ids), batch_size)]
     # the parts tile every id, so that a row whose tournament the tournaments table lacks is read with
     # some part and reported by the model's checker, never skipped
     los, his = np.array([_ANY_ID[0], *firsts[1:]]), np.array([f - 1 for f in firsts[1:]] + [_ANY_ID[1]])
@@ -165,7 +164,7 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
             for table, base, files in tables)
         rows = tuple((f, ((int(index[f][0][k]), int(index[f][1][k])),))
                      for _, _, files in chosen for f in files if f in index)
-        out.append(TablePart(name, fmt, chosen, lo, hi, min(size, len(ids) - k * size), k == 0, rows))
+        out.append(TablePart(name, fmt, chosen, lo, hi, min(batch_size, len(ids) - k * batch_size), k == 0, rows))
     return out
 
 
