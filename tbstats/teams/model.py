@@ -3,8 +3,8 @@
 Built from a :class:`~tbstats.games.Batch`: the team records the TRF reader keeps verbatim in
 ``tournaments.records`` (``310``/``013`` teams, ``300`` line-ups, ``320`` team PABs, ``330`` forfeited
 matches, ``240`` team byes, ``362`` team scoring; parsed by :mod:`tbstats.teams.records`) and the player and
-game tables, all events at once. The reader keeps no line numbers for these records, so errors and warnings
-quote the record itself.
+game tables, all events at once. The reader keeps no line numbers for these records: errors and warnings
+find a record's line again in its file (:mod:`tbstats.teams.where`), else quote the record itself.
 
 Tables (all keyed by ``tournament`` like the player tables; ``team`` is the team's pairing number):
 
@@ -78,9 +78,12 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
     """The team tables of every team event in ``batch`` (rules.md 9.1); other events are left out.
 
     Raises :class:`~tbstats.errors.FormatError` for a board whose opponent belongs to no team or to the
-    player's own team, and for a team whose boards face several teams in one round. Warns (``warnings``)
-    when a team without opponent in a round is marked by no 320/240 record, and when declared 310 MP/GP
-    differ from the computed ones. ``team_pab`` (MP, GP) scores such an unmarked round as a team PAB worth these
+    player's own team, for a team whose boards face several teams in one round (:mod:`tbstats.teams.boards`),
+    for team records that do not fit the event's teams, rounds and boards (:mod:`tbstats.teams.checks`) and
+    for a 299 record naming no team of its event (:func:`tbstats.adjust.team_changes`). Warns (``warnings``)
+    when a team lists no member or is given two kinds of unplayed round, when a team without opponent in a
+    round is marked by no 320/240 record, and when declared 310 MP/GP differ from the computed ones (after
+    the 299 changes). ``team_pab`` (MP, GP) scores such an unmarked round as a team PAB worth these
     points when the team is the only one of the round without opponent and its boards scored nothing (for
     files that mark no team byes, rules.md 9.8).
 
