@@ -31,9 +31,10 @@ from typing import Final, TypeVar
 
 import numpy as np
 import polars as pl
+from polars.expr.whenthen import ChainedThen, Then
 
 from tbstats.errors import FormatError
-from tbstats.games import GAME_TYPE, GAME_TYPES
+from tbstats.games import GAME_TYPE, GAME_TYPES, SCORING_KINDS
 from tbstats.io import clean
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
@@ -222,9 +223,13 @@ _ALLOWED: Final = [GAME_TYPE[kind] * 64 + (_NO_CODE if code is None else _CODES[
                    for kind, codes in RESULTS.items() for code in codes]
 _COMPLEMENT_CODE: Final = {_CODES[a]: _CODES[b] for a, b in COMPLEMENT.items()}
 _PARTNER_CODE: Final = {GAME_TYPE[a]: GAME_TYPE[b] for a, b in PARTNER_TYPE.items()}
-#: The ``pts_*`` column (see :data:`tbstats.io.clean._PTS`) each game type is worth; played games by result.
-_KIND: Final = {"forfeit_win": 3, "forfeit_loss": 4, "double_forfeit": 4, "pab": 5, "full_bye": 6, "half_bye": 7,
-                "zero_bye": 8, "absent": 8, "pending": 9}
+#: The scoring kind (``pts_*`` column) each unplayed game type is worth (rules.md 2.4; pending: nothing,
+#: played games: by result).
+_WORTH: Final = {"forfeit_win": "forfeit_win", "forfeit_loss": "forfeit_loss", "double_forfeit": "forfeit_loss",
+                 "pab": "pab", "full_bye": "full_bye", "half_bye": "half_bye", "zero_bye": "zero_bye",
+                 "absent": "zero_bye"}
+#: :data:`_WORTH` as the index of the ``pts_*`` column in :data:`tbstats.io.clean._PTS` (its last, zero, for pending).
+_KIND: Final = {kind: SCORING_KINDS.index(worth) for kind, worth in _WORTH.items()} | {"pending": len(SCORING_KINDS)}
 
 
 def _code(result: pl.Expr) -> pl.Expr:
@@ -263,9 +268,9 @@ def _rules() -> clean.Rules:
     for name, column in _KIND.items():
         kind[GAME_TYPE[name] * 64:(GAME_TYPE[name] + 1) * 64] = column
     played = GAME_TYPE["played"] * 64
-    kind[played:played + 64] = 2
-    kind[[played + _CODES[c] for c in _WIN]] = 0
-    kind[[played + _CODES[c] for c in _DRAW]] = 1
+    kind[played:played + 64] = SCORING_KINDS.index("loss")
+    kind[[played + _CODES[c] for c in _WIN]] = SCORING_KINDS.index("win")
+    kind[[played + _CODES[c] for c in _DRAW]] = SCORING_KINDS.index("draw")
     return clean.Rules(byte_code, _NO_CODE, allowed, complement, partner, paired, kind, _codes)
 
 
@@ -273,17 +278,12 @@ def _expected_points() -> pl.Expr:
     """Points of a round in units, from its game type, result and the event's ``pts_*`` (rules.md 2.4)."""
     gt, res = pl.col("_gt"), pl.col("_res")
     win, draw = [_CODES[c] for c in _WIN], [_CODES[c] for c in _DRAW]
-    return (pl.when(gt == GAME_TYPE["played"]).then(
-                pl.when(res.is_in(win)).then(pl.col("pts_win"))
-                .when(res.is_in(draw)).then(pl.col("pts_draw"))
-                .otherwise(pl.col("pts_loss")))
-            .when(gt == GAME_TYPE["forfeit_win"]).then(pl.col("pts_forfeit_win"))
-            .when(gt.is_in([GAME_TYPE["forfeit_loss"], GAME_TYPE["double_forfeit"]])).then(pl.col("pts_forfeit_loss"))
-            .when(gt == GAME_TYPE["pab"]).then(pl.col("pts_pab"))
-            .when(gt == GAME_TYPE["full_bye"]).then(pl.col("pts_full_bye"))
-            .when(gt == GAME_TYPE["half_bye"]).then(pl.col("pts_half_bye"))
-            .when(gt.is_in([GAME_TYPE["zero_bye"], GAME_TYPE["absent"]])).then(pl.col("pts_zero_bye"))
-            .otherwise(0))
+    out: Then | ChainedThen = pl.when(gt == GAME_TYPE["played"]).then(
+        pl.when(res.is_in(win)).then(pl.col("pts_win")).when(res.is_in(draw)).then(pl.col("pts_draw"))
+        .otherwise(pl.col("pts_loss")))
+    for kind, worth in _WORTH.items():
+        out = out.when(gt == GAME_TYPE[kind]).then(pl.col(f"pts_{worth}"))
+    return out.otherwise(0)
 
 
 _WIDTHS: Final = {"player": 20, "round": 12}  # bits of a packed key: tournament | start number | round

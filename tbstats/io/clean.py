@@ -23,14 +23,13 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.games import GAME_TYPE
+from tbstats.games import GAME_TYPE, SCORING_KINDS
 
 #: Start numbers below ``1 << _PLAYER_BITS`` and tournament ids below :data:`_ID_LIMIT` are packed into one
 #: Int64 key.
 _PLAYER_BITS: Final = 20
 _ID_LIMIT: Final = 1 << (62 - _PLAYER_BITS)
-_PTS: Final = ("pts_win", "pts_draw", "pts_loss", "pts_forfeit_win", "pts_forfeit_loss", "pts_pab",
-               "pts_full_bye", "pts_half_bye", "pts_zero_bye")
+_PTS: Final = tuple(f"pts_{kind}" for kind in SCORING_KINDS)   # the columns of a round's points
 _ZERO: Final = len(_PTS)   # the column of a round worth nothing (pending)
 
 
