@@ -261,6 +261,11 @@ def _read_csv_rows(file: str, ranges: tuple[tuple[int, int], ...], types: dict[s
     return parsed.with_columns(pl.lit(file, check.FILE).alias("_file"), pl.col("_row").cast(check.ROW))
 
 
+def _checked(table: str, frame: pl.DataFrame, where: str) -> pl.DataFrame:
+    """A located table checked against the model's schema, its hidden location columns kept."""
+    return check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
+
+
 def _read_csv_part(part: TablePart) -> Batch:
     """Read one run of a CSV model (see :func:`_plan_csv`)."""
     rows = dict(part.rows)
@@ -276,7 +281,7 @@ def _read_csv_part(part: TablePart) -> Batch:
             frames = [_read_csv_rows(f, rows[f], types, f, drop_loose=False) for f in files]
         where = files[0] if len(files) == 1 else base
         frame = stack(frames) if frames else check.locate(empty(table), where)
-        tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
+        tables[table] = _checked(table, frame, where)
     check.raise_problems(check.check_model(tables))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
 
@@ -332,7 +337,7 @@ def read_part(part: TablePart) -> Batch:
             frame = stack(frames) if frames else check.locate(empty(table), where)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise SchemaError(f"{where}: not a readable {part.format} file ({tabular._first_line(exc)})") from None
-        tables[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
+        tables[table] = _checked(table, frame, where)
     if not plain:
         check.raise_problems(check.check_model(tables))
     elif not check.proven_clean(tables):
@@ -342,7 +347,7 @@ def read_part(part: TablePart) -> Batch:
                 where = files[0] if len(files) == 1 else base
                 frame = stack([check.locate(x, f, r0) for f, r0, x in pieces[table]]) if pieces[table] else (
                     check.locate(empty(table), where))
-                located[table] = check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
+                located[table] = _checked(table, frame, where)
         check.raise_problems(check.check_model(located))
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
 
