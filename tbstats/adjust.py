@@ -33,7 +33,7 @@ from tbstats.errors import FormatError
 from tbstats.games import DRAW, GAME_TYPE, LOSS, WIN, Batch
 from tbstats.teams.matches import AS_GAME_TYPE, MATCH_TYPES
 from tbstats.teams.records import team_event_ids
-from tbstats.teams.where import record_lines
+from tbstats.teams.where import record_lines, source_of
 
 #: A 299 type: the kind of round it re-scores (blank: a penalty or bonus).
 KINDS: Final = {"W": "win", "D": "draw", "L": "loss", "+": "forfeit_win", "-": "forfeit_loss",
@@ -204,7 +204,7 @@ def player_changes(batch: Batch) -> pl.DataFrame:
 
 def unknown_id(batch: Batch, tournament: int, record: str, who: str, wanted: str) -> NoReturn:
     """Raise the FormatError of a 299 record naming a participant its event does not have."""
-    source = str(batch.tournaments.filter(pl.col("tournament") == tournament)["source"][0])
+    source = source_of(batch.tournaments, tournament)
     line = record_lines(source, [record])[0]
     raise FormatError(source, line, "299 ids (from col 24)",
                       f"{who} is not {wanted} (record {record.rstrip()!r})")

@@ -9,6 +9,7 @@ are bincounts over ``team row x rounds + round`` and the board of a fielded play
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 import polars as pl
@@ -16,7 +17,7 @@ import polars as pl
 from tbstats.errors import FormatError
 from tbstats.games import GAME_TYPE
 from tbstats.teams.checks import check_teams
-from tbstats.teams.where import record_lines
+from tbstats.teams.where import record_lines, source_of
 
 _NONE = -1   # no team
 
@@ -45,7 +46,7 @@ def check_members(members: pl.DataFrame, teams: pl.DataFrame, t_rows: pl.DataFra
     tid, player = first["tournament"][0], first["player"][0]
     both = first.join(teams.select("tournament", "team", "record"), on=["tournament", "team"],
                       maintain_order="left")
-    source = str(t_rows.filter(pl.col("tournament") == tid)["source"][0])
+    source = source_of(t_rows, tid)
     records = both["record"].to_list()
     lines = record_lines(source, records)
     where = [f"line {ln}" if ln is not None else f"record {rec[:40].rstrip()!r}" for ln, rec in
@@ -161,10 +162,10 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     return TeamGames(per, boards, np.flatnonzero(np.bincount(m_row, minlength=len(teams)) == 0))
 
 
-def _same_number(teams: pl.DataFrame, i: int, t_rows: pl.DataFrame) -> None:
+def _same_number(teams: pl.DataFrame, i: int, t_rows: pl.DataFrame) -> NoReturn:
     """Two team records of an event give the same pairing number (rows ``i`` and ``i + 1`` of ``teams``)."""
     tid, team = teams["tournament"][i], teams["team"][i]
-    source = str(t_rows.filter(pl.col("tournament") == tid)["source"][0])
+    source = source_of(t_rows, tid)
     records = teams["record"][i:i + 2].to_list()
     lines = record_lines(source, records)
     where = " and ".join(f"line {ln}" if ln is not None else repr(rec[:40].rstrip())
@@ -191,7 +192,7 @@ def _check_boards(games: pl.DataFrame, t_rows: pl.DataFrame, teamless: np.ndarra
             continue
         i = int(np.argmax(bad))
         g = games.row(i, named=True)
-        source = str(t_rows.filter(pl.col("tournament") == g["tournament"])["source"][0])
+        source = source_of(t_rows, g["tournament"])
         found = players.filter((pl.col("tournament") == g["tournament"]) & (pl.col("start_no") == g["player"]))
         line = int(found["line"][0]) if found.height and found["line"][0] else None
         if bad is teamless:
@@ -203,13 +204,13 @@ def _check_boards(games: pl.DataFrame, t_rows: pl.DataFrame, teamless: np.ndarra
 
 
 def _several_opponents(bad: int, R: int, gid: np.ndarray, opp_row: np.ndarray, paired: np.ndarray,
-                       teams: pl.DataFrame, t_rows: pl.DataFrame) -> None:
+                       teams: pl.DataFrame, t_rows: pl.DataFrame) -> NoReturn:
     """A team meets one team per round: all its boards' opponents belong to that team."""
     t_row = bad // R
     tid, team = teams["tournament"][t_row], teams["team"][t_row]
     faced = np.unique(opp_row[paired & (gid == bad)])
     names = ", ".join(str(teams["team"][int(r)]) for r in faced)
-    source = str(t_rows.filter(pl.col("tournament") == tid)["source"][0])
+    source = source_of(t_rows, tid)
     raise FormatError(source, None, f"team {team} round {bad % R + 1}",
                       f"its boards face players of several teams ({names}); a board whose opponent belongs to "
                       "another team")

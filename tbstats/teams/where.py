@@ -13,6 +13,8 @@ import os
 import re
 from collections.abc import Sequence
 
+import polars as pl
+
 #: Sources larger than this are not read again for a line number (the message quotes the record).
 MAX_BYTES = 64 * 1024 * 1024
 
@@ -43,3 +45,8 @@ def record_lines(source: str, records: Sequence[str]) -> list[int | None]:
         if key in wanted:
             found.setdefault(key, []).append(no)
     return [lines[0] if len(lines := found.get(r.rstrip(), [])) == 1 else None for r in records]
+
+
+def source_of(tournaments: pl.DataFrame, tournament: int) -> str:
+    """The ``source`` of one tournament of a tournaments table (the file an error about it names)."""
+    return str(tournaments.filter(pl.col("tournament") == tournament)["source"][0])
