@@ -22,7 +22,7 @@ from tbstats.compare import Config
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch
 from tbstats.io import tabular
-from tbstats.pipeline import Run, gather, nothing, shift_ids
+from tbstats.pipeline import Run, append_merged, nothing, shift_ids
 from tbstats.teams.model import team_event_ids
 
 
@@ -107,13 +107,13 @@ def fit_input(batches: Iterable[Batch] | Run) -> tuple[list[pl.DataFrame], list[
     participants: list[pl.DataFrame] = []
     if isinstance(batches, Run):
         for m in batches.map(strength.games_of):
-            gather(games, shift_ids(m.value[0], m.first_id))
-            gather(participants, shift_ids(m.value[1], m.first_id))
+            append_merged(games, shift_ids(m.value[0], m.first_id))
+            append_merged(participants, shift_ids(m.value[1], m.first_id))
     else:
         for batch in batches:
             g, p = strength.games_of(batch)
-            gather(games, g)
-            gather(participants, p)
+            append_merged(games, g)
+            append_merged(participants, p)
     return games, participants
 
 

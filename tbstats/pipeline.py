@@ -93,7 +93,7 @@ def shift_ids(df: pl.DataFrame, offset: int, column: str = "tournament") -> pl.D
     return df.with_columns(pl.col(column) + offset)
 
 
-def gather(pieces: list[pl.DataFrame], df: pl.DataFrame) -> None:
+def append_merged(pieces: list[pl.DataFrame], df: pl.DataFrame) -> None:
     """Append ``df`` to ``pieces``, merging the last pieces while the one before is no taller (a binary
     counter): the list stays logarithmic in the number of batches, each row is copied a logarithmic number of
     times, and ``pl.concat(pieces)`` is the pieces' table in order."""

@@ -23,7 +23,7 @@ from tbstats.declared import FROM_FILE
 from tbstats.games import Batch, empty
 from tbstats.info import partial_summary, summary_from
 from tbstats.io.tabular import ArchiveWriter, write_part
-from tbstats.pipeline import Run, gather, nothing, shift_ids
+from tbstats.pipeline import Run, append_merged, nothing, shift_ids
 from tbstats.spec import TieBreakSpec
 from tbstats.teams.model import team_event_ids
 
@@ -61,7 +61,7 @@ def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.Data
         round_robins += m.value.round_robins
         team_events += m.value.team_events
         if seen is not None and m.value.events is not None:
-            gather(seen, m.value.events)
+            append_merged(seen, m.value.events)
     if not tables:
         tables.append(api.compute(_EMPTY, specs, rules=options.get("rules", "fide-2026")))
     return pl.concat(tables), round_robins, team_events
@@ -98,7 +98,7 @@ def audit(run: Run, *, rules: str = "auto", tiebreaks: str = FROM_FILE, seen: li
     for m in run.map(functools.partial(_with_events, f=work)):
         (tables, seen_here) = m.value
         if seen is not None:
-            gather(seen, seen_here)
+            append_merged(seen, seen_here)
         per_t.append(shift_ids(tables[0], m.first_id))
         per_p.append(shift_ids(tables[1], m.first_id))
     if not per_t:
@@ -143,7 +143,7 @@ def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10, drilldown
         parts.append(dataclasses.replace(partial, tournaments=partial.tournaments.clear(),
                                          drilldown=partial.drilldown.clear()))
         if seen is not None:
-            gather(seen, seen_here)
+            append_merged(seen, seen_here)
     if drill is None:   # no batch
         return cmp.combine([_compare_one(_EMPTY, configs, top, drilldown_limit)])
     # the rows in batch order, given to the first partial: combine then sees the same tables
