@@ -172,7 +172,7 @@ def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_esca
     except BaseException:
         out.discard()
         raise
-    out.commit(df)
+    out.commit(df)   # (removes its hidden file itself when it fails)
 
 
 class TableFile:
@@ -240,7 +240,15 @@ class TableFile:
         self._buffer, self._buffered = ([rest] if rest.num_rows else []), rest.num_rows
 
     def commit(self, empty: pl.DataFrame) -> None:
-        """Finish the output and put it in place (``empty``: the table's columns, when no piece came)."""
+        """Finish the output and put it in place (``empty``: the table's columns, when no piece came); when
+        that fails (a full disk, a closed pipe) the hidden file is removed, as by :meth:`discard`."""
+        try:
+            self._finish(empty)
+        except BaseException:
+            self.discard()
+            raise
+
+    def _finish(self, empty: pl.DataFrame) -> None:
         if self._handle is None:
             self.write(empty.clear())
         if self.format == "parquet":

@@ -320,6 +320,23 @@ def test_compute_to_a_file_that_fails_leaves_no_file(tmp_path: Path) -> None:
     assert result.exit_code == 2 and not out.exists() and not list(tmp_path.glob(".*"))
 
 
+def test_a_table_file_whose_commit_fails_leaves_no_hidden_file(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from tbstats import output
+
+    def full_disk(self: Path, target: Path) -> Path:
+        raise OSError("no space left on device")
+
+    for fmt in ("csv", "parquet"):
+        table = output.TableFile(fmt, tmp_path / f"out.{fmt}")
+        table.write(pl.DataFrame({"a": [1, 2]}))
+        with monkeypatch.context() as m:
+            m.setattr(Path, "replace", full_disk)
+            with pytest.raises(OSError, match="no space"):
+                table.commit(pl.DataFrame({"a": []}, schema={"a": pl.Int64}))
+        assert list(tmp_path.iterdir()) == [], fmt
+
+
 @pytest.mark.parametrize(("damage", "layout"), [("bad value", "flat.parquet"), ("bad value", "flat.csv"),
                                                ("bad value", "dataset"), ("orphan rows", "model"),
                                                ("orphan rows", "csv model")])
