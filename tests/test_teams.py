@@ -401,6 +401,8 @@ def test_cli_team_options_and_errors() -> None:
     bad = _run(["compute", str(HELD), "--teams", "-t", "BH:MP/P"])
     assert bad.exit_code == 2 and "modifier P is not defined for BH" in bad.output
     assert _run(["compute", str(HELD), "--teams", "-t", "BH", "--team-pab", "x"]).exit_code == 2
+    over_zero = _run(["compute", str(HELD), "--teams", "-t", "BH", "--team-pab", "1/0:1"])
+    assert over_zero.exit_code == 2 and "is not MP:GP" in over_zero.output
     assert _run(["explain", str(HELD), "--teams", "-t", "BH:MP"]).exit_code == 2   # --team missing
     pab = _run(["compute", str(HELTOUR), "--teams", "-t", "BH:MP", "--team-pab", "1:3", "--rules", "auto"])
     assert pab.exit_code == 0, pab.output

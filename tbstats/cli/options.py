@@ -409,7 +409,7 @@ def team_options(f: F) -> F:
         if team_pab is not None:
             try:
                 mp, gp = (Fraction(x) for x in team_pab.split(":"))
-            except ValueError:
+            except (ValueError, ZeroDivisionError):   # not two numbers, or a fraction over 0
                 raise click.BadParameter(f"{team_pab!r} is not MP:GP, e.g. 1:3", param_hint="--team-pab") from None
             pab = (mp, gp)
         return f(*args, teams=Teams(teams_flag, pab), **kwargs)
