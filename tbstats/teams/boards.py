@@ -17,7 +17,7 @@ import polars as pl
 from tbstats.errors import FormatError
 from tbstats.games import GAME_TYPE
 from tbstats.teams.checks import check_teams
-from tbstats.teams.where import record_lines, source_of
+from tbstats.teams.where import place, record_lines, source_of
 
 _NONE = -1   # no team
 
@@ -49,8 +49,7 @@ def check_members(members: pl.DataFrame, teams: pl.DataFrame, t_rows: pl.DataFra
     source = source_of(t_rows, tid)
     records = both["record"].to_list()
     lines = record_lines(source, records)
-    where = [f"line {ln}" if ln is not None else f"record {rec[:40].rstrip()!r}" for ln, rec in
-             zip(lines, records, strict=True)]
+    where = [place(ln, rec[:40]) for ln, rec in zip(lines, records, strict=True)]
     a, b = both["team"].to_list()
     what = (f"player {player} is listed twice in team {a} ({where[0]})" if a == b else
             f"player {player} is listed in team {a} ({where[0]}) and in team {b} ({where[1]})")

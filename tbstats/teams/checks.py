@@ -22,7 +22,7 @@ from typing import Final, NoReturn
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.teams.where import record_lines
+from tbstats.teams.where import place, record_lines
 
 #: The field of each record code that names teams and rounds (rules.md 9.1).
 FIELDS: Final = {"320": "320 team PAB (team per round from col 14)", "330": "330 forfeited match (round 8-10, "
@@ -38,7 +38,7 @@ def _raise(recs: pl.DataFrame, seq: int, field: str, reason: str, other: int | N
     lines = record_lines(row["source"], texts)
     quoted = f" (record {row['text'].rstrip()!r})" if lines[0] is None else ""
     if other is not None:
-        reason += (f" (line {lines[1]})" if lines[1] is not None else f" (record {texts[1].rstrip()!r})")
+        reason += f" ({place(lines[1], texts[1])})"
     raise FormatError(row["source"], lines[0], field, reason + quoted)
 
 
@@ -126,9 +126,8 @@ def _two_kinds(recs: pl.DataFrame, unplayed: pl.DataFrame) -> list[dict[str, obj
     for _, part in both.group_by(keys, maintain_order=True):
         rows = part.to_dicts()
         lines = record_lines(str(rows[0]["source"]), [str(r["text"]) for r in rows])
-        named = " and ".join(f"{_NAMES[str(r['code'])]} (" + (f"line {ln}" if ln is not None else
-                                                            f"record {str(r['text']).rstrip()!r}") + ")"
-                          for r, ln in zip(rows, lines, strict=True))
+        named = " and ".join(f"{_NAMES[str(r['code'])]} ({place(ln, str(r['text']))})"
+                             for r, ln in zip(rows, lines, strict=True))
         out.append({"source": rows[0]["source"], "line": lines[0], "field": f"team {rows[0]['team']} round "
                     f"{rows[0]['round']}", "message": f"team {rows[0]['team']} is given {named} in round "
                     f"{rows[0]['round']}: read as the {_NAMES[str(rows[0]['code'])]}"})

@@ -50,3 +50,12 @@ def record_lines(source: str, records: Sequence[str]) -> list[int | None]:
 def source_of(tournaments: pl.DataFrame, tournament: int) -> str:
     """The ``source`` of one tournament of a tournaments table (the file an error about it names)."""
     return str(tournaments.filter(pl.col("tournament") == tournament)["source"][0])
+
+
+def place(line: int | None, record: str) -> str:
+    """How a message names a record: ``line N`` when its line is known, else the record quoted.
+
+    >>> place(7, "310   1 A  "), place(None, "310   1 A  ")
+    ('line 7', "record '310   1 A'")
+    """
+    return f"line {line}" if line is not None else f"record {record.rstrip()!r}"
