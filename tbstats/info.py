@@ -18,7 +18,8 @@ _COUNTS: Final = ["players", "game_rows", *TYPE_COLUMNS]
 
 def partial_summary(batch: Batch) -> tuple[pl.DataFrame, pl.DataFrame]:
     """What one batch adds to :func:`summary_table`: per tournament counts, and warnings per source."""
-    # lazy: polars' eager group_by holds about 50 bytes per game row of working state, the lazy one a few MB
+    # lazy: polars' eager group_by runs its plan without optimisations, so every column of the table (strings
+    # included) is carried through it: about 50 bytes per game row here, against a few MB lazily
     players = batch.players.lazy().group_by("tournament").agg(pl.len().alias("players")).collect()
     types = batch.games.lazy().group_by("tournament").agg(
         pl.len().alias("game_rows"),
