@@ -41,8 +41,8 @@ class TbstatsWarning(UserWarning):
 def events(batch: Batch) -> pl.DataFrame:
     """Per tournament what the checks need: round robin or not, rounds with results, unrated players, and
     whether it is a team event."""
-    unrated = batch.players.group_by("tournament").agg(
-        (pl.col("rating").is_null() | (pl.col("rating") <= 0)).any().alias("unrated"))
+    unrated = batch.players.lazy().group_by("tournament").agg(   # lazy: see tbstats.info.partial_summary
+        (pl.col("rating").is_null() | (pl.col("rating") <= 0)).any().alias("unrated")).collect()
     return batch.tournaments.select(
         "tournament", (pl.col("event_type").cast(pl.String) == "round_robin").alias("round_robin"),
         pl.col("rounds_played").fill_null(0).cast(pl.Int64),

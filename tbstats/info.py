@@ -18,10 +18,12 @@ _COUNTS: Final = ["players", "game_rows", *TYPE_COLUMNS]
 
 def partial_summary(batch: Batch) -> tuple[pl.DataFrame, pl.DataFrame]:
     """What one batch adds to :func:`summary_table`: per tournament counts, and warnings per source."""
-    players = batch.players.group_by("tournament").agg(pl.len().alias("players"))
-    types = batch.games.group_by("tournament").agg(
+    # lazy: polars' eager group_by runs its plan without optimisations, so every column of the table (strings
+    # included) is carried through it: about 50 bytes per game row here, against a few MB lazily
+    players = batch.players.lazy().group_by("tournament").agg(pl.len().alias("players")).collect()
+    types = batch.games.lazy().group_by("tournament").agg(
         pl.len().alias("game_rows"),
-        *[(pl.col("game_type") == name).sum().alias(name) for name in TYPE_COLUMNS])
+        *[(pl.col("game_type") == name).sum().alias(name) for name in TYPE_COLUMNS]).collect()
     per = batch.tournaments.select("tournament", "source", "name", "event_type", "rounds", "rounds_played").join(
         players, on="tournament", how="left", maintain_order="left").join(
         types, on="tournament", how="left", maintain_order="left").with_columns(

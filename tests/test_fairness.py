@@ -17,6 +17,7 @@ from tbstats.api import compute, make_context
 from tbstats.archive_eval import evaluate_archive, with_baseline
 from tbstats.cli import main
 from tbstats.compare import parse_config
+from tbstats.errors import TbstatsError
 from tbstats.evaluate import with_strength
 from tbstats.games import Batch
 from tbstats.io import sources, tabular
@@ -320,3 +321,16 @@ def test_team_events_are_left_out() -> None:
     assert "Note: 1 team event(s) left out" in both.stderr and both.stdout == alone.stdout
     only = CliRunner().invoke(main, ["evaluate", str(team), "-c", NEW])
     assert only.exit_code == 3 and "no tournaments to evaluate (1 team events are left out)" in only.output
+
+
+def test_proxy_reads_players_in_key_order() -> None:
+    """The proxy is per player in (tournament, start_no) order whatever the players table's order, for a
+    players column and for a key column named as the proxy; a missing column is a clear error."""
+    batch = sources.load(["data/sample_archive.parquet"]).batch
+    shuffled = Batch(batch.tournaments, batch.players.sample(fraction=1.0, shuffle=True, seed=3), batch.games)
+    ordered = batch.players.sort("tournament", "start_no")
+    expected = ordered["rating"].cast(pl.Float64).fill_null(math.nan).to_numpy()
+    np.testing.assert_array_equal(strength.proxy(shuffled, "rating"), expected)
+    np.testing.assert_array_equal(strength.proxy(shuffled, "start_no"), ordered["start_no"].to_numpy())
+    with pytest.raises(TbstatsError, match="no such column"):
+        strength.proxy(shuffled, "nonesuch")

@@ -105,7 +105,9 @@ def _row_groups(df: pl.DataFrame) -> list[tuple[int, int]]:
     """Offsets and lengths of row groups of whole tournaments (rows sorted by tournament)."""
     if "tournament" not in df.columns or df.height <= ROW_GROUP_ROWS:
         return [(0, df.height)]
-    ends = df.with_row_index("_i").group_by("tournament", maintain_order=True).agg(pl.col("_i").max() + 1)["_i"]
+    # lazy, on the one column: the eager group_by would carry every column of the table through its plan
+    ends = df.lazy().select("tournament").with_row_index("_i").group_by("tournament", maintain_order=True).agg(
+        pl.col("_i").max() + 1).collect()["_i"]
     out, lo = [], 0
     for end in ends.to_list():
         if end - lo >= ROW_GROUP_ROWS:
