@@ -232,6 +232,20 @@ def _plan_csv(name: str, tables: tuple[tuple[str, str, tuple[str, ...]], ...], b
     return out
 
 
+def joined(runs: list[TablePart], within: TablePart) -> TablePart:
+    """Consecutive runs of the plan of ``within``'s model that lie inside ``within``, as one run (its files; the
+    runs' rows joined per file)."""
+    if len(runs) == 1:
+        return runs[0]
+    rows: dict[str, list[tuple[int, int]]] = {}
+    for run in runs:
+        for file, ranges in run.rows:
+            rows.setdefault(file, []).extend(ranges)
+    return TablePart(within.name, within.format, within.files, runs[0].lo, runs[-1].hi,
+                     sum(r.tournaments for r in runs), runs[0].warnings,
+                     tuple((f, tuple(_merged(r))) for f, r in rows.items()))
+
+
 def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Row ranges sorted, the touching or overlapping ones joined.
 

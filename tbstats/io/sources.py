@@ -204,19 +204,6 @@ def _tiles(model: _Item, run: parts.TablePart) -> list[parts.TablePart]:
     return [t for t in planned if run.lo <= t.lo and t.hi <= run.hi]
 
 
-def _joined(tiles: list[parts.TablePart], run: parts.TablePart) -> parts.TablePart:
-    """Consecutive one-tournament runs of ``run`` as one run (its files; CSV: the tiles' rows joined per file)."""
-    if len(tiles) == 1:
-        return tiles[0]
-    rows: dict[str, list[tuple[int, int]]] = {}
-    for tile in tiles:
-        for file, ranges in tile.rows:
-            rows.setdefault(file, []).extend(ranges)
-    return parts.TablePart(run.name, run.format, run.files, tiles[0].lo, tiles[-1].hi,
-                           sum(t.tournaments for t in tiles), tiles[0].warnings,
-                           tuple((f, tuple(parts._merged(r))) for f, r in rows.items()))
-
-
 def _bisect(model: _Item, run: parts.TablePart, tiles: list[parts.TablePart], failed: Exception
             ) -> tuple[pl.DataFrame, list[Batch]]:
     """The ledger of the bad one-tournament runs among ``tiles`` and the batches of the others, in order
@@ -227,7 +214,7 @@ def _bisect(model: _Item, run: parts.TablePart, tiles: list[parts.TablePart], fa
     ledgers, good = [], []
     for side in (tiles[:half], tiles[half:]):
         try:
-            good.append(parts.read_part(_joined(side, run)))
+            good.append(parts.read_part(parts.joined(side, run)))
         except Exception as exc:
             if len(side) > 1 and not _in_rows(exc):
                 ledgers.append(safe.model_ledger(model.name, model.path, exc))
