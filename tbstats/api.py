@@ -29,8 +29,9 @@ from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_spec
 from tbstats.tiebreaks.base import Context, Values
 from tbstats.tiebreaks.results import lots_keys
 
-#: players per run of tournaments that :func:`compute` computes at once (larger batches are split)
-CHUNK_PLAYERS = 250_000
+#: players per run of tournaments that the engine computes at once (:func:`chunks`: larger batches are split,
+#: so that its players x rounds arrays, about 80 bytes a game row, are bounded by the run, not by the batch)
+CHUNK_PLAYERS = 125_000
 
 
 def make_context(batch: Batch, *, force_type: str | None = None, after_round: int | None = None,
@@ -84,6 +85,16 @@ def split_batch(batch: Batch, parts: int) -> list[Batch]:
     return out
 
 
+def chunks(batch: Batch, workers: int = 1) -> list[Batch]:
+    """The batch as runs of whole tournaments: at least one per worker, none of more than about
+    :data:`CHUNK_PLAYERS` players; ``[batch]`` when one run does. Every command's result is the same for any
+    cut of its input into whole tournaments, so a caller maps the runs one after another and combines them."""
+    n_parts = max(workers, -(-batch.players.height // CHUNK_PLAYERS))
+    if n_parts > 1 and batch.n_tournaments >= 2 * n_parts:
+        return split_batch(batch, n_parts)
+    return [batch]
+
+
 def as_specs(specs: str | Sequence[str | TieBreakSpec]) -> list[TieBreakSpec]:
     """Specs from a comma-separated list, or a list of strings and specs."""
     if isinstance(specs, str):
@@ -120,11 +131,9 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
     parsed = as_specs(specs)
     rules = check_edition(rules)
     # runs of whole tournaments: one per worker, and none larger than CHUNK_PLAYERS, so that the arrays of
-    # a run stay cache-sized and the cost grows linearly with the batch
-    n_parts = max(workers, -(-batch.players.height // CHUNK_PLAYERS))
-    if n_parts > 1 and context is None and batch.n_tournaments >= 2 * n_parts:
-        parts = split_batch(batch, n_parts)
-
+    # a run stay bounded and the cost grows linearly with the batch
+    parts = chunks(batch, workers) if context is None else [batch]
+    if len(parts) > 1:
         def run(part: Batch) -> pl.DataFrame:
             return compute(part, parsed, rules=rules, force_type=force_type, after_round=after_round,
                            unrated_rating=unrated_rating, lots=lots)
@@ -200,4 +209,4 @@ def _column(name: str, values: Values, integer: bool) -> pl.Series:
     """Counts and ratings as integers, points as exact decimals; undefined as null."""
     if integer:
         return pl.Series(name, values.num, dtype=pl.Int64).set(pl.Series(~values.defined), None)
-    return pl.Series(name, values.as_float()).fill_nan(None)
+    return pl.Series(name, values.as_float(), nan_to_null=True)

@@ -75,7 +75,7 @@ def _evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config
     """The team events left out of one batch and the partials of the rest (numbered from ``first_id`` when
     given: the drawing of lots is keyed on the ids of the whole input). Module level: on Dask it runs on the
     worker that read the batch, and only the partials travel back."""
-    from tbstats.api import split_batch
+    from tbstats.api import chunks
 
     if first_id is not None:
         whole = tabular.renumber(whole, first_id)
@@ -87,10 +87,11 @@ def _evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config
     def one(part: Batch) -> tuple[ev.Partial, fairness.Counts]:
         return evaluate_batch(part, configs, proxy=proxy, fitted=fitted, lots_seed=lots_seed, pairs=pairs)
 
-    if workers < 2 or batch.n_tournaments < 2 * workers:
-        return len(teams), [one(batch)]
+    parts = chunks(batch, workers)   # runs of whole tournaments: one per worker, engine memory bounded by a run
+    if workers < 2 or len(parts) < 2:
+        return len(teams), [one(part) for part in parts]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return len(teams), list(pool.map(one, split_batch(batch, workers)))
+        return len(teams), list(pool.map(one, parts))
 
 
 def fit_input(batches: Iterable[Batch] | Run) -> tuple[list[pl.DataFrame], list[pl.DataFrame]]:

@@ -267,6 +267,32 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
                    pl.concat(drill_parts, how="diagonal_relaxed"), drilldown_limit)
 
 
+def merge(parts: Sequence[Partial]) -> Partial:
+    """One partial from the partials of consecutive runs of tournaments of a batch (:func:`tbstats.api.chunks`),
+    as :func:`partial` of the whole batch would give it to :func:`combine`."""
+    if len(parts) == 1:
+        return parts[0]
+    configs, limit = parts[0].configs, parts[0].limit
+    pairs = list(combinations(range(len(configs)), 2))
+    tournaments = _pair_major(pl.concat([p.tournaments for p in parts]),
+                              [(configs[a].name, configs[b].name) for a, b in pairs])
+    drill = pl.concat([p.drilldown for p in parts], how="diagonal_relaxed").sort("_pair", maintain_order=True)
+    if limit is not None and drill.height:
+        drill = drill.filter(pl.col("tournament").rank("dense").over("_pair") <= limit)
+    return Partial(configs, tournaments, sum((p.shared_first for p in parts[1:]), start=parts[0].shared_first),
+                   sum((p.counts for p in parts[1:]), start=parts[0].counts), _settled(parts), drill, limit)
+
+
+def _settled(parts: Sequence[Partial]) -> list[np.ndarray]:
+    """Per configuration, the tournaments settled at each depth, summed over the partials."""
+    out = []
+    for c in range(len(parts[0].configs)):
+        depth = max(len(p.settled[c]) for p in parts)
+        out.append(sum((np.pad(p.settled[c], (0, depth - len(p.settled[c]))) for p in parts),
+                       start=np.zeros(depth, dtype=np.int64)))
+    return out
+
+
 def combine(parts: Sequence[Partial]) -> Comparison:
     """Fold the partials of consecutive batches (ids already shifted) into one comparison."""
     if not parts:
@@ -302,11 +328,7 @@ def combine(parts: Sequence[Partial]) -> Comparison:
             "shared_first_a": int(shared[k, 0]), "shared_first_b": int(shared[k, 1]),
         })
     counts = sum((p.counts for p in parts), start=np.zeros((len(configs), 4), dtype=np.int64))
-    settled = []
-    for c in range(len(configs)):
-        depth = max(len(p.settled[c]) for p in parts)
-        settled.append(sum((np.pad(p.settled[c], (0, depth - len(p.settled[c]))) for p in parts),
-                           start=np.zeros(depth, dtype=np.int64)))
+    settled = _settled(parts)
     drill = pl.concat([p.drilldown for p in parts], how="diagonal_relaxed").sort("_pair", maintain_order=True)
     limit = parts[0].limit
     if limit is not None and drill.height:

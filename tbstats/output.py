@@ -194,7 +194,7 @@ class TableFile:
         self._temp = None if self.path is None else self.path.with_name(f".{self.path.name}.partial")
         self._text = _Text(fmt, csv_escape)
         self._handle: Any = None
-        self._buffer: list[Any] = []   # Parquet: arrow tables not yet written as a row group
+        self._buffer: list[Any] = []   # Parquet: pieces not yet written as a row group
         self._buffered = 0
 
     def _open(self) -> Any:
@@ -212,32 +212,46 @@ class TableFile:
             return
         import pyarrow.parquet as pq
 
-        table = df.to_arrow()
         if self._handle is None:
-            self._handle = pq.ParquetWriter(str(self._temp), table.schema)
-        if table.num_rows:
-            self._buffer.append(table.cast(self._handle.schema))
-            self._buffered += table.num_rows
+            self._handle = pq.ParquetWriter(str(self._temp), df.head(0).to_arrow().schema)
+        if df.height:
+            self._buffer.append(df)   # converted to Arrow a row group at a time, when written
+            self._buffered += df.height
         if self._buffered >= ROW_GROUP_ROWS:
             self._flush(final=False)
         elif len(self._buffer) >= 64:   # many small pieces (small batches): one table, not thousands
             import pyarrow as pa
 
-            self._buffer = [pa.concat_tables(self._buffer).combine_chunks()]
+            self._buffer = [pa.concat_tables([self._arrow(p) for p in self._buffer]).combine_chunks()]
+
+    def _arrow(self, piece: Any) -> Any:
+        """A buffered piece (polars, or Arrow once joined) as an Arrow table of the file's schema."""
+        return piece.to_arrow().cast(self._handle.schema) if isinstance(piece, pl.DataFrame) else piece
 
     def _flush(self, *, final: bool) -> None:
-        """Write the buffered rows as row groups of :data:`ROW_GROUP_ROWS` (the rest too when ``final``)."""
+        """Write the buffered rows as row groups of :data:`ROW_GROUP_ROWS` (the rest too when ``final``), each
+        converted to Arrow on its own: a large piece is never copied whole."""
         import pyarrow as pa
 
-        if not self._buffer:
-            return
-        table = pa.concat_tables(self._buffer)
-        whole = table.num_rows if final else table.num_rows - table.num_rows % ROW_GROUP_ROWS
+        whole = self._buffered if final else self._buffered - self._buffered % ROW_GROUP_ROWS
         for lo in range(0, whole, ROW_GROUP_ROWS):
-            group = table.slice(lo, min(ROW_GROUP_ROWS, whole - lo)).combine_chunks()
-            self._handle.write_table(group, row_group_size=ROW_GROUP_ROWS)
-        rest = table.slice(whole)
-        self._buffer, self._buffered = ([rest] if rest.num_rows else []), rest.num_rows
+            group = pa.concat_tables([self._arrow(p) for p in self._take(min(ROW_GROUP_ROWS, whole - lo))])
+            self._handle.write_table(group.combine_chunks(), row_group_size=ROW_GROUP_ROWS)
+        self._buffered -= whole
+
+    def _take(self, rows: int) -> list[Any]:
+        """The first ``rows`` buffered rows, as slices of the pieces, taken out of the buffer."""
+        out = []
+        while rows:
+            piece = self._buffer[0]
+            if len(piece) <= rows:
+                out.append(self._buffer.pop(0))
+                rows -= len(piece)
+            else:
+                out.append(piece.slice(0, rows))
+                self._buffer[0] = piece.slice(rows)
+                rows = 0
+        return out
 
     def commit(self, empty: pl.DataFrame) -> None:
         """Finish the output and put it in place (``empty``: the table's columns, when no piece came); when

@@ -119,8 +119,10 @@ def _empty_audit() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def _compare_one(batch: Batch, configs: Sequence[cmp.Config], top: int, drilldown_limit: int | None,
                  context: dict[str, Any] | None = None) -> cmp.Partial:
-    ctx = api.make_context(batch, **context) if context else None
-    return cmp.partial(batch, configs, top=top, drilldown_limit=drilldown_limit, ctx=ctx)
+    # run by run (bounded engine memory); the runs' partials are one batch's
+    return cmp.merge([cmp.partial(part, configs, top=top, drilldown_limit=drilldown_limit,
+                                  ctx=api.make_context(part, **context) if context else None)
+                      for part in api.chunks(batch)])
 
 
 def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10, drilldown_limit: int | None = 1000,

@@ -87,6 +87,22 @@ def test_tables_do_not_depend_on_batches_or_workers(batch: Batch) -> None:
     assert whole[0]["players_left_out"].to_list() == [0, 0, 0]
 
 
+def test_a_batch_evaluated_in_runs_of_players_gives_the_tables_of_one_run(batch: Batch,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of more than CHUNK_PLAYERS players are evaluated run by run (engine memory bounded by a run)."""
+    from tbstats import api
+
+    whole = evaluate_archive([batch], CONFIGS, proxy="strength", lots_seed=3)
+    monkeypatch.setattr(api, "CHUNK_PLAYERS", 100)
+    calls: list[int] = []
+    split = api.split_batch
+    monkeypatch.setattr(api, "split_batch", lambda b, n: calls.append(n) or split(b, n))
+    runs = evaluate_archive([batch], CONFIGS, proxy="strength", lots_seed=3)
+    assert calls == [6]   # 560 players
+    for name in ("measures", "favour", "differences"):
+        assert getattr(runs, name).equals(getattr(whole, name)), name
+
+
 def test_rating_proxy_leaves_out_unrated(batch: Batch) -> None:
     result = evaluate_archive([batch], CONFIGS, proxy="rating")
     row = result.measures.row(0, named=True)

@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from click.testing import CliRunner
@@ -74,6 +75,34 @@ def test_compare_is_the_same_for_every_batch_size(inputs: list[str]) -> None:
             assert getattr(other, name).equals(getattr(whole, name)), name
         for feature in ("rounds", "rating_band"):
             assert breakdown(other, feature).equals(breakdown(whole, feature))
+
+
+def test_compare_of_a_batch_in_runs_of_players_is_the_comparison_of_one_run(inputs: list[str],
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch of more than CHUNK_PLAYERS players is compared run by run; the runs' partials merge into the
+    partial of the whole batch (its per-tournament rows pair-major, counts summed, the drill-down bounded)."""
+    from tbstats import api
+    from tbstats import compare as cmp
+
+    configs = tuple(parse_config(c) for c in CONFIGS)
+    batch = sources.load(inputs[:3], on_error="collect").batch
+    whole = runs._compare_one(batch, configs, 10, 3)
+    monkeypatch.setattr(api, "CHUNK_PLAYERS", 200)
+    calls: list[int] = []
+    split = api.split_batch
+    monkeypatch.setattr(api, "split_batch", lambda b, n: calls.append(n) or split(b, n))
+    merged = runs._compare_one(batch, configs, 10, 3)
+    assert len(calls) == 1 and calls[0] > 2
+    for name in ("tournaments", "drilldown"):
+        assert getattr(merged, name).equals(getattr(whole, name)), name
+    per_pair = merged.drilldown.group_by("_pair").agg(pl.col("tournament").n_unique())["tournament"]
+    assert per_pair.max() == 3   # the first 3 tournaments of each pair, where a pair has more
+    for a, b in zip((merged.shared_first, merged.counts, *merged.settled),
+                    (whole.shared_first, whole.counts, *whole.settled), strict=True):
+        assert np.array_equal(a, b)
+    one, runs_of = cmp.combine([whole]), cmp.combine([merged])
+    for name in ("pairs", "configs", "tournaments", "drilldown", "depth"):
+        assert getattr(one, name).equals(getattr(runs_of, name)), name
 
 
 def test_audit_and_info_are_the_same_for_every_batch_size(inputs: list[str]) -> None:
