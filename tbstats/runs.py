@@ -80,7 +80,10 @@ def info(run: Run, *, by_tournament: bool = False) -> pl.DataFrame:
 def _audit_one(batch: Batch, rules: str, tiebreaks: str, context: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
     from tbstats.audit import audit
 
-    return audit(batch, api.make_context(batch, **context), rules=rules, tiebreaks=tiebreaks)
+    # run by run (bounded engine memory): the rows of consecutive runs are the batch's, in order
+    per_t, per_p = zip(*(audit(part, api.make_context(part, **context), rules=rules, tiebreaks=tiebreaks)
+                         for part in api.chunks(batch)), strict=True)
+    return pl.concat(per_t), pl.concat(per_p)
 
 
 def _with_events(batch: Batch, f: Callable[[Batch], Any]) -> tuple[Any, pl.DataFrame]:

@@ -105,6 +105,19 @@ def test_compare_of_a_batch_in_runs_of_players_is_the_comparison_of_one_run(inpu
         assert getattr(one, name).equals(getattr(runs_of, name)), name
 
 
+def test_audit_of_a_batch_in_runs_of_players_is_the_audit_of_one_run(inputs: list[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from tbstats import api
+
+    batch = sources.load([inputs[0], *(i for i in inputs if i.endswith("icu_krause"))], on_error="collect").batch
+    whole = runs._audit_one(batch, "auto", "from-file", {})
+    monkeypatch.setattr(api, "CHUNK_PLAYERS", 200)
+    assert len(api.chunks(batch)) > 2
+    for a, b in zip(runs._audit_one(batch, "auto", "from-file", {}), whole, strict=True):
+        assert a.equals(b)
+    assert whole[0].height == batch.n_tournaments and whole[1].height > 0
+
+
 def test_audit_and_info_are_the_same_for_every_batch_size(inputs: list[str]) -> None:
     inputs = [*inputs[:5], *(i for i in inputs if i.endswith("icu_krause"))]   # audit tries many orders: fewer
     audits = [runs.audit(_runs(inputs, size, files)) for size, files in SIZES]
