@@ -173,7 +173,7 @@ def penalties(records: list[list[str] | None], team: list[bool]) -> list[tuple[i
 def has_adjustments(batch: Batch) -> bool:
     """Whether any tournament of ``batch`` keeps a 299 record (cheap; most batches have none)."""
     recs = batch.tournaments["records"]
-    return bool(recs.list.eval(pl.element().str.starts_with("299")).list.any().fill_null(False).any())
+    return bool(recs.explode().str.starts_with("299").any())
 
 
 def units(value: Fraction | None, scale: int) -> int | None:

@@ -202,7 +202,7 @@ class Dense(Roster):
         padded = np.empty(len(values) + 1, dtype=values.dtype)
         padded[:-1] = values
         padded[-1] = pad
-        out: np.ndarray = padded[self.played_opp]
+        out: np.ndarray = np.take(padded, self.played_opp)   # (faster than indexing with the array)
         if scheduled:
             rows, cols = self.forfeit_cells
             out[rows, cols] = values[self.opp[rows, cols]]
