@@ -117,6 +117,23 @@ class _Here:
         return self.value
 
 
+class _Queue(deque[tuple["Future[Any] | _Here", Any]]):
+    """The items in hand, in order: a worker's future or a result made here, each with its item."""
+
+    def away(self) -> int:
+        """Items a worker holds and has not finished."""
+        return sum(isinstance(p, Future) and not p.done() for p, _ in self)
+
+    def steal(self, fn: Callable[[Any], Any]) -> bool:
+        """Rather than wait: take back the last item a worker has not started, and run it here."""
+        for k in range(len(self) - 1, -1, -1):
+            entry, item = self[k]
+            if isinstance(entry, Future) and entry.cancel():
+                self[k] = (_Here(fn(item)), item)
+                return True
+        return False
+
+
 def _result(item: Future[Any] | _Here) -> Any:
     try:
         return item.result()
@@ -133,21 +150,22 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
     if workers < 2:
         raise TbstatsError(f"ordered needs at least 2 workers, not {workers}")
     here = pool(workers - 1)
-    pending: deque[Future[Any] | _Here] = deque()
+    pending = _Queue()
     try:
         for item in items:
             if here.failed is not None:
                 raise TbstatsError(f"--workers {workers}: the worker processes did not start ({here.failed!r})")
-            away = sum(isinstance(p, Future) and not p.done() for p in pending)
-            if here.ready.is_set() and away < IN_HAND * here.workers:
-                pending.append(here.executor.submit(fn, item))
+            if here.ready.is_set() and pending.away() < IN_HAND * here.workers:
+                pending.append((here.executor.submit(fn, item), item))
             else:
-                pending.append(_Here(fn(item)))
-            while pending and (pending[0].done() or len(pending) > HELD):
-                yield _result(pending.popleft())
-        while pending:
-            yield _result(pending.popleft())
-    finally:   # an error or an interrupt: parts not yet started are dropped
-        for p in pending:
-            if isinstance(p, Future):
-                p.cancel()
+                pending.append((_Here(fn(item)), item))
+            while pending and (pending[0][0].done() or len(pending) > HELD):
+                if pending[0][0].done() or not pending.steal(fn):
+                    yield _result(pending.popleft()[0])
+        while pending:   # the last items: those a worker has not started yet run here, rather than wait
+            if pending[0][0].done() or not pending.steal(fn):
+                yield _result(pending.popleft()[0])
+    finally:   # an error or an interrupt: items not yet started are dropped
+        for entry, _ in pending:
+            if isinstance(entry, Future):
+                entry.cancel()
