@@ -34,7 +34,7 @@ def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
         views = arr.buffers()[1]
         lengths = np.frombuffer(views, dtype=np.int32).reshape(-1, 4)[arr.offset: arr.offset + len(arr), 0]
         first = np.frombuffer(views, dtype=np.uint8).reshape(-1, 16)[arr.offset: arr.offset + len(arr), 4]
-        out = table[first]
+        out = _translate(table, first)
         out[lengths != 1] = LOSS
     else:
         if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
@@ -44,10 +44,17 @@ def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
         offsets: np.ndarray = np.frombuffer(off_buf, dtype=wide)[arr.offset: arr.offset + len(arr) + 1]
         data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
             1, dtype=np.uint8)
-        out = table[data[np.minimum(offsets[:-1], len(data) - 1)]]
+        out = _translate(table, data[np.minimum(offsets[:-1], len(data) - 1)])
         out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
     if arr.null_count:
         out[~_valid(arr)] = LOSS
+    return out
+
+
+def _translate(table: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """``table[first]`` for a 256-entry int8 table and uint8 bytes, by one ``bytes.translate`` (a gather would
+    convert the bytes to an index array 8 times their size first); writable."""
+    out: np.ndarray = np.frombuffer(bytearray(first.tobytes().translate(table.tobytes())), dtype=np.int8)
     return out
 
 
@@ -67,13 +74,13 @@ def in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, p
     if len(widths) != 1 or widths[0] < 1 or g.height != P * int(widths[0]):
         return False
     R = int(widths[0])
+    # start numbers compared in the games' own integer type (they come from an Int32 column as well)
     if not ((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
-            and (player_no.reshape(P, R) == start_no[:, None]).all()):
+            and (player_no.reshape(P, R) == start_no.astype(player_no.dtype)[:, None]).all()):
         return False
     # tournaments: a sorted column whose first and last row of every player's block are the player's
     # tournament holds it on every row of the block (searched in place, no copy of the column)
     t = g["tournament"]
     if P == 0 or not t.is_sorted():
         return P == 0
-    block = np.arange(0, P * R, R)
-    return all(bool((t.gather(rows).to_numpy() == player_t).all()) for rows in (block, block + R - 1))
+    return all(bool((t.gather_every(R, first).to_numpy() == player_t).all()) for first in (0, R - 1))
