@@ -231,13 +231,20 @@ class TableFile:
     def _flush(self, *, final: bool) -> None:
         """Write the buffered rows as row groups of :data:`ROW_GROUP_ROWS` (the rest too when ``final``), each
         converted to Arrow on its own: a large piece is never copied whole."""
-        import pyarrow as pa
-
         whole = self._buffered if final else self._buffered - self._buffered % ROW_GROUP_ROWS
         for lo in range(0, whole, ROW_GROUP_ROWS):
-            group = pa.concat_tables([self._arrow(p) for p in self._take(min(ROW_GROUP_ROWS, whole - lo))])
-            self._handle.write_table(group.combine_chunks(), row_group_size=ROW_GROUP_ROWS)
+            self._write_group(self._take(min(ROW_GROUP_ROWS, whole - lo)))
         self._buffered -= whole
+        # the rows left (fewer than a row group) copied out of their piece, which can then go (a batch's table)
+        self._buffer = [p.rechunk() if isinstance(p, pl.DataFrame) else p for p in self._buffer]
+
+    def _write_group(self, pieces: list[Any]) -> None:
+        """Write one row group (its Arrow copy is freed before the next one is made)."""
+        import pyarrow as pa
+
+        group = pa.concat_tables([self._arrow(p) for p in pieces]).combine_chunks()
+        pieces.clear()
+        self._handle.write_table(group, row_group_size=ROW_GROUP_ROWS)
 
     def _take(self, rows: int) -> list[Any]:
         """The first ``rows`` buffered rows, as slices of the pieces, taken out of the buffer."""
