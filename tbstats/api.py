@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from tbstats.declared import FROM_FILE, declared_lists
 from tbstats.dense import build_buckets, players_in_order
@@ -207,6 +208,6 @@ def _compute_from_file(batch: Batch, **options: object) -> pl.DataFrame:
 
 def _column(name: str, values: Values, integer: bool) -> pl.Series:
     """Counts and ratings as integers, points as exact decimals; undefined as null."""
-    if integer:
-        return pl.Series(name, values.num, dtype=pl.Int64).set(pl.Series(~values.defined), None)
+    if integer:   # the values' own buffer (no copy into polars), with a validity mask
+        return pl.Series(name, pa.array(values.num, type=pa.int64(), mask=~values.defined))
     return pl.Series(name, values.as_float(), nan_to_null=True)
