@@ -428,6 +428,10 @@ def test_cli_team_options_and_errors() -> None:
         in pab.stderr
     table = pl.read_csv(io.StringIO(pab.stdout))
     assert sorted(table["mp"].to_list(), reverse=True)[:3] == [11.0, 10.0, 9.0]
+    for value, reason in (("1.5:3", "is not a whole number of"), ("1:1.25", "game points in steps of 0.5"),
+                          ("-1:2", "cannot be negative")):   # never rounded to the event's units
+        refused = _run(["compute", str(HELTOUR), "--teams", "-t", "BH:MP", "--team-pab", value, "--rules", "auto"])
+        assert refused.exit_code == 3 and reason in refused.stderr and f"--team-pab {value}" in refused.stderr
 
 
 def test_cli_from_file_lists(tmp_path: Path) -> None:
