@@ -32,7 +32,7 @@ from tbstats.tiebreaks.results import lots_keys
 
 #: players per run of tournaments that the engine computes at once (:func:`chunks`: larger batches are split,
 #: so that its players x rounds arrays, about 80 bytes a game row, are bounded by the run, not by the batch)
-CHUNK_PLAYERS = 64_000
+CHUNK_PLAYERS = 90_000
 
 
 def make_context(batch: Batch, *, force_type: str | None = None, after_round: int | None = None,
