@@ -136,18 +136,25 @@ def _num(value: Fraction, signed: bool) -> str:
 def records(batch: Batch, tournaments: list[int] | None = None) -> list[tuple[int, str, Adjustment]]:
     """The readable 299 records of the given tournaments (default: all), with their tournament ids and texts.
 
-    Records that cannot be read are left out (the reader warned at their line).
+    Records that cannot be read are left out (the reader warned at their line); a record of a round past the
+    event's last round (its planned rounds) raises :class:`FormatError` at its line.
     """
-    t = batch.tournaments.select("tournament", "records")
+    t = batch.tournaments.select("tournament", "rounds", "records")
     if tournaments is not None:
         t = t.filter(pl.col("tournament").is_in(tournaments))
     rows = t.explode("records").drop_nulls("records").filter(pl.col("records").str.starts_with("299"))
     out = []
-    for tid, text in rows.iter_rows():
+    for tid, rounds, text in rows.iter_rows():
         try:
-            out.append((int(tid), text, parse_adjustment(text)))
+            a = parse_adjustment(text)
         except ValueError:
             continue
+        if a.round is not None and a.round > rounds:
+            source = source_of(batch.tournaments, tid)
+            raise FormatError(source, record_lines(source, [text])[0], "299 round (cols 20-22)",
+                              f"round {a.round} is past the event's last round ({rounds}) "
+                              f"(record {text.rstrip()!r})")
+        out.append((int(tid), text, a))
     return out
 
 

@@ -21,19 +21,22 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Final, Generic, TypeVar, cast
 
 import polars as pl
 
 from tbstats import processes
-from tbstats.errors import TbstatsError
+from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import Batch, empty
 from tbstats.io import sources
 from tbstats.io.safe import MAX_MEMBER_BYTES
+from tbstats.io.tabular import renumber
+from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.io.sources import OnError, Part, Tally
 
 P = TypeVar("P")
@@ -70,8 +73,33 @@ def _work_kept(part: Part, batch_size: int, f: Callable[[Batch], P]) -> tuple[_D
 
 def _mapped(ledger: pl.DataFrame, batches: list[Batch], f: Callable[[Batch], P]) -> tuple[_Done[P], list[Batch]]:
     """The done of a part read: ``f`` of each of its batches, with the part's ledger and warnings."""
-    warnings = pl.concat([b.warnings for b in batches]) if batches else empty("warnings")
-    return _Done(ledger, [(b.n_tournaments, b.games.height, f(b)) for b in batches], warnings), batches
+    rejected: list[pl.DataFrame] = []
+    done = [_map_rejecting(b, f, rejected) for b in batches]
+    kept = [b for b, _ in done]
+    warnings = pl.concat([b.warnings for b in kept]) if kept else empty("warnings")
+    return _Done(pl.concat([ledger, *rejected]), [(b.n_tournaments, b.games.height, value) for b, value in done],
+                 warnings), kept
+
+
+def _map_rejecting(batch: Batch, f: Callable[[Batch], P], rejected: list[pl.DataFrame]) -> tuple[Batch, P]:
+    """``f(batch)``, and the batch it ran on: a :class:`FormatError` that names a file of the batch (an event
+    the engine finds broken: a 299 record naming nobody, team records that do not fit) rejects that file,
+    as the reader would: its row joins ``rejected``, and ``f`` runs on the other tournaments."""
+    while True:
+        try:
+            return batch, f(batch)
+        except FormatError as exc:
+            file = _FILE.sub("", exc.path)
+            bad = batch.tournaments["source"].str.replace(_FILE.pattern, "") == file
+            if not bad.any():
+                raise
+            batch = renumber(batch.select(batch.tournaments.filter(~bad)["tournament"]), 0)
+            rejected.append(pl.DataFrame([{"path": file, "line": exc.line, "column": exc.column,
+                                           "reason": exc.reason}], schema=ERROR_SCHEMA, orient="row"))
+
+
+#: The ``#N`` that names the N-th event of a file with several.
+_FILE: Final = re.compile(r"#\d+$")
 
 
 def _done_of(kept: tuple[_Done[P], list[Batch]]) -> _Done[P]:

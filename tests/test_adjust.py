@@ -175,6 +175,41 @@ def test_a_299_naming_no_player_of_the_event_is_an_error(tmp_path: Path) -> None
         api.compute(read_trf([("mem.trf", target.read_bytes())]).batch, "BH")
 
 
+def test_a_file_the_engine_finds_broken_is_rejected_and_the_others_computed(tmp_path: Path) -> None:
+    """A 299 naming nobody is found by the engine, not the reader: in a batch of files it rejects its file
+    alone (ledger, counts, exit 1), for every batch size and with worker processes too."""
+    for k in range(6):
+        (tmp_path / f"{k}.trf").write_text(E2.read_text())
+    bad = tmp_path / "3.trf"
+    bad.write_text(E2.read_text().rstrip("\n") + "\n" + _record("", "", "1.5", "", 4, 77) + "\n")
+    got = set()
+    for extra in ([], ["--batch-size", "1"], ["--batch-size", "4", "--workers", "2"]):
+        r = CliRunner().invoke(main, ["compute", str(tmp_path), "-t", "BH", "--format", "csv", *extra])
+        assert r.exit_code == 1, r.output
+        assert f"{bad}:" in r.stderr and "player 77 is not a start rank" in r.stderr
+        assert "6 files: 5 loaded, 1 rejected" in r.stderr
+        table = pl.read_csv(r.stdout.encode())
+        assert table["source"].unique().sort().to_list() == [str(tmp_path / f"{k}.trf") for k in (0, 1, 2, 4, 5)]
+        assert table["tournament"].unique().sort().to_list() == [0, 1, 2, 3, 4]
+        got.add(r.stdout)
+    assert len(got) == 1
+    raised = CliRunner().invoke(main, ["compute", str(tmp_path), "-t", "BH", "--on-error", "raise"])
+    assert raised.exit_code == 3 and "player 77 is not a start rank" in raised.output
+
+
+def test_a_299_of_a_round_past_the_last_round_is_an_error(tmp_path: Path) -> None:
+    """It could not be applied: an error at its line, never dropped (players and teams alike)."""
+    for source, record, team in ((E2, _record("W", "", "1.0", "99", 4), False),
+                                 (TEAM_SWISS, _record("W", "2.0", "2.0", "99", 4), True)):
+        target = tmp_path / source.name
+        target.write_text(source.read_text().rstrip("\n") + "\n" + record + "\n")
+        line = len(target.read_text().splitlines())
+        r = CliRunner().invoke(main, ["compute", str(target), "-t", "EDE" if team else "BH",
+                                      *(["--teams"] if team else [])])
+        assert r.exit_code == 3, r.output
+        assert f"{target}:{line}: 299 round (cols 20-22): round 99 is past the event's last round" in r.output
+
+
 def test_declared_mp_gp_are_compared_with_the_adjusted_scores(tmp_path: Path) -> None:
     """Team 4 (Willows) scores 5 MP / 4.5 GP; a -2/-1 penalty makes it 3 / 3.5."""
     penalty = _record("", "-2.0", "-1.0", "", 4)
