@@ -35,9 +35,9 @@ from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import Batch, empty
 from tbstats.io import sources
 from tbstats.io.safe import MAX_MEMBER_BYTES
+from tbstats.io.sources import OnError, Part, Tally
 from tbstats.io.tabular import renumber
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.io.sources import OnError, Part, Tally
 
 P = TypeVar("P")
 T = TypeVar("T")
