@@ -15,6 +15,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 import pyarrow as pa
+from numpy.lib.stride_tricks import sliding_window_view
 
 from tbstats.errors import FormatError
 
@@ -26,6 +27,7 @@ _IS_WS[[ord(c) for c in WHITESPACE]] = True
 SPACE: Final = 32
 PAD: Final = 128  # blank characters after the last file, so that fixed-width windows never run off the end
 _TRAILING_STEPS: Final = 32  # vectorised steps of trailing-blank removal before the per-line finish
+_NARROW: Final = 16  # windows up to this wide are gathered column by column
 
 
 def decode(path: str, raw: bytes) -> tuple[str, str | None]:
@@ -127,12 +129,17 @@ def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
     from ``room`` characters on (the line's end).
 
-    One gather per column, column-major from the start (no transposed copy, one index array at a time).
+    Narrow windows (round blocks): one gather per column, column-major from the start. Wide ones (player
+    lines): one copy of each position's ``width`` characters, then one transposed copy (several times
+    cheaper than ``width`` gathers).
     """
     start = np.minimum(at, len(buf) - width)
-    out = np.empty((width, len(start)), dtype=buf.dtype)
-    for j in range(width):
-        np.take(buf, start + j, out=out[j])
+    if width > _NARROW and len(buf) >= width:
+        out = np.ascontiguousarray(sliding_window_view(buf, width)[start].T)
+    else:
+        out = np.empty((width, len(start)), dtype=buf.dtype)
+        for j in range(width):
+            np.take(buf, start + j, out=out[j])
     short = np.flatnonzero(room < width)
     if short.size:  # past the line's end: blanks, not the next line
         left = room[short]
@@ -351,7 +358,23 @@ def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, bla
     blank = int(np.count_nonzero(counts == 0)) if blank_null else 0
     valid = pa.py_buffer(np.packbits(counts > 0, bitorder="little")) if blank else None
     arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()), valid, blank)
-    return pl.Series(name, pl.from_arrow(arr), dtype=pl.String)
+    return arrow_series(name, arr)
+
+
+class _ArrowArray:
+    """An Arrow array seen only through the Arrow C data interface (``__arrow_c_array__``)."""
+
+    def __init__(self, array: pa.Array) -> None:
+        self.array = array
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        return self.array.__arrow_c_array__(requested_schema)
+
+
+def arrow_series(name: str, array: pa.Array) -> pl.Series:
+    """A polars Series of an Arrow array, handed over through the Arrow C data interface: ``pl.from_arrow``
+    imports ``pyarrow.compute`` (about 0.15 s of a short run) for what it does not need here."""
+    return pl.Series(_ArrowArray(array)).alias(name)
 
 
 def _utf8(codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -135,8 +135,10 @@ def _opponent_blocks(p: Players, n_blocks: np.ndarray, r0: np.ndarray, event: np
         first[1:] = (p.event[1:] != p.event[:-1]) | (p.start_no[1:] != p.start_no[:-1])
         block_start = np.concatenate([[0], np.cumsum(n_blocks)[:-1]])
         table[(offset[p.event] + p.start_no)[first]] = block_start[first]
-        slot = offset[event]
-        start = table[np.minimum(slot + opp, slot + top[event] + 1)]
+        # per line, then repeated over its blocks (a repeat is much cheaper than a gather per block)
+        slot = np.repeat(offset[p.event], n_blocks)
+        highest = np.repeat((offset + top + 1)[p.event], n_blocks)
+        start = np.take(table, np.minimum(slot + opp, highest))
         exists = start >= 0
         row = np.where(exists, start + r0, 0)
         return row, exists.copy(), exists
@@ -161,8 +163,8 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     r0 = ranges(np.zeros(len(length), dtype=np.int64), n_blocks).astype(np.int16)
     rnd = r0 + np.int16(1)
     at = np.int16(ROUND0) + np.int16(10) * r0
-    blen = length.astype(np.int16)[li]
-    base = lines.start[li] + at
+    blen = np.repeat(length.astype(np.int16), n_blocks)  # (per line values repeated: no gather per block)
+    base = np.repeat(lines.start, n_blocks) + at
     buf = lines.buf
 
     block = windows(buf, base, 10, blen - at)
@@ -175,16 +177,16 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     res_codes = block[7]
     res = _ids(_RESULT_ID, res_codes, ws[7])
 
-    event = p.event.astype(np.int32)[li]
-    me_ok = p.start_ok[li]
-    me = np.where(p.start_ok, p.start_no, 0).astype(np.int16)[li]  # (4 columns: -999..9999)
+    event = np.repeat(p.event.astype(np.int32), n_blocks)
+    me_ok = np.repeat(p.start_ok, n_blocks)
+    me = np.repeat(np.where(p.start_ok, p.start_no, 0).astype(np.int16), n_blocks)  # (4 columns: -999..9999)
     has_opp = opp_ok & (opp_val > 0)
     opp = np.where(has_opp, opp_val, 0).astype(np.int16)
     row, found, exists = _opponent_blocks(p, n_blocks, r0, event, me, opp, rnd)
-    back_ok = found & has_opp[row]
-    back = opp[row]
-    ores = np.where(found, res[row], 0)
-    ocol = np.where(found, colour[row], 0)
+    back_ok = found & np.take(has_opp, row)
+    back = np.take(opp, row)
+    ores = np.where(found, np.take(res, row), 0)
+    ocol = np.where(found, np.take(colour, row), 0)
     points_back = back_ok & me_ok & (back == me)
     pair_ok = _PAIR_OK.reshape(-1)[res.astype(np.int64) * (_OTHER + 1) + ores]
 
@@ -266,11 +268,12 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     warnings = _problems(notes, frame)
 
     res = np.where(has_opp, res, _BYE_OF[res])  # a game result without opponent reads as its bye
-    combo = (has_opp.astype(np.int16) * (_OTHER + 1) + res) * (_OTHER + 1) + ores
-    gt, kind = _GAME_TYPE_OF[combo], _KIND_OF[combo]
+    combo = ((has_opp.astype(np.int16) * (_OTHER + 1) + res) * (_OTHER + 1) + ores).astype(np.int64)
+    gt, kind = np.take(_GAME_TYPE_OF, combo), np.take(_KIND_OF, combo)
     n_kinds = len(SCORING_KINDS)  # kind n_kinds (no points) reads a zero column past the kinds
     with_zero = np.concatenate([points, np.zeros((len(points), 1), dtype=points.dtype)], axis=1).reshape(-1)
-    pts = with_zero[event * (n_kinds + 1) + kind].astype(np.int32)  # (at most 100 points x scale 1000)
+    # (at most 100 points x scale 1000: int32)
+    pts = np.take(with_zero.astype(np.int32), event.astype(np.int64) * (n_kinds + 1) + kind)
     out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
            "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}
