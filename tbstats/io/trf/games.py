@@ -13,7 +13,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.games import GAME_SCHEMA, GAME_TYPE, SCORING_KINDS
-from tbstats.io.trf.buffer import WHITESPACE, is_whitespace, parse_int, ranges, texts_of, windows
+from tbstats.io.trf.buffer import WHITESPACE, int_column, is_whitespace, parse_int, ranges, texts_of, windows
 from tbstats.io.trf.headers import ROUND0
 from tbstats.io.trf.players import Players, no_problems, problem_rows
 
@@ -290,19 +290,20 @@ def _problems(checks: list[tuple[np.ndarray, pl.Expr, pl.Expr]], frame: object) 
     return pl.concat(out) if out else no_problems()
 
 
+_COLOUR_ROW: Final = np.array([2, 0, 1, 2, 2], dtype=np.uint32)  # colour id -> w, b or null
+
+
 def games_frame(g: dict[str, np.ndarray]) -> pl.DataFrame:
     """The games columns of the model (with ``event``) from the arrays of :func:`games`."""
     n = len(g["event"])
-    colour = pl.Series(["w", "b"], dtype=GAME_SCHEMA["colour"])
-    ci = g["colour"]
+    colour = pl.Series(["w", "b", None], dtype=GAME_SCHEMA["colour"])  # by colour id: w, b, else null
     result_strings = pl.Series([*RESULTS, "?"], dtype=pl.String)
     return pl.DataFrame({
         "event": g["event"],
-        "player": pl.Series(g["player"], dtype=pl.Int32).scatter(np.flatnonzero(~g["player_ok"]), None),
+        "player": int_column("player", g["player"], np.int32, ~g["player_ok"]),
         "round": g["round"],
-        "opponent": pl.Series(g["opponent"], dtype=pl.Int32).scatter(np.flatnonzero(~g["has_opp"]), None),
-        "colour": colour.gather(np.clip(ci - 1, 0, 1)).scatter(np.flatnonzero((ci != 1) & (ci != 2)), None)
-        if n else pl.Series([], dtype=GAME_SCHEMA["colour"]),
+        "opponent": int_column("opponent", g["opponent"], np.int32, ~g["has_opp"]),
+        "colour": colour.gather(pl.Series(np.take(_COLOUR_ROW, g["colour"]))),
         "result": result_strings.gather(g["result"].astype(np.int64)).scatter(
             np.flatnonzero(g["result"] == 0), None) if n else pl.Series([], dtype=pl.String),
         "points": pl.Series(g["points"], dtype=pl.Int32),

@@ -26,7 +26,7 @@ from tbstats.games import (
     Batch,
     empty,
 )
-from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, split_lines, texts_of
+from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, int_column, split_lines, texts_of
 from tbstats.io.trf.games import event_rounds, games, games_frame
 from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
 from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
@@ -248,7 +248,7 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
     scaled = np.where(finite, p.points, 0) * sc
     in_range = finite & (np.abs(scaled) <= np.maximum(most, 0))
     units = np.where(in_range, np.round(np.where(in_range, scaled, 0)), 0).astype(np.int64)
-    declared = pl.Series("declared_points", units, dtype=pl.Int32).scatter(np.flatnonzero(~in_range), None)
+    declared = int_column("declared_points", units, np.int32, ~in_range)
     errors = []
     for mask, reason in ((p.points_ok & ~finite, "'{}' is not a number of points (expected e.g. 11.5)"),
                          (finite & ~in_range, "declared points {} are more than {} rounds can give ({})")):
