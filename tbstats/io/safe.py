@@ -94,12 +94,15 @@ def read_regular(path: str) -> bytes:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode):
             raise UnreadableInput(f"not a regular file ({kind_of(now.st_mode)})")
-        parts: list[bytes] = []
-        while True:  # the size is a hint: a file that grows meanwhile is read to its end
-            chunk = os.read(fd, now.st_size + 1 if not parts else _MORE)
-            if not chunk:
-                return b"".join(parts) if len(parts) != 1 else parts[0]
+        # the size is a hint: a file that grows meanwhile is read to its end; a read of a regular file
+        # returns less than asked only at its end, so most files take one read
+        chunk = os.read(fd, now.st_size + 1)
+        if len(chunk) <= now.st_size:
+            return chunk
+        parts = [chunk]
+        while chunk := os.read(fd, _MORE):
             parts.append(chunk)
+        return b"".join(parts)
     except OSError as exc:
         raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
     finally:
