@@ -138,8 +138,9 @@ def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np
         out = np.ascontiguousarray(sliding_window_view(buf, width)[start].T)
     else:
         out = np.empty((width, len(start)), dtype=buf.dtype)
-        for j in range(width):
-            np.take(buf, start + j, out=out[j])
+        for j in range(width):  # (one index array, moved on in place)
+            np.take(buf, start, out=out[j])
+            start += 1
     short = np.flatnonzero(room < width)
     if short.size:  # past the line's end: blanks, not the next line
         left = room[short]
