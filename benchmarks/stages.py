@@ -207,14 +207,18 @@ def ingest_cli(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     return archive.meta()["game_rows"], "whole process"
 
 
-def compute_cli(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
-    """``tbstats compute TRF_DIR --rules R -t LIST --format parquet -o out.parquet`` as a child process."""
-    out = archive.root / "out.parquet"
-    with clock:
-        _tbstats("compute", str(archive.trf), "--rules", rules, "-t", STANDARD_LIST, "--format", "parquet",
-                 "-o", str(out), "-q")
-    out.unlink()
-    return archive.meta()["game_rows"], "whole process"
+def _compute_cli(workers: int) -> Stage:
+    def stage(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
+        out = archive.root / "out.parquet"
+        with clock:
+            _tbstats("compute", str(archive.trf), "--rules", rules, "-t", STANDARD_LIST, "--format", "parquet",
+                     "-o", str(out), "-q", "--workers", str(workers))
+        out.unlink()
+        return archive.meta()["game_rows"], "whole process" if workers == 1 else f"whole process, workers={workers}"
+
+    stage.__doc__ = ("``tbstats compute TRF_DIR --rules R -t LIST --format parquet -o out.parquet"
+                     f"{'' if workers == 1 else f' --workers {workers}'}`` as a child process.")
+    return stage
 
 
 def read_sources(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
@@ -380,7 +384,8 @@ def simulate_archive(archive: Archive, rules: str, clock: Clock) -> tuple[int, s
 #: Stage ids (for ``--stages``) and what each times, in the order they run.
 STAGES: dict[str, Stage] = {
     "ingest-cli": ingest_cli,
-    "compute-cli": compute_cli,
+    "compute-cli": _compute_cli(1),
+    "compute-cli-w2": _compute_cli(2),
     "read-sources": read_sources,
     "read-bytes": read_bytes,
     "load": load_parquet,
@@ -395,14 +400,15 @@ STAGES: dict[str, Stage] = {
     "simulate": simulate_archive,
 }
 LABELS = {
-    "ingest-cli": "ingest (CLI)", "compute-cli": "compute from TRF (CLI)", "read-sources": "read TRF (sources)",
+    "ingest-cli": "ingest (CLI)", "compute-cli": "compute from TRF (CLI)",
+    "compute-cli-w2": "compute from TRF (CLI, 2 workers)", "read-sources": "read TRF (sources)",
     "read-bytes": "read_trf (bytes)", "load": "load Parquet", "dense": "dense view", "unplayed": "unplayed stage",
     **{name: f"kernels: {name}" for name in FAMILIES}, "de": "direct encounter", "standings": "standings",
     "compute": "compute (model, 1 worker)", "compute-w2": "compute (model, 2 workers)",
     "compare": "compare 10 configs", "simulate": "simulate",
 }
 #: Stages whose clock measures a child process.
-CHILD_STAGES = frozenset({"ingest-cli", "compute-cli"})
+CHILD_STAGES = frozenset({"ingest-cli", "compute-cli", "compute-cli-w2"})
 
 
 def run_stage(name: str, root: Path, rules: str, repeat: int = 1) -> dict[str, Any]:

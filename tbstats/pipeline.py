@@ -2,7 +2,8 @@
 
 Inputs are planned into parts (:func:`tbstats.io.sources.plan`: paths and tournament-id ranges, never data).
 A *map* function ``f(batch) -> partial`` runs on each batch of at most ``batch_size`` tournaments, where the
-part is read: in this process, on a thread, or in a Dask worker process that reads its own part. Partials
+part is read: in this process, on a thread, or in a Dask worker process that reads its own part (with
+``workers > 1`` the pieces of TRF parts are read by worker processes and this one, and mapped here). Partials
 come back in input order, each with the global id of its batch's first tournament (a batch is numbered from
 0 where it is read; the caller offsets the ids it keeps), and the caller folds them::
 
@@ -28,6 +29,7 @@ from typing import Any, Generic, TypeVar, cast
 
 import polars as pl
 
+from tbstats import processes
 from tbstats.errors import TbstatsError
 from tbstats.games import Batch, empty
 from tbstats.io import sources
@@ -63,7 +65,11 @@ def _work(part: Part, batch_size: int, f: Callable[[Batch], P]) -> _Done[P]:
 
 def _work_kept(part: Part, batch_size: int, f: Callable[[Batch], P]) -> tuple[_Done[P], list[Batch]]:
     """:func:`_work`, keeping the batches (on a Dask worker they stay there until :meth:`Run.apply`)."""
-    ledger, batches = sources.read_part(part, batch_size)
+    return _mapped(*sources.read_part(part, batch_size), f)
+
+
+def _mapped(ledger: pl.DataFrame, batches: list[Batch], f: Callable[[Batch], P]) -> tuple[_Done[P], list[Batch]]:
+    """The done of a part read: ``f`` of each of its batches, with the part's ledger and warnings."""
     warnings = pl.concat([b.warnings for b in batches]) if batches else empty("warnings")
     return _Done(ledger, [(b.n_tournaments, b.games.height, f(b)) for b in batches], warnings), batches
 
@@ -119,7 +125,8 @@ def _ordered(submit: Callable[[Part], Any], result: Callable[[Any], _Done[P]], p
 
 @dataclass
 class Executor:
-    """Where parts are read and mapped: here (``workers=1``), on threads, or on a Dask client."""
+    """Where parts are read and mapped: here (``workers=1``), on threads, or on a Dask client (for TRF parts
+    read in worker processes, see :func:`read_in_processes`)."""
 
     workers: int = 1
     client: Any = None
@@ -189,6 +196,27 @@ def scheduler_client(scheduler: str | None) -> Iterator[Any]:
         yield client
 
 
+def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
+    """Whether ``--workers`` reads the parts in worker processes: when some are TRF files, whose reading holds
+    the GIL (a columnar model is read and computed by numpy and polars, which release it: threads then)."""
+    return client is None and workers > 1 and any(p.items for p in parts) and processes.available()
+
+
+def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool,
+                      workers: int) -> Iterator[Any]:
+    """What :meth:`Executor.run` yields for ``_work`` (``_work_kept`` with ``keep``), the pieces of the parts
+    read by ``workers - 1`` processes and this one (:func:`tbstats.processes.ordered`) and mapped here: the
+    batches are the same as when read here, and ``f`` need not travel."""
+    split = [sources.pieces(part) for part in parts]
+    reads = processes.ordered(sources.read_piece, (piece for its in split for piece in its), workers)
+    try:
+        for part, its in zip(parts, split, strict=True):
+            done = _mapped(*sources.assemble(part, [next(reads) for _ in its], batch_size), f)
+            yield done if keep else done[0]
+    finally:
+        reads.close()
+
+
 # -------------------------------------------------------------------------------------------------- a run
 
 @dataclass
@@ -224,9 +252,12 @@ class Run(Tally):
                             max_member_bytes=self.max_member_bytes)
         bar = sources.progress_bar(plan.tournaments, self.progress)
         work = functools.partial(_work_kept if keep else _work, batch_size=self.batch_size, f=f)
+        parts = plan.parts
+        done = (read_in_processes(parts, self.batch_size, f, keep, self.workers)
+                if in_processes(parts, self.workers, self.client)
+                else Executor(self.workers, self.client).run(work, parts, keep))
         try:
-            for part, got in zip(plan.parts, Executor(self.workers, self.client).run(work, plan.parts, keep),
-                                 strict=True):
+            for part, got in zip(parts, done, strict=True):
                 done, where = got if keep else (got, None)
                 self.add(part, done.ledger)
                 if done.warnings.height:

@@ -1,23 +1,28 @@
-"""With ``--workers 2`` reading overlaps computing: the next part is read while a batch is mapped."""
+"""With ``--workers 2`` parts run at once: TRF parts in a worker process and here, model parts on threads
+(the next part is read while a batch is mapped); either way the results come in input order."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
 import polars as pl
 import pytest
-from trf_samples import GOOD
+from trf_samples import GOOD, with_names
 
-from tbstats import pipeline
+from tbstats import pipeline, processes
+from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import Batch
 from tbstats.io import sources
+from tbstats.io.tabular import write_model
+from tbstats.io.trf import read_trf
 
 
-def test_with_two_workers_the_next_part_is_read_while_a_batch_is_mapped(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_parts_run_on_two_threads_the_next_read_while_a_batch_is_mapped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in "abc":
-        (tmp_path / f"{name}.trf").write_text(GOOD)
+        write_model(_batch(GOOD), tmp_path / f"{name}.parquet")
     real = sources.read_part
     lock = threading.Lock()
     read: list[str] = []
@@ -25,7 +30,8 @@ def test_with_two_workers_the_next_part_is_read_while_a_batch_is_mapped(tmp_path
 
     def spy(part: sources.Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Batch]]:
         with lock:
-            read.append(part.items[0].name)
+            assert part.model is not None
+            read.append(part.model.name)
             if len(read) >= 2:
                 second_read.set()
         return real(part, batch_size)
@@ -39,8 +45,75 @@ def test_with_two_workers_the_next_part_is_read_while_a_batch_is_mapped(tmp_path
         overlapped.append(second_read.wait(timeout=60))
         return batch.n_tournaments
 
-    run = pipeline.Run(inputs=[str(tmp_path)], batch_files=1, workers=2)
+    run = pipeline.Run(inputs=[str(tmp_path)], workers=2)
     assert [m.value for m in run.map(f)] == [1, 1, 1]
     assert overlapped == [True, True, True]
-    assert sorted(read) == [str(tmp_path / f"{n}.trf") for n in "abc"]
+    assert sorted(read) == [str(tmp_path / f"{n}.parquet") for n in "abc"]
     assert run.summary() == "3 files: 3 loaded, 0 rejected"
+
+
+def where(x: int) -> tuple[int, int]:
+    """The process that ran it, and ``x`` (module level: it travels to a worker process)."""
+    return os.getpid(), x
+
+
+def refuse(x: int) -> int:
+    raise TbstatsError(f"refused {x}")
+
+
+@pytest.mark.skipif(not processes.available(), reason="no forkserver start method on this platform")
+def test_items_run_in_a_worker_process_and_here_and_come_back_in_order() -> None:
+    processes.pool(1).ready.wait(timeout=120)   # the pool is up: the first items go to the worker
+    got = list(processes.ordered(where, range(40), 2))
+    assert [x for _, x in got] == list(range(40))
+    assert got[0][0] != os.getpid()
+    with pytest.raises(TbstatsError, match="refused 0"):
+        list(processes.ordered(refuse, range(3), 2))
+
+
+def _batch(text: str) -> Batch:
+    return read_trf([("x.trf", text.encode())]).batch
+
+
+def _files(tmp_path: Path, n: int) -> None:
+    for k in range(n):
+        (tmp_path / f"{k:02d}.trf").write_text(with_names(f"First {k:02d}", f"Second {k:02d}"))
+
+
+def names(batch: Batch) -> list[str]:
+    return batch.players["name"].to_list()
+
+
+@pytest.mark.skipif(not processes.available(), reason="no forkserver start method on this platform")
+def test_trf_pieces_read_in_worker_processes_give_the_same_batches_ledger_and_errors(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sources, "READ_FILES", 1)   # a part of 3 files is read in 3 pieces
+    _files(tmp_path, 9)
+    (tmp_path / "04.trf").write_text(GOOD.replace("001    1", "001    x", 1))
+    (tmp_path / "07.html").write_text("not a tournament")
+    processes.pool(1).ready.wait(timeout=120)
+    one = pipeline.Run(inputs=[str(tmp_path)], batch_files=3, batch_size=2)
+    expected = [(m.first_id, m.value) for m in one.map(names)]
+    two = pipeline.Run(inputs=[str(tmp_path)], batch_files=3, batch_size=2, workers=2)
+    assert [(m.first_id, m.value) for m in two.map(names)] == expected
+    assert [first for first, _ in expected] == [0, 2, 3, 5, 7]   # batches of 2 within each part of 3 files
+    assert two.ledger.equals(one.ledger)
+    paths = two.ledger["path"].unique(maintain_order=True).to_list()
+    assert paths == [str(tmp_path / n) for n in ("04.trf", "07.html")]
+    assert two.summary() == one.summary() == "9 files: 8 loaded, 1 rejected"
+    with pytest.raises(FormatError) as raised:
+        list(pipeline.Run("raise", inputs=[str(tmp_path)], batch_files=3, workers=2).map(names))
+    assert raised.value.path == str(tmp_path / "04.trf")
+
+
+def test_a_part_of_trf_files_is_cut_in_order_with_its_skipped_names() -> None:
+    from tbstats.io.expand import _Item
+
+    items = tuple(_Item(f"{k}.{'trf' if k % 3 else 'html'}", "trf" if k % 3 else "skip", f"{k}")
+                  for k in range(8))
+    part = sources.Part(items)
+    pieces = sources.split(part, 2)
+    assert [tuple(i.name for i in p.items) for p in pieces] == [
+        ("0.html", "1.trf", "2.trf"), ("3.html", "4.trf", "5.trf"), ("6.html", "7.trf")]
+    assert sum(p.files for p in pieces) == part.files and sum(p.skipped for p in pieces) == part.skipped
+    assert sources.split(part, 5) == [part]

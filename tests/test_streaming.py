@@ -118,6 +118,17 @@ def test_ingest_is_the_same_for_every_batch_size(inputs: list[str], tmp_path: Pa
             assert a.equals(b)
 
 
+def test_ingest_with_two_workers_writes_the_same_files(inputs: list[str], tmp_path: Path) -> None:
+    written = []
+    for workers in ("1", "2"):
+        target = tmp_path / f"w{workers}"
+        result = CliRunner().invoke(main, ["ingest", *inputs, "-o", str(target), "--batch-size", "7",
+                                           "--batch-files", "9", "--workers", workers, "-q"])
+        assert result.exit_code in (0, 1), result.output
+        written.append({p.relative_to(target): p.read_bytes() for p in sorted(target.rglob("*")) if p.is_file()})
+    assert len(written[0]) > 8 and written[1] == written[0]
+
+
 def test_ingested_dataset_is_sorted_with_row_groups_of_whole_tournaments(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow.parquet as pq

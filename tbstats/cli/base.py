@@ -86,6 +86,28 @@ class _Commands(MutableMapping[str, click.Command]):
         return len(list(iter(self)))
 
 
+def workers_asked(args: list[str]) -> int:
+    """The ``--workers N`` of a command line that runs here (no ``--scheduler``), read before the command's
+    modules are imported (1 when absent or not a number; click checks the value later).
+
+    >>> workers_asked(["compute", "dir", "--workers", "2"]), workers_asked(["info", "--workers=3"])
+    (2, 3)
+    >>> workers_asked(["compare", "dir", "--workers", "2", "--scheduler", "local"])
+    1
+    """
+    if any(a == "--scheduler" or a.startswith("--scheduler=") for a in args):
+        return 1
+    for k, arg in enumerate(args):
+        if arg.startswith("--workers="):
+            value = arg.partition("=")[2]
+        elif arg == "--workers" and k + 1 < len(args):
+            value = args[k + 1]
+        else:
+            continue
+        return int(value) if value.isdigit() else 1
+    return 1
+
+
 class _Group(click.Group):
     """A click group that turns tbstats errors into a message on stderr and exit code 3, Ctrl-C into 130;
     its commands are imported when first needed (:class:`_Commands`)."""
@@ -99,6 +121,10 @@ class _Group(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
+        if workers_asked(ctx.meta.get(ARGV_KEY, [])) > 1:
+            from tbstats import processes
+
+            processes.prestart()
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:

@@ -19,6 +19,7 @@ least one. Skipped files do not count among ``files``; a missing path counts as 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Iterator, Sequence
@@ -147,6 +148,25 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
     return Plan(tuple(out), total if known else None)
 
 
+def split(part: Part, files: int) -> list[Part]:
+    """A part of TRF files cut into parts of at most ``files`` TRF files each, in order (the skipped and
+    rejected names stay with the files they came among); any other part is itself."""
+    if sum(i.kind == "trf" for i in part.items) <= files:
+        return [part]
+    out: list[Part] = []
+    chunk: list[_Item] = []
+    n_trf = 0
+    for item in part.items:
+        chunk.append(item)
+        n_trf += item.kind == "trf"
+        if n_trf == files:
+            out.append(dataclasses.replace(part, items=tuple(chunk)))
+            chunk, n_trf = [], 0
+    if chunk:
+        out.append(dataclasses.replace(part, items=tuple(chunk)))
+    return out
+
+
 # --------------------------------------------------------------------------------------------- reading
 
 def _rows(path: str, reason: str) -> pl.DataFrame:
@@ -161,29 +181,63 @@ def _is_skip() -> pl.Expr:
 def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Batch]]:
     """Read one part: its ledger, and its tournaments as batches of at most ``batch_size`` whole tournaments,
     each numbered from 0 (the caller offsets the ids). Problems go to the ledger, never raise."""
-    if part.items:
-        archives = safe.Archives(part.max_member_bytes)
+    return assemble(part, [read_piece(piece) for piece in pieces(part)], batch_size)
+
+
+#: TRF files parsed at a time (a piece of a part): the reader's working arrays (several times the game rows'
+#: size) then stay bounded whatever ``--batch-files`` is, and a worker process reads one piece of a part
+#: while another reads the next; the batches are the same.
+READ_FILES: Final = 500
+
+
+def pieces(part: Part) -> list[Part]:
+    """What is read at a time: :data:`READ_FILES` TRF files of a part, or a run of a model whole."""
+    return split(part, READ_FILES) if part.items else [part]
+
+
+def read_piece(piece: Part) -> tuple[pl.DataFrame, Batch | None]:
+    """Read a piece of a part (see :func:`pieces`): its ledger, unsorted, and its tournaments numbered from 0
+    (none when nothing was read). Problems go to the ledger, never raise."""
+    if piece.items:
+        archives = safe.Archives(piece.max_member_bytes)
         try:
-            batch, ledger = _read_trf(part.items, archives)
+            return _read_trf(piece.items, archives)
         finally:
             archives.close()
-        return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size)] if batch.n_tournaments else []
-    assert part.model is not None
+    assert piece.model is not None
     try:
-        problem = safe.not_regular(part.model.path)
+        problem = safe.not_regular(piece.model.path)
         if problem is not None:
             raise safe.UnreadableInput(problem)
-        batch = parts.read_part(part.table) if part.table is not None else tabular.read_model(part.model.path)
-        ledger = pl.DataFrame(schema=ERROR_SCHEMA)
+        batch = parts.read_part(piece.table) if piece.table is not None else tabular.read_model(piece.model.path)
+        return pl.DataFrame(schema=ERROR_SCHEMA), batch
     except Exception as exc:  # one model is one input: whatever fails, only this input is lost
-        tiles = _tiles(part.model, part.table) if part.table is not None and _in_rows(exc) else []
-        if part.table is None or len(tiles) < 2:
-            return safe.model_ledger(part.model.name, part.model.path, exc), []
-        ledger, good = _bisect(part.model, part.table, tiles, exc)
-        if not good:
-            return ledger, []
-        batch = Batch.stacked(good)
-    return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size, by_source=False)]
+        tiles = _tiles(piece.model, piece.table) if piece.table is not None and _in_rows(exc) else []
+        if piece.table is None or len(tiles) < 2:
+            return safe.model_ledger(piece.model.name, piece.model.path, exc), None
+        ledger, good = _bisect(piece.model, piece.table, tiles, exc)
+        return ledger, Batch.stacked(good) if good else None
+
+
+def assemble(part: Part, read: Sequence[tuple[pl.DataFrame, Batch | None]], batch_size: int
+             ) -> tuple[pl.DataFrame, list[Batch]]:
+    """The ledger and batches of a part from what :func:`read_piece` read of its pieces, in order: the
+    tournaments stacked with ids running on, cut into batches of at most ``batch_size`` numbered from 0."""
+    got, next_id = [], 0
+    for _, batch in read:
+        if batch is not None and batch.n_tournaments:
+            got.append(tabular.renumber(batch, next_id) if next_id else batch)
+            next_id += batch.n_tournaments
+    ledger = pl.concat([ledger for ledger, _ in read])
+    if part.items:   # the ledger of TRF files in input order (the reader orders the rows of a file)
+        order = {i.name: n for n, i in enumerate(part.items)}
+        ledger = ledger.unique(maintain_order=True).with_columns(
+            pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
+        ledger = ledger.sort("_order", maintain_order=True).drop("_order")
+    if not got:
+        return ledger, []
+    batch = got[0] if len(got) == 1 else Batch.stacked(got)
+    return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size, by_source=bool(part.items))]
 
 
 # A run of a columnar model whose rows break the model (a bad value, an orphan row) loses only its bad
@@ -225,11 +279,10 @@ def _bisect(model: _Item, run: parts.TablePart, tiles: list[parts.TablePart], fa
     return pl.concat(ledgers), good
 
 
-def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[Batch, pl.DataFrame]:
-    """Read the TRF files of a chunk at once; the ledger lists problems in input order."""
+def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[pl.DataFrame, Batch | None]:
+    """Read the TRF files of a piece at once: the ledger (unsorted) and the batch, numbered from 0."""
     raw: list[tuple[str, bytes]] = []
     ledger = [_rows(i.name, i.reason) for i in chunk if i.kind != "trf"]
-    order = {i.name: n for n, i in enumerate(chunk)}
     for item in (i for i in chunk if i.kind == "trf"):
         try:
             data = read_input(item, archives)
@@ -237,30 +290,9 @@ def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[Batch, p
             ledger.append(_rows(item.name, str(exc)))
             continue
         raw.append((item.name, data))
-    batch, errors = _read_trf_chunks(raw)
+    batch, errors = safe.read_trf_isolated(raw, 0) if raw else (None, pl.DataFrame(schema=ERROR_SCHEMA))
     ledger.append(errors)
-    table = pl.concat(ledger).unique(maintain_order=True).with_columns(
-        pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))
-    table = table.sort("_order", maintain_order=True).drop("_order")  # read_trf orders rows within a file
-    return batch, table
-
-
-#: TRF files parsed by one call of the reader: its working arrays (several times the game rows' size) then
-#: stay bounded whatever ``--batch-files`` is; the batch is the same.
-READ_FILES: Final = 500
-
-
-def _read_trf_chunks(raw: list[tuple[str, bytes]]) -> tuple[Batch, pl.DataFrame]:
-    """:func:`tbstats.io.safe.read_trf_isolated` of ``raw``, :data:`READ_FILES` files at a time, ids run on."""
-    if len(raw) <= READ_FILES:
-        return safe.read_trf_isolated(raw, 0)
-    got, errors, next_id = [], [], 0
-    for lo in range(0, len(raw), READ_FILES):
-        batch, found = safe.read_trf_isolated(raw[lo:lo + READ_FILES], next_id)
-        got.append(batch)
-        errors.append(found)
-        next_id += batch.n_tournaments
-    return Batch.stacked(got), pl.concat(errors)
+    return pl.concat(ledger), batch
 
 
 def read_input(item: _Item, archives: safe.Archives) -> bytes:
