@@ -197,8 +197,7 @@ def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) 
     paired = _PAIRED[gt]
     first_pending = np.full(n, 10_000 + 1, dtype=np.int64)
     np.minimum.at(first_pending, ev[pending], rnd[pending])
-    last_paired = np.zeros(n, dtype=np.int64)
-    np.maximum.at(last_paired, ev[paired], rnd[paired])
+    last_paired = _event_max(np.where(paired, rnd, 0), ev, n)
     has_paired = last_paired > 0  # rounds count from 1
     planned = t["rounds"].to_numpy().astype(np.int64)
     counted = np.where(rounds_ev >= planned, rounds_ev, np.where(has_paired, last_paired, rounds_ev))
@@ -209,9 +208,19 @@ def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) 
     if declared.null_count():
         rr = _round_robin(g, declared.is_null().to_numpy())
         kind = declared.fill_null(pl.Series(np.where(rr, "round_robin", "swiss")))
-    return t.with_columns(pl.Series("rounds_played", played, dtype=pl.Int16),
+    return t.with_columns(pl.Series("rounds_played", played.astype(np.int16)),  # (at most 10,000)
                           kind.cast(TOURNAMENT_SCHEMA["event_type"]).alias("event_type"),
                           pl.col("rounds").cast(pl.Int16))
+
+
+def _event_max(values: np.ndarray, event: np.ndarray, n: int) -> np.ndarray:
+    """Per event the largest of ``values`` (0 for an event without rows); rows come sorted by event and values
+    are at least 0 (one reduction over runs of rows, not a scattered maximum per row)."""
+    out = np.zeros(n, dtype=values.dtype)
+    if len(event):
+        starts = np.flatnonzero(np.concatenate([[True], event[1:] != event[:-1]]))
+        out[event[starts]] = np.maximum.reduceat(values, starts)
+    return out
 
 
 def _round_robin(g: dict[str, np.ndarray], undeclared: np.ndarray) -> np.ndarray:
