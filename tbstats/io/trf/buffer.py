@@ -405,10 +405,15 @@ def _utf8(codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 def int_column(name: str, values: np.ndarray, dtype: type[np.signedinteger[Any]], null: np.ndarray) -> pl.Series:
     """An integer column of ``values`` cast by numpy to ``dtype`` (polars' own cast is several times slower;
-    the values are small fixed-width fields), null where ``null`` holds."""
-    series = pl.Series(name, values.astype(dtype, copy=False))
-    rows = np.flatnonzero(null)
-    return series.scatter(rows, None) if rows.size else series
+    the values are small fixed-width fields), null where ``null`` holds (an Arrow validity bitmap: cheaper
+    than scattering nulls, most of all when a field is blank throughout)."""
+    data = np.ascontiguousarray(values, dtype=dtype)
+    missing = int(np.count_nonzero(null))
+    if not missing:
+        return pl.Series(name, data)
+    valid = pa.py_buffer(np.packbits(~null, bitorder="little"))
+    return arrow_series(name, pa.Array.from_buffers(pa.from_numpy_dtype(data.dtype), len(data),
+                                                    [valid, pa.py_buffer(data)], null_count=missing))
 
 
 def texts_of(win: np.ndarray, rows: np.ndarray) -> list[str]:
