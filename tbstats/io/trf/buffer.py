@@ -336,6 +336,12 @@ def parse_int(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray
         return _parse_small(win)
     a, b = stripped(win, ws)
     n = win.shape[1]
+    filled = np.flatnonzero(b > 0)
+    if 2 * len(filled) < n:  # mostly blank (FIDE ids of unrated players): parse the filled fields alone
+        value, ok = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        if len(filled):
+            value[filled], ok[filled] = parse_int(win[:, filled], None if ws is None else ws[:, filled])
+        return value, ok
     first = win[np.minimum(a, win.shape[0] - 1), np.arange(n)] if win.shape[0] else np.zeros(n, dtype=win.dtype)
     signed = (first == 43) | (first == 45)
     ok = b - a > signed

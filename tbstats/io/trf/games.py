@@ -144,10 +144,12 @@ def _opponent_blocks(p: Players, n_blocks: np.ndarray, r0: np.ndarray, event: np
         table[(offset[p.event] + p.start_no)[first]] = block_start[first]
         # per line, then repeated over its blocks (a repeat is much cheaper than a gather per block)
         slot = np.repeat(offset[p.event], n_blocks)
-        highest = np.repeat((offset + top + 1)[p.event], n_blocks)
-        start = np.take(table, np.minimum(slot + opp, highest))
+        slot += np.minimum(opp, np.repeat((top + 1).astype(np.int16)[p.event], n_blocks))  # (ranks < 10,000)
+        start = np.take(table, slot)
         exists = start >= 0
-        row = np.where(exists, start + r0, 0)
+        row = start + r0
+        if not exists.all():
+            row[~exists] = 0
         return row, exists.copy(), exists
     row, found = lookup(row_key(event, me, rnd), row_key(event, opp, rnd))
     found &= opp > 0
@@ -246,7 +248,9 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     n_kinds = len(SCORING_KINDS)  # kind n_kinds (no points) reads a zero column past the kinds
     with_zero = np.concatenate([points, np.zeros((len(points), 1), dtype=points.dtype)], axis=1).reshape(-1)
     # (at most 100 points x scale 1000: int32)
-    pts = np.take(with_zero.astype(np.int32), event.astype(np.int64) * (n_kinds + 1) + kind)
+    at_kind = np.repeat(p.event.astype(np.int64) * (n_kinds + 1), n_blocks)
+    at_kind += kind
+    pts = np.take(with_zero.astype(np.int32), at_kind)
     out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
            "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}
