@@ -26,6 +26,7 @@ from tbstats.io.trf import ERROR_SCHEMA, read_trf
 MAX_MEMBER_BYTES: Final = 64 * 2**20
 _CHUNK: Final = 1 << 20
 _MORE: Final = 1 << 16  # what a regular file is read by past its size at open (it grew meanwhile)
+_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 _ZIP_METHODS: Final = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
                        zipfile.ZIP_LZMA: "lzma"}
 _KINDS: Final = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -87,7 +88,7 @@ def read_regular(path: str) -> bytes:
     if problem is not None:
         raise UnreadableInput(problem)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
     try:
