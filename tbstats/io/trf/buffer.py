@@ -141,12 +141,48 @@ def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np
         for j in range(width):  # (one index array, moved on in place)
             np.take(buf, start, out=out[j])
             start += 1
+    return _blank_past_end(out, room)
+
+
+def _blank_past_end(out: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """Blank the characters of each window (a column of ``out``) from ``room`` on: past the line's end come
+    blanks, not the next line."""
+    width = out.shape[0]
     short = np.flatnonzero(room < width)
-    if short.size:  # past the line's end: blanks, not the next line
+    if short.size:
         left = room[short]
         for j in range(max(int(left.min()), 0), width):
             out[j, short[left <= j]] = SPACE
     return out
+
+
+def repeated_windows(buf: np.ndarray, at: np.ndarray, count: np.ndarray, width: int,
+                     room: np.ndarray) -> np.ndarray:
+    """:func:`windows` at ``count[i]`` consecutive positions ``at[i], at[i] + width, ...`` of each line (its
+    round blocks), line after line; ``room`` is per window.
+
+    Each line's ``count[i] * width`` characters are copied at once (lines grouped by count), then transposed
+    once: about half the cost of a gather per column and window. A line whose windows would run past the
+    buffer's end (the last lines, short ones of long events) is taken window by window.
+    """
+    total = int(count.sum())
+    rows = np.empty((total, width), dtype=buf.dtype)
+    first = np.cumsum(count) - count
+    for k in np.unique(count[count > 0]).tolist():
+        lines = np.flatnonzero(count == k)
+        fits = at[lines] + k * width <= len(buf)
+        alone, lines = lines[~fits], lines[fits]
+        if len(lines):
+            got = sliding_window_view(buf, k * width)[at[lines]].reshape(-1, width)
+            if len(got) == total:
+                rows = got
+            else:
+                rows[(first[lines][:, None] + np.arange(k)).reshape(-1)] = got
+        if len(alone):
+            idx = ranges(first[alone], count[alone])
+            pos = np.repeat(at[alone] - width * first[alone], count[alone]) + width * idx
+            rows[idx] = windows(buf, pos, width, np.full(len(idx), width)).T
+    return _blank_past_end(np.ascontiguousarray(rows.T), room)
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

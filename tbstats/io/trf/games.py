@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.games import GAME_SCHEMA, GAME_TYPE, SCORING_KINDS
-from tbstats.io.trf.buffer import WHITESPACE, int_column, is_whitespace, parse_int, texts_of, windows
+from tbstats.io.trf.buffer import WHITESPACE, int_column, is_whitespace, parse_int, repeated_windows, texts_of
 from tbstats.io.trf.headers import ROUND0
 from tbstats.io.trf.players import Players, no_problems, problem_rows
 
@@ -174,10 +174,9 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     rnd = r0 + np.int16(1)
     at = np.int16(ROUND0) + np.int16(10) * r0
     blen = np.repeat(length.astype(np.int16), n_blocks)  # (per line values repeated: no gather per block)
-    base = np.repeat(lines.start, n_blocks) + at
     buf = lines.buf
 
-    block = windows(buf, base, 10, blen - at)
+    block = repeated_windows(buf, lines.start + ROUND0, n_blocks, 10, blen - at)
     ws = is_whitespace(block)
     opp_win = block[:4]
     opp_val, opp_ok = parse_int(opp_win, ws[:4])
