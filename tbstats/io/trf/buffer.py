@@ -28,6 +28,7 @@ SPACE: Final = 32
 PAD: Final = 128  # blank characters after the last file, so that fixed-width windows never run off the end
 _TRAILING_STEPS: Final = 32  # vectorised steps of trailing-blank removal before the per-line finish
 _NARROW: Final = 16  # windows up to this wide are gathered column by column
+_SLICE: Final = 1 << 16  # characters scanned at a time for line breaks
 
 
 def decode(path: str, raw: bytes) -> tuple[str, str | None]:
@@ -221,7 +222,9 @@ def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
         empty = np.zeros(0, dtype=np.int64)
         return Lines(buf, empty.astype(np.int32), empty.astype(np.int32), empty, empty)
     n = int(offsets[-1])
-    low = np.flatnonzero(buf[:n] <= 13)  # one pass over the buffer; then the few control characters
+    # one pass over the buffer, a slice at a time (no buffer-sized temporary); then the few control characters
+    low = np.concatenate([np.flatnonzero(buf[lo:min(lo + _SLICE, n)] <= 13) + lo for lo in range(0, n, _SLICE)]
+                         or [np.zeros(0, dtype=np.intp)])
     breaks = low[(buf[low] == 10) | (buf[low] == 13)]
     lf_after_cr = (buf[breaks] == 10) & (breaks > 0) & (buf[np.maximum(breaks - 1, 0)] == 13)
     ends = breaks[~lf_after_cr]
