@@ -208,9 +208,10 @@ def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) 
     if declared.null_count():
         rr = _round_robin(g, declared.is_null().to_numpy())
         kind = declared.fill_null(pl.Series(np.where(rr, "round_robin", "swiss")))
-    return t.with_columns(pl.Series("rounds_played", played.astype(np.int16)),  # (at most 10,000)
-                          kind.cast(TOURNAMENT_SCHEMA["event_type"]).alias("event_type"),
-                          pl.col("rounds").cast(pl.Int16))
+    # (a frame of the columns, not a with_columns plan: most calls read a few hundred events)
+    return pl.DataFrame({**{c: t.get_column(c) for c in t.columns}, "rounds": t.get_column("rounds").cast(pl.Int16),
+                         "rounds_played": pl.Series("rounds_played", played.astype(np.int16)),  # (at most 10,000)
+                         "event_type": kind.cast(TOURNAMENT_SCHEMA["event_type"]).alias("event_type")})
 
 
 def _event_max(values: np.ndarray, event: np.ndarray, n: int) -> np.ndarray:
@@ -269,8 +270,10 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
                                "_most": most[rows] / sc[rows]})
             args = [pl.col("_points"), pl.col("_rounds"), pl.col("_most").cast(pl.String)][:reason.count("{}")]
             errors.append(problem_rows(df, "points (cols 81-84)", pl.format(reason, *args)))
-    total = np.bincount(g["line"], weights=g["points"], minlength=n).astype(np.int64) if n else units
-    has_games = np.bincount(g["line"], minlength=n) > 0 if n else finite
+    blocks = np.bincount(g["line"], minlength=n)  # (a line's blocks are consecutive: one sum per line)
+    has_games = blocks > 0
+    total = np.zeros(n, dtype=np.int64)
+    total[has_games] = np.add.reduceat(g["points"], (np.cumsum(blocks) - blocks)[has_games], dtype=np.int64)
     rows = np.flatnonzero(in_range & has_games & (units != total) & (units != total + _penalties(p, t, any299)))
     rows = rows[np.argsort(p.order[rows], kind="stable")]
     warn = no_problems()
