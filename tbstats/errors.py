@@ -32,7 +32,9 @@ class FormatError(TbstatsError):
 
 
 class SchemaError(TbstatsError):
-    """A columnar table does not have the expected columns or types."""
+    """A columnar table does not have the expected columns or types (``file``: the file, when known)."""
+
+    file: str | None = None
 
 
 class UnknownTieBreakError(TbstatsError):

@@ -105,15 +105,22 @@ def shutdown() -> None:
 
 
 class _Here:
-    """A result computed in this process, held in the queue like a finished future."""
+    """An item run in this process, held in the queue like a finished future: its error too is raised only
+    when its turn comes, so that the first error in input order is the one raised."""
 
-    def __init__(self, value: Any) -> None:
-        self.value = value
+    def __init__(self, fn: Callable[[Any], Any], item: Any) -> None:
+        self.error: Exception | None = None
+        try:
+            self.value = fn(item)
+        except Exception as exc:  # raised by result(), in order
+            self.error = exc
 
     def done(self) -> bool:
         return True
 
     def result(self) -> Any:
+        if self.error is not None:
+            raise self.error
         return self.value
 
 
@@ -129,7 +136,7 @@ class _Queue(deque[tuple["Future[Any] | _Here", Any]]):
         for k in range(len(self) - 1, -1, -1):
             entry, item = self[k]
             if isinstance(entry, Future) and entry.cancel():
-                self[k] = (_Here(fn(item)), item)
+                self[k] = (_Here(fn, item), item)
                 return True
         return False
 
@@ -158,7 +165,7 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
             if here.ready.is_set() and pending.away() < IN_HAND * here.workers:
                 pending.append((here.executor.submit(fn, item), item))
             else:
-                pending.append((_Here(fn(item)), item))
+                pending.append((_Here(fn, item), item))
             while pending and (pending[0][0].done() or len(pending) > HELD):
                 if pending[0][0].done() or not pending.steal(fn):
                     yield _result(pending.popleft()[0])

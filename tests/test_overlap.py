@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import polars as pl
@@ -53,7 +54,8 @@ def test_model_parts_run_on_two_threads_the_next_read_while_a_batch_is_mapped(
 
 
 def where(x: int) -> tuple[int, int]:
-    """The process that ran it, and ``x`` (module level: it travels to a worker process)."""
+    """The process that ran it, and ``x`` (module level: it travels to a worker process), in 10 ms."""
+    time.sleep(0.01)
     return os.getpid(), x
 
 
@@ -66,7 +68,7 @@ def test_items_run_in_a_worker_process_and_here_and_come_back_in_order() -> None
     processes.pool(1).ready.wait(timeout=120)   # the pool is up: the first items go to the worker
     got = list(processes.ordered(where, range(40), 2))
     assert [x for _, x in got] == list(range(40))
-    assert got[0][0] != os.getpid()
+    assert {pid for pid, _ in got} - {os.getpid()}   # some ran in the worker (this process alone takes 0.4 s)
     with pytest.raises(TbstatsError, match="refused 0"):
         list(processes.ordered(refuse, range(3), 2))
 

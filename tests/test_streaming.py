@@ -392,6 +392,43 @@ def test_a_model_damaged_in_a_later_run_loses_the_same_tournaments_for_every_bat
             assert all(f"{name}," not in stdout for name in lost) and "sim/1/34," in stdout
 
 
+def test_a_damaged_page_of_one_part_file_loses_its_row_group_for_every_batch_size(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part file of a dataset with an unreadable row group: the tournaments of that row group are lost,
+    the file is named, the rest is read, whatever the batch size."""
+    import pyarrow.parquet as pq
+
+    monkeypatch.setattr("tbstats.io.tabular.write.ROW_GROUP_ROWS", 400)
+    batch = tabular.read_model(SAMPLE).select(list(range(40)))
+    target = tmp_path / "dataset"
+    with tabular.ArchiveWriter(target) as writer:
+        for lo in range(0, 40, 20):
+            writer.write(batch.select(list(range(lo, lo + 20))))
+    damaged = sorted((target / "games").iterdir())[1]   # tournaments 20-39
+    meta = pq.read_metadata(damaged)
+    assert meta.num_row_groups >= 3
+    group = meta.row_group(1)
+    ids = pq.read_table(damaged, columns=["tournament"]).column(0).to_pylist()
+    first = meta.row_group(0).num_rows
+    lost = sorted(set(ids[first:first + group.num_rows]))   # the tournaments with rows in row group 1
+    assert lost and 20 not in lost
+    column = group.column(group.num_columns - 1)   # game_type of row group 1: its pages zeroed
+    data = bytearray(damaged.read_bytes())
+    start = column.dictionary_page_offset or column.data_page_offset
+    data[start:start + column.total_compressed_size] = bytes(column.total_compressed_size)
+    damaged.write_bytes(bytes(data))
+    outputs = set()
+    for size in ("1", "3", "7", "1000"):
+        result = CliRunner().invoke(main, ["info", str(target), "--by-tournament", "--batch-size", size,
+                                           "--format", "csv"])
+        assert result.exit_code == 1, result.output
+        assert f"{damaged}: not a readable parquet file" in result.stderr
+        outputs.add(result.stdout)
+    assert len(outputs) == 1
+    kept = pl.read_csv(io.StringIO(outputs.pop()))["source"].to_list()
+    assert kept == [f"sim/1/{t}" for t in range(40) if t not in lost]
+
+
 def test_the_archive_fit_without_fide_ids_covers_no_player_and_does_not_fail() -> None:
     assert tabular.read_model(SAMPLE).players["fide_id"].fill_null(0).max() in (0, None)   # simulated: no ids
     result = CliRunner().invoke(main, ["evaluate", str(SAMPLE), "-c", CONFIGS[0], "--strength", "archive",

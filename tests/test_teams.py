@@ -397,6 +397,24 @@ def test_cli_compute_teams_and_the_player_note() -> None:
     assert pl.read_csv(io.StringIO(players.stdout)).height == 56
 
 
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_cli_compute_teams_streams_the_same_table_for_every_batch_size(tmp_path: Path, fmt: str) -> None:
+    inputs = [str(p) for p in (HELD, HELTOUR, SHARLY, TEAM_SWISS)]
+    written = []
+    for size in ("1", "2", "1000"):
+        out = tmp_path / f"{size}.{fmt}"
+        result = _run(["compute", *inputs, "--teams", "-t", "BH:MP,EMGSB/C1,EDE,BBE", "--batch-size", size,
+                       "--format", fmt, "-o", str(out), "-q"])
+        assert result.exit_code == 0, result.output
+        written.append(out.read_bytes())
+    assert written[0] == written[1] == written[2]
+    table = pl.read_csv(io.BytesIO(written[0])) if fmt == "csv" else pl.read_parquet(io.BytesIO(written[0]))
+    assert table["tournament"].n_unique() == 4 and table.columns[-4:] == ["BH:MP", "EMGSB/C1", "EDE", "BBE"]
+    failed = _run(["compute", *inputs, str(tmp_path / "missing.trf"), "--teams", "-t", "BH:MP", "--on-error",
+                   "raise", "--format", fmt, "-o", str(tmp_path / "none"), "-q"])
+    assert failed.exit_code == 3 and not list(tmp_path.glob("*none*"))
+
+
 def test_cli_team_options_and_errors() -> None:
     bad = _run(["compute", str(HELD), "--teams", "-t", "BH:MP/P"])
     assert bad.exit_code == 2 and "modifier P is not defined for BH" in bad.output
@@ -410,6 +428,10 @@ def test_cli_team_options_and_errors() -> None:
         in pab.stderr
     table = pl.read_csv(io.StringIO(pab.stdout))
     assert sorted(table["mp"].to_list(), reverse=True)[:3] == [11.0, 10.0, 9.0]
+    for value, reason in (("1.5:3", "is not a whole number of"), ("1:1.25", "game points in steps of 0.5"),
+                          ("-1:2", "cannot be negative")):   # never rounded to the event's units
+        refused = _run(["compute", str(HELTOUR), "--teams", "-t", "BH:MP", "--team-pab", value, "--rules", "auto"])
+        assert refused.exit_code == 3 and reason in refused.stderr and f"--team-pab {value}" in refused.stderr
 
 
 def test_cli_from_file_lists(tmp_path: Path) -> None:

@@ -68,13 +68,25 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
         from tbstats.teams.runs import compute_teams_run  # (the team modules load only for team work)
 
         team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
-        with streamed(inputs, batches) as run:
-            table, notes = compute_teams_run(run, team_specs, rules=engine.rules, force_type=engine.force_type,
-                                             after_round=engine.after_round, team_pab=teams.pab, lots=lots)
+        # with given specs each batch's rows are written as they come (each event's own lists: at the end)
+        team_sink = None if team_specs is None else TableFile(output.format, output.path,
+                                                               csv_escape=output.csv_escape)
+        try:
+            with streamed(inputs, batches) as run:
+                table, notes = compute_teams_run(run, team_specs, rules=engine.rules, force_type=engine.force_type,
+                                                 after_round=engine.after_round, team_pab=teams.pab, lots=lots,
+                                                 sink=None if team_sink is None else team_sink.write)
+        except BaseException:
+            if team_sink is not None:
+                team_sink.discard()
+            raise
         if not inputs.quiet:
             for note in notes:
                 click.echo(f"Warning: {note}", err=True)
-        emit(table, output)
+        if team_sink is None:
+            emit(table, output)
+        else:
+            team_sink.commit(table)
         ctx.exit(exit_code(run.rejected))
     from_file = specs.strip().lower() == FROM_FILE_LIST
     parsed = [] if from_file else _spec_list(specs)

@@ -18,6 +18,7 @@ them without parsing their cells). Other CSV models are read whole, then cut int
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,17 +234,29 @@ def _plan_csv(name: str, tables: tuple[tuple[str, str, tuple[str, ...]], ...], b
 
 
 def joined(runs: list[TablePart], within: TablePart) -> TablePart:
-    """Consecutive runs of the plan of ``within``'s model that lie inside ``within``, as one run (its files; the
-    runs' rows joined per file)."""
+    """Runs of the plan of ``within``'s model that lie inside ``within``, in order, as one run: the files of
+    ``within`` the runs read, their rows joined per file. Runs with gaps between them are one run only when
+    every file is read by its rows (:func:`sliced`): a filter on ids would read the gaps too."""
     if len(runs) == 1:
         return runs[0]
     rows: dict[str, list[tuple[int, int]]] = {}
     for run in runs:
         for file, ranges in run.rows:
             rows.setdefault(file, []).extend(ranges)
-    return TablePart(within.name, within.format, within.files, runs[0].lo, runs[-1].hi,
-                     sum(r.tournaments for r in runs), runs[0].warnings,
+    used = {f for run in runs for _, _, files in run.files for f in files}
+    files = tuple((table, base, tuple(f for f in fs if table == "warnings" or f in used))
+                  for table, base, fs in within.files)
+    return TablePart(within.name, within.format, files, runs[0].lo, runs[-1].hi,
+                     sum(r.tournaments for r in runs), any(r.warnings for r in runs),
                      tuple((f, tuple(_merged(r))) for f, r in rows.items()))
+
+
+def sliced(run: TablePart) -> bool:
+    """Whether every file of the run (but the warnings) is read by the rows the plan found in it."""
+    rows = dict(run.rows)
+    return all(f in rows for table, _, files in run.files if table != "warnings" for f in files)
+
+
 
 
 def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -328,7 +341,7 @@ def read_part(part: TablePart) -> Batch:
     rows = dict(part.rows)
     # every file sliced: the tables are read without the rows' location, which is added only when the
     # checker's proof fails (see tbstats.io.check.proven_clean)
-    plain = all(f in rows for table, _, files in part.files if table != "warnings" for f in files)
+    plain = sliced(part)
     tables: dict[str, pl.DataFrame] = {}
     pieces: dict[str, list[tuple[str, int, pl.DataFrame]]] = {}
     for table, base, files in part.files:
@@ -341,8 +354,8 @@ def read_part(part: TablePart) -> Batch:
             elif table == "warnings":
                 frames = [_located(f, part.format).collect() for f in files]
             elif plain:
-                pieces[table] = [(f, r0, _scan((f,), part.format).slice(r0, r1 - r0).collect())
-                                 for f in files for r0, r1 in rows[f] if r1 > r0]
+                pieces[table] = [(f, r0, _slice(table, f, part.format, r0, r1)) for f in files
+                                 for r0, r1 in rows[f] if r1 > r0]
                 found = [frame for _, _, frame in pieces[table]]
                 tables[table] = check_schema(table, stack(found), where=where) if found else empty(table)
                 continue
@@ -366,13 +379,35 @@ def read_part(part: TablePart) -> Batch:
     return Batch(tables["tournaments"], tables["players"], tables["games"], tables.get("warnings", empty("warnings")))
 
 
+def _slice(table: str, file: str, fmt: Format, r0: int, r1: int) -> pl.DataFrame:
+    """Rows ``r0:r1`` of one file of a table, in the model's types; a failure names the file (``exc.file``),
+    so that a run can be read again without it (:mod:`tbstats.io.recover`)."""
+    with _naming(file, fmt):
+        return check_schema(table, _scan((file,), fmt).slice(r0, r1 - r0).collect(), where=file)
+
+
+@contextlib.contextmanager
+def _naming(file: str, fmt: Format) -> Iterator[None]:
+    """A failure to read one file of a table raised as a :class:`SchemaError` whose ``file`` is that file."""
+    try:
+        yield
+    except SchemaError as exc:
+        exc.file = file
+        raise
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        error = SchemaError(f"{file}: not a readable {fmt} file ({tabular._first_line(exc)})")
+        error.file = file
+        raise error from None
+
+
 def _rows_of(file: str, fmt: Format, ranges: tuple[tuple[int, int], ...] | None, run: pl.Expr
              ) -> list[pl.DataFrame]:
     """A file's rows of a part: the row ranges the plan found (slices, read from the row groups holding
     them), or without them the rows that ``run`` keeps."""
-    if ranges is None:
-        return [_located(file, fmt).filter(run).collect()]
-    return [_located(file, fmt).slice(r0, r1 - r0).collect() for r0, r1 in ranges if r1 > r0]
+    with _naming(file, fmt):
+        if ranges is None:
+            return [_located(file, fmt).filter(run).collect()]
+        return [_located(file, fmt).slice(r0, r1 - r0).collect() for r0, r1 in ranges if r1 > r0]
 
 
 #: A run of a flat file is split this many tournaments at a time: a flat row repeats its tournament's and its

@@ -30,7 +30,7 @@ import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.games import Batch, empty
-from tbstats.io import parts, safe, tabular
+from tbstats.io import parts, recover, safe, tabular
 from tbstats.io.expand import (
     SKIPPED,
     _expand,
@@ -212,10 +212,9 @@ def read_piece(piece: Part) -> tuple[pl.DataFrame, Batch | None]:
         batch = parts.read_part(piece.table) if piece.table is not None else tabular.read_model(piece.model.path)
         return pl.DataFrame(schema=ERROR_SCHEMA), batch
     except Exception as exc:  # one model is one input: whatever fails, only this input is lost
-        tiles = _tiles(piece.model, piece.table) if piece.table is not None and _in_rows(exc) else []
-        if piece.table is None or len(tiles) < 2:
+        if piece.table is None:
             return safe.model_ledger(piece.model.name, piece.model.path, exc), None
-        ledger, good = _bisect(piece.model, piece.table, tiles, exc)
+        ledger, good = recover.run(piece.model, piece.table, exc)
         return ledger, Batch.stacked(good) if good else None
 
 
@@ -238,45 +237,6 @@ def assemble(part: Part, read: Sequence[tuple[pl.DataFrame, Batch | None]], batc
         return ledger, []
     batch = got[0] if len(got) == 1 else Batch.stacked(got)
     return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size, by_source=bool(part.items))]
-
-
-# A run of a columnar model whose rows break the model (a bad value, an orphan row) loses only its bad
-# tournaments: it is read again in halves down to runs of one tournament, cut where a run of one tournament
-# of the model's plan would be, so that the tournaments kept, and the ledger, are the same for every batch size.
-
-def _in_rows(exc: Exception) -> bool:
-    """A failure found in some rows (the model's checker, a value that does not parse), not in a whole file."""
-    return isinstance(exc, FormatError) and (exc.line is not None or getattr(exc, "ledger", None) is not None)
-
-
-def _tiles(model: _Item, run: parts.TablePart) -> list[parts.TablePart]:
-    """The one-tournament runs of the model's plan that make up ``run`` (none when it cannot be planned)."""
-    try:
-        planned = parts.plan_model(model.path, model.name, 1) or []
-    except Exception:  # the run is then rejected whole, as it would be read
-        return []
-    return [t for t in planned if run.lo <= t.lo and t.hi <= run.hi]
-
-
-def _bisect(model: _Item, run: parts.TablePart, tiles: list[parts.TablePart], failed: Exception
-            ) -> tuple[pl.DataFrame, list[Batch]]:
-    """The ledger of the bad one-tournament runs among ``tiles`` and the batches of the others, in order
-    (``failed``: what reading them all at once raised)."""
-    if len(tiles) == 1:
-        return safe.model_ledger(model.name, model.path, failed), []
-    half = len(tiles) // 2
-    ledgers, good = [], []
-    for side in (tiles[:half], tiles[half:]):
-        try:
-            good.append(parts.read_part(parts.joined(side, run)))
-        except Exception as exc:
-            if len(side) > 1 and not _in_rows(exc):
-                ledgers.append(safe.model_ledger(model.name, model.path, exc))
-                continue
-            ledger, batches = _bisect(model, run, side, exc)
-            ledgers.append(ledger)
-            good.extend(batches)
-    return pl.concat(ledgers), good
 
 
 def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[pl.DataFrame, Batch | None]:

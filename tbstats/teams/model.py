@@ -26,6 +26,7 @@ from typing import Final
 import polars as pl
 
 from tbstats.adjust import team_deltas
+from tbstats.errors import TbstatsError
 from tbstats.games import WARNING_SCHEMA, Batch
 from tbstats.teams.boards import team_games
 from tbstats.teams.checks import check_references, empty_teams
@@ -168,12 +169,28 @@ def _all_matches(t_rows: pl.DataFrame, forfeits: pl.DataFrame, pabs: pl.DataFram
     ev = t_rows.select("tournament", "rounds", "scale", "pts_win", "pts_draw").join(
         last, on="tournament", how="left").join(events, on="tournament")
     if team_pab is not None:
+        _check_team_pab(team_pab, ev, t_rows)
         ev = ev.with_columns((pl.col("mp_scale") * team_pab[0].numerator // team_pab[0].denominator)
                              .cast(pl.Int32).alias("_gmp"),
                              (pl.col("scale") * team_pab[1].numerator // team_pab[1].denominator)
                              .cast(pl.Int32).alias("_ggp"))
     return derive_matches(teams.sort("tournament", "team"), per, ev.sort("tournament"), forfeits, pabs, byes,
                           team_pab is not None)
+
+
+def _check_team_pab(team_pab: tuple[Fraction, Fraction], ev: pl.DataFrame, t_rows: pl.DataFrame) -> None:
+    """A team PAB's points must be whole units of each event's match and game points (never rounded)."""
+    mp, gp = team_pab
+    given = f"--team-pab {float(mp):g}:{float(gp):g}"
+    if mp < 0 or gp < 0:
+        raise TbstatsError(f"{given}: a team PAB's points cannot be negative")
+    inexact = ev.filter(((pl.col("mp_scale") * mp.numerator) % mp.denominator != 0)
+                        | ((pl.col("scale") * gp.numerator) % gp.denominator != 0))
+    if inexact.height:
+        row = inexact.row(0, named=True)
+        source = t_rows.filter(pl.col("tournament") == row["tournament"])["source"][0]
+        raise TbstatsError(f"{given} is not a whole number of {source}'s points (match points count in steps "
+                           f"of {1 / row['mp_scale']:g}, game points in steps of {1 / row['scale']:g})")
 
 
 def _unmarked_warnings(unmarked: pl.DataFrame, t_rows: pl.DataFrame) -> list[dict[str, object]]:

@@ -8,13 +8,14 @@ batch size or the executor.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import polars as pl
 
 from tbstats.audit import bounded
+from tbstats.errors import TbstatsError
 from tbstats.games import Batch, empty
 from tbstats.pipeline import Run, shift_ids
 from tbstats.spec import TieBreakSpec
@@ -50,16 +51,24 @@ def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec] | None, rules: str,
 
 def compute_teams_run(run: Run, specs: Sequence[TieBreakSpec] | None, *, rules: str = "fide-2026",
                       force_type: str | None = None, after_round: int | None = None,
-                      team_pab: tuple[Fraction, Fraction] | None = None,
-                      lots: int | None = None) -> tuple[pl.DataFrame, list[str]]:
+                      team_pab: tuple[Fraction, Fraction] | None = None, lots: int | None = None,
+                      sink: Callable[[pl.DataFrame], None] | None = None) -> tuple[pl.DataFrame, list[str]]:
     """Team standings of every team event of the inputs, in order (``specs`` None: each event's own list;
     ``lots``: a seed, ties left broken by a drawing of lots), and the warnings met (unmarked team byes,
-    declared MP/GP that differ, lists that cannot be used)."""
+    declared MP/GP that differ, lists that cannot be used). With ``sink`` and ``specs`` each batch's table goes
+    there as it comes (the table returned is then empty); each event's own lists give columns known only at
+    the end (the union of the lists), so that table is always returned whole."""
+    if sink is not None and specs is None:
+        raise TbstatsError("compute_teams_run: a sink needs the specs (from-file columns are known at the end)")
     work = functools.partial(_compute_one, specs=specs, rules=rules, force_type=force_type,
                              after_round=after_round, team_pab=team_pab, lots=lots)
     tables, notes = [], []
     for m in run.map(work):
-        tables.append(shift_ids(m.value.table, m.first_id))
+        piece = shift_ids(m.value.table, m.first_id)
+        if sink is None:
+            tables.append(piece)
+        else:
+            sink(piece)
         notes += m.value.notes
     if not tables:
         tables.append(compute_teams(Batch(empty("tournaments"), empty("players"), empty("games")), specs or [],
