@@ -102,8 +102,8 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
         sources, [paths[f] for f in ev_file.tolist()], event[~is001], heads.line, heads.texts(), rounds_ev,
         np.bincount(players.event, minlength=n_events))
     errors.extend(terr)
-    points = tournaments.select([f"pts_{k}" for k in SCORING_KINDS]).to_numpy().astype(np.int64) \
-        if n_events else np.zeros((0, len(SCORING_KINDS)), dtype=np.int64)
+    points = np.column_stack([tournaments.get_column(f"pts_{k}").to_numpy() for k in SCORING_KINDS]).astype(
+        np.int64) if n_events else np.zeros((0, len(SCORING_KINDS)), dtype=np.int64)
     g, gerr, gwarn = games(players, rounds_ev, points)
     tournaments = _complete(tournaments, g, rounds_ev)
     declared, pwarn, pts_err = _declared_points(players, g, tournaments, points, rounds_ev,
@@ -121,10 +121,8 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     good_event = ~bad[ev_file] if n_events else np.zeros(0, dtype=bool)
     ids = np.cumsum(good_event) - 1 + first_id
     t_out = _final(tournaments, TOURNAMENT_SCHEMA, np.arange(n_events), ids, good_event)
-    p_keep = good_event[players.event] if n_events else np.zeros(0, dtype=bool)
-    p_out = _final(players.table, PLAYER_SCHEMA, players.event, ids, p_keep, declared)
-    g_keep = good_event[g["event"]] if n_events else np.zeros(0, dtype=bool)
-    g_out = _final(games_frame(g), GAME_SCHEMA, g["event"], ids, g_keep)
+    p_out = _final(players.table, PLAYER_SCHEMA, players.event, ids, good_event, declared)
+    g_out = _final(games_frame(g), GAME_SCHEMA, g["event"], ids, good_event)
     bad_paths = [p for p, b in zip(paths, bad.tolist(), strict=True) if b] + [
         e["path"] for e in errors if e["path"] not in paths]
     w_df = (pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings else empty("warnings"))
@@ -137,14 +135,14 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     return ReadResult(batch, err_df, [p for p, _ in inputs])
 
 
-def _final(df: pl.DataFrame, columns: Iterable[str], event: np.ndarray, ids: np.ndarray, keep: np.ndarray,
+def _final(df: pl.DataFrame, columns: Iterable[str], event: np.ndarray, ids: np.ndarray, good: np.ndarray,
            *extra: pl.Series) -> pl.DataFrame:
     """The model's ``columns`` of a table (from ``df``, or ``extra`` by name), each row's tournament the id of
-    its ``event``, only the rows to ``keep`` (those of good events)."""
+    its ``event``, only the rows of ``good`` events."""
     given = {s.name: s for s in extra}
     out = pl.DataFrame([pl.Series("tournament", ids[event] if len(event) else [], dtype=pl.Int64)
                         if c == "tournament" else given[c] if c in given else df.get_column(c) for c in columns])
-    return out if keep.all() else out.filter(pl.Series(keep))
+    return out if good.all() else out.filter(pl.Series(good[event]))
 
 
 def _with_path(frames: list[pl.DataFrame], paths: list[str]) -> list[dict[str, object]]:
