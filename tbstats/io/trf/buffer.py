@@ -29,6 +29,7 @@ PAD: Final = 128  # blank characters after the last file, so that fixed-width wi
 _TRAILING_STEPS: Final = 32  # vectorised steps of trailing-blank removal before the per-line finish
 _NARROW: Final = 16  # windows up to this wide are gathered column by column
 _SLICE: Final = 1 << 16  # characters scanned at a time for line breaks
+_ROWS: Final = 1024  # wide windows copied at a time
 
 
 def decode(path: str, raw: bytes) -> tuple[str, str | None]:
@@ -135,8 +136,11 @@ def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np
     cheaper than ``width`` gathers).
     """
     start = np.minimum(at, len(buf) - width)
-    if width > _NARROW and len(buf) >= width:
-        out = np.ascontiguousarray(sliding_window_view(buf, width)[start].T)
+    if width > _NARROW and len(buf) >= width:  # (a slice of positions at a time: small, reused temporaries)
+        rows = sliding_window_view(buf, width)
+        out = np.empty((width, len(start)), dtype=buf.dtype)
+        for lo in range(0, len(start), _ROWS):
+            out[:, lo:lo + _ROWS] = rows[start[lo:lo + _ROWS]].T
     else:
         out = np.empty((width, len(start)), dtype=buf.dtype)
         for j in range(width):  # (one index array, moved on in place)
