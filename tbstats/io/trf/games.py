@@ -53,7 +53,7 @@ def _result_set(codes: tuple[str, ...]) -> np.ndarray:
 
 def _in(ids: np.ndarray, codes: tuple[str, ...]) -> np.ndarray:
     """Whether each result id is one of ``codes``."""
-    return np.take(_result_set(codes), ids)
+    return _result_set(codes)[ids]
 
 
 _PAIR_OK = np.zeros((_OTHER + 1, _OTHER + 1), dtype=bool)
@@ -100,6 +100,7 @@ _GAME_TYPE_OF, _KIND_OF = _classify(*(a.reshape(-1) for a in np.meshgrid(
     np.array([False, True]), np.arange(_OTHER + 1, dtype=np.int8), np.arange(_OTHER + 1, dtype=np.int8),
     indexing="ij")))
 _KIND_OF[_KIND_OF < 0] = len(SCORING_KINDS)
+_KIND_OF = _KIND_OF.astype(np.int8)
 
 
 def row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
@@ -197,7 +198,7 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     ores = np.where(found, np.take(res, row), 0)
     ocol = np.where(found, np.take(colour, row), 0)
     points_back = back_ok & me_ok & (back == me)
-    pair_ok = np.take(_PAIR_OK, res.astype(np.int64) * (_OTHER + 1) + ores)
+    pair_ok = _PAIR_OK.reshape(-1)[res.astype(np.int16) * (_OTHER + 1) + ores]
 
     def frame(rows: np.ndarray) -> pl.DataFrame:
         """The columns messages need, for a few blocks (listed round by round, as the lines come)."""
@@ -242,14 +243,15 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     warnings = _problems(note_masks, _NOTES, frame)
 
     res = np.where(has_opp, res, _BYE_OF[res])  # a game result without opponent reads as its bye
-    combo = ((has_opp.astype(np.int16) * (_OTHER + 1) + res) * (_OTHER + 1) + ores).astype(np.int64)
-    gt, kind = np.take(_GAME_TYPE_OF, combo), np.take(_KIND_OF, combo)
+    # small tables indexed by 16/32-bit values: wider index arrays cost more in fresh memory than they save
+    combo = (has_opp.astype(np.int16) * (_OTHER + 1) + res) * (_OTHER + 1) + ores
+    gt, kind = _GAME_TYPE_OF[combo], _KIND_OF[combo]
     n_kinds = len(SCORING_KINDS)  # kind n_kinds (no points) reads a zero column past the kinds
     with_zero = np.concatenate([points, np.zeros((len(points), 1), dtype=points.dtype)], axis=1).reshape(-1)
     # (at most 100 points x scale 1000: int32)
-    at_kind = np.repeat(p.event.astype(np.int64) * (n_kinds + 1), n_blocks)
+    at_kind = np.repeat((p.event * (n_kinds + 1)).astype(np.int32), n_blocks)
     at_kind += kind
-    pts = np.take(with_zero.astype(np.int32), at_kind)
+    pts = with_zero.astype(np.int32)[at_kind]
     out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
            "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}
