@@ -208,7 +208,9 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
     read by ``workers - 1`` processes and this one (:func:`tbstats.processes.ordered`) and mapped here: the
     batches are the same as when read here, and ``f`` need not travel."""
     split = [sources.pieces(part) for part in parts]
-    reads = processes.ordered(sources.read_piece, (piece for its in split for piece in its), workers)
+    every = [piece for its in split for piece in its]
+    reads = (processes.ordered(sources.read_piece, every, workers) if len(every) >= processes.FEWEST
+             else (sources.read_piece(piece) for piece in every))   # too few to pay for starting workers
     try:
         for part, its in zip(parts, split, strict=True):
             done = _mapped(*sources.assemble(part, [next(reads) for _ in its], batch_size), f)

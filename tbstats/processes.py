@@ -40,6 +40,9 @@ PRELOAD: Final = ["tbstats.io.sources"]
 IN_HAND: Final = 4
 HELD: Final = 8
 
+#: Items below which a run does not start workers: this process reads them before the workers are up.
+FEWEST: Final = 4
+
 
 def available() -> bool:
     """Whether worker processes can start here: a forkserver exists on this platform, and this process is
@@ -176,3 +179,5 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
         for entry, _ in pending:
             if isinstance(entry, Future):
                 entry.cancel()
+        # a worker still starting when this process exits would fail, with a traceback on stderr
+        here.ready.wait(timeout=60)

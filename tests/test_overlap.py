@@ -119,3 +119,26 @@ def test_a_part_of_trf_files_is_cut_in_order_with_its_skipped_names() -> None:
         ("0.html", "1.trf", "2.trf"), ("3.html", "4.trf", "5.trf"), ("6.html", "7.trf")]
     assert sum(p.files for p in pieces) == part.files and sum(p.skipped for p in pieces) == part.skipped
     assert sources.split(part, 5) == [part]
+
+
+@pytest.mark.skipif(not processes.available(), reason="no forkserver start method on this platform")
+def test_the_command_with_two_workers_prints_nothing_else_and_writes_the_same_table(tmp_path: Path) -> None:
+    """A whole ``tbstats`` process (its worker processes start, read, and stop with it): the same table,
+    and nothing on stderr from the workers."""
+    import subprocess
+    import sys
+
+    pieces = processes.FEWEST * sources.READ_FILES   # enough files for the command to start a worker
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for k in range(pieces + 1):
+        (inputs / f"{k:05d}.trf").write_text(GOOD)
+    tables = []
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}.csv"
+        done = subprocess.run([sys.executable, "-m", "tbstats", "compute", str(inputs), "-t", "BH,SB", "-q",
+                               "--format", "csv", "-o", str(out), "--workers", workers],
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        tables.append(out.read_text())
+    assert tables[0] == tables[1] and tables[0].count("\n") == 4 * (pieces + 1) + 1
