@@ -226,7 +226,11 @@ class TableFile:
 
     def _arrow(self, piece: Any) -> Any:
         """A buffered piece (polars, or Arrow once joined) as an Arrow table of the file's schema."""
-        return piece.to_arrow().cast(self._handle.schema) if isinstance(piece, pl.DataFrame) else piece
+        if not isinstance(piece, pl.DataFrame):
+            return piece
+        table = piece.to_arrow()   # (a cast to the same schema would only import pyarrow.compute, ~0.05 s)
+        return table if table.schema.equals(self._handle.schema, check_metadata=True) else table.cast(
+            self._handle.schema)
 
     def _flush(self, *, final: bool) -> None:
         """Write the buffered rows as row groups of :data:`ROW_GROUP_ROWS` (the rest too when ``final``), each

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from tbstats.io.trf.buffer import PAD, SPACE, text_column, windows
+from tbstats.io.trf.buffer import PAD, SPACE, parse_int, repeated_windows, text_column, windows
 
 
 def _naive(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
@@ -29,3 +31,33 @@ def test_text_column_blank_null() -> None:
     codes = np.frombuffer(b"ab  " b"    " b" c  ", dtype=np.uint8).reshape(3, 4).T.copy()
     assert text_column(codes, "t").to_list() == ["ab", "", "c"]
     assert text_column(codes, "t", blank_null=True).to_list() == ["ab", None, "c"]
+
+
+def test_repeated_windows_are_each_lines_blocks_blank_past_its_end() -> None:
+    rng = np.random.default_rng(11)
+    for dtype in (np.uint8, np.uint16):
+        buf = np.concatenate([rng.integers(32, 127, size=2000), np.full(PAD, SPACE)]).astype(dtype)
+        for _ in range(50):
+            at = np.sort(rng.integers(0, len(buf) + 30, size=rng.integers(0, 12)))  # some run past the end
+            count = rng.integers(0, 14, size=len(at))
+            first = np.cumsum(count) - count
+            line = np.repeat(np.arange(len(at)), count)
+            pos = at[line] + 10 * (np.arange(int(count.sum())) - first[line])
+            room = rng.integers(-12, 14, size=len(pos))
+            got = repeated_windows(buf, at, count, 10, room)
+            assert np.array_equal(got, _naive(buf, pos, 10, room))
+            assert np.array_equal(got, windows(buf, pos, 10, room))
+
+
+def test_parse_int_reads_each_stripped_field_as_a_signed_integer() -> None:
+    rng = np.random.default_rng(5)
+    for width in (4, 11):
+        for filled in (0.05, 0.9):  # mostly blank fields take their own path
+            fields = ["".join(rng.choice(list(" 0123456789+-x"), size=width)) if rng.random() < filled
+                      else " " * width for _ in range(500)]
+            codes = np.frombuffer("".join(fields).encode(), dtype=np.uint8).reshape(-1, width).T.copy()
+            value, ok = parse_int(codes)
+            for text, v, good in zip(fields, value.tolist(), ok.tolist(), strict=True):
+                expected = re.fullmatch(r"[+-]?\d+", text.strip())
+                assert good == bool(expected), text
+                assert v == (int(text.strip()) if expected else 0), text

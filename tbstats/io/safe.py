@@ -26,6 +26,7 @@ from tbstats.io.trf import ERROR_SCHEMA, read_trf
 MAX_MEMBER_BYTES: Final = 64 * 2**20
 _CHUNK: Final = 1 << 20
 _MORE: Final = 1 << 16  # what a regular file is read by past its size at open (it grew meanwhile)
+_OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 _ZIP_METHODS: Final = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
                        zipfile.ZIP_LZMA: "lzma"}
 _KINDS: Final = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -87,19 +88,22 @@ def read_regular(path: str) -> bytes:
     if problem is not None:
         raise UnreadableInput(problem)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
         raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
     try:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode):
             raise UnreadableInput(f"not a regular file ({kind_of(now.st_mode)})")
-        parts: list[bytes] = []
-        while True:  # the size is a hint: a file that grows meanwhile is read to its end
-            chunk = os.read(fd, now.st_size + 1 if not parts else _MORE)
-            if not chunk:
-                return b"".join(parts) if len(parts) != 1 else parts[0]
+        # the size is a hint: a file that grows meanwhile is read to its end; a read of a regular file
+        # returns less than asked only at its end, so most files take one read
+        chunk = os.read(fd, now.st_size + 1)
+        if len(chunk) <= now.st_size:
+            return chunk
+        parts = [chunk]
+        while chunk := os.read(fd, _MORE):
             parts.append(chunk)
+        return b"".join(parts)
     except OSError as exc:
         raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
     finally:

@@ -10,11 +10,12 @@ Whitespace follows polars' ``strip_chars`` (Unicode White_Space), as the reader 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
+from numpy.lib.stride_tricks import sliding_window_view
 
 from tbstats.errors import FormatError
 
@@ -26,6 +27,9 @@ _IS_WS[[ord(c) for c in WHITESPACE]] = True
 SPACE: Final = 32
 PAD: Final = 128  # blank characters after the last file, so that fixed-width windows never run off the end
 _TRAILING_STEPS: Final = 32  # vectorised steps of trailing-blank removal before the per-line finish
+_NARROW: Final = 16  # windows up to this wide are gathered column by column
+_SLICE: Final = 1 << 16  # characters scanned at a time for line breaks
+_ROWS: Final = 1024  # wide windows copied at a time
 
 
 def decode(path: str, raw: bytes) -> tuple[str, str | None]:
@@ -127,18 +131,63 @@ def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
     from ``room`` characters on (the line's end).
 
-    One gather per column, column-major from the start (no transposed copy, one index array at a time).
+    Narrow windows (round blocks): one gather per column, column-major from the start. Wide ones (player
+    lines): one copy of each position's ``width`` characters, then one transposed copy (several times
+    cheaper than ``width`` gathers).
     """
     start = np.minimum(at, len(buf) - width)
-    out = np.empty((width, len(start)), dtype=buf.dtype)
-    for j in range(width):
-        np.take(buf, start + j, out=out[j])
+    if width > _NARROW and len(buf) >= width:  # (a slice of positions at a time: small, reused temporaries)
+        rows = sliding_window_view(buf, width)
+        out = np.empty((width, len(start)), dtype=buf.dtype)
+        for lo in range(0, len(start), _ROWS):
+            out[:, lo:lo + _ROWS] = rows[start[lo:lo + _ROWS]].T
+    else:
+        out = np.empty((width, len(start)), dtype=buf.dtype)
+        for j in range(width):  # (one index array, moved on in place)
+            np.take(buf, start, out=out[j])
+            start += 1
+    return _blank_past_end(out, room)
+
+
+def _blank_past_end(out: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """Blank the characters of each window (a column of ``out``) from ``room`` on: past the line's end come
+    blanks, not the next line."""
+    width = out.shape[0]
     short = np.flatnonzero(room < width)
-    if short.size:  # past the line's end: blanks, not the next line
+    if short.size:
         left = room[short]
         for j in range(max(int(left.min()), 0), width):
             out[j, short[left <= j]] = SPACE
     return out
+
+
+def repeated_windows(buf: np.ndarray, at: np.ndarray, count: np.ndarray, width: int,
+                     room: np.ndarray) -> np.ndarray:
+    """:func:`windows` at ``count[i]`` consecutive positions ``at[i], at[i] + width, ...`` of each line (its
+    round blocks), line after line; ``room`` is per window.
+
+    Each line's ``count[i] * width`` characters are copied at once (lines grouped by count), then transposed
+    once: about half the cost of a gather per column and window. A line whose windows would run past the
+    buffer's end (the last lines, short ones of long events) is taken window by window.
+    """
+    total = int(count.sum())
+    rows = np.empty((total, width), dtype=buf.dtype)
+    first = np.cumsum(count) - count
+    for k in np.unique(count[count > 0]).tolist():
+        lines = np.flatnonzero(count == k)
+        fits = at[lines] + k * width <= len(buf)
+        alone, lines = lines[~fits], lines[fits]
+        if len(lines):
+            got = sliding_window_view(buf, k * width)[at[lines]].reshape(-1, width)
+            if len(got) == total:
+                rows = got
+            else:
+                rows[(first[lines][:, None] + np.arange(k)).reshape(-1)] = got
+        if len(alone):
+            idx = ranges(first[alone], count[alone])
+            pos = np.repeat(at[alone] - width * first[alone], count[alone]) + width * idx
+            rows[idx] = windows(buf, pos, width, np.full(len(idx), width)).T
+    return _blank_past_end(np.ascontiguousarray(rows.T), room)
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -177,7 +226,9 @@ def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
         empty = np.zeros(0, dtype=np.int64)
         return Lines(buf, empty.astype(np.int32), empty.astype(np.int32), empty, empty)
     n = int(offsets[-1])
-    low = np.flatnonzero(buf[:n] <= 13)  # one pass over the buffer; then the few control characters
+    # one pass over the buffer, a slice at a time (no buffer-sized temporary); then the few control characters
+    low = np.concatenate([np.flatnonzero(buf[lo:min(lo + _SLICE, n)] <= 13) + lo for lo in range(0, n, _SLICE)]
+                         or [np.zeros(0, dtype=np.intp)])
     breaks = low[(buf[low] == 10) | (buf[low] == 13)]
     lf_after_cr = (buf[breaks] == 10) & (breaks > 0) & (buf[np.maximum(breaks - 1, 0)] == 13)
     ends = breaks[~lf_after_cr]
@@ -282,18 +333,24 @@ def _pair_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 _PAIR_CLASS, _PAIR_VALUE, _FIRST_PAIR = _pair_tables()
+#: Per pair of bytes its class pattern and digit value in one int16 (class << 7 | value: values are below 100);
+#: per pattern of a 4-column field its sign, 0 when it is not a number.
+_PAIR_PACKED: Final = (_PAIR_CLASS.astype(np.int32) << 7 | _PAIR_VALUE).astype(np.int16)
+_PAIR_SIGN: Final = np.where(_SMALL[4][0], np.where(_SMALL[4][1], -1, 1), 0).astype(np.int64)
 
 
 def _parse_pairs(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_parse_small` of a 4-column byte field, two columns per lookup (digits only ever sit together in
-    a valid pattern, so each pair's digit value and the pattern's multiplier give the number)."""
-    valid, negative, _ = _SMALL[4]
-    p0 = win[0].astype(np.uint16) | (win[1].astype(np.uint16) << 8)
-    p1 = win[2].astype(np.uint16) | (win[3].astype(np.uint16) << 8)
-    code = _PAIR_CLASS[p0] + np.int16(25) * _PAIR_CLASS[p1]
-    value = _PAIR_VALUE[p0] * _FIRST_PAIR[code] + _PAIR_VALUE[p1]
-    ok = valid[code]
-    return np.where(negative[code], -value, value).astype(np.int64) * ok, ok
+    a valid pattern, so each pair's digit value and the pattern's multiplier give the number). Indices stay
+    16-bit: wider temporaries cost more in fresh memory than the lookups they speed up."""
+    p0 = win[0].astype(np.uint16)
+    p0 |= win[1].astype(np.uint16) << 8
+    p1 = win[2].astype(np.uint16)
+    p1 |= win[3].astype(np.uint16) << 8
+    k0, k1 = _PAIR_PACKED[p0], _PAIR_PACKED[p1]
+    code = (k0 >> 7) + np.int16(25) * (k1 >> 7)
+    sign = _PAIR_SIGN[code]
+    return ((k0 & 127) * _FIRST_PAIR[code] + (k1 & 127)) * sign, sign != 0
 
 
 def _parse_small(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -322,6 +379,12 @@ def parse_int(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray
         return _parse_small(win)
     a, b = stripped(win, ws)
     n = win.shape[1]
+    filled = np.flatnonzero(b > 0)
+    if 2 * len(filled) < n:  # mostly blank (FIDE ids of unrated players): parse the filled fields alone
+        value, ok = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
+        if len(filled):
+            value[filled], ok[filled] = parse_int(win[:, filled], None if ws is None else ws[:, filled])
+        return value, ok
     first = win[np.minimum(a, win.shape[0] - 1), np.arange(n)] if win.shape[0] else np.zeros(n, dtype=win.dtype)
     signed = (first == 43) | (first == 45)
     ok = b - a > signed
@@ -351,7 +414,23 @@ def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, bla
     blank = int(np.count_nonzero(counts == 0)) if blank_null else 0
     valid = pa.py_buffer(np.packbits(counts > 0, bitorder="little")) if blank else None
     arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()), valid, blank)
-    return pl.Series(name, pl.from_arrow(arr), dtype=pl.String)
+    return arrow_series(name, arr)
+
+
+class _ArrowArray:
+    """An Arrow array seen only through the Arrow C data interface (``__arrow_c_array__``)."""
+
+    def __init__(self, array: pa.Array) -> None:
+        self.array = array
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        return self.array.__arrow_c_array__(requested_schema)
+
+
+def arrow_series(name: str, array: pa.Array) -> pl.Series:
+    """A polars Series of an Arrow array, handed over through the Arrow C data interface: ``pl.from_arrow``
+    imports ``pyarrow.compute`` (about 0.15 s of a short run) for what it does not need here."""
+    return pl.Series(_ArrowArray(array)).alias(name)
 
 
 def _utf8(codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -371,6 +450,19 @@ def _utf8(codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     char_ends = np.concatenate([[0], end])
     per_group = char_ends[group_end] - char_ends[group_end - counts]
     return out, per_group
+
+
+def int_column(name: str, values: np.ndarray, dtype: type[np.signedinteger[Any]], null: np.ndarray) -> pl.Series:
+    """An integer column of ``values`` cast by numpy to ``dtype`` (polars' own cast is several times slower;
+    the values are small fixed-width fields), null where ``null`` holds (an Arrow validity bitmap: cheaper
+    than scattering nulls, most of all when a field is blank throughout)."""
+    data = np.ascontiguousarray(values, dtype=dtype)
+    missing = int(np.count_nonzero(null))
+    if not missing:
+        return pl.Series(name, data)
+    valid = pa.py_buffer(np.packbits(~null, bitorder="little"))
+    return arrow_series(name, pa.Array.from_buffers(pa.from_numpy_dtype(data.dtype), len(data),
+                                                    [valid, pa.py_buffer(data)], null_count=missing))
 
 
 def texts_of(win: np.ndarray, rows: np.ndarray) -> list[str]:

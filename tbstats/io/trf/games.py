@@ -7,13 +7,14 @@ the opponent's own block (found by sorted int64 keys). Messages are formatted fo
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Final
 
 import numpy as np
 import polars as pl
 
 from tbstats.games import GAME_SCHEMA, GAME_TYPE, SCORING_KINDS
-from tbstats.io.trf.buffer import WHITESPACE, is_whitespace, parse_int, ranges, texts_of, windows
+from tbstats.io.trf.buffer import WHITESPACE, int_column, is_whitespace, parse_int, repeated_windows, texts_of
 from tbstats.io.trf.headers import ROUND0
 from tbstats.io.trf.players import Players, no_problems, problem_rows
 
@@ -43,10 +44,16 @@ def _ids(table: np.ndarray, codes: np.ndarray, blank: np.ndarray | None = None) 
     return np.where(blank, 0, ids) if blank is not None else ids
 
 
-def _in(ids: np.ndarray, codes: str | list[str]) -> np.ndarray:
+@cache
+def _result_set(codes: tuple[str, ...]) -> np.ndarray:
     table = np.zeros(_OTHER + 1, dtype=bool)
     table[[_RES[c] for c in codes]] = True
-    return table[ids]
+    return table
+
+
+def _in(ids: np.ndarray, codes: tuple[str, ...]) -> np.ndarray:
+    """Whether each result id is one of ``codes``."""
+    return _result_set(codes)[ids]
 
 
 _PAIR_OK = np.zeros((_OTHER + 1, _OTHER + 1), dtype=bool)
@@ -72,12 +79,12 @@ def _classify(has_opp: np.ndarray, res: np.ndarray, ores: np.ndarray) -> tuple[n
     """Game type and scoring kind of blocks by opponent or none, result id and the opponent's result id."""
     gt = np.full(len(res), GAME_TYPE["absent"], dtype=np.int8)
     for cond, game_type in (
-            (~has_opp & _in(res, ["Z", "-"]), "zero_bye"), (~has_opp & (res == _RES["H"]), "half_bye"),
-            (~has_opp & _in(res, ["F", "+"]), "full_bye"), (~has_opp & (res == _RES["U"]), "pab"),
+            (~has_opp & _in(res, ("Z", "-")), "zero_bye"), (~has_opp & (res == _RES["H"]), "half_bye"),
+            (~has_opp & _in(res, ("F", "+")), "full_bye"), (~has_opp & (res == _RES["U"]), "pab"),
             (has_opp, "pending"), (has_opp & (res == _RES["-"]), "forfeit_loss"),
             (has_opp & (res == _RES["-"]) & (ores == _RES["-"]), "double_forfeit"),
             (has_opp & (res == _RES["+"]), "forfeit_win"),
-            (has_opp & _in(res, ["1", "0", "=", "W", "D", "L"]), "played")):
+            (has_opp & _in(res, ("1", "0", "=", "W", "D", "L")), "played")):
         gt[cond] = GAME_TYPE[game_type]
     kind = np.where(gt == GAME_TYPE["played"], _KIND_OF_RESULT[res], _KIND_OF_TYPE[gt])
     return gt, kind
@@ -93,6 +100,7 @@ _GAME_TYPE_OF, _KIND_OF = _classify(*(a.reshape(-1) for a in np.meshgrid(
     np.array([False, True]), np.arange(_OTHER + 1, dtype=np.int8), np.arange(_OTHER + 1, dtype=np.int8),
     indexing="ij")))
 _KIND_OF[_KIND_OF < 0] = len(SCORING_KINDS)
+_KIND_OF = _KIND_OF.astype(np.int8)
 
 
 def row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
@@ -135,10 +143,14 @@ def _opponent_blocks(p: Players, n_blocks: np.ndarray, r0: np.ndarray, event: np
         first[1:] = (p.event[1:] != p.event[:-1]) | (p.start_no[1:] != p.start_no[:-1])
         block_start = np.concatenate([[0], np.cumsum(n_blocks)[:-1]])
         table[(offset[p.event] + p.start_no)[first]] = block_start[first]
-        slot = offset[event]
-        start = table[np.minimum(slot + opp, slot + top[event] + 1)]
+        # per line, then repeated over its blocks (a repeat is much cheaper than a gather per block)
+        slot = np.repeat(offset[p.event], n_blocks)
+        slot += np.minimum(opp, np.repeat((top + 1).astype(np.int16)[p.event], n_blocks))  # (ranks < 10,000)
+        start = np.take(table, slot)
         exists = start >= 0
-        row = np.where(exists, start + r0, 0)
+        row = start + r0
+        if not exists.all():
+            row[~exists] = 0
         return row, exists.copy(), exists
     row, found = lookup(row_key(event, me, rnd), row_key(event, opp, rnd))
     found &= opp > 0
@@ -158,14 +170,14 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     # compact dtypes per block: lines and events < 2^31, rounds <= 999, columns and lengths <= 10,081
     n_blocks = rounds_ev[p.event]
     li = np.repeat(np.arange(len(length), dtype=np.int32), n_blocks)
-    r0 = ranges(np.zeros(len(length), dtype=np.int64), n_blocks).astype(np.int16)
+    r0 = (np.arange(len(li), dtype=np.int32) - np.repeat((np.cumsum(n_blocks) - n_blocks).astype(np.int32),
+                                                          n_blocks)).astype(np.int16)
     rnd = r0 + np.int16(1)
     at = np.int16(ROUND0) + np.int16(10) * r0
-    blen = length.astype(np.int16)[li]
-    base = lines.start[li] + at
+    blen = np.repeat(length.astype(np.int16), n_blocks)  # (per line values repeated: no gather per block)
     buf = lines.buf
 
-    block = windows(buf, base, 10, blen - at)
+    block = repeated_windows(buf, lines.start + ROUND0, n_blocks, 10, blen - at)
     ws = is_whitespace(block)
     opp_win = block[:4]
     opp_val, opp_ok = parse_int(opp_win, ws[:4])
@@ -175,18 +187,18 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     res_codes = block[7]
     res = _ids(_RESULT_ID, res_codes, ws[7])
 
-    event = p.event.astype(np.int32)[li]
-    me_ok = p.start_ok[li]
-    me = np.where(p.start_ok, p.start_no, 0).astype(np.int16)[li]  # (4 columns: -999..9999)
+    event = np.repeat(p.event.astype(np.int32), n_blocks)
+    me_ok = np.repeat(p.start_ok, n_blocks)
+    me = np.repeat(np.where(p.start_ok, p.start_no, 0).astype(np.int16), n_blocks)  # (4 columns: -999..9999)
     has_opp = opp_ok & (opp_val > 0)
     opp = np.where(has_opp, opp_val, 0).astype(np.int16)
     row, found, exists = _opponent_blocks(p, n_blocks, r0, event, me, opp, rnd)
-    back_ok = found & has_opp[row]
-    back = opp[row]
-    ores = np.where(found, res[row], 0)
-    ocol = np.where(found, colour[row], 0)
+    back_ok = found & np.take(has_opp, row)
+    back = np.take(opp, row)
+    ores = np.where(found, np.take(res, row), 0)
+    ocol = np.where(found, np.take(colour, row), 0)
     points_back = back_ok & me_ok & (back == me)
-    pair_ok = _PAIR_OK.reshape(-1)[res.astype(np.int64) * (_OTHER + 1) + ores]
+    pair_ok = _PAIR_OK.reshape(-1)[res.astype(np.int16) * (_OTHER + 1) + ores]
 
     def frame(rows: np.ndarray) -> pl.DataFrame:
         """The columns messages need, for a few blocks (listed round by round, as the lines come)."""
@@ -206,7 +218,6 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
             "_gap": gap_col[rows],
         })
 
-    rd = pl.format("round {}", pl.col("round"))
     # a block out of line (shifted by a column): a character where the block has a blank (cols 5, 7, 9, 10)
     stray = ~(ws[4] & ws[6] & ws[8] & ws[9])  # (the window is blank past the line's end)
     first_stray = stray.copy()
@@ -220,86 +231,103 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
             here = rows[~ws[off][rows]]
             gap_col[here] = at[here] + off + 1
     cut = has_opp & ((blen < at + 6) | ((blen < at + 8) & found & (ores != 0)))
-    checks: list[tuple[np.ndarray, pl.Expr, pl.Expr]] = [
-        (~opp_ok & ~opp_blank, pl.format("round {} opponent", pl.col("round")),
-         pl.format("'{}' is not a starting rank (expected digits, or 0000 for no opponent)", pl.col("_opp"))),
-        (colour == 4, pl.format("round {} colour", pl.col("round")),
-         pl.format("'{}' is not a TRF colour code (expected w, b or -)", pl.col("_col"))),
-        (first_stray, rd,
-         pl.format("round {} block '{}' is out of line: column {} should be blank (a block is 'NNNN c r' at "
-                   "columns {}-{}; shifted by a column?)", pl.col("round"), pl.col("_block"), pl.col("_gap"),
-                   pl.col("_at") + 1, pl.col("_at") + 8)),
-        (cut, rd,
-         pl.format("line ends at column {} inside the round block (expected opponent, colour and "
-                   "result up to column {})", pl.col("_len"), pl.col("_at") + 8)),
-        (has_opp & ~_in(res, [*RESULT_CODES_WITH_OPPONENT, "", "X", "?"]),
-         pl.format("round {} result", pl.col("round")),
-         pl.format("'{}' is not a TRF result code for a game (expected one of 1 0 = W D L + -)", pl.col("_res"))),
-        (~has_opp & ~_in(res, [*RESULT_CODES_WITHOUT_OPPONENT, *BYE_ALIASES, ""]),
-         pl.format("round {} result", pl.col("round")),
-         pl.format("'{}' is not a TRF result code for a round without opponent "
-                   "(expected one of U F H Z + - or blank)", pl.col("_res"))),
-        (has_opp & me_ok & (opp == me), pl.format("round {} opponent", pl.col("round")),
-         pl.format("player {} is paired with themself", pl.col("start_no"))),
-        (has_opp & ~exists, pl.format("round {} opponent", pl.col("round")),
-         pl.format("opponent {} does not exist (no player line with that starting rank)", pl.col("opponent"))),
-        (exists & me_ok & (~back_ok | (back != me)) & (opp != me), pl.format("round {} opponent", pl.col("round")),
-         pl.format("player {} meets {} but {}'s line says {} in that round (expected {})",
-                   pl.col("start_no"), pl.col("opponent"), pl.col("opponent"),
-                   pl.col("_back").cast(pl.String).fill_null("no opponent"), pl.col("start_no"))),
-        (points_back & ~pair_ok, pl.format("round {} result", pl.col("round")),
-         pl.format("results do not complement: {} has '{}' against {} who has '{}' "
-                   "(expected 1/0, =/=, W/L, D/D, +/-, -/- )", pl.col("start_no"), pl.col("_res"),
-                   pl.col("opponent"), pl.col("_ores"))),
-    ]
-    pending = _in(res, ["", "X", "?"])
-    notes: list[tuple[np.ndarray, pl.Expr, pl.Expr]] = [
-        (points_back & (colour == ocol) & ((colour == 1) | (colour == 2)) & (me < opp),
-         pl.format("round {} colour", pl.col("round")),
-         pl.format("players {} and {} both have colour '{}'", pl.col("start_no"), pl.col("opponent"),
-                   pl.col("_colour"))),
-        (~has_opp & _in(res, list(BYE_ALIASES)), pl.format("round {} result", pl.col("round")),
-         pl.format("result '{}' without an opponent read as bye '{}'", pl.col("_res"),
-                   pl.col("_res").replace_strict(BYE_ALIASES, default=""))),
-    ]
-    errors = _problems(checks, frame)
-    warnings = _problems(notes, frame)
+    masks = (~opp_ok & ~opp_blank, colour == 4, first_stray, cut,
+             has_opp & ~_in(res, (*RESULT_CODES_WITH_OPPONENT, "", "X", "?")),
+             ~has_opp & ~_in(res, (*RESULT_CODES_WITHOUT_OPPONENT, *BYE_ALIASES, "")),
+             has_opp & me_ok & (opp == me), has_opp & ~exists,
+             exists & me_ok & (~back_ok | (back != me)) & (opp != me), points_back & ~pair_ok)
+    pending = _in(res, ("", "X", "?"))
+    note_masks = (points_back & (colour == ocol) & ((colour == 1) | (colour == 2)) & (me < opp),
+                  ~has_opp & _in(res, tuple(BYE_ALIASES)))
+    errors = _problems(masks, _CHECKS, frame)
+    warnings = _problems(note_masks, _NOTES, frame)
 
     res = np.where(has_opp, res, _BYE_OF[res])  # a game result without opponent reads as its bye
+    # small tables indexed by 16/32-bit values: wider index arrays cost more in fresh memory than they save
     combo = (has_opp.astype(np.int16) * (_OTHER + 1) + res) * (_OTHER + 1) + ores
     gt, kind = _GAME_TYPE_OF[combo], _KIND_OF[combo]
     n_kinds = len(SCORING_KINDS)  # kind n_kinds (no points) reads a zero column past the kinds
     with_zero = np.concatenate([points, np.zeros((len(points), 1), dtype=points.dtype)], axis=1).reshape(-1)
-    pts = with_zero[event * (n_kinds + 1) + kind].astype(np.int32)  # (at most 100 points x scale 1000)
+    # (at most 100 points x scale 1000: int32)
+    at_kind = np.repeat((p.event * (n_kinds + 1)).astype(np.int32), n_blocks)
+    at_kind += kind
+    pts = with_zero.astype(np.int32)[at_kind]
     out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
            "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
            "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}
     return out, errors, warnings
 
 
-def _problems(checks: list[tuple[np.ndarray, pl.Expr, pl.Expr]], frame: object) -> pl.DataFrame:
-    """Rows failing each check, one problem row per failed check (file, line, column, reason)."""
+def _problems(masks: tuple[np.ndarray, ...], messages: tuple[tuple[pl.Expr, pl.Expr], ...],
+              frame: object) -> pl.DataFrame:
+    """Rows failing each check (``masks``, one per message), one problem row per failed check (file, line,
+    column, reason)."""
     out = []
-    for mask, column, reason in checks:
+    for mask, (column, reason) in zip(masks, messages, strict=True):
         rows = np.flatnonzero(mask)
         if rows.size:
             out.append(problem_rows(frame(rows), column, reason))  # type: ignore[operator]
     return pl.concat(out) if out else no_problems()
 
 
+def _round(what: str) -> pl.Expr:
+    return pl.format(f"round {{}}{what}", pl.col("round"))
+
+
+#: Place and reason of each pairing check of :func:`games` (expressions over its frame of failing blocks),
+#: built once: the data decides only which rows fail.
+_CHECKS: Final = (
+    (_round(" opponent"),
+     pl.format("'{}' is not a starting rank (expected digits, or 0000 for no opponent)", pl.col("_opp"))),
+    (_round(" colour"), pl.format("'{}' is not a TRF colour code (expected w, b or -)", pl.col("_col"))),
+    (_round(""),
+     pl.format("round {} block '{}' is out of line: column {} should be blank (a block is 'NNNN c r' at "
+               "columns {}-{}; shifted by a column?)", pl.col("round"), pl.col("_block"), pl.col("_gap"),
+               pl.col("_at") + 1, pl.col("_at") + 8)),
+    (_round(""),
+     pl.format("line ends at column {} inside the round block (expected opponent, colour and "
+               "result up to column {})", pl.col("_len"), pl.col("_at") + 8)),
+    (_round(" result"),
+     pl.format("'{}' is not a TRF result code for a game (expected one of 1 0 = W D L + -)", pl.col("_res"))),
+    (_round(" result"),
+     pl.format("'{}' is not a TRF result code for a round without opponent "
+               "(expected one of U F H Z + - or blank)", pl.col("_res"))),
+    (_round(" opponent"), pl.format("player {} is paired with themself", pl.col("start_no"))),
+    (_round(" opponent"),
+     pl.format("opponent {} does not exist (no player line with that starting rank)", pl.col("opponent"))),
+    (_round(" opponent"),
+     pl.format("player {} meets {} but {}'s line says {} in that round (expected {})",
+               pl.col("start_no"), pl.col("opponent"), pl.col("opponent"),
+               pl.col("_back").cast(pl.String).fill_null("no opponent"), pl.col("start_no"))),
+    (_round(" result"),
+     pl.format("results do not complement: {} has '{}' against {} who has '{}' "
+               "(expected 1/0, =/=, W/L, D/D, +/-, -/- )", pl.col("start_no"), pl.col("_res"),
+               pl.col("opponent"), pl.col("_ores"))),
+)
+_NOTES: Final = (
+    (_round(" colour"),
+     pl.format("players {} and {} both have colour '{}'", pl.col("start_no"), pl.col("opponent"),
+               pl.col("_colour"))),
+    (_round(" result"),
+     pl.format("result '{}' without an opponent read as bye '{}'", pl.col("_res"),
+               pl.col("_res").replace_strict(BYE_ALIASES, default=""))),
+)
+
+
+_COLOUR_ROW: Final = np.array([2, 0, 1, 2, 2], dtype=np.uint32)  # colour id -> w, b or null
+
+
 def games_frame(g: dict[str, np.ndarray]) -> pl.DataFrame:
     """The games columns of the model (with ``event``) from the arrays of :func:`games`."""
     n = len(g["event"])
-    colour = pl.Series(["w", "b"], dtype=GAME_SCHEMA["colour"])
-    ci = g["colour"]
+    colour = pl.Series(["w", "b", None], dtype=GAME_SCHEMA["colour"])  # by colour id: w, b, else null
     result_strings = pl.Series([*RESULTS, "?"], dtype=pl.String)
     return pl.DataFrame({
         "event": g["event"],
-        "player": pl.Series(g["player"], dtype=pl.Int32).scatter(np.flatnonzero(~g["player_ok"]), None),
+        "player": int_column("player", g["player"], np.int32, ~g["player_ok"]),
         "round": g["round"],
-        "opponent": pl.Series(g["opponent"], dtype=pl.Int32).scatter(np.flatnonzero(~g["has_opp"]), None),
-        "colour": colour.gather(np.clip(ci - 1, 0, 1)).scatter(np.flatnonzero((ci != 1) & (ci != 2)), None)
-        if n else pl.Series([], dtype=GAME_SCHEMA["colour"]),
+        "opponent": int_column("opponent", g["opponent"], np.int32, ~g["has_opp"]),
+        "colour": colour.gather(pl.Series(np.take(_COLOUR_ROW, g["colour"]))),
         "result": result_strings.gather(g["result"].astype(np.int64)).scatter(
             np.flatnonzero(g["result"] == 0), None) if n else pl.Series([], dtype=pl.String),
         "points": pl.Series(g["points"], dtype=pl.Int32),

@@ -21,6 +21,7 @@ import pyarrow as pa
 from tbstats.adjust import describe
 from tbstats.games import SCORING_KINDS, TOURNAMENT_SCHEMA
 from tbstats.io.dates import resolve_dates
+from tbstats.io.trf.buffer import arrow_series
 from tbstats.rules import DEFAULT_EDITION, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
 
 #: Records interpreted into tournament columns (the writer regenerates them); others are kept verbatim.
@@ -294,4 +295,4 @@ def string_lists(name: str, values: list[list[str]]) -> pl.Series:
     np.cumsum([len(v) for v in values], out=offsets[1:])
     flat = pa.array([x for v in values for x in v], type=pa.large_string())
     arr = pa.LargeListArray.from_arrays(pa.array(offsets.astype(np.int64)), flat)
-    return pl.Series(name, pl.from_arrow(arr), dtype=pl.List(pl.String))
+    return arrow_series(name, arr)

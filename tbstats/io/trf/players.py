@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import polars as pl
 
-from tbstats.io.trf.buffer import Lines, is_whitespace, parse_int, stripped, text_column, texts_of
+from tbstats.io.trf.buffer import Lines, int_column, is_whitespace, parse_int, stripped, text_column, texts_of
 
 ERROR_COLUMNS: Final = {"file": pl.Int32, "line": pl.Int32, "column": pl.String, "reason": pl.String}
+_NO_PROBLEMS: Final = pl.DataFrame(schema=ERROR_COLUMNS)
 
 
 def no_problems() -> pl.DataFrame:
-    return pl.DataFrame(schema=ERROR_COLUMNS)
+    """The empty problem table (one shared frame: callers only read and concatenate it)."""
+    return _NO_PROBLEMS
 
 
 def problem_rows(df: pl.DataFrame, column: str | pl.Expr, reason: pl.Expr) -> pl.DataFrame:
@@ -56,19 +58,19 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
     points, points_ok = parse_points(win[80:84], ws[80:84])
     n = len(order)
 
-    def positive(values: np.ndarray, ok: np.ndarray, dtype: pl.DataType) -> pl.Series:
-        return pl.Series(values, dtype=dtype).scatter(np.flatnonzero(~(ok & (values > 0))), None)
+    def positive(values: np.ndarray, ok: np.ndarray, dtype: type[np.signedinteger[Any]]) -> pl.Series:
+        return int_column("", values, dtype, ~(ok & (values > 0)))
 
     def optional(name: str, lo: int, hi: int) -> pl.Series:
         return text_column(win[lo:hi], name, ws[lo:hi], blank_null=True)
 
     table = pl.DataFrame({
         "file": lines.file, "line": lines.line, "event": event,
-        "start_no": pl.Series(start, dtype=pl.Int32).scatter(np.flatnonzero(~start_ok), None),
+        "start_no": int_column("", start, np.int32, ~start_ok),
         "name": text_column(win[14:47], "name", ws[14:47]), "sex": optional("sex", 9, 10),
-        "title": optional("title", 10, 13), "rating": positive(rating, rating_ok, pl.Int32()),
-        "federation": optional("federation", 53, 56), "fide_id": positive(fide, fide_ok, pl.Int64()),
-        "birth": optional("birth", 69, 79), "declared_rank": positive(rank, rank_ok, pl.Int32()),
+        "title": optional("title", 10, 13), "rating": positive(rating, rating_ok, np.int32),
+        "federation": optional("federation", 53, 56), "fide_id": positive(fide, fide_ok, np.int64),
+        "birth": optional("birth", 69, 79), "declared_rank": positive(rank, rank_ok, np.int32),
     }) if n else pl.DataFrame(schema={"file": pl.Int32, "line": pl.Int32, "event": pl.Int64, "start_no": pl.Int32,
                                       "name": pl.String, "sex": pl.String, "title": pl.String,
                                       "rating": pl.Int32, "federation": pl.String, "fide_id": pl.Int64,

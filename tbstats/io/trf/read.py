@@ -26,7 +26,7 @@ from tbstats.games import (
     Batch,
     empty,
 )
-from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, split_lines, texts_of
+from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, int_column, split_lines, texts_of
 from tbstats.io.trf.games import event_rounds, games, games_frame
 from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
 from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
@@ -102,8 +102,8 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
         sources, [paths[f] for f in ev_file.tolist()], event[~is001], heads.line, heads.texts(), rounds_ev,
         np.bincount(players.event, minlength=n_events))
     errors.extend(terr)
-    points = tournaments.select([f"pts_{k}" for k in SCORING_KINDS]).to_numpy().astype(np.int64) \
-        if n_events else np.zeros((0, len(SCORING_KINDS)), dtype=np.int64)
+    points = np.column_stack([tournaments.get_column(f"pts_{k}").to_numpy() for k in SCORING_KINDS]).astype(
+        np.int64) if n_events else np.zeros((0, len(SCORING_KINDS)), dtype=np.int64)
     g, gerr, gwarn = games(players, rounds_ev, points)
     tournaments = _complete(tournaments, g, rounds_ev)
     declared, pwarn, pts_err = _declared_points(players, g, tournaments, points, rounds_ev,
@@ -121,10 +121,8 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     good_event = ~bad[ev_file] if n_events else np.zeros(0, dtype=bool)
     ids = np.cumsum(good_event) - 1 + first_id
     t_out = _final(tournaments, TOURNAMENT_SCHEMA, np.arange(n_events), ids, good_event)
-    p_keep = good_event[players.event] if n_events else np.zeros(0, dtype=bool)
-    p_out = _final(players.table, PLAYER_SCHEMA, players.event, ids, p_keep, declared)
-    g_keep = good_event[g["event"]] if n_events else np.zeros(0, dtype=bool)
-    g_out = _final(games_frame(g), GAME_SCHEMA, g["event"], ids, g_keep)
+    p_out = _final(players.table, PLAYER_SCHEMA, players.event, ids, good_event, declared)
+    g_out = _final(games_frame(g), GAME_SCHEMA, g["event"], ids, good_event)
     bad_paths = [p for p, b in zip(paths, bad.tolist(), strict=True) if b] + [
         e["path"] for e in errors if e["path"] not in paths]
     w_df = (pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings else empty("warnings"))
@@ -137,14 +135,14 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     return ReadResult(batch, err_df, [p for p, _ in inputs])
 
 
-def _final(df: pl.DataFrame, columns: Iterable[str], event: np.ndarray, ids: np.ndarray, keep: np.ndarray,
+def _final(df: pl.DataFrame, columns: Iterable[str], event: np.ndarray, ids: np.ndarray, good: np.ndarray,
            *extra: pl.Series) -> pl.DataFrame:
     """The model's ``columns`` of a table (from ``df``, or ``extra`` by name), each row's tournament the id of
-    its ``event``, only the rows to ``keep`` (those of good events)."""
+    its ``event``, only the rows of ``good`` events."""
     given = {s.name: s for s in extra}
     out = pl.DataFrame([pl.Series("tournament", ids[event] if len(event) else [], dtype=pl.Int64)
                         if c == "tournament" else given[c] if c in given else df.get_column(c) for c in columns])
-    return out if keep.all() else out.filter(pl.Series(keep))
+    return out if good.all() else out.filter(pl.Series(good[event]))
 
 
 def _with_path(frames: list[pl.DataFrame], paths: list[str]) -> list[dict[str, object]]:
@@ -197,8 +195,7 @@ def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) 
     paired = _PAIRED[gt]
     first_pending = np.full(n, 10_000 + 1, dtype=np.int64)
     np.minimum.at(first_pending, ev[pending], rnd[pending])
-    last_paired = np.zeros(n, dtype=np.int64)
-    np.maximum.at(last_paired, ev[paired], rnd[paired])
+    last_paired = _event_max(np.where(paired, rnd, 0), ev, n)
     has_paired = last_paired > 0  # rounds count from 1
     planned = t["rounds"].to_numpy().astype(np.int64)
     counted = np.where(rounds_ev >= planned, rounds_ev, np.where(has_paired, last_paired, rounds_ev))
@@ -209,9 +206,20 @@ def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) 
     if declared.null_count():
         rr = _round_robin(g, declared.is_null().to_numpy())
         kind = declared.fill_null(pl.Series(np.where(rr, "round_robin", "swiss")))
-    return t.with_columns(pl.Series("rounds_played", played, dtype=pl.Int16),
-                          kind.cast(TOURNAMENT_SCHEMA["event_type"]).alias("event_type"),
-                          pl.col("rounds").cast(pl.Int16))
+    # (a frame of the columns, not a with_columns plan: most calls read a few hundred events)
+    return pl.DataFrame({**{c: t.get_column(c) for c in t.columns}, "rounds": t.get_column("rounds").cast(pl.Int16),
+                         "rounds_played": pl.Series("rounds_played", played.astype(np.int16)),  # (at most 10,000)
+                         "event_type": kind.cast(TOURNAMENT_SCHEMA["event_type"]).alias("event_type")})
+
+
+def _event_max(values: np.ndarray, event: np.ndarray, n: int) -> np.ndarray:
+    """Per event the largest of ``values`` (0 for an event without rows); rows come sorted by event and values
+    are at least 0 (one reduction over runs of rows, not a scattered maximum per row)."""
+    out = np.zeros(n, dtype=values.dtype)
+    if len(event):
+        starts = np.flatnonzero(np.concatenate([[True], event[1:] != event[:-1]]))
+        out[event[starts]] = np.maximum.reduceat(values, starts)
+    return out
 
 
 def _round_robin(g: dict[str, np.ndarray], undeclared: np.ndarray) -> np.ndarray:
@@ -248,7 +256,7 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
     scaled = np.where(finite, p.points, 0) * sc
     in_range = finite & (np.abs(scaled) <= np.maximum(most, 0))
     units = np.where(in_range, np.round(np.where(in_range, scaled, 0)), 0).astype(np.int64)
-    declared = pl.Series("declared_points", units, dtype=pl.Int32).scatter(np.flatnonzero(~in_range), None)
+    declared = int_column("declared_points", units, np.int32, ~in_range)
     errors = []
     for mask, reason in ((p.points_ok & ~finite, "'{}' is not a number of points (expected e.g. 11.5)"),
                          (finite & ~in_range, "declared points {} are more than {} rounds can give ({})")):
@@ -260,8 +268,10 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
                                "_most": most[rows] / sc[rows]})
             args = [pl.col("_points"), pl.col("_rounds"), pl.col("_most").cast(pl.String)][:reason.count("{}")]
             errors.append(problem_rows(df, "points (cols 81-84)", pl.format(reason, *args)))
-    total = np.bincount(g["line"], weights=g["points"], minlength=n).astype(np.int64) if n else units
-    has_games = np.bincount(g["line"], minlength=n) > 0 if n else finite
+    blocks = np.bincount(g["line"], minlength=n)  # (a line's blocks are consecutive: one sum per line)
+    has_games = blocks > 0
+    total = np.zeros(n, dtype=np.int64)
+    total[has_games] = np.add.reduceat(g["points"], (np.cumsum(blocks) - blocks)[has_games], dtype=np.int64)
     rows = np.flatnonzero(in_range & has_games & (units != total) & (units != total + _penalties(p, t, any299)))
     rows = rows[np.argsort(p.order[rows], kind="stable")]
     warn = no_problems()
