@@ -21,7 +21,7 @@ import pyarrow as pa
 from tbstats.declared import FROM_FILE, declared_lists
 from tbstats.dense import build_buckets, players_in_order
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
+from tbstats.games import Batch, arrow_series
 from tbstats.rules import auto_edition, check_edition
 from tbstats.spec import TieBreakSpec
 from tbstats.standings import rank_dtype, rank_steps
@@ -209,5 +209,5 @@ def _compute_from_file(batch: Batch, **options: object) -> pl.DataFrame:
 def _column(name: str, values: Values, integer: bool) -> pl.Series:
     """Counts and ratings as integers, points as exact decimals; undefined as null."""
     if integer:   # the values' own buffer (no copy into polars), with a validity mask
-        return pl.Series(name, pa.array(values.num, type=pa.int64(), mask=~values.defined))
+        return arrow_series(name, pa.array(values.num, type=pa.int64(), mask=~values.defined))
     return pl.Series(name, values.as_float(), nan_to_null=True)

@@ -18,6 +18,7 @@ import pyarrow as pa
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tbstats.errors import FormatError
+from tbstats.games import arrow_series
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
 WHITESPACE: Final = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
@@ -415,22 +416,6 @@ def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, bla
     valid = pa.py_buffer(np.packbits(counts > 0, bitorder="little")) if blank else None
     arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()), valid, blank)
     return arrow_series(name, arr)
-
-
-class _ArrowArray:
-    """An Arrow array seen only through the Arrow C data interface (``__arrow_c_array__``)."""
-
-    def __init__(self, array: pa.Array) -> None:
-        self.array = array
-
-    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
-        return self.array.__arrow_c_array__(requested_schema)
-
-
-def arrow_series(name: str, array: pa.Array) -> pl.Series:
-    """A polars Series of an Arrow array, handed over through the Arrow C data interface: ``pl.from_arrow``
-    imports ``pyarrow.compute`` (about 0.15 s of a short run) for what it does not need here."""
-    return pl.Series(_ArrowArray(array)).alias(name)
 
 
 def _utf8(codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -19,9 +19,8 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.adjust import describe
-from tbstats.games import SCORING_KINDS, TOURNAMENT_SCHEMA
+from tbstats.games import SCORING_KINDS, TOURNAMENT_SCHEMA, arrow_series
 from tbstats.io.dates import resolve_dates
-from tbstats.io.trf.buffer import arrow_series
 from tbstats.rules import DEFAULT_EDITION, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
 
 #: Records interpreted into tournament columns (the writer regenerates them); others are kept verbatim.
