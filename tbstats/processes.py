@@ -20,8 +20,8 @@ code with ``if __name__ == "__main__":`` (the workers import the main module).
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import threading
-from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -33,15 +33,24 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 #: Modules the forkserver imports once, so that a worker starts with them: the reader of the pieces.
-PRELOAD: Final = ["tbstats.io.sources"]
+PRELOAD: Final = ["tbstats.io.sources", "tbstats.runs"]
 
 #: Items a worker holds at once (one running, the others queued: it keeps reading while this process maps
-#: a batch), and the results held here at most, waiting for an earlier one.
+#: a batch); this process runs an item itself only when every worker holds that many.
 IN_HAND: Final = 4
-HELD: Final = 8
 
 #: Items below which a run does not start workers: this process reads them before the workers are up.
 FEWEST: Final = 4
+
+
+def pickles(obj: object) -> bool:
+    """Whether ``obj`` can travel to a worker process (a module-level function or a partial of one can; a
+    lambda or a local function cannot)."""
+    try:
+        pickle.dumps(obj)
+    except Exception:  # PicklingError, AttributeError, TypeError: it stays here
+        return False
+    return True
 
 
 def available() -> bool:
@@ -127,21 +136,54 @@ class _Here:
         return self.value
 
 
-class _Queue(deque[tuple["Future[Any] | _Here", Any]]):
-    """The items in hand, in order: a worker's future or a result made here, each with its item."""
+class _Shared:
+    """The items, in order, taken one at a time by the feeder (for the workers) and by this process, with
+    what became of each: a worker's future or a result made here (``cond`` guards it all)."""
 
-    def away(self) -> int:
-        """Items a worker holds and has not finished."""
-        return sum(isinstance(p, Future) and not p.done() for p, _ in self)
+    def __init__(self, items: Iterable[Any], cap: int) -> None:
+        self.items = enumerate(items)
+        self.cap = cap                    # items the workers hold at most
+        self.taken = 0
+        self.exhausted = False
+        self.stop = False
+        self.away = 0                     # items the workers hold and have not finished
+        self.entries: dict[int, tuple[Future[Any] | _Here | None, Any]] = {}
+        self.cond = threading.Condition()
 
-    def steal(self, fn: Callable[[Any], Any]) -> bool:
-        """Rather than wait: take back the last item a worker has not started, and run it here."""
-        for k in range(len(self) - 1, -1, -1):
-            entry, item = self[k]
-            if isinstance(entry, Future) and entry.cancel():
-                self[k] = (_Here(fn, item), item)
-                return True
-        return False
+    def take(self) -> tuple[int, Any] | None:
+        """The next item not taken yet (call with ``cond`` held)."""
+        if self.exhausted:
+            return None
+        got = next(self.items, None)
+        if got is None:
+            self.exhausted = True
+            return None
+        self.taken += 1
+        return got
+
+    def finished(self, _: Future[Any]) -> None:
+        with self.cond:
+            self.away -= 1
+            self.cond.notify_all()
+
+
+def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
+    """Keep the workers holding ``shared.cap`` items, whatever this process is doing (its thread)."""
+    here.ready.wait()
+    while here.failed is None:
+        with shared.cond:
+            while not shared.stop and shared.away >= shared.cap:
+                shared.cond.wait()
+            got = None if shared.stop else shared.take()
+            if got is None:
+                shared.cond.notify_all()
+                return
+            k, item = got
+            future = here.executor.submit(fn, item)
+            shared.entries[k] = (future, item)
+            shared.away += 1
+            shared.cond.notify_all()
+        future.add_done_callback(shared.finished)
 
 
 def _result(item: Future[Any] | _Here) -> Any:
@@ -153,31 +195,66 @@ def _result(item: Future[Any] | _Here) -> Any:
                            "fewer workers") from None
 
 
-def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator[R, None, None]:
-    """``fn`` of every item, in order, on ``workers - 1`` processes and this one (see the module's text).
+def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int, in_hand: int = IN_HAND
+            ) -> Generator[R, None, None]:
+    """``fn`` of every item, in order, on ``workers - 1`` processes and this one (see the module's text); a
+    worker holds at most ``in_hand`` items at once.
 
-    ``fn`` and the items must pickle (module-level functions, ``functools.partial`` of them)."""
+    A feeder thread keeps the workers supplied; this process, waiting for the next result in order, runs
+    the next item not yet taken (at most ``in_hand`` ahead), or, when none is left, the last item a worker
+    has not started. ``fn`` and the items must pickle (module-level functions, ``functools.partial`` of them)."""
     if workers < 2:
         raise TbstatsError(f"ordered needs at least 2 workers, not {workers}")
     here = pool(workers - 1)
-    pending = _Queue()
+    shared = _Shared(items, in_hand * here.workers)
+    threading.Thread(target=_feed, args=(shared, here, fn), name="tbstats-feeder", daemon=True).start()
+    k = 0
     try:
-        for item in items:
-            if here.failed is not None:
-                raise TbstatsError(f"--workers {workers}: the worker processes did not start ({here.failed!r})")
-            if here.ready.is_set() and pending.away() < IN_HAND * here.workers:
-                pending.append((here.executor.submit(fn, item), item))
-            else:
-                pending.append((_Here(fn, item), item))
-            while pending and (pending[0][0].done() or len(pending) > HELD):
-                if pending[0][0].done() or not pending.steal(fn):
-                    yield _result(pending.popleft()[0])
-        while pending:   # the last items: those a worker has not started yet run here, rather than wait
-            if pending[0][0].done() or not pending.steal(fn):
-                yield _result(pending.popleft()[0])
+        while True:
+            with shared.cond:
+                if here.failed is not None:
+                    raise TbstatsError(f"--workers {workers}: the worker processes did not start ({here.failed!r})")
+                entry = shared.entries.get(k, (None, None))[0]
+                if entry is not None and entry.done():
+                    del shared.entries[k]
+                    ready: Future[Any] | _Here | None = entry
+                    run = None
+                elif entry is None or sum(isinstance(e, _Here) for e, _ in shared.entries.values()) < in_hand:
+                    ready, run = None, shared.take()   # item k itself, or one ahead of it
+                    if run is not None:
+                        shared.entries[run[0]] = (None, run[1])   # running here
+                    elif entry is None and shared.exhausted and k >= shared.taken:
+                        return
+                    elif entry is not None and isinstance(entry, Future):
+                        run = _steal(shared, fn)
+                else:
+                    ready, run = None, None
+                if ready is None and run is None:
+                    shared.cond.wait(timeout=0.05)
+                    continue
+            if ready is not None:
+                yield _result(ready)
+                k += 1
+            elif run is not None:
+                done = _Here(fn, run[1])
+                with shared.cond:
+                    shared.entries[run[0]] = (done, run[1])
     finally:   # an error or an interrupt: items not yet started are dropped
-        for entry, _ in pending:
-            if isinstance(entry, Future):
-                entry.cancel()
+        with shared.cond:
+            shared.stop = True
+            shared.cond.notify_all()
+            for entry, _ in shared.entries.values():
+                if isinstance(entry, Future):
+                    entry.cancel()
         # a worker still starting when this process exits would fail, with a traceback on stderr
         here.ready.wait(timeout=60)
+
+
+def _steal(shared: _Shared, fn: Callable[[Any], Any]) -> tuple[int, Any] | None:
+    """The last item a worker holds but has not started, taken back to run here (call with ``cond`` held)."""
+    for j in sorted(shared.entries, reverse=True):
+        entry, item = shared.entries[j]
+        if isinstance(entry, Future) and entry.cancel():
+            shared.entries[j] = (None, item)   # (its cancelling ran ``finished``: the workers hold one less)
+            return j, item
+    return None

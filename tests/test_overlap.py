@@ -87,25 +87,39 @@ def names(batch: Batch) -> list[str]:
 
 
 @pytest.mark.skipif(not processes.available(), reason="no forkserver start method on this platform")
-def test_trf_pieces_read_in_worker_processes_give_the_same_batches_ledger_and_errors(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("travels", [True, False])
+def test_trf_read_in_worker_processes_gives_the_same_tournaments_ledger_and_errors(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, travels: bool) -> None:
+    """A map function that travels: parts read and mapped by a worker or here, in parts of at most
+    READ_FILES files (smaller batches, the same tournaments in order); one that does not (a local function)
+    or batches that must stay (``keep``): pieces read there and here, the very batches of one process."""
     monkeypatch.setattr(sources, "READ_FILES", 1)   # a part of 3 files is read in 3 pieces
     _files(tmp_path, 9)
     (tmp_path / "04.trf").write_text(GOOD.replace("001    1", "001    x", 1))
     (tmp_path / "07.html").write_text("not a tournament")
     processes.pool(1).ready.wait(timeout=120)
+    f = names if travels else (lambda batch: names(batch))
     one = pipeline.Run(inputs=[str(tmp_path)], batch_files=3, batch_size=2)
     expected = [(m.first_id, m.value) for m in one.map(names)]
-    two = pipeline.Run(inputs=[str(tmp_path)], batch_files=3, batch_size=2, workers=2)
-    assert [(m.first_id, m.value) for m in two.map(names)] == expected
     assert [first for first, _ in expected] == [0, 2, 3, 5, 7]   # batches of 2 within each part of 3 files
+    two = pipeline.Run(inputs=[str(tmp_path)], batch_files=3, batch_size=2, workers=2)
+    got = [(m.first_id, m.value) for m in two.map(f)]
+    if travels:   # one tournament per batch, the same tournaments in order
+        assert got == [(k, players) for k, players in enumerate(p for _, v in expected for p in _fours(v))]
+    else:
+        assert got == expected
     assert two.ledger.equals(one.ledger)
     paths = two.ledger["path"].unique(maintain_order=True).to_list()
     assert paths == [str(tmp_path / n) for n in ("04.trf", "07.html")]
     assert two.summary() == one.summary() == "9 files: 8 loaded, 1 rejected"
     with pytest.raises(FormatError) as raised:
-        list(pipeline.Run("raise", inputs=[str(tmp_path)], batch_files=3, workers=2).map(names))
+        list(pipeline.Run("raise", inputs=[str(tmp_path)], batch_files=3, workers=2).map(f))
     assert raised.value.path == str(tmp_path / "04.trf")
+
+
+def _fours(players: list[str]) -> list[list[str]]:
+    """A batch's player names cut into its four-player tournaments."""
+    return [players[k:k + 4] for k in range(0, len(players), 4)]
 
 
 def test_a_part_of_trf_files_is_cut_in_order_with_its_skipped_names() -> None:

@@ -155,32 +155,75 @@ def _walk(top: str) -> list[_Item]:
     if tabular.is_model_dir(top):
         return [_Item(top, "tabular", top)]
     items: list[_Item] = []
-    for root, dirs, files in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        models = [d for d in dirs if tabular.is_model_dir(os.path.join(root, d))]
-        for d in models:
-            path = os.path.normpath(os.path.join(root, d))
-            items.append(_Item(path, "tabular", path))
-        dirs[:] = [d for d in dirs if d not in models]
-        base = os.path.normpath(root)
-        prefix = "" if base == "." else base if base.endswith("/") else f"{base}/"
-        for name in sorted(f for f in files if not f.startswith(".")):
-            path = prefix + name  # == normpath(join(root, name)): a listed name holds no separator
-            ext = _suffix(name)
-            reader = READERS.get(ext)
-            st, problem = safe.checked_stat(path) if reader is not None or ext in ARCHIVES else (None, None)
-            if problem is not None:
-                items.append(_Item(path, "reject", path, reason=problem))
-            elif ext in ARCHIVES:
-                items.extend(_archive(path))
-            elif reader == "trf":
-                items.append(_Item(path, "trf", path, identity=(st.st_dev, st.st_ino, "") if st else None))
-            elif reader == "tabular":
-                items.append(_Item(path, "tabular", path) if _looks_flat(path)
-                             else _skip(path, ext, ", not a tbstats model"))
-            else:
-                items.append(_skip(path, ext))
+    _walk_into(top, items)
     return sorted(items, key=lambda i: i.name)
+
+
+def _walk_into(root: str, items: list[_Item]) -> None:
+    """The items of one directory and, in name order, of its subdirectories (hidden entries ignored; a
+    linked directory is read only when it is a model, as ``os.walk`` does not follow links).
+
+    A regular file (``os.scandir`` knows it without a stat) takes its identity from its directory's device
+    and its inode; anything else a reader would read is checked by a stat (links, FIFOs, devices)."""
+    try:
+        with os.scandir(root) as it:
+            entries = sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
+        device = os.stat(root).st_dev
+    except OSError:   # as os.walk: a directory that cannot be listed is passed over
+        return
+    base = os.path.normpath(root)
+    prefix = "" if base == "." else base if base.endswith("/") else f"{base}/"
+    dirs = [e for e in entries if _is_dir(e)]
+    for e in dirs:
+        path = prefix + e.name
+        if tabular.is_model_dir(path):
+            items.append(_Item(path, "tabular", path))
+        elif not e.is_symlink():
+            _walk_into(path, items)
+    for e in entries:
+        if e in dirs:
+            continue
+        path = prefix + e.name  # == normpath(join(root, name)): a listed name holds no separator
+        ext = _name_suffix(e.name)
+        reader = READERS.get(ext)
+        if reader is None and ext not in ARCHIVES:
+            items.append(_skip(path, ext))
+            continue
+        identity: tuple[int, int, str] | None = None
+        if e.is_file(follow_symlinks=False):
+            problem, identity = None, (device, e.inode(), "")
+        else:
+            st, problem = safe.checked_stat(path)
+            identity = (st.st_dev, st.st_ino, "") if st else None
+        if problem is not None:
+            items.append(_Item(path, "reject", path, reason=problem))
+        elif ext in ARCHIVES:
+            items.extend(_archive(path))
+        elif reader == "trf":
+            items.append(_Item(path, "trf", path, identity=identity))
+        else:
+            items.append(_Item(path, "tabular", path) if _looks_flat(path)
+                         else _skip(path, ext, ", not a tbstats model"))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _name_suffix(name: str) -> str:
+    """:func:`_suffix` of a file name (no directory in it), without ``os.path.splitext``.
+
+    >>> [_name_suffix(n) for n in ("a.", "..trf", ".a.trf", "a.b.TRF", "x", "b.tar.gz")]
+    ['.', '', '.trf', '.trf', '', '.tar.gz']
+    """
+    lower = name.lower()
+    if lower.endswith(ARCHIVES):
+        return _suffix(lower)
+    dot = lower.rfind(".")
+    return lower[dot:] if dot > 0 and lower[:dot].lstrip(".") else ""
 
 
 def _looks_flat(path: str) -> bool:
