@@ -1,11 +1,12 @@
 """Worker processes for work that holds the GIL: TRF text is parsed by Python and numpy in small steps, so
 threads cannot read two pieces of an archive at once, but processes can.
 
-:func:`ordered` runs a function over items on ``workers - 1`` worker processes *and* in this process: in
-order, an item goes to a worker while the workers hold fewer than :data:`IN_HAND` each, else it runs here;
-the results come back in input order. With ``--workers N`` on TRF inputs (:func:`tbstats.pipeline.
-read_in_processes`) the items are pieces of 500 files: only their names travel to a worker, and the batch it
-read comes back (Arrow buffers, about 20 ms per 500 files), to be mapped here.
+:func:`ordered` runs a function over items on ``workers - 1`` worker processes *and* in this process: a
+feeder thread keeps each worker holding :data:`IN_HAND` items; this process, while it waits for the next
+result in order, runs the next item itself; the results come back in input order. With ``--workers N`` on
+TRF inputs (:meth:`tbstats.pipeline.Run.map`) the items are parts of at most 500 files, read and mapped
+where they go (only their names travel, and the partial results back), or, when the batches must stay
+here, pieces of parts whose batches come back (Arrow buffers, about 20 ms per 500 files).
 
 The workers are forked from a ``forkserver`` that imported the reader once (a fork of a process that
 already runs polars' threads could deadlock; a fresh ``spawn`` pays the imports for every worker). The
