@@ -228,9 +228,10 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     """Whether ``--workers`` reads the parts in worker processes: when some are TRF files, whose reading holds
     the GIL (a columnar model is read and computed by numpy and polars, which release it: threads then).
 
-    Each part is then read and mapped by a worker or here (:func:`tbstats.processes.ordered`) when ``f``
-    travels and the batches need not stay; else, or for a single part, its pieces are read there and here and
-    the batches mapped here (:func:`read_in_processes`). Either way the batches are those read here."""
+    Each part of at most 500 files is then read and mapped by a worker or here (:func:`tbstats.processes.
+    ordered`) when ``f`` travels, the batches need not stay and there are enough parts; else the pieces of
+    the parts are read there and here and the batches mapped here (:func:`read_in_processes`), the very
+    batches of one process."""
     return client is None and workers > 1 and any(p.items for p in parts) and processes.available()
 
 
@@ -287,18 +288,19 @@ class Run(Tally):
         bar = sources.progress_bar(plan.tournaments, self.progress)
         work = functools.partial(_work_kept if keep else _work, batch_size=self.batch_size, f=f)
         parts = plan.parts
+        results: Iterator[Any]
         if not in_processes(parts, self.workers, self.client):
-            done = Executor(self.workers, self.client).run(work, parts, keep)
+            results = Executor(self.workers, self.client).run(work, parts, keep)
         elif not keep and processes.pickles(work) and len(
                 split := [p for part in parts for p in sources.split(part, sources.READ_FILES)]) >= processes.FEWEST:
             # parts of at most READ_FILES TRF files read and mapped there or here: a result is the same for
             # any cut into batches (only the batches kept by ingest show theirs: they take the other way)
             parts = tuple(split)
-            done = processes.ordered(work, parts, self.workers, in_hand=4)
+            results = processes.ordered(work, parts, self.workers, in_hand=4)
         else:   # pieces read there, batches mapped here
-            done = read_in_processes(parts, self.batch_size, f, keep, self.workers)
+            results = read_in_processes(parts, self.batch_size, f, keep, self.workers)
         try:
-            for part, got in zip(parts, done, strict=True):
+            for part, got in zip(parts, results, strict=True):
                 done, where = got if keep else (got, None)
                 self.add(part, done.ledger)
                 if done.warnings.height:
@@ -308,7 +310,10 @@ class Run(Tally):
                     self.tournaments += tournaments
                     self.game_rows += rows
                     sources.advance(bar, None, tournaments, rows)
-        finally:
+        finally:   # an error, or a caller that stops early: the work in flight is dropped now, not at exit
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
             if bar is not None:
                 bar.close()
 
