@@ -227,28 +227,10 @@ def _plan_csv(name: str, tables: tuple[tuple[str, str, tuple[str, ...]], ...], b
             a, b = int(np.searchsorted(values, lo, "left")), int(np.searchsorted(values, hi, "right"))
             ranges = [(int(at_of[file][a]), int(at_of[file][b - 1]) + 1)] if b > a else []
             if k == 0:   # the rows without a tournament (a flat file's warnings) go with the first run
-                ranges = _merged(ranges + [(int(r), int(r) + 1) for r in loose[file]])
+                ranges = merged(ranges + [(int(r), int(r) + 1) for r in loose[file]])
             rows.append((file, tuple(ranges)))
         out.append(TablePart(name, "csv", tables, lo, hi, min(batch_size, len(known) - k), k == 0, tuple(rows)))
     return out
-
-
-def joined(runs: list[TablePart], within: TablePart) -> TablePart:
-    """Runs of the plan of ``within``'s model that lie inside ``within``, in order, as one run: the files of
-    ``within`` the runs read, their rows joined per file. Runs with gaps between them are one run only when
-    every file is read by its rows (:func:`sliced`): a filter on ids would read the gaps too."""
-    if len(runs) == 1:
-        return runs[0]
-    rows: dict[str, list[tuple[int, int]]] = {}
-    for run in runs:
-        for file, ranges in run.rows:
-            rows.setdefault(file, []).extend(ranges)
-    used = {f for run in runs for _, _, files in run.files for f in files}
-    files = tuple((table, base, tuple(f for f in fs if table == "warnings" or f in used))
-                  for table, base, fs in within.files)
-    return TablePart(within.name, within.format, files, runs[0].lo, runs[-1].hi,
-                     sum(r.tournaments for r in runs), any(r.warnings for r in runs),
-                     tuple((f, tuple(_merged(r))) for f, r in rows.items()))
 
 
 def sliced(run: TablePart) -> bool:
@@ -259,10 +241,10 @@ def sliced(run: TablePart) -> bool:
 
 
 
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Row ranges sorted, the touching or overlapping ones joined.
 
-    >>> _merged([(5, 6), (0, 3), (3, 4), (9, 10)])
+    >>> merged([(5, 6), (0, 3), (3, 4), (9, 10)])
     [(0, 4), (5, 6), (9, 10)]
     """
     out: list[tuple[int, int]] = []

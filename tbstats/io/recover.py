@@ -76,7 +76,7 @@ def _read_each(model: _Item, part: parts.TablePart, segments: list[list[parts.Ta
     ledgers, good = [], []
     for segment in segments:
         try:
-            good.append(parts.read_part(parts.joined(segment, part)))
+            good.append(parts.read_part(_joined(segment, part)))
         except Exception as exc:
             ledger, batches = _recover(model, part, segment, exc)
             ledgers.append(ledger)
@@ -115,3 +115,20 @@ def _group_starts(file: str) -> np.ndarray:
         return np.zeros(1, dtype=np.int64)
     sizes = [meta.row_group(k).num_rows for k in range(meta.num_row_groups)]
     return np.concatenate([[0], np.cumsum(sizes[:-1], dtype=np.int64)]) if sizes else np.zeros(1, dtype=np.int64)
+
+
+def _joined(runs: list[parts.TablePart], within: parts.TablePart) -> parts.TablePart:
+    """Consecutive runs of the plan of ``within``'s model that lie inside ``within``, as one run: the files of
+    ``within`` that the runs read, their rows joined per file."""
+    if len(runs) == 1:
+        return runs[0]
+    rows: dict[str, list[tuple[int, int]]] = {}
+    for run in runs:
+        for file, ranges in run.rows:
+            rows.setdefault(file, []).extend(ranges)
+    used = {f for run in runs for _, _, files in run.files for f in files}
+    files = tuple((table, base, tuple(f for f in fs if table == "warnings" or f in used))
+                  for table, base, fs in within.files)
+    return parts.TablePart(within.name, within.format, files, runs[0].lo, runs[-1].hi,
+                           sum(r.tournaments for r in runs), any(r.warnings for r in runs),
+                           tuple((f, tuple(parts.merged(r))) for f, r in rows.items()))
