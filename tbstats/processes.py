@@ -20,6 +20,7 @@ code with ``if __name__ == "__main__":`` (the workers import the main module).
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import pickle
 import threading
@@ -55,10 +56,20 @@ def pickles(obj: object) -> bool:
 
 
 def available() -> bool:
-    """Whether worker processes can start here: a forkserver exists on this platform, and this process is
-    not itself a daemon (a Dask or multiprocessing worker cannot have children)."""
+    """Whether worker processes can start here: a forkserver exists on this platform, this process is not
+    itself a daemon (a Dask or multiprocessing worker cannot have children), and the semaphores a process
+    pool needs can be made (not where /dev/shm is missing); otherwise ``--workers`` runs threads."""
     return ("forkserver" in multiprocessing.get_all_start_methods()
-            and not multiprocessing.current_process().daemon)
+            and not multiprocessing.current_process().daemon and _semaphores())
+
+
+@functools.cache
+def _semaphores() -> bool:
+    try:
+        multiprocessing.get_context("forkserver").Lock()
+    except OSError:   # e.g. no /dev/shm in a container
+        return False
+    return True
 
 
 def prestart() -> None:

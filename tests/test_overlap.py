@@ -156,3 +156,14 @@ def test_the_command_with_two_workers_prints_nothing_else_and_writes_the_same_ta
         assert done.returncode == 0 and done.stderr == "", done.stderr
         tables.append(out.read_text())
     assert tables[0] == tables[1] and tables[0].count("\n") == 4 * (pieces + 1) + 1
+
+
+def test_without_worker_processes_two_workers_run_threads_with_the_same_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a process pool cannot start (no semaphores, e.g. no /dev/shm), ``--workers`` runs threads."""
+    _files(tmp_path, 6)
+    one = [m.value for m in pipeline.Run(inputs=[str(tmp_path)], batch_files=1).map(names)]
+    monkeypatch.setattr(processes, "_semaphores", lambda: False)
+    assert not processes.available()
+    monkeypatch.setattr(processes, "ordered", lambda *a, **k: pytest.fail("no worker process may start"))
+    assert [m.value for m in pipeline.Run(inputs=[str(tmp_path)], batch_files=1, workers=2).map(names)] == one
