@@ -8,6 +8,7 @@ Points are exact integers in the event's smallest scoring unit: a value ``v`` me
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -269,6 +270,24 @@ class Batch:
         srcs = self.tournaments.filter(keep)["source"]
         return Batch(self.tournaments.filter(keep), self.players.filter(keep), self.games.filter(keep),
                      self.warnings.filter(pl.col("source").is_in(srcs.implode())))
+
+
+#: A ``source`` names a file, or ``file#N`` for the N-th event of a file with several.
+EVENT_SUFFIX: Final = r"#\d+$"
+
+
+def source_file(source: str) -> str:
+    """The file a source names.
+
+    >>> source_file("a/b.trf#2"), source_file("a/b.trf")
+    ('a/b.trf', 'a/b.trf')
+    """
+    return re.sub(EVENT_SUFFIX, "", source)
+
+
+def source_files(column: str = "source") -> pl.Expr:
+    """:func:`source_file` of a column of sources."""
+    return pl.col(column).str.replace(EVENT_SUFFIX, "")
 
 
 class _ArrowArray:

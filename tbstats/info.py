@@ -6,7 +6,7 @@ from typing import Final
 
 import polars as pl
 
-from tbstats.games import GAME_TYPES, Batch, empty
+from tbstats.games import GAME_TYPES, Batch, empty, source_files
 from tbstats.teams.model import team_event_ids
 
 #: The per-type count columns, in the order of :data:`tbstats.games.GAME_TYPES`.
@@ -39,7 +39,7 @@ def summary_from(parts: list[tuple[pl.DataFrame, pl.DataFrame]], *, by_tournamen
     per = pl.concat([p for p, _ in parts])
     w = pl.concat([w for _, w in parts]).group_by("source", maintain_order=True).agg(pl.col("_n").sum())
     if by_tournament:
-        file_of = pl.col("source").str.replace(r"#\d+$", "")
+        file_of = source_files()
         per = per.join(w, on="source", how="left", maintain_order="left").join(
             w.rename({"source": "_file", "_n": "_nfile"}), left_on=file_of, right_on="_file", how="left",
             maintain_order="left")

@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 import polars as pl
 
 from tbstats import processes
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch, empty
+from tbstats.games import Batch, empty, source_file, source_files
 from tbstats.io import sources
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
@@ -89,17 +88,13 @@ def _map_rejecting(batch: Batch, f: Callable[[Batch], P], rejected: list[pl.Data
         try:
             return batch, f(batch)
         except FormatError as exc:
-            file = _FILE.sub("", exc.path)
-            bad = batch.tournaments["source"].str.replace(_FILE.pattern, "") == file
+            file = source_file(exc.path)
+            bad = batch.tournaments.select(source_files() == file).to_series()
             if not bad.any():
                 raise
             batch = renumber(batch.select(batch.tournaments.filter(~bad)["tournament"]), 0)
             rejected.append(pl.DataFrame([{"path": file, "line": exc.line, "column": exc.column,
                                            "reason": exc.reason}], schema=ERROR_SCHEMA, orient="row"))
-
-
-#: The ``#N`` that names the N-th event of a file with several.
-_FILE: Final = re.compile(r"#\d+$")
 
 
 def _done_of(kept: tuple[_Done[P], list[Batch]]) -> _Done[P]:

@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import SchemaError
-from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
+from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, source_files, stack
 from tbstats.io import check, tabular
 from tbstats.io.tabular import TABLES, Format
 
@@ -436,7 +436,7 @@ def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[B
     warnings = batch.warnings
     run_of = pl.Series([0] * warnings.height, dtype=pl.Int64)
     if by_source:
-        file_of = pl.col("source").str.replace(r"#\d+$", "")
+        file_of = source_files()
         rows = batch.tournaments.with_row_index("_row")
         firsts = pl.concat([rows.select("source", "_row"), rows.select(file_of.alias("source"), "_row")]).group_by(
             "source").agg(pl.col("_row").min())

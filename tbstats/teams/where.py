@@ -10,10 +10,11 @@ quotes the record.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 
 import polars as pl
+
+from tbstats.games import source_file
 
 #: Sources larger than this are not read again for a line number (the message quotes the record).
 MAX_BYTES = 64 * 1024 * 1024
@@ -26,7 +27,7 @@ def record_lines(source: str, records: Sequence[str]) -> list[int | None]:
     >>> record_lines("no/such/file.trf", ["310   1 A"])
     [None]
     """
-    path = re.sub(r"#\d+$", "", source)
+    path = source_file(source)
     try:
         if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:   # a regular file only
             return [None] * len(records)

@@ -25,6 +25,7 @@ from tbstats.games import (
     WARNING_SCHEMA,
     Batch,
     empty,
+    source_files,
 )
 from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, int_column, split_lines, texts_of
 from tbstats.io.trf.games import event_rounds, games, games_frame
@@ -127,7 +128,7 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
         e["path"] for e in errors if e["path"] not in paths]
     w_df = (pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings else empty("warnings"))
     if bad_paths and w_df.height:
-        w_df = w_df.filter(~pl.col("source").str.replace(r"#\d+$", "").is_in(bad_paths))
+        w_df = w_df.filter(~source_files().is_in(bad_paths))
     batch = Batch(t_out, p_out, g_out, w_df)
     if err_df.height > 1:
         cause = pl.col("reason").str.contains(CAUSES)
