@@ -2,8 +2,8 @@
 
 Inputs are planned into parts (:func:`tbstats.io.sources.plan`: paths and tournament-id ranges, never data).
 A *map* function ``f(batch) -> partial`` runs on each batch of at most ``batch_size`` tournaments, where the
-part is read: in this process, on a thread, or in a Dask worker process that reads its own part (with
-``workers > 1`` the pieces of TRF parts are read by worker processes and this one, and mapped here). Partials
+part is read: in this process, on a thread, in a worker process (TRF parts with ``workers > 1``, see
+:func:`in_processes`), or in a Dask worker process that reads its own part. Partials
 come back in input order, each with the global id of its batch's first tournament (a batch is numbered from
 0 where it is read; the caller offsets the ids it keeps), and the caller folds them::
 
@@ -291,7 +291,7 @@ class Run(Tally):
             # parts of at most READ_FILES TRF files read and mapped there or here: a result is the same for
             # any cut into batches (only the batches kept by ingest show theirs: they take the other way)
             parts = tuple(split)
-            results = processes.ordered(work, parts, self.workers, in_hand=4)
+            results = processes.ordered(work, parts, self.workers)
         else:   # pieces read there, batches mapped here
             results = read_in_processes(parts, self.batch_size, f, keep, self.workers)
         try:

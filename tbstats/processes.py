@@ -207,18 +207,17 @@ def _result(item: Future[Any] | _Here) -> Any:
                            "fewer workers") from None
 
 
-def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int, in_hand: int = IN_HAND
-            ) -> Generator[R, None, None]:
+def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator[R, None, None]:
     """``fn`` of every item, in order, on ``workers - 1`` processes and this one (see the module's text); a
-    worker holds at most ``in_hand`` items at once.
+    worker holds at most :data:`IN_HAND` items at once.
 
     A feeder thread keeps the workers supplied; this process, waiting for the next result in order, runs
-    the next item not yet taken (at most ``in_hand`` ahead), or, when none is left, the last item a worker
+    the next item not yet taken (at most :data:`IN_HAND` ahead), or, when none is left, the last item a worker
     has not started. ``fn`` and the items must pickle (module-level functions, ``functools.partial`` of them)."""
     if workers < 2:
         raise TbstatsError(f"ordered needs at least 2 workers, not {workers}")
     here = pool(workers - 1)
-    shared = _Shared(items, in_hand * here.workers)
+    shared = _Shared(items, IN_HAND * here.workers)
     threading.Thread(target=_feed, args=(shared, here, fn), name="tbstats-feeder", daemon=True).start()
     k = 0
     try:
@@ -231,7 +230,7 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int, in_hand: int
                     del shared.entries[k]
                     ready: Future[Any] | _Here | None = entry
                     run = None
-                elif entry is None or sum(isinstance(e, _Here) for e, _ in shared.entries.values()) < in_hand:
+                elif entry is None or sum(isinstance(e, _Here) for e, _ in shared.entries.values()) < IN_HAND:
                     ready, run = None, shared.take()   # item k itself, or one ahead of it
                     if run is not None:
                         shared.entries[run[0]] = (None, run[1])   # running here

@@ -19,6 +19,10 @@ from tbstats.io import sources
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
 
+#: Worker processes need a forkserver and a pool's semaphores (not on Windows, nor without /dev/shm).
+needs_processes = pytest.mark.skipif(not processes.available(),
+                                     reason="worker processes cannot start here (no forkserver or no semaphores)")
+
 
 def test_model_parts_run_on_two_threads_the_next_read_while_a_batch_is_mapped(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,7 +67,7 @@ def refuse(x: int) -> int:
     raise TbstatsError(f"refused {x}")
 
 
-@pytest.mark.skipif(not processes.available(), reason="no forkserver start method on this platform")
+@needs_processes
 def test_items_run_in_a_worker_process_and_here_and_come_back_in_order() -> None:
     processes.pool(1).ready.wait(timeout=120)   # the pool is up: the first items go to the worker
     got = list(processes.ordered(where, range(40), 2))
@@ -86,7 +90,7 @@ def names(batch: Batch) -> list[str]:
     return batch.players["name"].to_list()
 
 
-@pytest.mark.skipif(not processes.available(), reason="no forkserver start method on this platform")
+@needs_processes
 @pytest.mark.parametrize("travels", [True, False])
 def test_trf_read_in_worker_processes_gives_the_same_tournaments_ledger_and_errors(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, travels: bool) -> None:
@@ -135,7 +139,7 @@ def test_a_part_of_trf_files_is_cut_in_order_with_its_skipped_names() -> None:
     assert sources.split(part, 5) == [part]
 
 
-@pytest.mark.skipif(not processes.available(), reason="no forkserver start method on this platform")
+@needs_processes
 def test_the_command_with_two_workers_prints_nothing_else_and_writes_the_same_table(tmp_path: Path) -> None:
     """A whole ``tbstats`` process (its worker processes start, read, and stop with it): the same table,
     and nothing on stderr from the workers."""
