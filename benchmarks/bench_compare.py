@@ -11,9 +11,10 @@ import argparse
 import resource
 import time
 
-from tbstats.api import make_context
-from tbstats.compare import compare, parse_config, standings
-from tbstats.simulate import SimulationConfig, simulate
+from tbstats.analysis.compare import compare
+from tbstats.engine.compute import make_context
+from tbstats.engine.configs import parse_config, standings
+from tbstats.simulation import SimulationConfig, simulate
 
 CONFIGS = [
     "a=fide-2026:BH/C1,BH,SB,DE,WIN", "b=fide-2024:BH/C1,BH,SB,DE,WIN", "c=fide-2026:BH,BH/C1,SB",

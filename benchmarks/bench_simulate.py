@@ -16,7 +16,7 @@ import resource
 import sys
 import time
 
-from tbstats.simulate import SimulationConfig, simulate
+from tbstats.simulation import SimulationConfig, simulate
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,10 +18,10 @@ import time
 
 import numpy as np
 
+from tbstats.engine.teams.standings import compute_teams, make_team_context, team_rank_steps
+from tbstats.engine.teams.tiebreaks import parse_team_specs
 from tbstats.io.trf import read_trf
-from tbstats.teams.model import build_teams
-from tbstats.teams.standings import compute_teams, make_team_context, team_rank_steps
-from tbstats.teams.tiebreaks import parse_team_specs
+from tbstats.model.teams.batch import build_teams
 
 LIST = "MPvGP,EDE,BH:MP,BH:MP/C1,BH:GP,EMMSB/C1,EMGSB,EGGSB,SB:MP,BC,TBR,BBE,SSSC"
 RESULTS = np.array(["1", "=", "0", "1", "=", "0", "+", "-"])

@@ -11,7 +11,7 @@ import argparse
 import time
 
 from tbstats.io.tabular import ArchiveWriter
-from tbstats.simulate import SimulationConfig, simulate
+from tbstats.simulation import SimulationConfig, simulate
 
 
 def main() -> None:

@@ -48,7 +48,7 @@ def to_reference(batch: Any) -> list[tuple[int, Any]]:
     import polars as pl
     import reference
 
-    from tbstats.games import SCORING_KINDS
+    from tbstats.model.games import SCORING_KINDS
 
     games = batch.games.sort("tournament", "player", "round").partition_by("tournament", as_dict=True)
     players = batch.players.sort("tournament", "start_no").partition_by("tournament", as_dict=True)
@@ -68,11 +68,12 @@ def to_reference(batch: Any) -> list[tuple[int, Any]]:
 
 
 def reference_stage(root: Path, rules: str) -> dict[str, Any]:
-    """Standings by ``reference.rank`` per tournament, then ``api.compute`` on the same batch; ranks compared."""
+    """Standings by ``reference.rank`` per tournament, then ``tbstats.engine.compute`` on the same batch; ranks
+    compared."""
     sys.path.insert(0, str(TESTS))
     import reference
 
-    from tbstats.api import compute
+    from tbstats.engine.compute import compute
     from tbstats.io.trf import read_trf
 
     files = sorted(Archive(root).trf.rglob("*.trf"))
@@ -127,7 +128,7 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
 
 def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[int, int]:
     """How many of TieBreakServer's (file, start number, rank) triples tbstats' ``compute`` agrees with."""
-    from tbstats.api import compute
+    from tbstats.engine.compute import compute
     from tbstats.io.trf import read_trf
 
     files = sorted(Archive(root).trf.rglob("*.trf"))

@@ -266,7 +266,7 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
                      f"{ref['cpu']:.2f} | {_rate(ref['rows'], ref['cpu'])} | {cpu_ratio:,.0f}x | standings of "
                      f"the list; {ref['ranks_equal']:,}/{ref['ranks']:,} ranks equal to tbstats"
                      + "".join(f"; {a}" for a in at_scale) + " |")
-        lines.append(f"| tbstats api.compute, same batch | {ref['events']:,} | {ref['rows']:,} | "
+        lines.append(f"| tbstats engine.compute, same batch | {ref['events']:,} | {ref['rows']:,} | "
                      f"{_sec(ref['tbstats_seconds'])} | {_rate(ref['rows'], ref['tbstats_seconds'])} | 1x | "
                      f"{ref['tbstats_cpu']:.2f} | {_rate(ref['rows'], ref['tbstats_cpu'])} | 1x | "
                      "small batch: fixed costs dominate |")

@@ -65,7 +65,7 @@ def make_archive(root: Path, *, events: int, players: int, rounds: int, seed: in
     if (root / "meta.json").is_file():
         return archive
     from tbstats.io.trf import write_trf
-    from tbstats.simulate import SimulationConfig, simulate
+    from tbstats.simulation import SimulationConfig, simulate
 
     if root.exists():
         shutil.rmtree(root)
@@ -257,8 +257,8 @@ def load_parquet(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
 
 def dense(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``build_buckets``: the players x rounds view of the whole archive as one batch, bucketed by round count
-    (what :func:`tbstats.api.make_context` builds; ``build_dense`` adds a padded copy on top)."""
-    from tbstats.dense import build_buckets
+    (what :func:`tbstats.engine.compute.make_context` builds; ``build_dense`` adds a padded copy on top)."""
+    from tbstats.model.dense import build_buckets
 
     batch = _batch(archive)
     with clock:
@@ -268,9 +268,9 @@ def dense(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
 
 def unplayed(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``apply_rules(dense, get_ruleset(rules))``: the unplayed-round stage of one edition (categories incl.)."""
-    from tbstats.dense import build_dense
-    from tbstats.rules import get_ruleset
-    from tbstats.unplayed import apply_rules
+    from tbstats.engine.unplayed import apply_rules
+    from tbstats.model.dense import build_dense
+    from tbstats.model.rules import get_ruleset
 
     batch = _batch(archive)
     d = build_dense(batch)
@@ -281,7 +281,7 @@ def unplayed(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
 
 
 def _context(archive: Archive) -> tuple[Any, Any]:
-    from tbstats.api import make_context
+    from tbstats.engine.compute import make_context
 
     batch = _batch(archive)
     return batch, make_context(batch)
@@ -297,8 +297,8 @@ def _warm_unplayed(ctx: Any, edition: str) -> str:
 
 def _family(name: str) -> Stage:
     def stage(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
-        from tbstats.api import tiebreak_values
-        from tbstats.tiebreaks import FIXED_EDITION, parse_specs
+        from tbstats.engine.compute import tiebreak_values
+        from tbstats.engine.tiebreaks import FIXED_EDITION, parse_specs
 
         batch, ctx = _context(archive)
         specs = parse_specs(FAMILIES[name])
@@ -309,16 +309,16 @@ def _family(name: str) -> Stage:
                 tiebreak_values(ctx, spec, rules)
         return batch.games.height, note or FAMILIES[name]
 
-    stage.__doc__ = f"kernels {FAMILIES[name]} via ``api.tiebreak_values`` (dense view and unplayed stage built " \
-                    "before the timer)."
+    stage.__doc__ = f"kernels {FAMILIES[name]} via ``tbstats.engine.compute.tiebreak_values`` (dense view and " \
+                    "unplayed stage built before the timer)."
     return stage
 
 
 def direct_encounter(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``rank_steps(ctx, [DE])``: points, then Direct Encounter in every tied group (points built before)."""
-    from tbstats.api import tiebreak_values
-    from tbstats.standings import rank_steps
-    from tbstats.tiebreaks import parse_specs
+    from tbstats.engine.compute import tiebreak_values
+    from tbstats.engine.standings import rank_steps
+    from tbstats.engine.tiebreaks import parse_specs
 
     batch, ctx = _context(archive)
     tiebreak_values(ctx, parse_specs("PTS")[0], rules)
@@ -330,9 +330,9 @@ def direct_encounter(archive: Archive, rules: str, clock: Clock) -> tuple[int, s
 
 def standings(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``rank_steps`` over the standard list with every value already computed: ranking and DE only."""
-    from tbstats.api import tiebreak_values
-    from tbstats.standings import rank_steps
-    from tbstats.tiebreaks import get_tiebreak, parse_specs
+    from tbstats.engine.compute import tiebreak_values
+    from tbstats.engine.standings import rank_steps
+    from tbstats.engine.tiebreaks import get_tiebreak, parse_specs
 
     batch, ctx = _context(archive)
     specs = parse_specs(STANDARD_LIST)
@@ -346,21 +346,22 @@ def standings(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
 
 def _compute(workers: int) -> Stage:
     def stage(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
-        from tbstats.api import compute
+        from tbstats.engine.compute import compute
 
         batch = _batch(archive)
         with clock:
             compute(batch, STANDARD_LIST, rules=rules, workers=workers)
         return batch.games.height, f"workers={workers}"
 
-    stage.__doc__ = f"``api.compute`` of the standard list from the loaded model, workers={workers} (context, " \
-                    "values, ranks, table)."
+    stage.__doc__ = f"``tbstats.engine.compute.compute`` of the standard list from the loaded model, " \
+                    f"workers={workers} (context, values, ranks, table)."
     return stage
 
 
 def compare_configs(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``compare.compare`` of 10 configurations (5 editions) from the loaded model, context included."""
-    from tbstats.compare import compare, parse_config
+    from tbstats.analysis.compare import compare
+    from tbstats.engine.configs import parse_config
 
     batch = _batch(archive)
     configs = [parse_config(c) for c in CONFIGS]
@@ -371,7 +372,7 @@ def compare_configs(archive: Archive, rules: str, clock: Clock) -> tuple[int, st
 
 def simulate_archive(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
     """``simulate.simulate`` of an archive of the same shape and size (one thread)."""
-    from tbstats.simulate import SimulationConfig, simulate
+    from tbstats.simulation import SimulationConfig, simulate
 
     m = archive.meta()
     cfg = SimulationConfig(tournaments=m["events"], players=m["players"], rounds=m["rounds"], seed=m["seed"],
@@ -417,7 +418,7 @@ def run_stage(name: str, root: Path, rules: str, repeat: int = 1) -> dict[str, A
     one run's peak less another run's starting RSS would count the setup of the later runs)."""
     import tbstats
 
-    tbstats.keep_freed_memory()   # as the tbstats command does at start (see tbstats.memory)
+    tbstats.keep_freed_memory()   # as the tbstats command does at start (see tbstats.run.memory)
     runs = []
     for _ in range(max(1, repeat)):
         clock = Clock(children=name in CHILD_STAGES)

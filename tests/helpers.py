@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tbstats.games import Batch
 from tbstats.io.trf import read_trf
+from tbstats.model.games import Batch
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

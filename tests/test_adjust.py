@@ -14,15 +14,15 @@ import pytest
 from click.testing import CliRunner
 from helpers import REAL, ROOT, load_trf
 
-from tbstats import api
-from tbstats.adjust import parse_adjustment
-from tbstats.audit import audit
+from tbstats.analysis.audit import audit
 from tbstats.cli import main
+from tbstats.engine import compute as engine
+from tbstats.engine.teams.standings import compute_teams
 from tbstats.errors import FormatError
-from tbstats.games import Batch
 from tbstats.io.trf import read_trf
-from tbstats.teams.model import build_teams
-from tbstats.teams.standings import compute_teams
+from tbstats.model.adjust import parse_adjustment
+from tbstats.model.games import Batch
+from tbstats.model.teams.batch import build_teams
 
 TEAM_SWISS = ROOT / "data" / "teams" / "team_swiss.trf"
 E2 = ROOT / "data" / "examples" / "e2_cut_exception.trf"
@@ -103,11 +103,11 @@ def test_player_bonus_and_the_declared_points() -> None:
     """E2: D (start rank 4, 0 points) gets a 1.5-point bonus and a 0.5-point penalty hits B: D's points and
     rank change, the Buchholz and Sonneborn-Berger of everyone stay; the audit counts D's declared 0.0 as
     differing and B's declared 2.5 too."""
-    plain = api.compute(load_trf(E2), "BH,SB")
+    plain = engine.compute(load_trf(E2), "BH,SB")
     batch, warnings = _read(E2, _record("", "", "1.5", "", 4), _record("", "", "-0.5", "2", 2))
     assert warnings.filter(pl.col("field") == "299")["line"].to_list() == [10, 11]
     assert "299 adjusts player 4: penalty/bonus points +1.5; applied to the score" in warnings["message"][-2]
-    got = api.compute(batch, "BH,SB")
+    got = engine.compute(batch, "BH,SB")
     points = dict(got.select("start_no", "points").iter_rows())
     assert points == {1: 2.0, 2: 2.0, 3: 2.0, 4: 1.5, 5: 1.0}
     assert got["BH"].to_list() == plain["BH"].to_list() and got["SB"].to_list() == plain["SB"].to_list()
@@ -115,9 +115,9 @@ def test_player_bonus_and_the_declared_points() -> None:
     # the same rows whatever the batch: with another event in the batch, or alone
     both = read_trf([(str(E2), E2.read_bytes()),
                      ("adjusted.trf", (E2.read_text() + _record("", "", "1.5", "", 4) + "\n").encode())]).batch
-    assert api.compute(both, "BH,SB").filter(pl.col("tournament") == 1)["points"].to_list() == [
+    assert engine.compute(both, "BH,SB").filter(pl.col("tournament") == 1)["points"].to_list() == [
         2.0, 2.5, 2.0, 1.5, 1.0]
-    assert api.compute(both, "BH,SB").filter(pl.col("tournament") == 0)["points"].to_list() == plain[
+    assert engine.compute(both, "BH,SB").filter(pl.col("tournament") == 0)["points"].to_list() == plain[
         "points"].to_list()
 
 
@@ -148,7 +148,7 @@ def test_declared_points_that_a_299_explains_are_not_warned() -> None:
     assert alone["message"].to_list() == ["declared points 1.5 differ from the results' total 0.0; the results count"]
     explained = read_trf([("d.trf", (declared + _record("", "", "1.5", "", 4) + "\n").encode())]).batch
     assert explained.warnings["field"].to_list() == ["299"]
-    per_t, per_p = audit(explained, api.make_context(explained), tiebreaks="BH")
+    per_t, per_p = audit(explained, engine.make_context(explained), tiebreaks="BH")
     assert per_t["points_differ"].item() == 0 and per_p.filter(pl.col("start_no") == 4).is_empty()
 
 
@@ -172,7 +172,7 @@ def test_a_299_naming_no_player_of_the_event_is_an_error(tmp_path: Path) -> None
     assert (f"{target}:{len(lines)}: 299 ids (from col 24): player 77 is not a start rank of the event (its 001 "
             "records)") in r.output
     with pytest.raises(FormatError, match="player 77 is not a start rank"):   # the same from a model, no line
-        api.compute(read_trf([("mem.trf", target.read_bytes())]).batch, "BH")
+        engine.compute(read_trf([("mem.trf", target.read_bytes())]).batch, "BH")
 
 
 def test_a_file_the_engine_finds_broken_is_rejected_and_the_others_computed(tmp_path: Path) -> None:
@@ -241,6 +241,6 @@ def test_bonus_of_the_last_player_in_the_last_round() -> None:
     """The games table of E2 is the dense grid itself (the fast path, no spare cell): a change of the
     last cell (player 5, round 3) counts like any other."""
     batch, _ = _read(E2, _record("", "", "1.0", "3", 5))
-    got = dict(api.compute(batch, "BH").select("start_no", "points").iter_rows())
+    got = dict(engine.compute(batch, "BH").select("start_no", "points").iter_rows())
     assert got[5] == 2.0
-    assert dict(api.compute(batch, "BH", after_round=2).select("start_no", "points").iter_rows())[5] == 1.0
+    assert dict(engine.compute(batch, "BH", after_round=2).select("start_no", "points").iter_rows())[5] == 1.0

@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import to_trf, tournaments
 
-from tbstats.api import make_context, tiebreak_values
-from tbstats.dense import build_buckets, build_dense, cells, row_sum
-from tbstats.games import Batch
+from tbstats.engine.compute import make_context, tiebreak_values
+from tbstats.engine.standings import rank_steps
+from tbstats.engine.tiebreaks import parse_spec, parse_specs
+from tbstats.engine.tiebreaks.base import Context
 from tbstats.io.trf import read_trf
-from tbstats.standings import rank_steps
-from tbstats.tiebreaks import parse_spec, parse_specs
-from tbstats.tiebreaks.base import Context
+from tbstats.model.dense import build_buckets, build_dense, cells, row_sum
+from tbstats.model.games import Batch
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
 SPECS = ["PTS", "WIN", "WON", "BPG", "BWG", "REP", "STD", "TPN", "PS", "PS/C1", "KS", "BH", "BH/C1", "BH/C2",
@@ -88,8 +88,8 @@ def test_row_sum_and_cells_match_numpy() -> None:
 
 def test_players_out_of_order_keep_their_rows() -> None:
     """A players table not sorted by (tournament, start number) gives the same table as a sorted one."""
-    from tbstats.api import compute
-    from tbstats.simulate import SimulationConfig, simulate
+    from tbstats.engine.compute import compute
+    from tbstats.simulation import SimulationConfig, simulate
 
     batch = simulate(SimulationConfig(tournaments=6, players=9, rounds=5, seed=3)).batch
     shuffled = Batch(batch.tournaments, batch.players.sample(fraction=1.0, shuffle=True, seed=1),
@@ -105,15 +105,15 @@ def test_players_out_of_order_keep_their_rows() -> None:
 
 def test_large_batches_are_computed_in_runs(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Runs of at most CHUNK_PLAYERS players (cache-sized arrays) give the table of one run."""
-    from tbstats import api
-    from tbstats.simulate import SimulationConfig, simulate
+    from tbstats.engine import compute as engine
+    from tbstats.simulation import SimulationConfig, simulate
 
     batch = simulate(SimulationConfig(tournaments=12, players=7, rounds=5, seed=4)).batch
     specs = "BH/C1,SB,FB,AOB,TPR,DE,LOTS"
-    whole = api.compute(batch, specs, rules="auto")
-    monkeypatch.setattr(api, "CHUNK_PLAYERS", 20)
+    whole = engine.compute(batch, specs, rules="auto")
+    monkeypatch.setattr(engine, "CHUNK_PLAYERS", 20)
     calls = []
-    split = api.split_batch
-    monkeypatch.setattr(api, "split_batch", lambda b, n: calls.append(n) or split(b, n))
-    assert api.compute(batch, specs, rules="auto").equals(whole)
+    split = engine.split_batch
+    monkeypatch.setattr(engine, "split_batch", lambda b, n: calls.append(n) or split(b, n))
+    assert engine.compute(batch, specs, rules="auto").equals(whole)
     assert calls == [5]

@@ -28,8 +28,8 @@ def test_compute_loads_neither_other_commands_nor_team_work() -> None:
     loaded, out = _modules_after("compute", str(EXAMPLE), "-t", "BH", "-q")
     assert out.startswith("source,tournament,start_no"), out
     for module in ("tbstats.cli.simulation", "tbstats.cli.fairness", "tbstats.cli.archive", "tbstats.cli.data",
-                   "tbstats.simulate", "tbstats.fairness", "tbstats.teams.runs", "tbstats.teams.explain",
-                   "tbstats.teams.tiebreaks", "tbstats.explain"):
+                   "tbstats.simulation", "tbstats.analysis.fairness", "tbstats.run.teams",
+                   "tbstats.analysis.teams.explain", "tbstats.engine.teams.tiebreaks", "tbstats.analysis.explain"):
         assert module not in loaded, module
 
 

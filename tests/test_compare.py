@@ -8,14 +8,15 @@ import pytest
 from click.testing import CliRunner
 from helpers import FIXTURES, ROOT, load_trf, requires_shared
 
-from tbstats.api import compute, make_context
-from tbstats.audit import audit, inversions
+from tbstats.analysis.audit import audit, inversions
+from tbstats.analysis.compare import breakdown, compare, wilson
+from tbstats.analysis.kendall import kendall_distance
 from tbstats.cli import main
-from tbstats.compare import breakdown, compare, parse_config, read_configs, wilson
+from tbstats.engine.compute import compute, make_context
+from tbstats.engine.configs import parse_config, read_configs
 from tbstats.errors import TbstatsError
 from tbstats.io.sources import load
-from tbstats.kendall import kendall_distance
-from tbstats.teams.model import team_event_ids
+from tbstats.model.teams.batch import team_event_ids
 
 EXAMPLES = ROOT / "data" / "examples"
 

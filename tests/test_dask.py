@@ -6,10 +6,10 @@ import pytest
 from click.testing import CliRunner
 from helpers import ROOT
 
-from tbstats import pipeline, runs
 from tbstats.cli import main
-from tbstats.compare import parse_config
-from tbstats.tiebreaks import parse_specs
+from tbstats.engine.configs import parse_config
+from tbstats.engine.tiebreaks import parse_specs
+from tbstats.run import commands, pipeline
 
 SAMPLE = str(ROOT / "data" / "sample_archive.parquet")
 EXAMPLES = str(ROOT / "data" / "examples")
@@ -29,12 +29,12 @@ def test_compute_and_compare_on_two_worker_processes(client) -> None:  # type: i
                parse_config("c=auto:from-file")]
     local = pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30)
     remote = pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=client)
-    table, _, _ = runs.compute(local, specs)
+    table, _, _ = commands.compute(local, specs)
     assert table.height > 4000
-    assert runs.compute(remote, specs)[0].equals(table)
+    assert commands.compute(remote, specs)[0].equals(table)
     assert len({w for w in client.nthreads()}) == 2
-    here = runs.compare(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30), configs)
-    there = runs.compare(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=client), configs)
+    here = commands.compare(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30), configs)
+    there = commands.compare(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=client), configs)
     for name in ("pairs", "configs", "tournaments", "drilldown", "depth"):
         assert getattr(there, name).equals(getattr(here, name)), name
 
@@ -63,7 +63,7 @@ def test_ingest_on_two_worker_processes_writes_the_local_parts(client, tmp_path)
 
     for where, c in (("here", None), ("there", client)):
         with ArchiveWriter(tmp_path / where) as writer:
-            runs.ingest(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=c), writer)
+            commands.ingest(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=c), writer)
     here, there = _files(tmp_path / "here"), _files(tmp_path / "there")
     assert len(here) > 8 and list(here) == list(there)
     assert all(there[name].equals(frame) for name, frame in here.items())  # type: ignore[attr-defined]
@@ -97,15 +97,15 @@ def test_ingest_to_a_directory_brings_no_batch_back_to_the_driver(tmp_path) -> N
 
     fake = _Recording()
     with ArchiveWriter(tmp_path / "there") as writer:
-        runs.ingest(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=fake), writer)
+        commands.ingest(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=fake), writer)
     with ArchiveWriter(tmp_path / "here") as writer:
-        runs.ingest(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30), writer)
+        commands.ingest(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30), writer)
     assert fake.back and not any(_has_batch(v) for v in fake.back)
     assert list(_files(tmp_path / "here")) == list(_files(tmp_path / "there"))
 
 
 def _has_batch(value: object) -> bool:
-    from tbstats.games import Batch
+    from tbstats.model.games import Batch
 
     if isinstance(value, Batch):
         return True

@@ -21,12 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import swiss_events, to_trf
 
-from tbstats.dense import NO_OPP, Dense, build_buckets, lookup, row_extreme, row_sum
-from tbstats.game_columns import in_grid_order
-from tbstats.games import Batch
+from tbstats.engine.tiebreaks.base import cut_elements, cut_sum
 from tbstats.io.trf import read_trf
-from tbstats.memory import keep_freed_memory
-from tbstats.tiebreaks.base import cut_elements, cut_sum
+from tbstats.model.columns import in_grid_order
+from tbstats.model.dense import NO_OPP, Dense, build_buckets, lookup, row_extreme, row_sum
+from tbstats.model.games import Batch
+from tbstats.run.memory import keep_freed_memory
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow], max_examples=30, deadline=None)
 ARRAYS = ("opp", "pts", "gtype", "black", "outcome", "counted", "tix", "start_no", "rating")
@@ -53,7 +53,7 @@ def test_grid_ordered_games_give_the_general_view(events: list[reference.RefTour
 
 
 def test_a_complete_sorted_single_bucket_is_recognised_as_a_grid() -> None:
-    from tbstats.simulate import SimulationConfig, simulate
+    from tbstats.simulation import SimulationConfig, simulate
 
     batch = simulate(SimulationConfig(tournaments=3, players=6, rounds=4, seed=9)).batch
     g, p = batch.games, batch.players
@@ -102,7 +102,7 @@ def test_row_extreme_is_the_masked_minimum_and_maximum() -> None:
 
 
 def test_opponents_values_through_the_padded_index() -> None:
-    from tbstats.simulate import SimulationConfig, simulate
+    from tbstats.simulation import SimulationConfig, simulate
 
     d = _views(simulate(SimulationConfig(tournaments=4, players=7, rounds=5, seed=2)).batch)[0]
     values = np.arange(d.players, dtype=np.int64) * 3 + 1
@@ -120,12 +120,12 @@ def test_allocator_tuning_is_done_once_and_can_be_left_out() -> None:
     except (ValueError, OSError):
         glibc = False
     assert tuned == (glibc and os.environ.get("TBSTATS_MALLOC", "") != "system")
-    code = "import tbstats.memory as m; print(m.keep_freed_memory())"
+    code = "import tbstats.run.memory as m; print(m.keep_freed_memory())"
     env = {**os.environ, "TBSTATS_MALLOC": "system"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
     # a library leaves its host's allocator alone: importing tbstats (and computing) tunes nothing
-    code = ("import tbstats, tbstats.memory as m; tbstats.compute(tbstats.simulate(tournaments=1).batch, 'BH'); "
+    code = ("import tbstats, tbstats.run.memory as m; tbstats.compute(tbstats.simulate(tournaments=1).batch, 'BH'); "
             "print(m._tuned)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "None"
@@ -155,7 +155,7 @@ def test_score_changes_are_placed_alike_on_both_paths() -> None:
     grid order (buffers without a spare cell) or not."""
     from helpers import ROOT
 
-    from tbstats.api import compute
+    from tbstats.engine.compute import compute
 
     text = (ROOT / "data" / "examples" / "e2_cut_exception.trf").read_text().rstrip("\n")
     text += "\n299       1.5           4\n299      -0.5     2     2\n"

@@ -7,11 +7,11 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
+from tbstats.analysis.quality import run, spearman, sweep, tau_b
 from tbstats.cli import main
-from tbstats.compare import parse_config
+from tbstats.engine.configs import parse_config
 from tbstats.errors import TbstatsError
-from tbstats.evaluate import run, spearman, sweep, tau_b
-from tbstats.simulate import SimulationConfig
+from tbstats.simulation import SimulationConfig
 
 ORDERS = [parse_config("c1=fide-2026:BH/C1,BH,SB,DE,WIN"), parse_config("bh=fide-2026:BH,BH/C1,SB")]
 

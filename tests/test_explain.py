@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from helpers import FIXTURES, ROOT, requires_shared
 
-from tbstats.explain import EXPLAINERS, explain
-from tbstats.games import Batch
+from tbstats.analysis.explain import EXPLAINERS, explain
+from tbstats.engine.tiebreaks import TIEBREAKS
 from tbstats.io.sources import load
-from tbstats.tiebreaks import TIEBREAKS
+from tbstats.model.games import Batch
 
 EXAMPLES = ROOT / "data" / "examples"
 #: Every registry entry, with the modifiers that change which rounds count.

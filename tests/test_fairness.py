@@ -12,18 +12,18 @@ from click.testing import CliRunner
 from helpers import REAL, requires_shared
 from trf_samples import player
 
-from tbstats import fairness, strength
-from tbstats.api import compute, make_context
-from tbstats.archive_eval import evaluate_archive, with_baseline
+from tbstats.analysis import fairness, strength
+from tbstats.analysis.evaluate import evaluate_archive, with_baseline
+from tbstats.analysis.quality import with_strength
 from tbstats.cli import main
-from tbstats.compare import parse_config
+from tbstats.engine.compute import compute, make_context
+from tbstats.engine.configs import parse_config
 from tbstats.errors import TbstatsError
-from tbstats.evaluate import with_strength
-from tbstats.games import Batch
 from tbstats.io import sources, tabular
 from tbstats.io.trf import read_trf
-from tbstats.simulate import SimulationConfig, simulate
-from tbstats.teams.model import team_event_ids
+from tbstats.model.games import Batch
+from tbstats.model.teams.batch import team_event_ids
+from tbstats.simulation import SimulationConfig, simulate
 
 NEW = "new=fide-2026:BH/C1,BH,SB"
 OLD = "old=fide-2024:BH/C1,BH,SB"
@@ -90,13 +90,13 @@ def test_tables_do_not_depend_on_batches_or_workers(batch: Batch) -> None:
 def test_a_batch_evaluated_in_runs_of_players_gives_the_tables_of_one_run(batch: Batch,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Batches of more than CHUNK_PLAYERS players are evaluated run by run (engine memory bounded by a run)."""
-    from tbstats import api
+    from tbstats.engine import compute as engine
 
     whole = evaluate_archive([batch], CONFIGS, proxy="strength", lots_seed=3)
-    monkeypatch.setattr(api, "CHUNK_PLAYERS", 100)
+    monkeypatch.setattr(engine, "CHUNK_PLAYERS", 100)
     calls: list[int] = []
-    split = api.split_batch
-    monkeypatch.setattr(api, "split_batch", lambda b, n: calls.append(n) or split(b, n))
+    split = engine.split_batch
+    monkeypatch.setattr(engine, "split_batch", lambda b, n: calls.append(n) or split(b, n))
     runs = evaluate_archive([batch], CONFIGS, proxy="strength", lots_seed=3)
     assert calls == [6]   # 560 players
     for name in ("measures", "favour", "differences"):
@@ -294,7 +294,7 @@ def test_evaluate_page(batch: Batch) -> None:
 def test_strongest_first_on_a_known_group(values: list[float], expected: float | None, left_out: int) -> None:
     from trf_samples import GOOD
 
-    from tbstats.evaluate import measure, table
+    from tbstats.analysis.quality import measure, table
 
     b = read_trf([("good.trf", GOOD.encode())]).batch   # points 1.5, 1, 1, 0.5: players 2 and 3 tied
     row = table(measure(b, np.array(values), [parse_config("a=fide-2026:TPN")])).row(0, named=True)

@@ -19,12 +19,12 @@ import pytest
 from fuzz import TRF_MUTATORS, mutate_table, trf_mutants
 from helpers import FIXTURES, REAL, requires_shared
 
-from tbstats import api
+from tbstats.engine import compute as engine
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch
 from tbstats.io.sources import load
 from tbstats.io.tabular import read_model, write_model
 from tbstats.io.trf import read_trf
+from tbstats.model.games import Batch
 
 SEED = int(os.environ.get("FUZZ_SEED", "20261201"))
 SHORT, LONG = 8, 250          # TRF mutants per class
@@ -46,7 +46,7 @@ def _check_rejections(errors: pl.DataFrame, names: set[str]) -> None:
 def _computes(batch: Batch) -> None:
     if batch.n_tournaments:
         with contextlib.suppress(TbstatsError):  # a clean refusal is fine; anything else fails the test
-            api.compute(batch, SPECS)
+            engine.compute(batch, SPECS)
 
 
 def _fuzz_trf(kind: str, n: int) -> None:

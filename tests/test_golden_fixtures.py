@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from helpers import FIXTURES, load_trf, requires_shared
 
-from tbstats.api import make_context, tiebreak_values
-from tbstats.standings import ranks
-from tbstats.tiebreaks import parse_spec, parse_specs
+from tbstats.engine.compute import make_context, tiebreak_values
+from tbstats.engine.standings import ranks
+from tbstats.engine.tiebreaks import parse_spec, parse_specs
 
 pytestmark = requires_shared()
 

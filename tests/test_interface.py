@@ -118,12 +118,12 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
 
 
 def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tbstats import api
+    from tbstats.engine import compute as engine
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(api, "compute", interrupted)
+    monkeypatch.setattr(engine, "compute", interrupted)
     r = run("compute", E2, "-t", "BH", "-q")
     assert r.exit_code == 130 and "Interrupted." in r.stderr
 

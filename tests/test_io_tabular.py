@@ -11,9 +11,9 @@ from polars.testing import assert_frame_equal
 from trf_samples import GOOD, player, variant
 
 from tbstats.errors import SchemaError, TbstatsError
-from tbstats.games import Batch, empty
 from tbstats.io.tabular import FLAT_COLUMNS, ArchiveWriter, flatten, iter_model, read_model, write_model
 from tbstats.io.trf import read_trf
+from tbstats.model.games import Batch, empty
 
 TABLES = ("tournaments", "players", "games", "warnings")
 SINGLE = ["archive.parquet", "archive.arrow", "archive.ipc", "archive.feather", "archive.csv"]

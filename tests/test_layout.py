@@ -1,4 +1,4 @@
-"""The shape of the package: no import circles, no module far over 500 lines."""
+"""The shape of the package: layers as folders with imports going down only, no import circles, small modules."""
 
 from __future__ import annotations
 
@@ -77,8 +77,44 @@ def test_the_finder_finds_a_circle() -> None:
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
 
 
+#: The floors, bottom first: a module imports only from its own floor and the floors below it. ``errors`` and
+#: ``output`` are the ground every floor may use; the package root (the public API) and ``__main__`` stand on top.
+LAYERS = ("errors", "output", "model", "engine", "io", "simulation", "analysis", "run", "report", "cli")
+TOP = {"tbstats", "tbstats.__main__"}
+MAX_TOP_MODULES = 8
+
+
+def _floor(module: str) -> int:
+    if module in TOP:
+        return len(LAYERS)
+    return LAYERS.index(module.split(".")[1])
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{m} -> {n}" for m, targets in graph.items() for n in targets if _floor(n) > _floor(m))
+
+
+def test_every_module_is_on_a_floor() -> None:
+    strays = [m for m in _imports() if m not in TOP and m.split(".")[1] not in LAYERS]
+    assert not strays, f"modules outside the floors {LAYERS}: {strays}"
+
+
+def test_imports_go_down_the_floors() -> None:
+    assert _upward(_imports()) == []
+
+
+def test_the_floor_check_finds_an_upward_import() -> None:
+    assert _upward({"tbstats.model.games": {"tbstats.engine.compute"}, "tbstats.cli.base": {"tbstats.errors"}}) \
+        == ["tbstats.model.games -> tbstats.engine.compute"]
+
+
+def test_few_modules_at_the_top() -> None:
+    top = sorted(p.name for p in PACKAGE.iterdir() if p.suffix == ".py")
+    assert len(top) <= MAX_TOP_MODULES, top
+
+
 def test_spec_grammar_needs_no_registry() -> None:
-    assert "tbstats.tiebreaks" not in _imports()["tbstats.spec"]
+    assert "tbstats.engine.tiebreaks" not in _imports()["tbstats.model.spec"]
 
 
 def test_modules_stay_small() -> None:

@@ -11,11 +11,11 @@ from helpers import FIXTURES, REAL, requires_shared
 from trf_samples import GOOD
 
 from tbstats.errors import FormatError, SchemaError, TbstatsError
-from tbstats.games import Batch
 from tbstats.io import check
 from tbstats.io.sources import iter_batches, load
 from tbstats.io.tabular import flatten, read_model, write_model
 from tbstats.io.trf import read_trf
+from tbstats.model.games import Batch
 
 Tables = dict[str, pl.DataFrame]
 Mutation = Callable[[Tables], Tables]

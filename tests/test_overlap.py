@@ -12,12 +12,12 @@ import polars as pl
 import pytest
 from trf_samples import GOOD, with_names
 
-from tbstats import pipeline, processes
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch
 from tbstats.io import sources
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
+from tbstats.model.games import Batch
+from tbstats.run import pipeline, processes
 
 #: Worker processes need a forkserver and a pool's semaphores (not on Windows, nor without /dev/shm).
 needs_processes = pytest.mark.skipif(not processes.available(),

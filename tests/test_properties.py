@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import to_trf, tournaments
 
-from tbstats.api import compute, make_context, tiebreak_values
-from tbstats.games import Batch
+from tbstats.engine.compute import compute, make_context, tiebreak_values
+from tbstats.engine.standings import ranks
+from tbstats.engine.tiebreaks import parse_spec, parse_specs
 from tbstats.io.trf import read_trf, write_trf
-from tbstats.standings import ranks
-from tbstats.tiebreaks import parse_spec, parse_specs
+from tbstats.model.games import Batch
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
 VALUE_SPECS = [

@@ -23,7 +23,7 @@ def test_clean(command: list[str]) -> None:
 
 def test_import_stays_light() -> None:
     """Importing the library does not pull in plotting or progress-bar packages."""
-    code = ("import sys, tbstats.api, tbstats.io.trf; "
+    code = ("import sys, tbstats.engine.compute, tbstats.io.trf; "
             "print(','.join(m for m in ('matplotlib', 'tqdm') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == ""

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from helpers import REAL, load_trf, requires_shared
 
-from tbstats.api import compute
+from tbstats.engine.compute import compute
 from tbstats.io.trf import read_trf
 
 pytestmark = requires_shared()

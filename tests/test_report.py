@@ -15,12 +15,13 @@ import polars as pl
 import pytest
 from helpers import requires_shared
 
-from tbstats.compare import Comparison, breakdown, compare, parse_config
+from tbstats.analysis.compare import Comparison, breakdown, compare
+from tbstats.analysis.quality import run, sweep
+from tbstats.engine.configs import parse_config
 from tbstats.errors import TbstatsError
-from tbstats.evaluate import run, sweep
-from tbstats.games import Batch
 from tbstats.io.sources import load
-from tbstats.simulate import SimulationConfig
+from tbstats.model.games import Batch
+from tbstats.simulation import SimulationConfig
 
 pytestmark = requires_shared()
 

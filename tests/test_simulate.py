@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
 from tbstats.io.trf import read_trf, write_trf
-from tbstats.simulate import Simulation, SimulationConfig, expected_score, simulate
+from tbstats.model.games import Batch
+from tbstats.simulation import Simulation, SimulationConfig, expected_score, simulate
 
 RICH = dict(half_bye_rate=0.04, zero_bye_rate=0.02, forfeit_rate=0.03, double_forfeit_rate=0.01,
             withdrawal_rate=0.08, unrated_rate=0.15)

@@ -14,12 +14,13 @@ import pytest
 from click.testing import CliRunner
 from helpers import REAL, ROOT
 
-from tbstats import pipeline, runs
+from tbstats.analysis.compare import breakdown
 from tbstats.cli import main
-from tbstats.compare import breakdown, parse_config
-from tbstats.games import Batch
+from tbstats.engine.configs import parse_config
 from tbstats.io import parts, sources, tabular
 from tbstats.io.tabular import write_model
+from tbstats.model.games import Batch
+from tbstats.run import commands, pipeline
 
 SAMPLE = ROOT / "data" / "sample_archive.parquet"
 EXAMPLES = ROOT / "data" / "examples"
@@ -67,7 +68,7 @@ def _runs(inputs: list[str], size: int, files: int, workers: int = 1) -> pipelin
 
 def test_compare_is_the_same_for_every_batch_size(inputs: list[str]) -> None:
     configs = [parse_config(c) for c in CONFIGS]
-    results = [runs.compare(_runs(inputs, size, files), configs, drilldown_limit=3) for size, files in SIZES]
+    results = [commands.compare(_runs(inputs, size, files), configs, drilldown_limit=3) for size, files in SIZES]
     whole = results[-1]
     assert whole.tournaments["tournament"].n_unique() > 40 and whole.drilldown.height > 0
     for other in results[:-1]:
@@ -81,17 +82,17 @@ def test_compare_of_a_batch_in_runs_of_players_is_the_comparison_of_one_run(inpu
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """A batch of more than CHUNK_PLAYERS players is compared run by run; the runs' partials merge into the
     partial of the whole batch (its per-tournament rows pair-major, counts summed, the drill-down bounded)."""
-    from tbstats import api
-    from tbstats import compare as cmp
+    from tbstats.analysis import compare as cmp
+    from tbstats.engine import compute as engine
 
     configs = tuple(parse_config(c) for c in CONFIGS)
     batch = sources.load(inputs[:3], on_error="collect").batch
-    whole = runs._compare_one(batch, configs, 10, 3)
-    monkeypatch.setattr(api, "CHUNK_PLAYERS", 200)
+    whole = commands._compare_one(batch, configs, 10, 3)
+    monkeypatch.setattr(engine, "CHUNK_PLAYERS", 200)
     calls: list[int] = []
-    split = api.split_batch
-    monkeypatch.setattr(api, "split_batch", lambda b, n: calls.append(n) or split(b, n))
-    merged = runs._compare_one(batch, configs, 10, 3)
+    split = engine.split_batch
+    monkeypatch.setattr(engine, "split_batch", lambda b, n: calls.append(n) or split(b, n))
+    merged = commands._compare_one(batch, configs, 10, 3)
     assert len(calls) == 1 and calls[0] > 2
     for name in ("tournaments", "drilldown"):
         assert getattr(merged, name).equals(getattr(whole, name)), name
@@ -107,21 +108,21 @@ def test_compare_of_a_batch_in_runs_of_players_is_the_comparison_of_one_run(inpu
 
 def test_audit_of_a_batch_in_runs_of_players_is_the_audit_of_one_run(inputs: list[str],
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from tbstats import api
+    from tbstats.engine import compute as engine
 
     batch = sources.load([inputs[0], *(i for i in inputs if i.endswith("icu_krause"))], on_error="collect").batch
-    whole = runs._audit_one(batch, "auto", "from-file", {})
-    monkeypatch.setattr(api, "CHUNK_PLAYERS", 200)
-    assert len(api.chunks(batch)) > 2
-    for a, b in zip(runs._audit_one(batch, "auto", "from-file", {}), whole, strict=True):
+    whole = commands._audit_one(batch, "auto", "from-file", {})
+    monkeypatch.setattr(engine, "CHUNK_PLAYERS", 200)
+    assert len(engine.chunks(batch)) > 2
+    for a, b in zip(commands._audit_one(batch, "auto", "from-file", {}), whole, strict=True):
         assert a.equals(b)
     assert whole[0].height == batch.n_tournaments and whole[1].height > 0
 
 
 def test_audit_and_info_are_the_same_for_every_batch_size(inputs: list[str]) -> None:
     inputs = [*inputs[:5], *(i for i in inputs if i.endswith("icu_krause"))]   # audit tries many orders: fewer
-    audits = [runs.audit(_runs(inputs, size, files)) for size, files in SIZES]
-    infos = [(runs.info(_runs(inputs, size, files)), runs.info(_runs(inputs, size, files), by_tournament=True))
+    audits = [commands.audit(_runs(inputs, size, files)) for size, files in SIZES]
+    infos = [(commands.info(_runs(inputs, size, files)), commands.info(_runs(inputs, size, files), by_tournament=True))
              for size, files in SIZES]
     assert infos[-1][0]["warnings"].item() > 0 and audits[-1][1].height > 0
     for got in (audits, infos):

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 from helpers import FIXTURES, REAL, ROOT, load_trf, requires_shared
 
+from tbstats.analysis.teams.audit import audit_teams
 from tbstats.cli import main
-from tbstats.games import Batch
-from tbstats.teams.audit import audit_teams
+from tbstats.model.games import Batch
 
 pytestmark = requires_shared()
 

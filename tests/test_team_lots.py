@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from helpers import FIXTURES, REAL, ROOT, load_trf, requires_shared
 
 from tbstats.cli import main
-from tbstats.teams.standings import compute_teams
+from tbstats.engine.teams.standings import compute_teams
 
 pytestmark = requires_shared()
 

@@ -16,10 +16,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from team_reference import CHAIN_STEPS, TeamEvent, board_count, buchholz, ede_ranks, extended_sb, score, sssc
 
+from tbstats.engine.standings import competition_rank, initial_labels
+from tbstats.engine.teams.standings import compute_teams, extended_direct_encounter, make_team_context
 from tbstats.io.trf import read_trf
-from tbstats.spec import TieBreakSpec
-from tbstats.standings import competition_rank, initial_labels
-from tbstats.teams.standings import compute_teams, extended_direct_encounter, make_team_context
+from tbstats.model.spec import TieBreakSpec
 
 
 def _examples(default_run: int) -> int:

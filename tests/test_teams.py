@@ -20,15 +20,15 @@ from click.testing import CliRunner, Result
 from helpers import FIXTURES, REAL, ROOT, load_trf, requires_shared
 
 from tbstats.cli import main
+from tbstats.engine.standings import competition_rank, initial_labels
+from tbstats.engine.teams.standings import compute_teams, extended_direct_encounter, make_team_context
+from tbstats.engine.teams.tiebreaks import parse_team_spec
 from tbstats.errors import FormatError, UnknownTieBreakError
-from tbstats.games import Batch
 from tbstats.io.tabular import read_model, write_model
 from tbstats.io.trf import read_trf, write_trf
-from tbstats.spec import TieBreakSpec
-from tbstats.standings import competition_rank, initial_labels
-from tbstats.teams.model import build_teams
-from tbstats.teams.standings import compute_teams, extended_direct_encounter, make_team_context
-from tbstats.teams.tiebreaks import parse_team_spec
+from tbstats.model.games import Batch
+from tbstats.model.spec import TieBreakSpec
+from tbstats.model.teams.batch import build_teams
 
 pytestmark = requires_shared()
 

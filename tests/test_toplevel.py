@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import warnings
@@ -12,7 +13,7 @@ import pytest
 from helpers import ROOT
 
 import tbstats
-from tbstats.checks import TbstatsWarning
+from tbstats.run.checks import TbstatsWarning
 
 EXAMPLES = ROOT / "data" / "examples"
 E2 = EXAMPLES / "e2_cut_exception.trf"
@@ -44,15 +45,59 @@ def test_inputs_as_the_model() -> None:
         loaded.batch.players.height
 
 
-def test_the_module_and_the_function_of_the_same_name_both_work() -> None:
-    import tbstats.compare as cmp  # the submodule, as the library itself imports it
+PUBLIC = ("load", "compute", "compare", "audit", "explain", "simulate", "evaluate", "keep_freed_memory")
 
-    assert cmp.parse_config("a=fide-2026:BH").name == "a"
-    result = tbstats.compare(EXAMPLES, ["a=fide-2026:SB,WIN", "b=fide-2024:SB,WIN"])
-    assert result.pairs["tournaments"].to_list() == [N_EXAMPLES]
-    from tbstats.simulate import Simulation, SimulationConfig, expected_score, simulate  # noqa: F401
 
+@pytest.mark.parametrize("name", PUBLIC)
+def test_public_functions_are_plain_functions_with_their_signatures(name: str) -> None:
+    import inspect
+    import types
+
+    function = getattr(tbstats, name)
+    assert isinstance(function, types.FunctionType), type(function)
+    assert function.__doc__ and function.__doc__.strip().split("\n")[0].endswith((".", ":")), name
+    parameters = inspect.signature(function).parameters
+    assert not any(p.kind is p.VAR_POSITIONAL for p in parameters.values()), name
+    assert name in tbstats.__all__
+
+
+def test_help_and_completion_show_the_functions_not_helpers() -> None:
+    import pydoc
+
+    listed = [n for n in dir(tbstats) if not n.startswith("_")]
+    assert set(PUBLIC) <= set(listed)
+    assert not {"Any", "Final", "sys", "types", "importlib", "toplevel"} & set(listed), listed
+    text = pydoc.render_doc(tbstats.compare, renderer=pydoc.plaintext)
+    assert "compare(tournaments" in text and "(*args, **kwargs)" not in text
+
+
+def test_the_functions_stay_functions_after_the_modules_load() -> None:
+    """Importing the analysis modules (as the library does) never replaces a public function by a module."""
+    import tbstats.analysis.compare
+    import tbstats.simulation
+
+    assert all(callable(getattr(tbstats, n)) and not isinstance(getattr(tbstats, n), type(tbstats)) for n in PUBLIC)
     assert tbstats.simulate(tournaments=1, players=4, rounds=3).batch.n_tournaments == 1
+
+
+@pytest.mark.parametrize("old", ["tbstats.api", "tbstats.pipeline", "tbstats.runs", "tbstats.toplevel",
+                                 "tbstats.tiebreaks", "tbstats.games"])
+def test_old_import_paths_moved_as_the_docs_say(old: str) -> None:
+    """Old module paths are gone, not half-working; docs/reference/moved.md names the new one."""
+    import importlib
+    import importlib.util
+
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
+    moved = (ROOT / "docs" / "reference" / "moved.md").read_text(encoding="utf-8")
+    rows = [line.split("|") for line in moved.splitlines() if line.startswith(f"| `{old}")]
+    assert rows, f"{old} is not in docs/reference/moved.md"
+    for row in rows:
+        new = re.findall(r"`([\w.]+)`", row[2])[0]
+        if importlib.util.find_spec(new.rpartition(".")[0] or new) is None:
+            raise AssertionError(f"{new} does not exist")
+        owner, _, name = new.rpartition(".")
+        assert not owner or hasattr(importlib.import_module(owner), name) or importlib.util.find_spec(new), new
 
 
 def test_compare_takes_a_mapping_with_or_without_editions() -> None:
@@ -69,8 +114,20 @@ def test_audit_and_explain_return_tables() -> None:
 
 def test_simulate_and_evaluate() -> None:
     sim = tbstats.simulate(tournaments=4, players=8, rounds=5, seed=3)
-    table = tbstats.evaluate(sim, {"bh": "BH,SB"})
-    assert table["config"].to_list() == ["bh", "random"]
+    result = tbstats.evaluate(sim, {"bh": "BH,SB"})
+    assert result.measures["config"].to_list() == ["bh", "random"] and result.proxy == "strength"
+    from tbstats.analysis import quality
+    from tbstats.engine.configs import parse_config
+
+    alone = quality.evaluate(sim, [parse_config("bh=fide-2026:BH,SB"), quality.random_baseline()])
+    assert result.measures.drop("definition").equals(alone.drop("definition"))
+
+
+def test_evaluate_takes_tournaments_like_every_function() -> None:
+    configs = {"new": "fide-2026:BH/C1,BH,SB", "old": "fide-2024:BH/C1,BH,SB"}
+    for given in (str(EXAMPLES), EXAMPLES, tbstats.load(EXAMPLES), tbstats.load(EXAMPLES).batch):
+        result = tbstats.evaluate(given, configs)  # type: ignore[arg-type]
+        assert result.measures["config"].to_list() == ["new", "old", "random"] and result.proxy == "rating"
 
 
 def test_checks_are_python_warnings() -> None:

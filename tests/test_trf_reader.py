@@ -17,10 +17,10 @@ import pytest
 from helpers import REAL, requires_shared
 from trf_samples import GOOD, player, variant
 
-from tbstats.games import Batch
 from tbstats.io.trf import read_trf, write_trf
 from tbstats.io.trf.buffer import PAD, parse_int, windows
-from tbstats.simulate import SimulationConfig, simulate
+from tbstats.model.games import Batch
+from tbstats.simulation import SimulationConfig, simulate
 
 TABLES = ("tournaments", "players", "games")
 

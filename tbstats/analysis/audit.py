@@ -8,19 +8,19 @@ the recomputation (ties may be broken either way).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 import polars as pl
 
-from tbstats import callable_module
-from tbstats.compare import Config, standings
-from tbstats.declared import FROM_FILE
-from tbstats.games import Batch
-from tbstats.rules import RULESETS
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks import kernel_of, parse_specs
-from tbstats.tiebreaks.base import Context
+from tbstats.engine.configs import Config, standings
+from tbstats.engine.declared import FROM_FILE
+from tbstats.engine.tiebreaks import kernel_of, parse_specs
+from tbstats.engine.tiebreaks.base import Context
+from tbstats.model.games import Batch
+from tbstats.model.rules import RULESETS
+from tbstats.model.spec import TieBreakSpec
 
 #: Orders tried when the declared ranks do not follow the declared (or given) order (rules.md 8, conventions).
 CONVENTIONAL_ORDERS = (
@@ -59,6 +59,14 @@ def inversions(ranks: np.ndarray, declared: np.ndarray, tix: np.ndarray, T: int)
     g_t = t[start]
     bad = (g_max[:-1] > g_min[1:]) & (g_t[:-1] == g_t[1:])
     return np.bincount(g_t[:-1][bad], minlength=T)
+
+
+@dataclass(frozen=True)
+class Audit:
+    """The audit tables: one row per tournament (with its status) and one per differing player."""
+
+    tournaments: pl.DataFrame
+    players: pl.DataFrame
 
 
 def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | Sequence[TieBreakSpec] = FROM_FILE,
@@ -141,4 +149,3 @@ def bounded(rows: pl.DataFrame, limit: int | None) -> pl.DataFrame:
     return rows.filter(pl.col("tournament").is_in(first.implode()))
 
 
-callable_module(__name__)  # tbstats.audit(...) calls tbstats.toplevel.audit

@@ -1,118 +1,30 @@
 """Compare configurations (edition + ordered tie-break list) over an archive: how often results change.
 
-Work is shared: the batch is read once, one :class:`~tbstats.tiebreaks.base.Context` caches each edition's
+Work is shared: the batch is read once, one :class:`~tbstats.engine.tiebreaks.base.Context` caches each edition's
 unplayed-round stage and each distinct (tie-break, edition) once, so an extra configuration costs only the
 tie-breaks it adds and one ranking pass.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 import polars.selectors as cs
 
-from tbstats import callable_module
-from tbstats.declared import FROM_FILE
-from tbstats.declared import declared_lists as _declared_lists
-from tbstats.dense import players_in_order
+from tbstats.analysis.kendall import kendall_distances
+from tbstats.engine.configs import Config, Standings, standings
+from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
-from tbstats.kendall import kendall_distances
-from tbstats.rules import check_edition
-from tbstats.spec import TieBreakSpec
-from tbstats.standings import rank_dtype, rank_steps
-from tbstats.teams.model import team_event_ids
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
-from tbstats.tiebreaks.base import Context
-
-_CONFIG = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*=\s*([A-Za-z0-9\-]+)\s*:\s*(.*)$")
-
-
-@dataclass(frozen=True)
-class Config:
-    """A named rule edition and ordered tie-break list (or the tournament's own 202/212 list)."""
-
-    name: str
-    rules: str
-    specs: tuple[TieBreakSpec, ...] | None  # None: from-file
-
-    def __str__(self) -> str:
-        listed = FROM_FILE if self.specs is None else ",".join(str(s) for s in self.specs)
-        return f"{self.name}={self.rules}:{listed}"
-
-
-def parse_config(text: str) -> Config:
-    """``NAME=EDITION:SPEC,SPEC,...`` or ``NAME=EDITION:from-file``.
-
-    >>> str(parse_config("old=fide-2024:bh/c1,BH,SB,DE,WIN"))
-    'old=fide-2024:BH/C1,BH,SB,DE,WIN'
-    """
-    m = _CONFIG.match(text)
-    if not m:
-        raise TbstatsError(f"configuration {text!r} is not NAME=EDITION:SPEC,SPEC,... "
-                           "(e.g. old=fide-2024:BH/C1,BH,SB,DE,WIN)")
-    name, rules, listed = m.groups()
-    specs = None if listed.strip().lower() == FROM_FILE else tuple(parse_specs(listed))
-    return Config(name, check_edition(rules), specs)
-
-
-def read_configs(path: str | Path) -> list[Config]:
-    """Configurations from a TOML file: ``[configs]`` with ``name = "EDITION:SPECS"`` entries, or
-    ``[[config]]`` tables with ``name``, ``rules`` and ``tiebreaks`` (a list or a comma-separated string)."""
-    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    out = [parse_config(f"{k}={v}") for k, v in data.get("configs", {}).items()]
-    for table in data.get("config", []):
-        tbs = table.get("tiebreaks", "")
-        listed = ",".join(tbs) if isinstance(tbs, list) else str(tbs)
-        out.append(parse_config(f"{table['name']}={table.get('rules', 'fide-2026')}:{listed}"))
-    if not out:
-        raise TbstatsError(f"{path}: no configurations (expected a [configs] table or [[config]] entries)")
-    return out
-
-
-@dataclass(frozen=True)
-class Standings:
-    """Ranks of every player under one configuration, after points and after each tie-break of its list."""
-
-    config: Config
-    steps: list[np.ndarray]       # competition ranks after PTS, then after each spec (int16 or int32, rank_dtype)
-    computable: np.ndarray        # [T] False where a from-file list could not be used
-
-
-def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
-    """Rank every tournament of the batch under ``config`` (one pass; from-file groups events by list)."""
-    d = ctx.roster
-    T = len(d.n)
-    cached = ctx.standings_cache.get(str(config))
-    if isinstance(cached, Standings):
-        return cached
-    dtype = rank_dtype(d.tix)   # ranks of many configurations are kept: int16 for events below 32,767 players
-    if config.specs is not None:
-        result = Standings(config, rank_steps(ctx, list(config.specs), config.rules, dtype=dtype),
-                           np.ones(T, dtype=bool))
-        ctx.standings_cache[str(config)] = result
-        return result
-    lists = _declared_lists(batch)
-    n_steps = max((len(s) for s in lists if s is not None), default=0) + 1
-    steps: list[np.ndarray] = [np.zeros(d.players, dtype=dtype) for _ in range(n_steps)]
-    computable = np.array([s is not None for s in lists])
-    for key in {tuple(s) for s in lists if s is not None}:
-        rows = np.isin(d.tix, [i for i, s in enumerate(lists) if s is not None and tuple(s) == key])
-        these = rank_steps(ctx, list(key), config.rules, dtype=dtype)
-        for k in range(n_steps):
-            steps[k][rows] = these[min(k, len(these) - 1)][rows]
-    result = Standings(config, steps, computable)
-    ctx.standings_cache[str(config)] = result
-    return result
-
+from tbstats.model.dense import players_in_order
+from tbstats.model.games import Batch
+from tbstats.model.spec import TieBreakSpec
+from tbstats.model.teams.batch import team_event_ids
 
 # ------------------------------------------------------------------------------------------- statistics
 
@@ -219,7 +131,7 @@ def check_configs(configs: Sequence[Config]) -> None:
 def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Context | None = None,
             drilldown_limit: int | None = None) -> Partial:
     """Compare every pair of configurations over one batch (rules.md 8: competition ranks, shared ties)."""
-    from tbstats.api import make_context
+    from tbstats.engine.compute import make_context
 
     check_configs(configs)
     ctx = ctx or make_context(batch)
@@ -268,8 +180,8 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
 
 
 def merge(parts: Sequence[Partial]) -> Partial:
-    """One partial from the partials of consecutive runs of tournaments of a batch (:func:`tbstats.api.chunks`),
-    as :func:`partial` of the whole batch would give it to :func:`combine`."""
+    """One partial from the partials of consecutive runs of tournaments of a batch
+    (:func:`tbstats.engine.compute.chunks`), as :func:`partial` of the whole batch would give it to :func:`combine`."""
     if len(parts) == 1:
         return parts[0]
     configs, limit = parts[0].configs, parts[0].limit
@@ -431,4 +343,3 @@ def _drilldown(ctx: Context, sources: np.ndarray, names: pl.Series, a: Config, b
     return out.with_columns(pl.Series("explain", hints, dtype=pl.String))
 
 
-callable_module(__name__)  # tbstats.compare(...) calls tbstats.toplevel.compare

@@ -25,16 +25,15 @@ from typing import Final
 import numpy as np
 import polars as pl
 
-from tbstats import callable_module
-from tbstats.api import make_context, tiebreak_values
-from tbstats.dense import DRAW, LOSS, NO_OPP, WIN
+from tbstats.engine.compute import make_context, tiebreak_values
+from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_spec
+from tbstats.engine.tiebreaks.base import CUT_HIGHEST, CUT_LOWEST, CUT_VUR, Context, cut_order
+from tbstats.engine.unplayed import CAP_DRAWS, CAP_OPPONENT
 from tbstats.errors import TbstatsError
-from tbstats.games import GAME_TYPES, Batch
-from tbstats.rules import get_ruleset
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_spec
-from tbstats.tiebreaks.base import CUT_HIGHEST, CUT_LOWEST, CUT_VUR, Context, cut_order
-from tbstats.unplayed import CAP_DRAWS, CAP_OPPONENT
+from tbstats.model.dense import DRAW, LOSS, NO_OPP, WIN
+from tbstats.model.games import GAME_TYPES, Batch
+from tbstats.model.rules import get_ruleset
+from tbstats.model.spec import TieBreakSpec
 
 CATEGORY: Final = {0: "game", 1: "16.2.1 PAB/FPB", 2: "16.2.2 forfeit win", 3: "16.2.3 requested bye, then played",
                    4: "16.2.4 forfeit loss", 5: "16.2.5 requested bye, trailing", -1: "not counted"}
@@ -330,4 +329,3 @@ def explain(batch: Batch, *, player: int, tiebreak: str, rules: str = "fide-2026
     return Explanation(frame, value, summary, is_sum, str(spec), ruleset.name, chosen, player)
 
 
-callable_module(__name__)  # tbstats.explain(...) calls tbstats.toplevel.explain

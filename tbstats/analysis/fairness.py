@@ -33,12 +33,13 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 
-from tbstats.compare import Config, standings, wilson
-from tbstats.dense import Dense
+from tbstats.analysis.compare import wilson
+from tbstats.engine.configs import Config, standings
+from tbstats.engine.standings import initial_labels
+from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
-from tbstats.games import GAME_TYPE, Batch
-from tbstats.standings import initial_labels
-from tbstats.tiebreaks.base import Context
+from tbstats.model.dense import Dense
+from tbstats.model.games import GAME_TYPE, Batch
 
 Z95: Final = 1.959964
 BREAKDOWNS: Final = ("all", "unplayed", "colour", "rating_band", "start_rank", "seed_in_group")

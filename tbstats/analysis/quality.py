@@ -32,14 +32,14 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 
-from tbstats import callable_module
-from tbstats.compare import Config, parse_config, standings, wilson
+from tbstats.analysis.compare import wilson
+from tbstats.engine.configs import Config, parse_config, standings
+from tbstats.engine.standings import initial_labels
+from tbstats.engine.tiebreaks.base import Context
+from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
-from tbstats.simulate import Simulation, SimulationConfig, simulate
-from tbstats.standings import initial_labels
-from tbstats.tiebreaks.base import Context
-from tbstats.tiebreaks.results import lots_keys
+from tbstats.model.games import Batch
+from tbstats.simulation import Simulation, SimulationConfig, simulate
 
 Z95 = 1.959964
 #: Parameters a sensitivity sweep may vary, and the simulation field each one sets.
@@ -158,7 +158,7 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
             ctx: Context | None = None) -> Partial:
     """The partial measures of one batch; ``strength`` is per player in (tournament, start_no) order, NaN
     where unknown (such players are left out of every measure)."""
-    from tbstats.api import make_context
+    from tbstats.engine.compute import make_context
 
     ctx = ctx or make_context(batch)
     ctx.set_lots(lots_seed, lots_keys(batch.tournaments.sort("tournament")["source"].to_list()))
@@ -292,4 +292,3 @@ def sweep(sim_config: SimulationConfig, configs: Sequence[Config], parameter: st
     return pl.concat(parts, how="diagonal_relaxed")
 
 
-callable_module(__name__)  # tbstats.evaluate(...) calls tbstats.toplevel.evaluate

@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import TbstatsError
-from tbstats.games import OPTIONAL, PLAYER_SCHEMA, Batch
+from tbstats.model.games import OPTIONAL, PLAYER_SCHEMA, Batch
 
 PRIOR_SD: Final = 400.0
 _C: Final = math.log(10) / 400

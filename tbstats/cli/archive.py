@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 import polars as pl
 
-from tbstats import checks, runs
-from tbstats.audit import bounded
+from tbstats.analysis.audit import bounded
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     FROM_FILE_LIST,
@@ -38,7 +37,8 @@ from tbstats.cli.outputs import (
     report_options,
     write_page,
 )
-from tbstats.teams.runs import audit_teams_run
+from tbstats.run import checks, commands
+from tbstats.run.teams import audit_teams_run
 
 # ---------------------------------------------------------------------------------------------- archives
 
@@ -69,13 +69,13 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
     position of each list the tie for first was settled; --table drilldown: the tournaments whose winner
     changed, with players, deciding values and an explain command. With --by, the rates per feature value.
     """
-    from tbstats import compare as cmp
+    from tbstats.analysis import compare as cmp
 
     parsed = configs.parse(engine.rules)
     cmp.check_configs(parsed)
     seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
-        result = runs.compare(run, parsed, top=top, drilldown_limit=drilldown_limit, seen=seen,
+        result = commands.compare(run, parsed, top=top, drilldown_limit=drilldown_limit, seen=seen,
                               **engine.context())
     report_checks(pl.concat(seen) if seen else pl.DataFrame(), [s for c in parsed for s in c.specs or ()], engine,
                   quiet=inputs.quiet)
@@ -145,7 +145,7 @@ def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine
     parsed = [] if from_file else _spec_list(specs)
     seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
-        per_t, per_p = runs.audit(run, rules=engine.rules, tiebreaks=FROM_FILE_LIST if from_file else specs,
+        per_t, per_p = commands.audit(run, rules=engine.rules, tiebreaks=FROM_FILE_LIST if from_file else specs,
                                   seen=seen, **engine.context())
     events = pl.concat(seen) if seen else pl.DataFrame()
     report_checks(events, parsed, engine, quiet=inputs.quiet)

@@ -122,7 +122,7 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         if workers_asked(ctx.meta.get(ARGV_KEY, [])) > 1:
-            from tbstats import processes
+            from tbstats.run import processes
 
             processes.prestart()
         try:
@@ -145,4 +145,4 @@ class _Group(click.Group):
 @click.version_option(__version__, "--version", prog_name="tbstats")
 def main() -> None:
     """Vectorised chess tie-break analytics over archives of tournaments (TRF, Parquet, Arrow, CSV)."""
-    keep_freed_memory()  # the engine's large temporaries reused, not mapped afresh (see tbstats.memory)
+    keep_freed_memory()  # the engine's large temporaries reused, not mapped afresh (see tbstats.run.memory)

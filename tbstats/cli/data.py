@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from tbstats import runs
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     Batches,
@@ -20,6 +19,7 @@ from tbstats.cli.outputs import (
     output_options,
 )
 from tbstats.io import tabular
+from tbstats.run import commands
 
 # ----------------------------------------------------------------------------------------------- commands
 
@@ -42,7 +42,7 @@ def ingest(ctx: click.Context, inputs: Inputs, target: str, model_format: tabula
     The closing line on stderr is 'N files: K loaded, E rejected'.
     """
     with streamed(inputs, batches) as run, tabular.ArchiveWriter(target, model_format, append=append) as writer:
-        runs.ingest(run, writer)
+        commands.ingest(run, writer)
     ctx.exit(exit_code(run.rejected))
 
 
@@ -59,6 +59,6 @@ def info(ctx: click.Context, inputs: Inputs, output: Output, batches: Batches, b
     half_bye, zero_bye, absent (not paired), pending (no result yet).
     """
     with streamed(inputs, batches) as run:
-        table = runs.info(run, by_tournament=by_tournament)
+        table = commands.info(run, by_tournament=by_tournament)
     emit(table, output)
     ctx.exit(exit_code(run.rejected))

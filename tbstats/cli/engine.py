@@ -8,7 +8,6 @@ from typing import Any, TypeVar
 import click
 import polars as pl
 
-from tbstats import checks, runs
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     FROM_FILE_LIST,
@@ -32,9 +31,10 @@ from tbstats.cli.outputs import (
     emit,
     output_options,
 )
+from tbstats.engine.tiebreaks import TIEBREAKS
 from tbstats.io import sources
 from tbstats.output import TableFile
-from tbstats.tiebreaks import TIEBREAKS
+from tbstats.run import checks, commands
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,7 +65,7 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     212/202 list). Partition tie-breaks (DE, EDE and its chains, TBR, BBE) hold the rank, as DE does.
     """
     if teams.on:
-        from tbstats.teams.runs import compute_teams_run  # (the team modules load only for team work)
+        from tbstats.run.teams import compute_teams_run  # (the team modules load only for team work)
 
         team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
         # with given specs each batch's rows are written as they come (each event's own lists: at the end)
@@ -95,7 +95,7 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     sink = TableFile(output.format, output.path, csv_escape=output.csv_escape)
     try:
         with streamed(inputs, batches) as run:
-            table, _, team_events = runs.compute(
+            table, _, team_events = commands.compute(
                 run, FROM_FILE_LIST if from_file else parsed, rules=engine.rules, force_type=engine.force_type,
                 after_round=engine.after_round, unrated_rating=engine.unrated_rating, lots=lots, seen=seen,
                 sink=sink.write)
@@ -134,9 +134,9 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
     With --teams --team N the same for a team: its matches (opponent team, type, MP, GP) and the
     elements of a team SPEC.
     """
-    from tbstats import explain as explain_mod  # (explain's modules load only for this command)
-    from tbstats.teams.explain import explain_team
-    from tbstats.teams.model import build_teams
+    from tbstats.analysis import explain as explain_mod
+    from tbstats.analysis.teams.explain import explain_team
+    from tbstats.model.teams.batch import build_teams
 
     result = sources.load([path], on_error="raise")
     if teams.on:
@@ -177,7 +177,7 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
 @click.option("--teams", is_flag=True, help="List the team registry (C.07 11-13 and the individual ones on MP/GP).")
 def tiebreaks_cmd(output: Output, teams: bool) -> None:
     """List the tie-break registry: name, article, modifiers, direction and description."""
-    from tbstats.teams.tiebreaks import TEAM_TIEBREAKS
+    from tbstats.engine.teams.tiebreaks import TEAM_TIEBREAKS
 
     registry = TEAM_TIEBREAKS if teams else TIEBREAKS
     rows = [{"name": t.name.replace("MPVGP", "MPvGP"), "article": t.article,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 import polars as pl
 
+from tbstats.analysis.fairness import BREAKDOWNS
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     Batches,
@@ -22,8 +23,7 @@ from tbstats.cli.outputs import (
     write_page,
 )
 from tbstats.cli.simulation import DEFAULT_ORDERS
-from tbstats.fairness import BREAKDOWNS
-from tbstats.pipeline import Run
+from tbstats.run.pipeline import Run
 
 
 @main.command(name="evaluate", epilog=EPILOG)
@@ -64,13 +64,14 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
     per configuration and by unplayed rounds, colour balance, rating band, start rank and seed in the group.
     --table difference: the paired difference of those rates between two configurations (--diff).
     """
-    from tbstats import archive_eval
-    from tbstats import compare as cmp
+    from tbstats.analysis import evaluate as evaluation
+    from tbstats.engine.configs import parse_config, read_configs
+    from tbstats.run import commands
 
-    parsed = [cmp.parse_config(c) for c in configs] + (cmp.read_configs(config_file) if config_file else [])
+    parsed = [parse_config(c) for c in configs] + (read_configs(config_file) if config_file else [])
     if not parsed:
-        parsed = [cmp.parse_config(c) for c in DEFAULT_ORDERS["swiss"]]
-    all_configs = archive_eval.with_baseline(parsed, not no_baseline)
+        parsed = [parse_config(c) for c in DEFAULT_ORDERS["swiss"]]
+    all_configs = evaluation.with_baseline(parsed, not no_baseline)
     chosen = None
     if pairs:
         chosen = []
@@ -84,9 +85,8 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
         if proxy == "archive":   # a first, silent pass over the same inputs fits the strengths
             fit_run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
                           workers=batches.workers, client=run.client)
-        result = archive_eval.evaluate_archive(
-            run, all_configs, proxy=proxy, lots_seed=seed, pairs=chosen,
-            fit_batches=fit_run, workers=batches.workers)
+        result = commands.evaluate(run, all_configs, proxy=proxy, lots_seed=seed, pairs=chosen, fit_run=fit_run,
+                                   workers=batches.workers)
     if result.fit is not None and not inputs.quiet:
         click.echo(result.fit.describe(), err=True)
     if result.team_events and not inputs.quiet:

@@ -14,21 +14,20 @@ from typing import Any, Final, TypeVar, cast, overload
 import click
 import polars as pl
 
-from tbstats import checks
-from tbstats import compare as cmp
 from tbstats.cli.base import EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
-from tbstats.compare import Config
+from tbstats.engine.configs import Config, parse_config, read_configs
+from tbstats.engine.tiebreaks import get_tiebreak, parse_specs
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import WARNING_SCHEMA
 from tbstats.io import expand, sources
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.model.games import WARNING_SCHEMA
+from tbstats.model.rules import EDITIONS, check_edition
+from tbstats.model.spec import TieBreakSpec
 from tbstats.output import write_table
-from tbstats.pipeline import Run, scheduler_client
-from tbstats.rules import EDITIONS, check_edition
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks import get_tiebreak, parse_specs
+from tbstats.run import checks
+from tbstats.run.pipeline import Run, scheduler_client
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -129,7 +128,7 @@ def batch_options(f: F) -> F:
 
 @contextlib.contextmanager
 def streamed(inputs: Inputs, batches: Batches) -> Iterator[Run]:
-    """A :class:`~tbstats.pipeline.Run` over the inputs; afterwards the problems and the count go to stderr."""
+    """A :class:`~tbstats.run.pipeline.Run` over the inputs; afterwards the problems and the count go to stderr."""
     with scheduler_client(batches.scheduler) as client:
         run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
                   workers=batches.workers, client=client, progress=not inputs.quiet,
@@ -236,7 +235,7 @@ class Engine:
     unrated_rating: int | None
 
     def context(self) -> dict[str, object]:
-        """The :func:`tbstats.api.make_context` options these rules set."""
+        """The :func:`tbstats.engine.compute.make_context` options these rules set."""
         return {"force_type": self.force_type, "after_round": self.after_round,
                 "unrated_rating": self.unrated_rating}
 
@@ -284,7 +283,7 @@ def engine_options(f: F | None = None, *, rules: str = "fide-2026", events: bool
 
 
 def report_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], engine: Engine | None, *, quiet: bool) -> None:
-    """Print the warnings of :mod:`tbstats.checks` on stderr; ``--after-round`` past every event is refused."""
+    """Print the warnings of :mod:`tbstats.run.checks` on stderr; ``--after-round`` past every event is refused."""
     try:
         messages = checks.all_checks(seen, specs, force_type=engine.force_type if engine else None,
                                      unrated_rating=engine.unrated_rating if engine else None,
@@ -362,10 +361,10 @@ class Configs:
             name, eq, rest = text.partition("=")
             written = text if not eq or ":" in rest.split(",")[0] else f"{name}={rules}:{rest}"
             try:
-                out.append(cmp.parse_config(written))
+                out.append(parse_config(written))
             except TbstatsError as exc:
                 raise click.BadParameter(str(exc), param_hint="-c/--config") from None
-        return out + (cmp.read_configs(self.file) if self.file else [])
+        return out + (read_configs(self.file) if self.file else [])
 
 
 def config_options(f: F) -> F:
@@ -424,7 +423,7 @@ def team_options(f: F) -> F:
 
 
 def _team_spec_list(text: str) -> list[TieBreakSpec]:
-    from tbstats.teams.tiebreaks import parse_team_specs  # (the team registry loads only for team work)
+    from tbstats.engine.teams.tiebreaks import parse_team_specs  # (the team registry loads only for team work)
 
     try:
         return parse_team_specs(text)

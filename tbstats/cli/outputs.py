@@ -17,7 +17,7 @@ import polars as pl
 
 from tbstats.cli.base import ARGV_KEY
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
+from tbstats.model.games import Batch
 from tbstats.output import FORMATS, write_table
 
 if TYPE_CHECKING:

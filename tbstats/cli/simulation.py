@@ -133,13 +133,13 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
     each with a 95% interval. The 'random' row is the baseline: ties broken by lots. The same seed gives
     the same archive and the same figures.
     """
-    from tbstats import checks
-    from tbstats import compare as cmp
-    from tbstats import evaluate as ev
+    from tbstats.analysis import quality
+    from tbstats.engine.configs import parse_config
     from tbstats.io.trf import write_trf
-    from tbstats.simulate import SimulationConfig
+    from tbstats.run import checks
+    from tbstats.simulation import SimulationConfig
 
-    parsed = configs.parse(engine.rules) or [cmp.parse_config(c) for c in DEFAULT_ORDERS[kind]]
+    parsed = configs.parse(engine.rules) or [parse_config(c) for c in DEFAULT_ORDERS[kind]]
     parsed = with_unrated(parsed, engine.unrated_rating)
     try:
         config = SimulationConfig(tournaments=tournaments, players=players_alias or players, rounds=rounds,
@@ -147,25 +147,26 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
     except TbstatsError as exc:
         raise click.UsageError(str(exc)) from None
     for value in sweep[1] if sweep else ():
-        field = ev.SWEEPABLE[SWEEP_NAMES[sweep[0]]] if sweep else ""
+        field = quality.SWEEPABLE[SWEEP_NAMES[sweep[0]]] if sweep else ""
         try:
             replace(config, **{field: int(value) if field in ("rounds", "players") else value})  # type: ignore[arg-type]
         except TbstatsError as exc:
             raise click.BadParameter(f"{sweep[0] if sweep else ''}={value:g}: {exc}", param_hint="--sweep") from None
     prepare_target(trf_dir, option="--trf-dir", directory=True)
     prepare_target(archive, option="--archive", directory=not Path(archive).suffix if archive else False)
-    sim, table = ev.run(config, parsed, baseline=not no_baseline, workers=workers)
+    sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers)
     specs = [s for c in parsed for s in c.specs or ()]
     report_checks(checks.events(sim.batch), specs, engine, quiet=quiet)
     swept = None
     if sweep:
-        swept = ev.sweep(config, parsed, SWEEP_NAMES[sweep[0]], sweep[1], baseline=not no_baseline, workers=workers)
+        swept = quality.sweep(config, parsed, SWEEP_NAMES[sweep[0]], sweep[1], baseline=not no_baseline,
+                              workers=workers)
     if trf_dir:
         directory = Path(trf_dir)
         for source, text in write_trf(sim.batch).items():
             (directory / (source.replace("/", "_") + ".trf")).write_text(text, encoding="utf-8")
     if archive:
-        tabular.write_model(ev.with_strength(sim), archive)
+        tabular.write_model(quality.with_strength(sim), archive)
     if output.charts or output.format == "html":
         from tbstats import report
 

@@ -1,6 +1,6 @@
 """The Python API: tie-breaks and standings for a batch, as polars DataFrames.
 
->>> from tbstats.api import compute
+>>> from tbstats.engine.compute import compute
 >>> from tbstats.io.trf import read_trf
 >>> line = "001 {:4d}      {:<33}{:44}{:4d} {} {}\\n"
 >>> trf = "012 demo\\n" + line.format(1, "A", "", 2, "w", "1") + line.format(2, "B", "", 1, "b", "0")
@@ -18,17 +18,17 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.declared import FROM_FILE, declared_lists
-from tbstats.dense import build_buckets, players_in_order
+from tbstats.engine.declared import FROM_FILE, declared_lists
+from tbstats.engine.standings import rank_dtype, rank_steps
+from tbstats.engine.threads import map_threads
+from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
+from tbstats.engine.tiebreaks.base import Context, Values
+from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch, arrow_series
-from tbstats.rules import auto_edition, check_edition
-from tbstats.spec import TieBreakSpec
-from tbstats.standings import rank_dtype, rank_steps
-from tbstats.threads import map_threads
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
-from tbstats.tiebreaks.base import Context, Values
-from tbstats.tiebreaks.results import lots_keys
+from tbstats.model.dense import build_buckets, players_in_order
+from tbstats.model.games import Batch, arrow_series
+from tbstats.model.rules import auto_edition, check_edition
+from tbstats.model.spec import TieBreakSpec
 
 #: players per run of tournaments that the engine computes at once (:func:`chunks`: larger batches are split,
 #: so that its players x rounds arrays, about 80 bytes a game row, are bounded by the run, not by the batch)

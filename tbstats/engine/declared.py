@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from tbstats.engine.tiebreaks import parse_specs
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks import parse_specs
+from tbstats.model.games import Batch
+from tbstats.model.spec import TieBreakSpec
 
 #: The list name that means "each tournament's own declared list".
 FROM_FILE: Final = "from-file"

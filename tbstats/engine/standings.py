@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbstats.dense import FORFEIT_TYPES, NO_OPP, type_table
-from tbstats.games import GAME_TYPE
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
-from tbstats.tiebreaks.base import Context, Values
+from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
+from tbstats.engine.tiebreaks.base import Context, Values
+from tbstats.model.dense import FORFEIT_TYPES, NO_OPP, type_table
+from tbstats.model.games import GAME_TYPE
+from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
 

@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tbstats.dense import (
+from tbstats.model.dense import (
     FORFEIT_TYPES,
     NO_OPP,
     REQUESTED_BYE_TYPES,
@@ -29,8 +29,8 @@ from tbstats.dense import (
     row_sum,
     type_table,
 )
-from tbstats.games import GAME_TYPE
-from tbstats.rules import RuleSet
+from tbstats.model.games import GAME_TYPE
+from tbstats.model.rules import RuleSet
 
 # C.07 16.2 categories of a player-round (0 = game played over the board)
 PLAYED, CAT_PAB_FPB, CAT_FORFEIT_WIN, CAT_BYE_FOLLOWED, CAT_FORFEIT_LOSS, CAT_BYE_TRAILING = 0, 1, 2, 3, 4, 5

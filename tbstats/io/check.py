@@ -34,8 +34,8 @@ import polars as pl
 from polars.expr.whenthen import ChainedThen, Then
 
 from tbstats.errors import FormatError
-from tbstats.games import GAME_TYPE, GAME_TYPES, SCORING_KINDS
 from tbstats.io import clean
+from tbstats.model.games import GAME_TYPE, GAME_TYPES, SCORING_KINDS
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 

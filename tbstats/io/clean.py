@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.games import GAME_TYPE, SCORING_KINDS
+from tbstats.model.games import GAME_TYPE, SCORING_KINDS
 
 #: Start numbers below ``1 << _PLAYER_BITS`` and tournament ids below :data:`_ID_LIMIT` are packed into one
 #: Int64 key.

@@ -28,9 +28,9 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import SchemaError
-from tbstats.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, source_files, stack
 from tbstats.io import check, tabular
 from tbstats.io.tabular import TABLES, Format
+from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, source_files, stack
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def _layout(path: Path) -> tuple[Format, tuple[tuple[str, str, tuple[str, ...]],
 def _scan(files: tuple[str, ...], fmt: Format) -> pl.LazyFrame:
     """A lazy scan of a table's files (hive directories are walked; their keys are expected in the files too).
 
-    Files may differ in their optional columns (:data:`tbstats.games.OPTIONAL`): missing ones read as null.
+    Files may differ in their optional columns (:data:`tbstats.model.games.OPTIONAL`): missing ones read as null.
     """
     if len(files) > 1:
         return pl.concat([_scan((f,), fmt) for f in files], how="diagonal_relaxed")

@@ -22,10 +22,10 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError, SchemaError
-from tbstats.games import Batch
 from tbstats.io import parts, safe
 from tbstats.io.expand import _Item
 from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.model.games import Batch
 
 
 def run(model: _Item, part: parts.TablePart, failed: Exception) -> tuple[pl.DataFrame, list[Batch]]:

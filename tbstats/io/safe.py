@@ -18,9 +18,9 @@ from typing import IO, Any, Final
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch, empty
 from tbstats.io import tabular
 from tbstats.io.trf import ERROR_SCHEMA, read_trf
+from tbstats.model.games import Batch, empty
 
 #: Default cap on the decompressed size of one archive member (``--max-member-bytes``).
 MAX_MEMBER_BYTES: Final = 64 * 2**20

@@ -29,7 +29,6 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch, empty
 from tbstats.io import parts, recover, safe, tabular
 from tbstats.io.expand import (
     SKIPPED,
@@ -37,6 +36,7 @@ from tbstats.io.expand import (
     _Item,
 )
 from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.model.games import Batch, empty
 
 OnError = Literal["raise", "collect"]
 

@@ -30,15 +30,15 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.games import DRAW, GAME_TYPE, LOSS, WIN, Batch
-from tbstats.teams.matches import AS_GAME_TYPE, MATCH_TYPES
-from tbstats.teams.records import team_event_ids
-from tbstats.teams.where import record_lines, source_of
+from tbstats.model.games import DRAW, GAME_TYPE, LOSS, WIN, Batch
+from tbstats.model.teams.matches import AS_GAME_TYPE, MATCH_TYPES
+from tbstats.model.teams.records import team_event_ids
+from tbstats.model.teams.where import record_lines, source_of
 
 #: A 299 type: the kind of round it re-scores (blank: a penalty or bonus).
 KINDS: Final = {"W": "win", "D": "draw", "L": "loss", "+": "forfeit_win", "-": "forfeit_loss",
                 "F": "full_bye", "H": "half_bye", "Z": "zero_bye"}
-#: The rounds each type re-scores: game types (a team's match type read as one, tbstats.teams.dense) and
+#: The rounds each type re-scores: game types (a team's match type read as one, tbstats.engine.teams.dense) and
 #: the outcome a played round must have.
 ROUND_KINDS: Final = {
     "win": (("played",), WIN), "draw": (("played",), DRAW), "loss": (("played",), LOSS),
@@ -238,7 +238,7 @@ def team_changes(batch: Batch, events: pl.DataFrame, teams: pl.DataFrame) -> pl.
 
 def team_deltas(batch: Batch, events: pl.DataFrame, teams: pl.DataFrame, matches: pl.DataFrame) -> pl.DataFrame:
     """The score change of every 299 record of the team events and team it names (:func:`deltas` read on the
-    team's match of that round, as the team views read it, tbstats.teams.dense): ``tournament``, ``team``,
+    team's match of that round, as the team views read it, tbstats.engine.teams.dense): ``tournament``, ``team``,
     ``round``, ``mp`` and ``gp`` (units of 1/mp_scale and of 1/scale) and ``in_event`` (the event has that
     round). Empty when the batch has no 299 record; FormatError as :func:`team_changes`."""
     if not has_adjustments(batch):

@@ -1,4 +1,4 @@
-"""The games table's columns as arrays for the dense view (:mod:`tbstats.dense`): each game's outcome from
+"""The games table's columns as arrays for the dense view (:mod:`tbstats.model.dense`): each game's outcome from
 its result code, read from the Arrow buffers, and whether the table already is the grid of the view."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.games import DRAW, LOSS, WIN
+from tbstats.model.games import DRAW, LOSS, WIN
 
 
 def game_outcomes(results: pl.Series) -> np.ndarray:

@@ -17,12 +17,12 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
-from tbstats.adjust import bonus_cells
-from tbstats.game_columns import game_outcomes, in_grid_order
-from tbstats.games import DRAW as DRAW  # outcome codes, defined with the game types
-from tbstats.games import GAME_TYPE, Batch
-from tbstats.games import LOSS as LOSS
-from tbstats.games import WIN as WIN
+from tbstats.model.adjust import bonus_cells
+from tbstats.model.columns import game_outcomes, in_grid_order
+from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
+from tbstats.model.games import GAME_TYPE, Batch
+from tbstats.model.games import LOSS as LOSS
+from tbstats.model.games import WIN as WIN
 
 NO_OPP = -1
 
@@ -142,7 +142,7 @@ class Dense(Roster):
     black: np.ndarray        # bool: had black
     outcome: np.ndarray      # int8 LOSS / DRAW / WIN of the round for the player
     counted: np.ndarray      # bool: round is within the event's counted rounds
-    #: int64 score changes of 299 records by round (tbstats.adjust), None when there are none: they enter
+    #: int64 score changes of 299 records by round (tbstats.model.adjust), None when there are none: they enter
     #: the score a player is ranked by (PTS), never the results tie-breaks read
     bonus: np.ndarray | None = None
 

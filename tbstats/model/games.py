@@ -304,3 +304,13 @@ def arrow_series(name: str, array: Any) -> pl.Series:
     """A polars Series of an Arrow array, handed over through the Arrow C data interface: ``pl.from_arrow``
     imports ``pyarrow.compute`` (about 0.15 s of a short run) for what it does not need here."""
     return pl.Series(_ArrowArray(array)).alias(name)
+
+
+def append_merged(pieces: list[pl.DataFrame], df: pl.DataFrame) -> None:
+    """Append ``df`` to ``pieces``, merging the last pieces while the one before is no taller (a binary
+    counter): the list stays logarithmic in the number of batches, each row is copied a logarithmic number of
+    times, and ``pl.concat(pieces)`` is the pieces' table in order."""
+    pieces.append(df)
+    while len(pieces) > 1 and pieces[-2].height <= pieces[-1].height:
+        last = pieces.pop()
+        pieces[-1] = pl.concat([pieces[-1], last], rechunk=True)

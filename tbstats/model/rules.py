@@ -1,7 +1,7 @@
 """Rule editions as data (rules.md Section 3) and scoring systems (rules.md 2.4).
 
 Each edition is one :class:`RuleSet` row in :data:`RULESETS`. The unplayed-round stage
-(:mod:`tbstats.unplayed`) reads these fields; tie-break kernels never see edition names.
+(:mod:`tbstats.engine.unplayed`) reads these fields; tie-break kernels never see edition names.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Grammar: ``NAME [":" ("MP"|"GP")] { "/" MOD } [ "@" EDITION ]``, case-insensitive on input, upper case on
 output; ``BH-C1`` is accepted for ``BH/C1`` (a hyphen starts the modifiers at the first part that reads as
 one, so ``USCF-MM`` stays a name). This module knows the grammar only: :func:`read_spec` does not know which
-names exist or which modifiers each accepts. The registry (:func:`tbstats.tiebreaks.parse_spec`) reads with
+names exist or which modifiers each accepts. The registry (:func:`tbstats.engine.tiebreaks.parse_spec`) reads with
 this grammar, resolves aliases and checks names and modifiers; every caller that wants a spec goes there.
 
 >>> str(read_spec("bh-c1"))
@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from tbstats.errors import UnknownTieBreakError
-from tbstats.rules import EDITIONS, check_edition
+from tbstats.model.rules import EDITIONS, check_edition
 
 _MOD = re.compile(r"^(C|M)(\d+)$|^L([+-]?\d+)$|^(P|F|R)$|^U(\d+)$|^K(\d+)$")
 MODIFIER_KINDS: Final = ("C", "M", "L", "P", "F", "R", "U", "K")
@@ -77,7 +77,7 @@ class TieBreakSpec:
 
 def read_spec(text: str) -> TieBreakSpec:
     """Read one spec by the grammar alone: the name upper-cased as written (aliases not resolved), modifiers
-    checked for their form only. :func:`tbstats.tiebreaks.parse_spec` adds the registry's checks."""
+    checked for their form only. :func:`tbstats.engine.tiebreaks.parse_spec` adds the registry's checks."""
     raw = text.strip()
     if not raw:
         raise UnknownTieBreakError("empty tie-break spec (expected e.g. 'BH/C1')")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import polars as pl
 
-from tbstats.compare import Comparison, wilson
+from tbstats.analysis.compare import Comparison, wilson
 from tbstats.errors import TbstatsError
 from tbstats.output import plain
 from tbstats.report.charts import (
@@ -388,6 +388,6 @@ def write_charts(comparison: Comparison, directory: str | Path, *, fmt: ChartFor
     """Write each chart of the report to ``directory`` as ``NAME.svg`` or ``NAME.png``; return the paths.
 
     Charts: ``winner_change_by_pair``, ``disagreement``, ``tiebreak_depth`` and ``breakdown_FEATURE`` for
-    each entry of ``breakdowns`` (feature name -> :func:`tbstats.compare.breakdown` table).
+    each entry of ``breakdowns`` (feature name -> :func:`tbstats.analysis.compare.breakdown` table).
     """
     return _save(_chart_list(comparison, breakdowns, fmt, titled=True), directory)

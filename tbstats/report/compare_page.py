@@ -8,7 +8,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from tbstats.compare import Comparison
+from tbstats.analysis.compare import Comparison
 from tbstats.report.charts import ChartFormat, _int, _slug
 from tbstats.report.compare_charts import _chart_list, _ranked_pairs
 from tbstats.report.page import (
@@ -186,7 +186,7 @@ def render_html(comparison: Comparison, *, title: str, breakdowns: Mapping[str, 
 
     ``about`` (the command line, the inputs and their counts) goes into the page's provenance section.
 
-    ``breakdowns`` maps a feature name to its :func:`tbstats.compare.breakdown` table (one chart each);
+    ``breakdowns`` maps a feature name to its :func:`tbstats.analysis.compare.breakdown` table (one chart each);
     ``extra_tables`` are shown as tables under their names; ``charts`` chooses inline SVG or PNG data URIs.
     The drill-down lists at most ``drilldown_limit`` (pair, tournament) cases. Nothing on the page refers
     to another file or address, all data text is escaped, and equal inputs give identical pages.

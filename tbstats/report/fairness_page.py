@@ -23,7 +23,7 @@ from tbstats.report.simulation_page import _measures_table
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from tbstats.archive_eval import ArchiveEvaluation
+    from tbstats.analysis.evaluate import ArchiveEvaluation
 
 _WIDTH = 7.0
 _PROXIES = {"rating": "the players' ratings in the event",

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-#: The configuration :func:`tbstats.evaluate.random_baseline` adds: ties broken by a drawing of lots.
+#: The configuration :func:`tbstats.analysis.quality.random_baseline` adds: ties broken by a drawing of lots.
 BASELINE: Final = "random"
 _BASELINE_COLOUR: Final = "#5f6b78"
 _SMALL_WIDTH: Final = 5.2      # inches: charts shown two abreast on the simulation page
@@ -39,7 +39,7 @@ _SMALL_WIDTH: Final = 5.2      # inches: charts shown two abreast on the simulat
 
 @dataclass(frozen=True)
 class Measure:
-    """One order-quality measure of :func:`tbstats.evaluate.evaluate` and how the report shows it."""
+    """One order-quality measure of :func:`tbstats.analysis.quality.evaluate` and how the report shows it."""
 
     column: str
     title: str       # chart heading
@@ -81,7 +81,7 @@ def _check_measures(table: pl.DataFrame, what: str, extra: Sequence[str] = ()) -
     if missing:
         source = "sweep" if extra else "evaluate"
         raise TbstatsError(f"{what} lacks the columns {', '.join(missing)}. "
-                           f"Hint: pass the table tbstats.evaluate.{source}() returns")
+                           f"Hint: pass the table tbstats.analysis.quality.{source}() returns")
 
 
 def _names(*tables: pl.DataFrame | None) -> list[str]:
@@ -255,8 +255,9 @@ def write_simulation_charts(table: pl.DataFrame, directory: str | Path, *, fmt: 
     """Write each chart of the simulation report to ``directory`` as ``NAME.svg`` or ``NAME.png``.
 
     Charts: ``measure_MEASURE`` for each measure of :data:`MEASURES` (``table`` is the output of
-    :func:`tbstats.evaluate.evaluate` or :func:`tbstats.evaluate.run`), and, when ``sweep`` (the output of
-    :func:`tbstats.evaluate.sweep`) is given, ``sweep_PARAMETER_MEASURE`` for each of :data:`SWEPT_MEASURES`.
+    :func:`tbstats.analysis.quality.evaluate` or :func:`tbstats.analysis.quality.run`), and, when ``sweep``
+    (the output of :func:`tbstats.analysis.quality.sweep`) is given, ``sweep_PARAMETER_MEASURE`` for each of
+    :data:`SWEPT_MEASURES`.
     Returns the paths in that order.
     """
     return _save(_simulation_chart_list(table, sweep, fmt), directory)

@@ -46,10 +46,10 @@ def render_simulation_html(table: pl.DataFrame, *, title: str, settings: Mapping
 
     ``about`` (the command line and what was simulated) goes into the page's provenance section.
 
-    ``table`` is the output of :func:`tbstats.evaluate.evaluate` (or the table of
-    :func:`tbstats.evaluate.run`); the configuration named ``random`` is the drawing-of-lots baseline.
+    ``table`` is the output of :func:`tbstats.analysis.quality.evaluate` (or the table of
+    :func:`tbstats.analysis.quality.run`); the configuration named ``random`` is the drawing-of-lots baseline.
     ``settings`` (the simulation configuration) is shown as a table; ``sweep`` (the output of
-    :func:`tbstats.evaluate.sweep`) adds a line chart per swept measure. The page shares the skeleton,
+    :func:`tbstats.analysis.quality.sweep`) adds a line chart per swept measure. The page shares the skeleton,
     cards, tables and chart embedding of :func:`render_html`: nothing on it refers to another file or
     address, all data text is escaped, and equal inputs give identical pages.
     """

@@ -6,7 +6,7 @@ when none does); the command line prints them on stderr, the Python API raises t
 :class:`TbstatsWarning`.
 
 >>> from tbstats.io.sources import load
->>> from tbstats.tiebreaks import parse_specs
+>>> from tbstats.engine.tiebreaks import parse_specs
 >>> seen = events(load("data/examples/e2_cut_exception.trf").batch)
 >>> print(*round_robin_buchholz(seen, parse_specs("BH,SB"), force_type="round_robin"))
 BH computed for round robins (1 of 1 tournaments); Buchholz tie-breaks must not be used in round robins
@@ -24,24 +24,24 @@ from typing import Final
 
 import polars as pl
 
+from tbstats.engine.tiebreaks import get_tiebreak
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
-from tbstats.spec import TieBreakSpec
-from tbstats.teams.model import team_event_ids
-from tbstats.tiebreaks import get_tiebreak
+from tbstats.model.games import Batch
+from tbstats.model.spec import TieBreakSpec
+from tbstats.model.teams.batch import team_event_ids
 
 #: Tie-breaks that C.07 (2026) Art. 8 says not to use in round robins.
 BUCHHOLZ_FAMILY: Final = frozenset({"BH", "FB", "AOB"})
 
 
 class TbstatsWarning(UserWarning):
-    """A run that computed, but whose result may not mean what was asked (see :mod:`tbstats.checks`)."""
+    """A run that computed, but whose result may not mean what was asked (see :mod:`tbstats.run.checks`)."""
 
 
 def events(batch: Batch) -> pl.DataFrame:
     """Per tournament what the checks need: round robin or not, rounds with results, unrated players, and
     whether it is a team event."""
-    unrated = batch.players.lazy().group_by("tournament").agg(   # lazy: see tbstats.info.partial_summary
+    unrated = batch.players.lazy().group_by("tournament").agg(   # lazy: see tbstats.run.info.partial_summary
         (pl.col("rating").is_null() | (pl.col("rating") <= 0)).any().alias("unrated")).collect()
     return batch.tournaments.select(
         "tournament", (pl.col("event_type").cast(pl.String) == "round_robin").alias("round_robin"),

@@ -11,21 +11,27 @@ import contextlib
 import dataclasses
 import functools
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from tbstats import api, checks
-from tbstats import compare as cmp
-from tbstats.declared import FROM_FILE
-from tbstats.games import Batch, empty
-from tbstats.info import partial_summary, summary_from
+from tbstats.analysis import compare as cmp
+from tbstats.engine import compute as engine
+from tbstats.engine.configs import Config
+from tbstats.engine.declared import FROM_FILE
+from tbstats.errors import TbstatsError
 from tbstats.io.tabular import ArchiveWriter, write_part
-from tbstats.pipeline import Run, append_merged, nothing, shift_ids
-from tbstats.spec import TieBreakSpec
-from tbstats.teams.model import team_event_ids
+from tbstats.model.games import Batch, append_merged, empty
+from tbstats.model.spec import TieBreakSpec
+from tbstats.model.teams.batch import team_event_ids
+from tbstats.run import checks
+from tbstats.run.info import partial_summary, summary_from
+from tbstats.run.pipeline import Run, nothing, shift_ids
+
+if TYPE_CHECKING:
+    from tbstats.analysis.evaluate import ArchiveEvaluation
 
 _EMPTY = Batch(empty("tournaments"), empty("players"), empty("games"))
 
@@ -37,19 +43,19 @@ class Computed:
     table: pl.DataFrame
     round_robins: int
     team_events: int = 0
-    events: pl.DataFrame | None = None     # what tbstats.checks looks at, per tournament
+    events: pl.DataFrame | None = None     # what tbstats.run.checks looks at, per tournament
 
 
 def _compute_one(batch: Batch, specs: str | Sequence[TieBreakSpec], options: dict[str, Any]) -> Computed:
-    return Computed(api.compute(batch, specs, **options),
+    return Computed(engine.compute(batch, specs, **options),
                     int((batch.tournaments["event_type"] == "round_robin").sum()), len(team_event_ids(batch)),
                     checks.events(batch))
 
 
 def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.DataFrame] | None = None,
             sink: Callable[[pl.DataFrame], None] | None = None, **options: Any) -> tuple[pl.DataFrame, int, int]:
-    """The :func:`tbstats.api.compute` table of every batch, in order; the numbers of round robins and of
-    team events (whose players it ranks as individuals). ``seen`` collects :func:`tbstats.checks.events`.
+    """The :func:`tbstats.engine.compute.compute` table of every batch, in order; the numbers of round robins and of
+    team events (whose players it ranks as individuals). ``seen`` collects :func:`tbstats.run.checks.events`.
     With ``sink`` each batch's table goes there as it comes (the table returned is then empty)."""
     tables, round_robins, team_events = [], 0, 0
     for m in run.map(functools.partial(_compute_one, specs=specs, options=options)):
@@ -63,14 +69,14 @@ def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.Data
         if seen is not None and m.value.events is not None:
             append_merged(seen, m.value.events)
     if not tables:
-        tables.append(api.compute(_EMPTY, specs, rules=options.get("rules", "fide-2026")))
+        tables.append(engine.compute(_EMPTY, specs, rules=options.get("rules", "fide-2026")))
     return pl.concat(tables), round_robins, team_events
 
 
 # --------------------------------------------------------------------------------------------------- info
 
 def info(run: Run, *, by_tournament: bool = False) -> pl.DataFrame:
-    """The :func:`tbstats.info.summary_table` of all inputs, from per-batch counts."""
+    """The :func:`tbstats.run.info.summary_table` of all inputs, from per-batch counts."""
     parts = [(shift_ids(m.value[0], m.first_id), m.value[1]) for m in run.map(partial_summary)]
     return summary_from(parts, by_tournament=by_tournament)
 
@@ -78,24 +84,24 @@ def info(run: Run, *, by_tournament: bool = False) -> pl.DataFrame:
 # -------------------------------------------------------------------------------------------------- audit
 
 def _audit_one(batch: Batch, rules: str, tiebreaks: str, context: dict[str, Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    from tbstats.audit import audit
+    from tbstats.analysis.audit import audit
 
     # run by run (bounded engine memory): the rows of consecutive runs are the batch's, in order
-    per_t, per_p = zip(*(audit(part, api.make_context(part, **context), rules=rules, tiebreaks=tiebreaks)
-                         for part in api.chunks(batch)), strict=True)
+    per_t, per_p = zip(*(audit(part, engine.make_context(part, **context), rules=rules, tiebreaks=tiebreaks)
+                         for part in engine.chunks(batch)), strict=True)
     return pl.concat(per_t), pl.concat(per_p)
 
 
 def _with_events(batch: Batch, f: Callable[[Batch], Any]) -> tuple[Any, pl.DataFrame]:
-    """``f(batch)`` and :func:`tbstats.checks.events` of the batch (module level: it travels to workers)."""
+    """``f(batch)`` and :func:`tbstats.run.checks.events` of the batch (module level: it travels to workers)."""
     return f(batch), checks.events(batch)
 
 
 def audit(run: Run, *, rules: str = "auto", tiebreaks: str = FROM_FILE, seen: list[pl.DataFrame] | None = None,
           **context: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Per tournament and per player tables of :func:`tbstats.audit.audit`, batch by batch (``context``:
-    the :func:`tbstats.api.make_context` options, e.g. ``unrated_rating``; ``seen`` collects
-    :func:`tbstats.checks.events`)."""
+    """Per tournament and per player tables of :func:`tbstats.analysis.audit.audit`, batch by batch (``context``:
+    the :func:`tbstats.engine.compute.make_context` options, e.g. ``unrated_rating``; ``seen`` collects
+    :func:`tbstats.run.checks.events`)."""
     per_t, per_p = [], []
     work = functools.partial(_audit_one, rules=rules, tiebreaks=tiebreaks, context=context)
     for m in run.map(functools.partial(_with_events, f=work)):
@@ -120,19 +126,19 @@ def _empty_audit() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 # ------------------------------------------------------------------------------------------------ compare
 
-def _compare_one(batch: Batch, configs: Sequence[cmp.Config], top: int, drilldown_limit: int | None,
+def _compare_one(batch: Batch, configs: Sequence[Config], top: int, drilldown_limit: int | None,
                  context: dict[str, Any] | None = None) -> cmp.Partial:
     # run by run (bounded engine memory); the runs' partials are one batch's
     return cmp.merge([cmp.partial(part, configs, top=top, drilldown_limit=drilldown_limit,
-                                  ctx=api.make_context(part, **context) if context else None)
-                      for part in api.chunks(batch)])
+                                  ctx=engine.make_context(part, **context) if context else None)
+                      for part in engine.chunks(batch)])
 
 
-def compare(run: Run, configs: Sequence[cmp.Config], *, top: int = 10, drilldown_limit: int | None = 1000,
+def compare(run: Run, configs: Sequence[Config], *, top: int = 10, drilldown_limit: int | None = 1000,
             seen: list[pl.DataFrame] | None = None, **context: Any) -> cmp.Comparison:
-    """:func:`tbstats.compare.compare` over all inputs from per-batch partials (the drill-down keeps the first
-    ``drilldown_limit`` tournaments of each pair; ``context``: :func:`tbstats.api.make_context` options;
-    ``seen`` collects :func:`tbstats.checks.events`)."""
+    """:func:`tbstats.analysis.compare.compare` over all inputs from per-batch partials (the drill-down keeps the first
+    ``drilldown_limit`` tournaments of each pair; ``context``: :func:`tbstats.engine.compute.make_context` options;
+    ``seen`` collects :func:`tbstats.run.checks.events`)."""
     cmp.check_configs(configs)
     work = functools.partial(_compare_one, configs=tuple(configs), top=top, drilldown_limit=drilldown_limit,
                              context=context)
@@ -163,6 +169,46 @@ def _first_tournaments(drill: pl.DataFrame, limit: int | None) -> pl.DataFrame:
         return drill
     return drill.filter(pl.col("tournament").rank("dense").over("_pair") <= limit)
 
+
+
+# ----------------------------------------------------------------------------------------------- evaluate
+
+def _fit_rows(batch: Batch) -> tuple[pl.DataFrame, pl.DataFrame]:
+    from tbstats.analysis.strength import games_of
+
+    return games_of(batch)
+
+
+def evaluate(run: Run, configs: Sequence[Config], *, proxy: str = "rating", fit_run: Run | None = None,
+             lots_seed: int = 0, pairs: Sequence[tuple[str, str]] | None = None,
+             workers: int = 1) -> ArchiveEvaluation:
+    """:func:`tbstats.analysis.evaluate.evaluate_archive` over all inputs: each batch evaluated where it was read
+    (on Dask, only its partials travel back). The ``archive`` proxy first reads ``fit_run`` (the same inputs)
+    for the fit, where only :func:`tbstats.analysis.strength.games_of` of each batch travels."""
+    from tbstats.analysis import evaluate as evaluation
+    from tbstats.analysis.fairness import check_pairs
+
+    chosen = list(pairs) if pairs is not None else evaluation.default_pairs(configs)
+    check_pairs(chosen, configs)
+    fit = None
+    if proxy == "archive":
+        if fit_run is None:
+            raise TbstatsError("the archive proxy needs the archive to fit (fit_run)")
+        fit = evaluation.fit_archive((shift_ids(m.value[0], m.first_id), shift_ids(m.value[1], m.first_id))
+                                     for m in fit_run.map(_fit_rows))
+    fitted = fit.table if fit is not None else None
+
+    def evaluated() -> Iterator[evaluation.Evaluated]:
+        pending: deque[Callable[[], evaluation.Evaluated]] = deque()
+        for m in run.map(nothing, keep=True):
+            pending.append(run.apply(m, evaluation.evaluate_whole, m.first_id, configs, proxy, fitted, lots_seed,
+                                     chosen, workers))
+            while len(pending) > 4:
+                yield pending.popleft()()
+        while pending:
+            yield pending.popleft()()
+
+    return evaluation.finish(evaluated(), configs, chosen, proxy, fit)
 
 
 # ------------------------------------------------------------------------------------------------- ingest

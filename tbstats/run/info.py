@@ -6,10 +6,10 @@ from typing import Final
 
 import polars as pl
 
-from tbstats.games import GAME_TYPES, Batch, empty, source_files
-from tbstats.teams.model import team_event_ids
+from tbstats.model.games import GAME_TYPES, Batch, empty, source_files
+from tbstats.model.teams.batch import team_event_ids
 
-#: The per-type count columns, in the order of :data:`tbstats.games.GAME_TYPES`.
+#: The per-type count columns, in the order of :data:`tbstats.model.games.GAME_TYPES`.
 TYPE_COLUMNS: Final = GAME_TYPES
 
 
@@ -69,7 +69,7 @@ def summary_table(batch: Batch, *, by_tournament: bool = False) -> pl.DataFrame:
     warnings of its source (for an event of a multi-event file, also those of the whole file). The whole-batch
     row ends with ``team_events`` (per tournament, ``event_type`` says ``team``).
 
-    >>> from tbstats.games import empty
+    >>> from tbstats.model.games import empty
     >>> summary_table(Batch(empty("tournaments"), empty("players"), empty("games"))).row(0)[:4]
     (0, 0, 0, 0)
     """

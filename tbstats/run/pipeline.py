@@ -29,14 +29,14 @@ from typing import Any, Generic, TypeVar, cast
 
 import polars as pl
 
-from tbstats import processes
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.games import Batch, empty, source_file, source_files
 from tbstats.io import sources
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
 from tbstats.io.tabular import renumber
 from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.model.games import Batch, empty, source_file, source_files
+from tbstats.run import processes
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -120,16 +120,6 @@ def shift_ids(df: pl.DataFrame, offset: int, column: str = "tournament") -> pl.D
     if not offset or column not in df.columns:
         return df
     return df.with_columns(pl.col(column) + offset)
-
-
-def append_merged(pieces: list[pl.DataFrame], df: pl.DataFrame) -> None:
-    """Append ``df`` to ``pieces``, merging the last pieces while the one before is no taller (a binary
-    counter): the list stays logarithmic in the number of batches, each row is copied a logarithmic number of
-    times, and ``pl.concat(pieces)`` is the pieces' table in order."""
-    pieces.append(df)
-    while len(pieces) > 1 and pieces[-2].height <= pieces[-1].height:
-        last = pieces.pop()
-        pieces[-1] = pl.concat([pieces[-1], last], rechunk=True)
 
 
 # ---------------------------------------------------------------------------------------------- executors
@@ -223,7 +213,7 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     """Whether ``--workers`` reads the parts in worker processes: when some are TRF files, whose reading holds
     the GIL (a columnar model is read and computed by numpy and polars, which release it: threads then).
 
-    Each part of at most 500 files is then read and mapped by a worker or here (:func:`tbstats.processes.
+    Each part of at most 500 files is then read and mapped by a worker or here (:func:`tbstats.run.processes.
     ordered`) when ``f`` travels, the batches need not stay and there are enough parts; else the pieces of
     the parts are read there and here and the batches mapped here (:func:`read_in_processes`), the very
     batches of one process."""
@@ -233,7 +223,7 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
 def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool,
                       workers: int) -> Iterator[Any]:
     """What :meth:`Executor.run` yields for ``_work`` (``_work_kept`` with ``keep``), the pieces of the parts
-    read by ``workers - 1`` processes and this one (:func:`tbstats.processes.ordered`) and mapped here: the
+    read by ``workers - 1`` processes and this one (:func:`tbstats.run.processes.ordered`) and mapped here: the
     batches are the same as when read here, and ``f`` need not travel."""
     split = [sources.pieces(part) for part in parts]
     every = [piece for its in split for piece in its]

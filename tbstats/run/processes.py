@@ -4,7 +4,7 @@ threads cannot read two pieces of an archive at once, but processes can.
 :func:`ordered` runs a function over items on ``workers - 1`` worker processes *and* in this process: a
 feeder thread keeps each worker holding :data:`IN_HAND` items; this process, while it waits for the next
 result in order, runs the next item itself; the results come back in input order. With ``--workers N`` on
-TRF inputs (:meth:`tbstats.pipeline.Run.map`) the items are parts of at most 500 files, read and mapped
+TRF inputs (:meth:`tbstats.run.pipeline.Run.map`) the items are parts of at most 500 files, read and mapped
 where they go (only their names travel, and the partial results back), or, when the batches must stay
 here, pieces of parts whose batches come back (Arrow buffers, about 20 ms per 500 files).
 
@@ -35,7 +35,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 #: Modules the forkserver imports once, so that a worker starts with them: the reader of the pieces.
-PRELOAD: Final = ["tbstats.io.sources", "tbstats.runs"]
+PRELOAD: Final = ["tbstats.io.sources", "tbstats.run.commands"]
 
 #: Items a worker holds at once (one running, the others queued: it keeps reading while this process maps
 #: a batch); this process runs an item itself only when every worker holds that many.

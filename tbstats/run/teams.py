@@ -1,5 +1,5 @@
 """``compute --teams`` and ``audit --teams`` over inputs, batch by batch (the team counterparts of
-:func:`tbstats.runs.compute` and :func:`tbstats.runs.audit`).
+:func:`tbstats.run.commands.compute` and :func:`tbstats.run.commands.audit`).
 
 The map function is module-level so that it travels to Dask workers; the result does not depend on the
 batch size or the executor.
@@ -14,14 +14,14 @@ from fractions import Fraction
 
 import polars as pl
 
-from tbstats.audit import bounded
+from tbstats.analysis.audit import bounded
+from tbstats.analysis.teams.audit import EVENT_SCHEMA, TEAM_SCHEMA, audit_teams
+from tbstats.engine.teams.standings import compute_teams, compute_teams_from_file
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch, empty
-from tbstats.pipeline import Run, shift_ids
-from tbstats.spec import TieBreakSpec
-from tbstats.teams.audit import EVENT_SCHEMA, TEAM_SCHEMA, audit_teams
-from tbstats.teams.model import build_teams
-from tbstats.teams.standings import compute_teams, compute_teams_from_file
+from tbstats.model.games import Batch, empty
+from tbstats.model.spec import TieBreakSpec
+from tbstats.model.teams.batch import build_teams
+from tbstats.run.pipeline import Run, shift_ids
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def _audit_one(batch: Batch, rules: str, tiebreaks: str | Sequence[TieBreakSpec]
 def audit_teams_run(run: Run, *, rules: str = "auto", tiebreaks: str | Sequence[TieBreakSpec] = "from-file",
                     team_pab: tuple[Fraction, Fraction] | None = None, drilldown_limit: int | None = None,
                     force_type: str | None = None) -> tuple[pl.DataFrame, pl.DataFrame, list[str]]:
-    """:func:`tbstats.teams.audit.audit_teams` of every batch, in order: per event, per team (the first
+    """:func:`tbstats.analysis.teams.audit.audit_teams` of every batch, in order: per event, per team (the first
     ``drilldown_limit`` events with differences) and the warnings met while building the teams."""
     work = functools.partial(_audit_one, rules=rules, tiebreaks=tiebreaks, team_pab=team_pab,
                              drilldown_limit=drilldown_limit, force_type=force_type)

@@ -1,4 +1,4 @@
-"""Seeded simulation of many Swiss or round-robin tournaments at once, as a :class:`~tbstats.games.Batch`.
+"""Seeded simulation of many Swiss or round-robin tournaments at once, as a :class:`~tbstats.model.games.Batch`.
 
 :func:`simulate` draws players with a hidden true strength, pairs them round by round and plays the games
 with an Elo model, vectorised with numpy over whole blocks of tournaments: Python loops run over blocks,
@@ -61,11 +61,9 @@ in a fixed order, so the same configuration gives an identical batch on any mach
 the random stream: the events of a configuration with another ``chunk`` differ.
 """
 
-from tbstats import callable_module
-from tbstats.simulate.config import SCORING_SYSTEMS, SimulationConfig, SimulationStats
-from tbstats.simulate.driver import Simulation, simulate
-from tbstats.simulate.outcomes import expected_score
+from tbstats.simulation.config import SCORING_SYSTEMS, SimulationConfig, SimulationStats
+from tbstats.simulation.driver import Simulation, simulate
+from tbstats.simulation.outcomes import expected_score
 
 __all__ = ["SCORING_SYSTEMS", "Simulation", "SimulationConfig", "SimulationStats", "expected_score", "simulate"]
 
-callable_module(__name__)  # tbstats.simulate(...) calls tbstats.toplevel.simulate

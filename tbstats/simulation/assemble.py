@@ -1,4 +1,4 @@
-"""Assembling the simulated blocks into a :class:`~tbstats.games.Batch` and the truth table."""
+"""Assembling the simulated blocks into a :class:`~tbstats.model.games.Batch` and the truth table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from tbstats.games import (
+from tbstats.model.games import (
     GAME_TYPE,
     GAME_TYPES,
     SCORING_KINDS,
@@ -18,8 +18,8 @@ from tbstats.games import (
     GameTypeEnum,
     empty,
 )
-from tbstats.simulate.config import SimulationConfig, _units
-from tbstats.simulate.state import _BLACK, _CODES, _WHITE, _Block
+from tbstats.simulation.config import SimulationConfig, _units
+from tbstats.simulation.state import _BLACK, _CODES, _WHITE, _Block
 
 
 def _assemble(cfg: SimulationConfig, blocks: list[_Block]) -> Batch:

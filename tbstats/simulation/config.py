@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tbstats.errors import TbstatsError
-from tbstats.rules import STANDARD_SCORING, scoring_scale
+from tbstats.model.rules import STANDARD_SCORING, scoring_scale
 
 Kind = Literal["swiss", "round_robin"]
 Idx = npt.NDArray[np.intp]

@@ -8,14 +8,14 @@ from typing import Final
 import numpy as np
 import polars as pl
 
-from tbstats.games import (
+from tbstats.engine.threads import map_threads
+from tbstats.model.games import (
     Batch,
 )
-from tbstats.simulate.assemble import _assemble, _truth
-from tbstats.simulate.config import SimulationConfig, SimulationStats
-from tbstats.simulate.pairing import _round_robin_round, _swiss_round
-from tbstats.simulate.state import _Block
-from tbstats.threads import map_threads
+from tbstats.simulation.assemble import _assemble, _truth
+from tbstats.simulation.config import SimulationConfig, SimulationStats
+from tbstats.simulation.pairing import _round_robin_round, _swiss_round
+from tbstats.simulation.state import _Block
 
 _MATRIX_BUDGET: Final = 1 << 25  # bytes for the per-block "have met" matrix
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from tbstats.simulate.config import Bools, Floats, Idx, SimulationConfig
-from tbstats.simulate.state import _DRAW, _FLOSS, _FWIN, _LOSS, _WIN, _Block
+from tbstats.simulation.config import Bools, Floats, Idx, SimulationConfig
+from tbstats.simulation.state import _DRAW, _FLOSS, _FWIN, _LOSS, _WIN, _Block
 
 
 def _play(cfg: SimulationConfig, rng: np.random.Generator, block: _Block, t: Idx, white: Idx, black: Idx,

@@ -7,9 +7,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from tbstats.simulate.config import Bools, Idx, Ints, SimulationConfig, SimulationStats
-from tbstats.simulate.outcomes import _play
-from tbstats.simulate.state import _HALF, _PAB, _ZERO, _Block
+from tbstats.simulation.config import Bools, Idx, Ints, SimulationConfig, SimulationStats
+from tbstats.simulation.outcomes import _play
+from tbstats.simulation.state import _HALF, _PAB, _ZERO, _Block
 
 # local-search weights (lexicographic in practice) and bounds
 _W_REMATCH: Final = 1_000_000

@@ -8,10 +8,10 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from tbstats.games import (
+from tbstats.model.games import (
     GAME_TYPE,
 )
-from tbstats.simulate.config import Bools, Floats, Idx, Ints, SimulationConfig, _units
+from tbstats.simulation.config import Bools, Floats, Idx, Ints, SimulationConfig, _units
 
 RATING_MIN: Final = 1000
 RATING_MAX: Final = 2900

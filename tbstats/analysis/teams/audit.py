@@ -1,9 +1,9 @@
 """Audit published team standings: recompute each team's MP, GP and rank and compare with its 310 record.
 
-The team counterpart of :mod:`tbstats.audit`. A 310 record declares the team's match points (cols 55-60),
+The team counterpart of :mod:`tbstats.analysis.audit`. A 310 record declares the team's match points (cols 55-60),
 game points (62-67) and rank (69-71); declared ranks are usually strict while recomputed ones are shared,
 so a declaration *agrees* when it never orders two teams opposite to the recomputation (the same test,
-:func:`tbstats.audit.inversions`). Older files (013 records) declare nothing: ``no declared ranks``.
+:func:`tbstats.analysis.audit.inversions`). Older files (013 records) declare nothing: ``no declared ranks``.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from typing import Final
 import numpy as np
 import polars as pl
 
-from tbstats.audit import bounded, inversions
-from tbstats.declared import FROM_FILE
-from tbstats.games import Batch
-from tbstats.rules import RULESETS
-from tbstats.spec import TieBreakSpec
-from tbstats.teams.model import TeamBatch, build_teams
-from tbstats.teams.standings import compute_teams, compute_teams_from_file
-from tbstats.teams.tiebreaks import parse_team_specs
+from tbstats.analysis.audit import bounded, inversions
+from tbstats.engine.declared import FROM_FILE
+from tbstats.engine.teams.standings import compute_teams, compute_teams_from_file
+from tbstats.engine.teams.tiebreaks import parse_team_specs
+from tbstats.model.games import Batch
+from tbstats.model.rules import RULESETS
+from tbstats.model.spec import TieBreakSpec
+from tbstats.model.teams.batch import TeamBatch, build_teams
 
 #: Team orders tried when the declared ranks do not follow the declared (or given) list (rules.md 8,
 #: conventions: "MP then GP (or GP then MP), then BH:MP, DE/EDE").

@@ -1,6 +1,6 @@
 """Explain one team's tie-break round by round: matches, opponents' scores, dummies, caps and cuts.
 
-The team counterpart of :mod:`tbstats.explain`: each round shows the match (opponent team, type, MP, GP),
+The team counterpart of :mod:`tbstats.analysis.explain`: each round shows the match (opponent team, type, MP, GP),
 the C.07 16.2 category, the opponent's score as counted (16.3) in the reference unit, the dummy of an
 unplayed round before and after its cap (16.4), the contribution and what the Cut/Median modifiers removed.
 """
@@ -12,18 +12,18 @@ from fractions import Fraction
 import numpy as np
 import polars as pl
 
-from tbstats.dense import NO_OPP
+from tbstats.analysis.explain import CATEGORY, CUT_TEXT, Explanation
+from tbstats.engine.teams.dense import Reference
+from tbstats.engine.teams.standings import make_team_context
+from tbstats.engine.teams.tiebreaks import get_team_tiebreak, parse_team_spec, spec_label
+from tbstats.engine.tiebreaks.base import cut_order
+from tbstats.engine.unplayed import CAP_DRAWS, CAP_OPPONENT
 from tbstats.errors import TbstatsError
-from tbstats.explain import CATEGORY, CUT_TEXT, Explanation
-from tbstats.games import Batch
-from tbstats.rules import get_ruleset
-from tbstats.teams.dense import Reference
-from tbstats.teams.matches import MATCH_TYPES
-from tbstats.teams.model import TeamBatch
-from tbstats.teams.standings import make_team_context
-from tbstats.teams.tiebreaks import get_team_tiebreak, parse_team_spec, spec_label
-from tbstats.tiebreaks.base import cut_order
-from tbstats.unplayed import CAP_DRAWS, CAP_OPPONENT
+from tbstats.model.dense import NO_OPP
+from tbstats.model.games import Batch
+from tbstats.model.rules import get_ruleset
+from tbstats.model.teams.batch import TeamBatch
+from tbstats.model.teams.matches import MATCH_TYPES
 
 #: spec name -> (opponent-score reference or None for the spec's own, own-points reference or None, family)
 _ESB: dict[str, tuple[Reference, Reference]] = {

@@ -1,6 +1,6 @@
-"""Teams x rounds views of a :class:`~tbstats.teams.model.TeamBatch`, one per reference score (MP, GP).
+"""Teams x rounds views of a :class:`~tbstats.model.teams.batch.TeamBatch`, one per reference score (MP, GP).
 
-Each view is an ordinary :class:`~tbstats.dense.Dense` whose participants are teams: ``pts`` holds the match
+Each view is an ordinary :class:`~tbstats.model.dense.Dense` whose participants are teams: ``pts`` holds the match
 points (or game points) awarded, ``opp`` the opponent team's row, ``gtype`` the team match type as the game
 type it behaves as in C.07 16.2, and ``W``/``D`` the points of a match win/draw in that unit (for GP: a win /
 draw on every board). The unplayed-round stage and every individual kernel then apply to teams unchanged
@@ -15,12 +15,12 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from tbstats.adjust import grid as grid_of
-from tbstats.adjust import team_deltas
-from tbstats.dense import DRAW, LOSS, NO_OPP, WIN, Dense
-from tbstats.games import GAME_TYPE, Batch
-from tbstats.teams.matches import AS_GAME_TYPE, MATCH_TYPES
-from tbstats.teams.model import TeamBatch
+from tbstats.model.adjust import grid as grid_of
+from tbstats.model.adjust import team_deltas
+from tbstats.model.dense import DRAW, LOSS, NO_OPP, WIN, Dense
+from tbstats.model.games import GAME_TYPE, Batch
+from tbstats.model.teams.batch import TeamBatch
+from tbstats.model.teams.matches import AS_GAME_TYPE, MATCH_TYPES
 
 Reference = Literal["MP", "GP"]
 _TYPE_CODE = np.array([GAME_TYPE[AS_GAME_TYPE[m]] for m in MATCH_TYPES], dtype=np.int8)

@@ -6,7 +6,7 @@ separates nobody, on the secondary score; every new subset restarts from the pri
 ``EDET``/``EDEB``/``EDEBT``/``EDEBB`` then order two teams still tied on MP and GP by Board Count, Top Board
 Result or Bottom Board Elimination of their direct encounter (13.3.2).
 
-All tied groups of all events are processed together, as :func:`tbstats.standings.direct_encounter` does for
+All tied groups of all events are processed together, as :func:`tbstats.engine.standings.direct_encounter` does for
 players: each pass applies one DE step to every open group, on the score that group is at (primary or
 secondary), from the counted matches inside the group (pairs of teams, ``np.unique``/``np.bincount``).
 A group that splits has its parts start again from the primary; one that does not moves on to the
@@ -20,11 +20,11 @@ from typing import Final
 
 import numpy as np
 
-from tbstats.dense import FORFEIT_TYPES
-from tbstats.spec import TieBreakSpec
-from tbstats.standings import place_from_top, refine
-from tbstats.teams.dense import TeamDense, board_points
-from tbstats.teams.tiebreaks import TeamContext
+from tbstats.engine.standings import place_from_top, refine
+from tbstats.engine.teams.dense import TeamDense, board_points
+from tbstats.engine.teams.tiebreaks import TeamContext
+from tbstats.model.dense import FORFEIT_TYPES
+from tbstats.model.spec import TieBreakSpec
 
 #: EDE and its 2026 chains: the board steps of the direct encounter for two teams still tied (13.3.2).
 CHAINS: Final = {"EDE": (), "EDET": ("TBR",), "EDEB": ("BBE",), "EDEBT": ("BC", "TBR"), "EDEBB": ("BC", "BBE")}

@@ -1,12 +1,12 @@
 """Team standings: primary score, then the team tie-breaks in order, each on the groups still tied (C.07 4.2).
 
-Value tie-breaks refine the tied groups by one key, as for players (:func:`tbstats.standings.refine`).
+Value tie-breaks refine the tied groups by one key, as for players (:func:`tbstats.engine.standings.refine`).
 Partition tie-breaks order each tied group: DE (Art. 6 on one reference score, the individual vectorised
 DE on the team view), EDE (13.3: DE on the primary score, then on the secondary when the primary separates
 nobody, every new subset restarting from the primary), its 2026 chains for two teams still tied on MP and
 GP (13.3.2: Board Count, then Top Board Result or Bottom Board Elimination, of their direct encounter), and
 TBR/BBE over the event (12.2, 12.3). EDE and its chains are vectorised over all tied groups of all events at
-once (:mod:`tbstats.teams.encounter`).
+once (:mod:`tbstats.engine.teams.encounter`).
 """
 
 from __future__ import annotations
@@ -17,18 +17,18 @@ from dataclasses import replace
 import numpy as np
 import polars as pl
 
+from tbstats.engine.standings import competition_rank, direct_encounter, initial_labels, refine, sort_key
+from tbstats.engine.teams.dense import board_points, build_team_dense
+from tbstats.engine.teams.encounter import CHAINS, extended_direct_encounter
+from tbstats.engine.teams.tiebreaks import TeamContext, get_team_tiebreak, parse_team_specs, spec_label
+from tbstats.engine.tiebreaks import get_tiebreak, kernel_of
+from tbstats.engine.tiebreaks.base import Values
+from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch
-from tbstats.rules import auto_edition, check_edition
-from tbstats.spec import TieBreakSpec
-from tbstats.standings import competition_rank, direct_encounter, initial_labels, refine, sort_key
-from tbstats.teams.dense import board_points, build_team_dense
-from tbstats.teams.encounter import CHAINS, extended_direct_encounter
-from tbstats.teams.model import TeamBatch, build_teams
-from tbstats.teams.tiebreaks import TeamContext, get_team_tiebreak, parse_team_specs, spec_label
-from tbstats.tiebreaks import get_tiebreak, kernel_of
-from tbstats.tiebreaks.base import Values
-from tbstats.tiebreaks.results import lots_keys
+from tbstats.model.games import Batch
+from tbstats.model.rules import auto_edition, check_edition
+from tbstats.model.spec import TieBreakSpec
+from tbstats.model.teams.batch import TeamBatch, build_teams
 
 
 def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: str | None = None,

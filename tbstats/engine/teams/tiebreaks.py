@@ -1,10 +1,10 @@
 """The team tie-break registry and its value kernels (C.07 Art. 11-13, 16; rules.md Section 9).
 
-One row per tie-break keyed by acronym, as in :mod:`tbstats.tiebreaks`. Every individual tie-break applies
+One row per tie-break keyed by acronym, as in :mod:`tbstats.engine.tiebreaks`. Every individual tie-break applies
 to teams on MP or GP (``BH:MP``, ``SB:GP/C1``, ...): it runs unchanged on the teams x rounds view of its
 reference score. Team kernels (MPvGP, the four extended Sonneborn-Berger forms, BC, SSSC) read both views at
 once. Partition tie-breaks (DE, EDE and its 2026 chains, TBR, BBE) order tied groups in
-:mod:`tbstats.teams.standings`.
+:mod:`tbstats.engine.teams.standings`.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Final, Literal
 
 import numpy as np
 
+from tbstats.engine.teams.dense import Reference, TeamDense, board_points
+from tbstats.engine.tiebreaks import ALIASES, TIEBREAKS, check_spec, kernel_of
+from tbstats.engine.tiebreaks.base import Context, Values, cut_elements, round_half_up
 from tbstats.errors import UnknownTieBreakError, did_you_mean
-from tbstats.spec import TieBreakSpec, read_spec, split_specs
-from tbstats.teams.dense import Reference, TeamDense, board_points
-from tbstats.tiebreaks import ALIASES, TIEBREAKS, check_spec, kernel_of
-from tbstats.tiebreaks.base import Context, Values, cut_elements, round_half_up
+from tbstats.model.spec import TieBreakSpec, read_spec, split_specs
 
 
 @dataclass

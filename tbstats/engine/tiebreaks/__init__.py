@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
+from tbstats.engine.tiebreaks import opponents, rating, results, uscf
+from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.errors import UnknownTieBreakError, did_you_mean
-from tbstats.spec import TieBreakSpec, read_spec, split_specs
-from tbstats.tiebreaks import opponents, rating, results, uscf
-from tbstats.tiebreaks.base import Context, Values
+from tbstats.model.spec import TieBreakSpec, read_spec, split_specs
 
 Kernel = Callable[[Context, TieBreakSpec, str], Values]
 CUTS = frozenset({"C", "M"})

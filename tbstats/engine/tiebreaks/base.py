@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tbstats.dense import Buckets, Dense, Roster, row_extreme, row_sum
-from tbstats.rules import get_ruleset
-from tbstats.spec import TieBreakSpec
-from tbstats.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
+from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
+from tbstats.model.dense import Buckets, Dense, Roster, row_extreme, row_sum
+from tbstats.model.rules import get_ruleset
+from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
 
@@ -57,7 +57,7 @@ class Context:
         self._lots_keys: np.ndarray | None = None
         self._elements: dict[tuple[str, bool], Elements] = {}
         self._values: dict[tuple[str, str], Values] = {}
-        #: rankings per configuration (filled by :func:`tbstats.compare.standings`)
+        #: rankings per configuration (filled by :func:`tbstats.analysis.compare.standings`)
         self.standings_cache: dict[str, object] = {}
         self._buckets: Buckets | None = None
         self._parts: list[tuple[np.ndarray, Context]] = []
@@ -105,7 +105,7 @@ class Context:
 
     def set_lots(self, seed: int, keys: np.ndarray | None = None) -> None:
         """Seed the drawing of lots; ``keys`` (uint64 per tournament row, see
-        :func:`tbstats.tiebreaks.results.lots_keys`) keep each tournament's draw the same in any batch."""
+        :func:`tbstats.engine.tiebreaks.results.lots_keys`) keep each tournament's draw the same in any batch."""
         self._lots_seed, self._lots_keys = seed, keys
         for (_, part), rows in zip(self._parts, self._part_tournaments, strict=True):
             part.set_lots(seed, None if keys is None else keys[rows])

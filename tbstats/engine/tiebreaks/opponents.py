@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.dense import row_sum
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks.base import Context, Values, cut_sum, round_half_up
-from tbstats.unplayed import value_bound
+from tbstats.engine.tiebreaks.base import Context, Values, cut_sum, round_half_up
+from tbstats.engine.unplayed import value_bound
+from tbstats.model.dense import row_sum
+from tbstats.model.spec import TieBreakSpec
 
 
 def buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
@@ -39,7 +39,7 @@ def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 
 def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """AOB: average of the BH (or FB with /F) of the opponents played over the board, 2 decimals (C.07 8.2)."""
-    from tbstats.tiebreaks import kernel_of
+    from tbstats.engine.tiebreaks import kernel_of
 
     name = "FB" if spec.fore else "BH"
     bh = ctx.values(TieBreakSpec(name), edition, kernel_of(name))

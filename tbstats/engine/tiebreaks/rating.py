@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.dense import row_sum
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks.base import Context, Values, cut_sum, round_half_up
+from tbstats.engine.tiebreaks.base import Context, Values, cut_sum, round_half_up
+from tbstats.model.dense import row_sum
+from tbstats.model.spec import TieBreakSpec
 
 #: dp for p = 0..50 per cent (FIDE Rating Regulations; rules.md 5.5); dp(100 - p) = -dp(p).
 _DP_LOW = np.array([
@@ -106,7 +106,7 @@ def perfect_performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Value
 
 
 def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: str) -> Values:
-    from tbstats.tiebreaks import kernel_of
+    from tbstats.engine.tiebreaks import kernel_of
 
     d = ctx.dense
     inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))

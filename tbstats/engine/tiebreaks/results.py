@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tbstats.dense import NO_OPP, WIN, row_sum
-from tbstats.rules import get_ruleset
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks.base import Context, Values
+from tbstats.engine.tiebreaks.base import Context, Values
+from tbstats.model.dense import NO_OPP, WIN, row_sum
+from tbstats.model.rules import get_ruleset
+from tbstats.model.spec import TieBreakSpec
 
 
 def _count(ctx: Context, mask: np.ndarray) -> Values:
@@ -18,7 +18,7 @@ def _count(ctx: Context, mask: np.ndarray) -> Values:
 
 
 def points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
-    """PTS: the score, as awarded, with the changes of 299 records (:mod:`tbstats.adjust`)."""
+    """PTS: the score, as awarded, with the changes of 299 records (:mod:`tbstats.model.adjust`)."""
     d = ctx.dense
     return Values(d.adjusted_score, ctx.unit(), ctx.everyone())
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.dense import DRAW, LOSS, WIN
-from tbstats.spec import TieBreakSpec
-from tbstats.tiebreaks.base import Context, Values, cut_elements
-from tbstats.tiebreaks.results import progressive
+from tbstats.engine.tiebreaks.base import Context, Values, cut_elements
+from tbstats.engine.tiebreaks.results import progressive
+from tbstats.model.dense import DRAW, LOSS, WIN
+from tbstats.model.spec import TieBreakSpec
 
 US = "uscf"
 
@@ -85,6 +85,6 @@ def kashdan(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 
 def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """USCF-SB (34E8): adjusted scores of opponents beaten plus half of those drawn; own unplayed rounds 0."""
-    from tbstats.tiebreaks.opponents import sonneborn_berger as sb
+    from tbstats.engine.tiebreaks.opponents import sonneborn_berger as sb
 
     return sb(ctx, TieBreakSpec("SB"), US)

@@ -2,7 +2,7 @@
 
 **Directory dataset** (``DIR/``): one file per table, ``tournaments.<ext>``, ``players.<ext>``,
 ``games.<ext>`` and ``warnings.<ext>`` (optional on read), with the columns of
-:data:`tbstats.games.SCHEMAS`. Any table may instead be a sub-directory of part files
+:data:`tbstats.model.games.SCHEMAS`. Any table may instead be a sub-directory of part files
 (``games/part-00000.parquet``, ...), read in name order: :class:`ArchiveWriter` writes every table that way,
 one part per appended batch, so that an archive larger than memory can be written batch by batch and read
 back part by part (:func:`iter_model`).
@@ -18,7 +18,7 @@ table with one row per player and round, built from the three tables (:data:`FLA
 - game columns: ``round``, ``opponent``, ``colour``, ``result``, ``points``, ``played``, ``game_type``
   (the games table's ``player`` is ``start_no``);
 - warning columns ``warning_line``, ``warning_field``, ``warning_message``;
-- then the optional columns a batch carries (:data:`tbstats.games.OPTIONAL`, e.g. the players' ``strength``
+- then the optional columns a batch carries (:data:`tbstats.model.games.OPTIONAL`, e.g. the players' ``strength``
   in simulated archives), under their own names.
 
 A player without any round still has a row (``round`` null); an event without players has one row

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from tbstats.errors import SchemaError
-from tbstats.games import OPTIONAL, SCHEMAS
+from tbstats.model.games import OPTIONAL, SCHEMAS
 
 Format = Literal["parquet", "arrow", "csv"]
 
@@ -35,7 +35,7 @@ FLAT_COLUMNS: Final[dict[str, tuple[str, str]]] = {
 #: The flat columns of each table's own columns (tournament columns first, as in the flat file).
 _RENAMES_FLAT: Final[dict[str, tuple[str, ...]]] = {
     t: tuple(f for f, (table, _) in FLAT_COLUMNS.items() if table == t) for t in ("tournaments", "players")}
-#: Optional flat columns (:data:`tbstats.games.OPTIONAL`), written after the others when a batch has them.
+#: Optional flat columns (:data:`tbstats.model.games.OPTIONAL`), written after the others when a batch has them.
 FLAT_OPTIONAL: Final[dict[str, tuple[str, str]]] = {
     c: (table, c) for table, columns in OPTIONAL.items() for c in columns}
 #: Columns a flat file must have to be taken for a tbstats model when found in a directory walk.

@@ -11,7 +11,6 @@ from pathlib import Path
 import polars as pl
 
 from tbstats.errors import FormatError, SchemaError
-from tbstats.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty, stack
 from tbstats.io import check
 from tbstats.io.tabular.layout import (
     _RENAMES,
@@ -25,6 +24,7 @@ from tbstats.io.tabular.layout import (
     _table_source,
     model_format,
 )
+from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty, stack
 
 # ----------------------------------------------------------------------------------------------- reading
 

@@ -14,7 +14,6 @@ from typing import Any, Final
 import polars as pl
 
 from tbstats.errors import TbstatsError
-from tbstats.games import Batch, empty
 from tbstats.io.tabular.layout import (
     _RENAMES,
     FLAT_COLUMNS,
@@ -29,6 +28,7 @@ from tbstats.io.tabular.layout import (
 from tbstats.io.tabular.read import (
     _read_table,
 )
+from tbstats.model.games import Batch, empty
 
 # ----------------------------------------------------------------------------------------------- writing
 
@@ -37,7 +37,7 @@ def flatten(batch: Batch, *, json_lists: bool = False) -> pl.DataFrame:
 
     With ``json_lists`` the list columns are JSON strings (as in CSV files).
 
-    >>> from tbstats.games import Batch, empty
+    >>> from tbstats.model.games import Batch, empty
     >>> flatten(Batch(empty("tournaments"), empty("players"), empty("games"))).columns[:4]
     ['tournament', 'source', 'event_name', 'city']
     """
@@ -147,7 +147,7 @@ def _sorted(batch: Batch) -> Batch:
 def renumber(batch: Batch, first_id: int) -> Batch:
     """The batch with tournament ids ``first_id, first_id + 1, ...`` in the order of its tournaments table.
 
-    >>> from tbstats.games import Batch, empty
+    >>> from tbstats.model.games import Batch, empty
     >>> renumber(Batch(empty("tournaments"), empty("players"), empty("games")), 5).n_tournaments
     0
     """
@@ -196,7 +196,7 @@ class ArchiveWriter:
     A directory target gets one part file per table and batch (``games/part-00000.parquet``, ...); with
     ``append=True`` an existing part directory dataset is continued. A single-file target (``.parquet``,
     ``.arrow``, ``.csv``) gets the flat table, streamed batch by batch; its optional columns
-    (:data:`tbstats.games.OPTIONAL`) are those of the first batch: later batches without them get nulls,
+    (:data:`tbstats.model.games.OPTIONAL`) are those of the first batch: later batches without them get nulls,
     and optional columns the first batch lacked are left out (a directory keeps each part's own). Leaving a
     ``with`` block on an exception removes what this writer created.
     """

@@ -13,10 +13,10 @@ from typing import Final
 import numpy as np
 import polars as pl
 
-from tbstats.games import GAME_SCHEMA, GAME_TYPE, SCORING_KINDS
 from tbstats.io.trf.buffer import WHITESPACE, int_column, is_whitespace, parse_int, repeated_windows, texts_of
 from tbstats.io.trf.headers import ROUND0
 from tbstats.io.trf.players import Players, no_problems, problem_rows
+from tbstats.model.games import GAME_SCHEMA, GAME_TYPE, SCORING_KINDS
 
 RESULT_CODES_WITH_OPPONENT: Final = "10=WDL+-"
 RESULT_CODES_WITHOUT_OPPONENT: Final = "UFHZ+-"

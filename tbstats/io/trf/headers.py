@@ -18,10 +18,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.adjust import describe
-from tbstats.games import SCORING_KINDS, TOURNAMENT_SCHEMA, arrow_series
 from tbstats.io.dates import resolve_dates
-from tbstats.rules import DEFAULT_EDITION, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
+from tbstats.model.adjust import describe
+from tbstats.model.games import SCORING_KINDS, TOURNAMENT_SCHEMA, arrow_series
+from tbstats.model.rules import DEFAULT_EDITION, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
 
 #: Records interpreted into tournament columns (the writer regenerates them); others are kept verbatim.
 HEADER_RECORDS: Final = ("012", "022", "032", "042", "052", "062", "092", "142", "162", "192", "202", "212",
@@ -166,8 +166,8 @@ def _range_reasons(values: tuple[str | None, ...], scoring: tuple[str, ...]) -> 
 @lru_cache(maxsize=4096)
 def _list_problem(code: str, text: str) -> str | None:
     """Why a 202/212 tie-break list cannot be read, or None."""
+    from tbstats.engine.tiebreaks import parse_specs
     from tbstats.errors import TbstatsError
-    from tbstats.tiebreaks import parse_specs
 
     items = [t for t in _tb_list(text) if not (code == "212" and t.upper() == "PTS")]
     try:

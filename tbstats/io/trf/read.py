@@ -14,9 +14,13 @@ from typing import Final
 import numpy as np
 import polars as pl
 
-from tbstats.adjust import penalties
 from tbstats.errors import FormatError
-from tbstats.games import (
+from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, int_column, split_lines, texts_of
+from tbstats.io.trf.games import event_rounds, games, games_frame
+from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
+from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
+from tbstats.model.adjust import penalties
+from tbstats.model.games import (
     GAME_SCHEMA,
     GAME_TYPE,
     PLAYER_SCHEMA,
@@ -27,10 +31,6 @@ from tbstats.games import (
     empty,
     source_files,
 )
-from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, int_column, split_lines, texts_of
-from tbstats.io.trf.games import event_rounds, games, games_frame
-from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
-from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
 
 ERROR_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}
 MAX_LINE: Final = ROUND0 + 10 * MAX_ROUNDS

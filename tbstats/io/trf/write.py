@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import polars as pl
 
-from tbstats.games import SCORING_KINDS, Batch
-from tbstats.rules import STANDARD_SCORING
+from tbstats.model.games import SCORING_KINDS, Batch
+from tbstats.model.rules import STANDARD_SCORING
 
 
 def _decimal(units: int, scale: int) -> str:

@@ -1,10 +1,10 @@
 """The team model (rules.md 9.1): teams, members in board order, and one match row per team and round.
 
-Built from a :class:`~tbstats.games.Batch`: the team records the TRF reader keeps verbatim in
+Built from a :class:`~tbstats.model.games.Batch`: the team records the TRF reader keeps verbatim in
 ``tournaments.records`` (``310``/``013`` teams, ``300`` line-ups, ``320`` team PABs, ``330`` forfeited
-matches, ``240`` team byes, ``362`` team scoring; parsed by :mod:`tbstats.teams.records`) and the player and
+matches, ``240`` team byes, ``362`` team scoring; parsed by :mod:`tbstats.model.teams.records`) and the player and
 game tables, all events at once. The reader keeps no line numbers for these records: errors and warnings
-find a record's line again in its file (:mod:`tbstats.teams.where`), else quote the record itself.
+find a record's line again in its file (:mod:`tbstats.model.teams.where`), else quote the record itself.
 
 Tables (all keyed by ``tournament`` like the player tables; ``team`` is the team's pairing number):
 
@@ -25,13 +25,13 @@ from typing import Final
 
 import polars as pl
 
-from tbstats.adjust import team_deltas
 from tbstats.errors import TbstatsError
-from tbstats.games import WARNING_SCHEMA, Batch
-from tbstats.teams.boards import team_games
-from tbstats.teams.checks import check_references, empty_teams
-from tbstats.teams.matches import derive_matches
-from tbstats.teams.records import (
+from tbstats.model.adjust import team_deltas
+from tbstats.model.games import WARNING_SCHEMA, Batch
+from tbstats.model.teams.boards import team_games
+from tbstats.model.teams.checks import check_references, empty_teams
+from tbstats.model.teams.matches import derive_matches
+from tbstats.model.teams.records import (
     MEMBER_SCHEMA,
     TEAM_SCHEMA,
     exploded,
@@ -42,7 +42,7 @@ from tbstats.teams.records import (
     units_of,
     unplayed_records,
 )
-from tbstats.teams.where import record_lines
+from tbstats.model.teams.where import record_lines
 
 __all__ = ["BOARD_SCHEMA", "EVENT_SCHEMA", "MEMBER_SCHEMA", "TEAM_SCHEMA", "TeamBatch", "build_teams",
            "parse_team_scoring", "team_event_ids"]
@@ -79,9 +79,9 @@ def build_teams(batch: Batch, *, team_pab: tuple[Fraction, Fraction] | None = No
     """The team tables of every team event in ``batch`` (rules.md 9.1); other events are left out.
 
     Raises :class:`~tbstats.errors.FormatError` for a board whose opponent belongs to no team or to the
-    player's own team, for a team whose boards face several teams in one round (:mod:`tbstats.teams.boards`),
-    for team records that do not fit the event's teams, rounds and boards (:mod:`tbstats.teams.checks`) and
-    for a 299 record naming no team of its event (:func:`tbstats.adjust.team_changes`). Warns (``warnings``)
+    player's own team, for a team whose boards face several teams in one round (:mod:`tbstats.model.teams.boards`),
+    for team records that do not fit the event's teams, rounds and boards (:mod:`tbstats.model.teams.checks`) and
+    for a 299 record naming no team of its event (:func:`tbstats.model.adjust.team_changes`). Warns (``warnings``)
     when a team lists no member or is given two kinds of unplayed round, when a team without opponent in a
     round is marked by no 320/240 record, and when declared 310 MP/GP differ from the computed ones (after
     the 299 changes). ``team_pab`` (MP, GP) scores such an unmarked round as a team PAB worth these
@@ -210,7 +210,7 @@ def _unmarked_warnings(unmarked: pl.DataFrame, t_rows: pl.DataFrame) -> list[dic
 def _declared_warnings(teams: pl.DataFrame, matches: pl.DataFrame, adjusted: pl.DataFrame, events: pl.DataFrame,
                        t_rows: pl.DataFrame) -> list[dict[str, object]]:
     """Declared 310 MP/GP that differ from the ones the matches give after the 299 changes (``adjusted``:
-    :func:`tbstats.adjust.team_deltas`), as for player points; the warning says when a 299 was applied."""
+    :func:`tbstats.model.adjust.team_deltas`), as for player points; the warning says when a 299 was applied."""
     keys = ["tournament", "team"]
     totals = pl.concat([matches.select(*keys, "mp", "gp", pl.lit(0).alias("_n")),
                         adjusted.select(*keys, "mp", "gp", ((pl.col("mp") != 0) | (pl.col("gp") != 0)).cast(

@@ -15,9 +15,9 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.games import GAME_TYPE
-from tbstats.teams.checks import check_teams
-from tbstats.teams.where import place, record_lines, source_of
+from tbstats.model.games import GAME_TYPE
+from tbstats.model.teams.checks import check_teams
+from tbstats.model.teams.where import place, record_lines, source_of
 
 _NONE = -1   # no team
 
@@ -63,7 +63,7 @@ def team_games(games: pl.DataFrame, members: pl.DataFrame, teams: pl.DataFrame, 
     pairing number; ``players`` their 001 records; ``recs`` their team records, to name one in an error).
 
     Raises FormatError for a player listed twice (:func:`check_members`), for two teams with one pairing
-    number, for the problems of :func:`tbstats.teams.checks.check_teams` (a pairing number below 1, a member
+    number, for the problems of :func:`tbstats.model.teams.checks.check_teams` (a pairing number below 1, a member
     without 001 record), for a board whose opponent belongs to no team or to the player's own team, and for
     a team whose boards face several teams in one round.
     """

@@ -2,7 +2,7 @@
 
 Every check is a join or a group over the parsed records; only the first problem (in batch record order)
 is formatted, as a :class:`~tbstats.errors.FormatError` naming the file, the record's line (found again in
-the file, :mod:`tbstats.teams.where`; else the record is quoted), the field and what was expected:
+the file, :mod:`tbstats.model.teams.where`; else the record is quoted), the field and what was expected:
 
 - a team's pairing number is at least 1, and each member (310/013) has a 001 record;
 - the 320, 330, 240 and 300 records name teams of the event and rounds of the event;
@@ -22,7 +22,7 @@ from typing import Final, NoReturn
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.teams.where import place, record_lines
+from tbstats.model.teams.where import place, record_lines
 
 #: The field of each record code that names teams and rounds (rules.md 9.1).
 FIELDS: Final = {"320": "320 team PAB (team per round from col 14)", "330": "330 forfeited match (round 8-10, "
@@ -108,7 +108,7 @@ def check_references(recs: pl.DataFrame, refs: pl.DataFrame, lineups: pl.DataFra
     return _two_kinds(recs, unplayed)
 
 
-#: Which record decides a team-round given two kinds of unplayed round (tbstats.teams.matches).
+#: Which record decides a team-round given two kinds of unplayed round (tbstats.model.teams.matches).
 _PRECEDENCE: Final = {"330": 0, "320": 1, "240": 2}
 _NAMES: Final = {"330": "330 forfeited match", "320": "320 team PAB", "240": "240 bye"}
 
@@ -116,7 +116,7 @@ _NAMES: Final = {"330": "330 forfeited match", "320": "320 team PAB", "240": "24
 def _two_kinds(recs: pl.DataFrame, unplayed: pl.DataFrame) -> list[dict[str, object]]:
     """A warning per team and round given two kinds of unplayed round (320, 330, 240): FIDE's TRF-2026
     sample gives a team both a 240 half-point bye and the 320 PAB of a round. The first of 330, 320, 240
-    decides (tbstats.teams.matches); rules.md is silent."""
+    decides (tbstats.model.teams.matches); rules.md is silent."""
     keys = ["tournament", "team", "round"]
     both = unplayed.unique([*keys, "code"], keep="last", maintain_order=True).filter(
         pl.col("code").n_unique().over(keys) > 1).join(recs.select(

@@ -51,7 +51,7 @@ def derive_matches(teams: pl.DataFrame, per: pl.DataFrame, events: pl.DataFrame,
     event, n the larger of ``rounds`` and ``_rmax`` (the last round of its boards); ``events`` (sorted by
     tournament) gives also ``mp_win``, ``mp_draw``, ``mp_loss``, ``boards``, ``round_robin``, ``pts_win``,
     ``pts_draw`` and, when ``given_pab``, ``_gmp``/``_ggp`` (the --team-pab points in units). The records
-    name teams and rounds of their events (tbstats.teams.checks). All cells at once on a teams x rounds grid.
+    name teams and rounds of their events (tbstats.model.teams.checks). All cells at once on a teams x rounds grid.
     """
     t_ids = events["tournament"].to_numpy()
     tix = np.searchsorted(t_ids, teams["tournament"].to_numpy())

@@ -19,8 +19,8 @@ from typing import Final
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.games import Batch
-from tbstats.teams.matches import BYE_SCHEMA, FORFEIT_SCHEMA, PAB_SCHEMA
+from tbstats.model.games import Batch
+from tbstats.model.teams.matches import BYE_SCHEMA, FORFEIT_SCHEMA, PAB_SCHEMA
 
 TEAM_SCHEMA: Final[dict[str, pl.DataType]] = {
     "tournament": pl.Int64(), "team": pl.Int32(), "name": pl.String(), "nickname": pl.String(),
@@ -168,7 +168,7 @@ def unplayed_records(recs: pl.DataFrame, events: pl.DataFrame
                      ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The 330 forfeited matches, 320 team PABs and 240 team byes of every event, keyed by team and round,
     and every team and round they name (``refs``: tournament, seq, team, round; for the checks of
-    :mod:`tbstats.teams.checks`).
+    :mod:`tbstats.model.teams.checks`).
 
     ``events`` gives per tournament ``scale`` (board points) and ``mp_scale``. A later record of the same
     code for the same team and round replaces an earlier one. Raises :class:`FormatError` for the first
