@@ -135,7 +135,7 @@ def compare(tournaments: Tournaments, configs: Configs, *, top: int = 10, rules:
 
     ``rules`` is the edition of a configuration given without one (``{"a": "BH,SB"}``).
 
-        >>> compare("data/examples", ["a=fide-2026:BH,SB", "b=fide-2026:SB,BH"]).pairs["tournaments"].to_list()
+        >>> compare("data/examples", ["a=fide-2026:SB,DE", "b=fide-2026:DE,SB"]).pairs["tournaments"].to_list()
         [5]
     """
     from tbstats.analysis import compare as comparison

@@ -380,6 +380,7 @@ Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 def as_paths(inputs: Paths) -> list[str]:
     """The inputs as a list of path strings: one path (str or Path) is one input, not its characters.
 
+    >>> from pathlib import Path
     >>> as_paths("a.trf"), as_paths(Path("data")), as_paths(["a.trf", Path("b")])
     (['a.trf'], ['data'], ['a.trf', 'b'])
     """
