@@ -1,4 +1,4 @@
-"""Dask: a LocalCluster of two worker processes gives the local tables, row for row."""
+"""Dask in process: --scheduler local:N, what travels back to the driver, and clear errors."""
 
 from __future__ import annotations
 
@@ -7,42 +7,18 @@ from click.testing import CliRunner
 from helpers import ROOT
 
 from tbstats.cli import main
-from tbstats.engine.configs import parse_config
-from tbstats.engine.tiebreaks import parse_specs
 from tbstats.run import commands, pipeline
 
 SAMPLE = str(ROOT / "data" / "sample_archive.parquet")
 EXAMPLES = str(ROOT / "data" / "examples")
 
 
-@pytest.fixture(scope="module")
-def client():  # type: ignore[no-untyped-def]
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  silence_logs=50) as cluster, distributed.Client(cluster) as c:
-        yield c
-
-
-def test_compute_and_compare_on_two_worker_processes(client) -> None:  # type: ignore[no-untyped-def]
-    specs = parse_specs("BH/C1,BH,SB,DE,WIN")
-    configs = [parse_config("a=fide-2024:BH/C1,BH,SB"), parse_config("b=fide-2026:BH/C1,BH,SB"),
-               parse_config("c=auto:from-file")]
-    local = pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30)
-    remote = pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=client)
-    table, _, _ = commands.compute(local, specs)
-    assert table.height > 4000
-    assert commands.compute(remote, specs)[0].equals(table)
-    assert len({w for w in client.nthreads()}) == 2
-    here = commands.compare(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30), configs)
-    there = commands.compare(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=client), configs)
-    for name in ("pairs", "configs", "tournaments", "drilldown", "depth"):
-        assert getattr(there, name).equals(getattr(here, name)), name
-
-
-def test_cli_scheduler_address_matches_the_local_run(client) -> None:  # type: ignore[no-untyped-def]
+def test_scheduler_local_starts_a_cluster_of_worker_processes() -> None:
+    """``--scheduler local:2`` (a LocalCluster this command starts); a real scheduler and workers started as
+    a user starts them are tests/test_cluster.py's."""
     args = ["compute", EXAMPLES, SAMPLE, "-t", "BH,SB", "--batch-size", "50", "-q"]
     local = CliRunner().invoke(main, args)
-    remote = CliRunner().invoke(main, [*args, "--scheduler", client.scheduler.address])
+    remote = CliRunner().invoke(main, [*args, "--scheduler", "local:2"])
     assert remote.exit_code == 0, remote.output
     assert remote.stdout == local.stdout
 
@@ -56,17 +32,6 @@ def _files(root) -> dict[str, object]:  # type: ignore[no-untyped-def]
     import polars as pl
 
     return {str(p.relative_to(root)): pl.read_parquet(p) for p in sorted(root.rglob("*.parquet"))}
-
-
-def test_ingest_on_two_worker_processes_writes_the_local_parts(client, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from tbstats.io.tabular import ArchiveWriter
-
-    for where, c in (("here", None), ("there", client)):
-        with ArchiveWriter(tmp_path / where) as writer:
-            commands.ingest(pipeline.Run(inputs=[EXAMPLES, SAMPLE], batch_size=30, client=c), writer)
-    here, there = _files(tmp_path / "here"), _files(tmp_path / "there")
-    assert len(here) > 8 and list(here) == list(there)
-    assert all(there[name].equals(frame) for name, frame in here.items())  # type: ignore[attr-defined]
 
 
 class _Recording:
@@ -131,10 +96,11 @@ def test_a_cluster_on_another_version_is_a_clear_error() -> None:
         pipeline.remote_result(_Failing(ValueError("a bug")))
 
 
-def test_evaluate_on_two_worker_processes_matches_the_local_run(client) -> None:  # type: ignore[no-untyped-def]
-    for table in ("measures", "favour"):
-        args = ["evaluate", EXAMPLES, SAMPLE, "--strength", "rating", "--batch-size", "20", "--table", table, "-q"]
-        local = CliRunner().invoke(main, args)
-        remote = CliRunner().invoke(main, [*args, "--scheduler", client.scheduler.address])
-        assert remote.exit_code == 0, remote.output
-        assert remote.stdout == local.stdout and len(local.stdout.splitlines()) > 3
+def test_a_worker_lost_for_good_is_a_clear_error() -> None:
+    from distributed import KilledWorker
+
+    from tbstats.errors import TbstatsError
+
+    lost = KilledWorker("work-1", "tcp://127.0.0.1:1", 3)
+    with pytest.raises(TbstatsError, match="a Dask worker died while running a part"):
+        pipeline.remote_result(_Failing(lost))

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Final, Generic, TypeVar, cast
 
 import polars as pl
 
@@ -36,7 +36,7 @@ from tbstats.io.sources import OnError, Part, Tally
 from tbstats.io.tabular import renumber
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.games import Batch, empty, source_file, source_files
-from tbstats.run import processes
+from tbstats.run import portable, processes
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -105,6 +105,11 @@ def _apply_kept(kept: tuple[_Done[P], list[Batch]], index: int, g: Callable[...,
     return g(kept[1][index], *args)
 
 
+def _apply_packed(kept: Any, index: int, g: Callable[..., T], args: tuple[Any, ...]) -> Any:
+    """:func:`_apply_kept` of a packed kept value, on its Dask worker; the result packed."""
+    return portable.pack(g(portable.unpack(kept[1][index]), *args))
+
+
 def nothing(batch: Batch) -> None:
     """The map function of a run that only keeps its batches where they were read (``Run.map(nothing,
     keep=True)``, then :meth:`Run.apply`): nothing travels back."""
@@ -147,16 +152,17 @@ class Executor:
     def run(self, fn: Callable[[Part], Any], parts: Sequence[Part], keep: bool = False) -> Iterator[Any]:
         """``fn`` of every part, in order; with ``keep`` (``fn`` returns a done and its batches) on Dask only the
         done comes back, with the future that keeps the batches on their worker."""
-        if self.client is not None:
+        if self.client is not None:   # results travel packed (tbstats.run.portable): a polars frame never does
             futures = self.client
 
             def result(fut: Any) -> Any:
                 if not keep:
-                    return remote_result(fut)
-                return remote_result(futures.submit(_done_of, fut, pure=False)), fut
+                    return portable.unpack(remote_result(fut))
+                return portable.unpack(remote_result(futures.submit(_done_of, fut, pure=False))), fut
 
             n = max(len(futures.nthreads()), 1)
-            yield from _ordered(lambda p: futures.submit(fn, p, pure=False), result, parts, 2 * n)
+            # a kept value stays on its worker packed too, should Dask move it to another worker
+            yield from _ordered(lambda p: futures.submit(portable.call, fn, p, pure=False), result, parts, 2 * n)
         elif self.workers > 1:
             with ThreadPoolExecutor(max_workers=self.workers) as pool:
                 try:
@@ -168,17 +174,28 @@ class Executor:
 
 
 def remote_result(fut: Any) -> Any:
-    """A Dask future's result; a scheduler or worker that cannot load the task (another version of tbstats or
-    of its libraries there) is a :class:`TbstatsError` saying so, not a traceback."""
+    """A Dask future's result. A scheduler or worker that cannot load the task (another version of tbstats or
+    of its libraries there), or a part whose workers died each time it ran (``KilledWorker``, after Dask's
+    ``allowed-failures``), is a :class:`TbstatsError` saying so, not a traceback."""
     try:
         return fut.result()
-    except (RuntimeError, AttributeError, ImportError) as exc:
+    except Exception as exc:
+        if type(exc).__name__ == "KilledWorker":   # the scheduler gave up on the part: its workers kept dying
+            raise TbstatsError("a Dask worker died while running a part of the inputs, each time the scheduler "
+                               "tried it (out of memory, or killed); see the workers' logs, give them more memory "
+                               "or use a smaller --batch-size, and run again") from None
+        if not isinstance(exc, RuntimeError | AttributeError | ImportError):
+            raise
         if isinstance(exc, TbstatsError) or not ("deserializ" in str(exc).lower() or isinstance(exc, ImportError)
                                                  or "Can't get attribute" in str(exc)):
             raise
         raise TbstatsError("the Dask scheduler or a worker could not load tbstats' task: start them from an "
                            "environment with this version of tbstats (restart them after upgrading it); "
                            f"Dask said: {str(exc).strip().splitlines()[0]}") from None
+
+
+#: Seconds a command waits for a scheduler with no worker to get one before it stops with advice.
+WAIT_FOR_WORKERS: Final = 10
 
 
 @contextlib.contextmanager
@@ -206,6 +223,11 @@ def scheduler_client(scheduler: str | None) -> Iterator[Any]:
     except OSError as exc:
         raise TbstatsError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({exc})") from None
     with client:
+        try:   # without a worker the tasks would wait for one for ever
+            client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS)
+        except TimeoutError:
+            raise TbstatsError(f"--scheduler {scheduler}: the scheduler has no workers; start them with "
+                               f"'dask worker {scheduler} --nworkers 2 --nthreads 1'") from None
         yield client
 
 
@@ -310,8 +332,8 @@ class Run(Tally):
             raise TbstatsError("apply needs a result of map(f, keep=True)")
         where, k = mapped.kept
         if self.client is not None:
-            fut = self.client.submit(_apply_kept, where, k, g, args, pure=False)
-            return lambda: cast(T, remote_result(fut))
+            fut = self.client.submit(_apply_packed, where, k, g, args, pure=False)
+            return lambda: cast(T, portable.unpack(remote_result(fut)))
         value = g(where[k], *args)
         return lambda: value
 

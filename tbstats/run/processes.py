@@ -30,6 +30,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, TypeVar
 
 from tbstats.errors import TbstatsError
+from tbstats.run import portable
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -191,7 +192,7 @@ def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
                 shared.cond.notify_all()
                 return
             k, item = got
-            future = here.executor.submit(fn, item)
+            future = here.executor.submit(portable.call, fn, item)   # packed there, unpacked in _result
             shared.entries[k] = (future, item)
             shared.away += 1
             shared.cond.notify_all()
@@ -200,7 +201,7 @@ def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
 
 def _result(item: Future[Any] | _Here) -> Any:
     try:
-        return item.result()
+        return portable.unpack(item.result()) if isinstance(item, Future) else item.result()
     except BrokenProcessPool:
         shutdown()
         raise TbstatsError("a worker process of --workers died (out of memory, or killed); run again, with "
