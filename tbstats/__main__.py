@@ -1,6 +1,6 @@
 """``python -m tbstats``: the command line, as the ``tbstats`` script."""
 
-from tbstats.cli import main
+from tbstats.cli import run
 
 if __name__ == "__main__":
-    main(prog_name="tbstats")
+    run()

@@ -10,13 +10,15 @@ with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and is not a plain 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
 import shutil
+import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -175,6 +177,40 @@ def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_esca
     out.commit(df)   # (removes its hidden file itself when it fails)
 
 
+#: How to remove each output still being written (a hidden file, a dataset's new parts), by key: the command
+#: line runs them all when Ctrl-C stops it at once (:func:`remove_unfinished`).
+_UNFINISHED: dict[int, Callable[[], None]] = {}
+
+
+def unfinished(remove: Callable[[], None]) -> int:
+    """Note an output being written and how to remove it; the key goes to :func:`finished`."""
+    key = id(remove)
+    _UNFINISHED[key] = remove
+    return key
+
+
+def finished(key: int) -> None:
+    """The output of ``key`` is complete or removed."""
+    _UNFINISHED.pop(key, None)
+
+
+def remove_unfinished() -> None:
+    """Remove every output still being written (errors ignored: the process is about to stop)."""
+    for remove in list(_UNFINISHED.values()):
+        with contextlib.suppress(Exception):
+            remove()
+    _UNFINISHED.clear()
+
+
+def _special(path: Path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a directory (a device, a FIFO, a socket)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 class TableFile:
     """A result table written piece by piece to a file (or to standard output when ``path`` is None), all or
     nothing: the text, or Parquet row groups of :data:`ROW_GROUP_ROWS` rows, go to a hidden file beside the
@@ -191,18 +227,24 @@ class TableFile:
             raise TbstatsError("parquet output needs a file (-o FILE); it cannot go to standard output")
         self.format = fmt
         self.path = None if path is None else Path(path)
-        self._temp = None if self.path is None else self.path.with_name(f".{self.path.name}.partial")
+        # a target that exists and is not a regular file (/dev/null, a FIFO) is written as it is, never replaced
+        self._temp = None if self.path is None or _special(self.path) else \
+            self.path.with_name(f".{self.path.name}.partial")
         self._text = _Text(fmt, csv_escape)
         self._handle: Any = None
+        self._key = 0                  # in the unfinished outputs while the hidden file exists
         self._buffer: list[Any] = []   # Parquet: pieces not yet written as a row group
         self._buffered = 0
 
     def _open(self) -> Any:
         if self._handle is None and self.format != "parquet":
-            if self._temp is None:   # standard output: an unnamed file, deleted when commit or discard closes it
+            if self._temp is None and self.path is not None:   # a device or a FIFO: written to directly
+                self._handle = self.path.open("w", encoding="utf-8", newline="")
+            elif self._temp is None:   # standard output: an unnamed file, deleted when commit or discard closes it
                 self._handle = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
             else:
                 self._handle = self._temp.open("w", encoding="utf-8", newline="")
+                self._key = unfinished(self.discard)
         return self._handle
 
     def write(self, df: pl.DataFrame) -> None:
@@ -213,7 +255,8 @@ class TableFile:
         import pyarrow.parquet as pq
 
         if self._handle is None:
-            self._handle = pq.ParquetWriter(str(self._temp), df.head(0).to_arrow().schema)
+            self._handle = pq.ParquetWriter(str(self._temp or self.path), df.head(0).to_arrow().schema)
+            self._key = unfinished(self.discard)
         if df.height:
             self._buffer.append(df)   # converted to Arrow a row group at a time, when written
             self._buffered += df.height
@@ -280,7 +323,9 @@ class TableFile:
             self._flush(final=True)
         else:
             self._handle.write(self._text.end())
-        if self._temp is None:
+        if self._temp is None and self.path is not None:   # a device or a FIFO, written as it came
+            self._handle.close()
+        elif self._temp is None:
             self._handle.seek(0)
             shutil.copyfileobj(self._handle, sys.stdout)
             sys.stdout.flush()
@@ -289,6 +334,7 @@ class TableFile:
             self._handle.close()
             self._temp.replace(self.path)  # type: ignore[arg-type]
         self._handle = None
+        finished(self._key)
 
     def discard(self) -> None:
         """Remove what was written (the target is left as it was)."""
@@ -298,3 +344,4 @@ class TableFile:
         if self._temp is not None:
             self._temp.unlink(missing_ok=True)
         self._buffer.clear()
+        finished(self._key)

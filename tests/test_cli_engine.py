@@ -86,3 +86,24 @@ def test_every_command_has_help() -> None:
     for name in main.commands:
         r = run(name, "--help")
         assert r.exit_code == 0 and "Usage:" in r.stdout and "Exit codes" in r.stdout, name
+
+
+def test_output_to_a_fifo_is_written_through_not_replaced(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``-o /dev/null`` or a named pipe: the target is written as it is (a rename over it replaced the
+    device with a regular file)."""
+    import os
+    import stat
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    result = run("compute", str(EXAMPLES / "e2_cut_exception.trf"), "-t", "BH", "-q", "-o", str(fifo))
+    reader.join(timeout=30)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(fifo.stat().st_mode) and got[0].startswith(b"source,tournament,start_no")
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
+    devnull = run("compute", str(EXAMPLES), "-t", "BH", "-q", "-o", os.devnull)
+    assert devnull.exit_code == 0 and stat.S_ISCHR(os.stat(os.devnull).st_mode)

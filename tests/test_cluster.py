@@ -143,6 +143,18 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def test_the_guides_command_as_written(cluster: tuple[str, Any], archive: dict[str, Path], tmp_path: Path) -> None:
+    """The guide's ``tbstats`` line, with this archive and this scheduler's address in place of its examples."""
+    address, _ = cluster
+    command = _documented()[2]
+    assert command[0] == "tbstats" and "archive/" in command
+    args = [str(archive["trf"]) if a == "archive/" else address if a.startswith("tcp://") else a for a in command[1:]]
+    at = args.index("--scheduler")
+    local, remote = _tbstats(args[:at] + args[at + 2:], tmp_path), _tbstats(args, tmp_path)
+    assert remote.returncode == local.returncode == 0, remote.stderr.decode()
+    assert remote.stdout == local.stdout and remote.stdout.count(b"\n") > 1
+
+
 def test_large_results_travel(cluster: tuple[str, Any], archive: dict[str, Path], tmp_path: Path) -> None:
     """Tasks whose tables have about 80,000 rows each: a polars frame pickled on the worker's event loop hung
     the worker here (polars' pool waiting for the GIL to free the reader's buffers); packed results do not."""

@@ -12,6 +12,6 @@ A new command takes its inputs with :func:`input_options` and :func:`load_inputs
 :data:`tbstats.cli.base.COMMAND_MODULES`, which imports a command's module only when the command is used.
 """
 
-from tbstats.cli.base import EXIT_INVALID, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, main
+from tbstats.cli.base import EXIT_INVALID, EXIT_OK, EXIT_REJECTED, EXIT_USAGE, main, run
 
-__all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "main"]
+__all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_REJECTED", "EXIT_USAGE", "main", "run"]

@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import signal
 import sys
 import threading
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any, Final, NoReturn
 
 import click
@@ -121,13 +122,17 @@ class _Group(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        if workers_asked(ctx.meta.get(ARGV_KEY, [])) > 1:
-            from tbstats.run import processes
-
-            processes.prestart()
+        hook = sys.unraisablehook
+        sys.unraisablehook = _quiet_interrupts(hook)
+        workers = workers_asked(ctx.meta.get(ARGV_KEY, [])) > 1
         try:
+            if workers:
+                from tbstats.run import processes
+
+                processes.prestart()
             return super().invoke(ctx)
         except KeyboardInterrupt:
+            _ignore_interrupts()
             click.echo("Interrupted.", err=True)
             if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
                 _stop_now(EXIT_INTERRUPTED)     # worker threads would otherwise finish their part first
@@ -139,6 +144,54 @@ class _Group(click.Group):
             name = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"Error: {name}{exc.strerror or exc}", err=True)
             ctx.exit(EXIT_INVALID)
+        finally:
+            sys.unraisablehook = hook
+            if workers:
+                from tbstats.run import processes
+
+                processes.settle()
+
+
+def run(args: list[str] | None = None) -> None:
+    """The ``tbstats`` program: :func:`main` in a process of its own, where Ctrl-C stops at once
+    (:func:`_stop_at_once`). Calling ``main`` in another program (click's test runner) leaves that
+    program's Ctrl-C handling as it is; the command then turns ``KeyboardInterrupt`` into exit code 130."""
+    signal.signal(signal.SIGINT, _stop_at_once)
+    main(args, prog_name="tbstats")
+
+
+def _stop_at_once(signum: int, frame: Any) -> None:
+    """Ctrl-C: remove the outputs being written and end the process now, with exit code 130.
+
+    Raising ``KeyboardInterrupt`` wherever the main thread happens to be is not safe: inside a polars or numpy
+    callback it becomes a panic with a backtrace, in a finaliser an "exception ignored" traceback, and worker
+    threads, processes or a Dask client would then be waited for. Nothing a command writes is complete before
+    its last step, so nothing is lost by stopping here."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for module, function in (("tbstats.run.processes", "kill_workers"), ("tbstats.output", "remove_unfinished")):
+        cleanup = getattr(sys.modules.get(module), function, None)   # (a module still being imported has none)
+        if cleanup is not None:
+            cleanup()
+    click.echo("Interrupted.", err=True)
+    _stop_now(EXIT_INTERRUPTED)
+
+
+def _ignore_interrupts() -> None:
+    """After the first Ctrl-C, a second one does not interrupt the cleanup (removing a partial output file,
+    stopping worker processes) with a traceback of its own."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _quiet_interrupts(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``sys.unraisablehook`` that drops a Ctrl-C met while Python finalises an object (a generator closed
+    as the stack unwinds): the command already stops with exit code 130, without a traceback."""
+    def quiet(unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _ignore_interrupts()
+            return
+        hook(unraisable)
+    return quiet
 
 
 @click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})

@@ -20,9 +20,13 @@ code with ``if __name__ == "__main__":`` (the workers import the main module).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
+import os
 import pickle
+import signal
+import sys
 import threading
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -66,6 +70,7 @@ def available() -> bool:
 
 @functools.cache
 def _semaphores() -> bool:
+    _quiet_tracker()   # the lock below starts the resource tracker: with its options
     try:
         multiprocessing.get_context("forkserver").Lock()
     except OSError:   # e.g. no /dev/shm in a container
@@ -73,20 +78,39 @@ def _semaphores() -> bool:
     return True
 
 
+def _quiet_tracker() -> None:
+    """Start multiprocessing's resource tracker (before the first pool) with its "leaked semaphore" warning
+    turned off: when Ctrl-C ends the command at once it still removes the pool's semaphores, without warning
+    about them on the user's terminal. (It takes its warning options from this process's ``sys.warnoptions``.)"""
+    quiet = "ignore:resource_tracker:UserWarning"
+    if quiet not in sys.warnoptions:
+        sys.warnoptions.append(quiet)
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+
+
 def prestart() -> None:
     """Start the forkserver now, in the background (it imports tbstats while this process imports the
     command): a command line that asks for worker processes calls this before anything else."""
     if available():
-        multiprocessing.set_forkserver_preload(PRELOAD)
-        from multiprocessing import forkserver
+        # Ctrl-C waits until the forkserver is started and known (kill_workers then stops it too)
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            _quiet_tracker()
+            multiprocessing.set_forkserver_preload(PRELOAD)
+            from multiprocessing import forkserver
 
-        forkserver.ensure_running()
+            forkserver.ensure_running()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 class _Pool:
     """A process pool that starts in the background: :attr:`ready` is set once its workers are up."""
 
     def __init__(self, workers: int) -> None:
+        _quiet_tracker()
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)   # kept, if the forkserver already runs
         self.workers = workers
@@ -118,6 +142,36 @@ def pool(workers: int) -> _Pool:
         if _POOL is None:
             _POOL = _Pool(workers)
         return _POOL
+
+
+def kill_workers() -> None:
+    """Kill this process's worker processes at once (the command line stops at once on Ctrl-C): left
+    running, they would outlive it, and a worker whose parent is gone prints a traceback as it stops.
+
+    The pool is shut down first (no worker starts after this), then the forkserver (no fork in flight),
+    then every child process."""
+    here = _POOL
+    if here is not None:
+        with contextlib.suppress(Exception):
+            here.executor.shutdown(wait=False, cancel_futures=True)
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    pid = getattr(server, "_forkserver_pid", None)
+    if pid:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    for child in multiprocessing.active_children():
+        with contextlib.suppress(Exception):
+            child.kill()
+
+
+def settle(timeout: float = 60) -> None:
+    """Wait until the workers of a pool still starting are up: a worker that starts while this process
+    exits finds its semaphores gone and prints a traceback (the command line calls this as it ends)."""
+    here = _POOL
+    if here is not None:
+        here.ready.wait(timeout=timeout)
 
 
 def shutdown() -> None:
@@ -192,7 +246,12 @@ def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
                 shared.cond.notify_all()
                 return
             k, item = got
-            future = here.executor.submit(portable.call, fn, item)   # packed there, unpacked in _result
+            try:
+                future = here.executor.submit(portable.call, fn, item)   # packed there, unpacked in _result
+            except (RuntimeError, BrokenProcessPool):   # the pool is shut down or broken: this run is ending
+                shared.stop = True
+                shared.cond.notify_all()
+                return
             shared.entries[k] = (future, item)
             shared.away += 1
             shared.cond.notify_all()

@@ -1,0 +1,78 @@
+"""Ctrl-C in the middle of a run with ``--workers 2``, worker processes (TRF inputs) or threads (the columnar
+model), in every archive command: exit 130, "Interrupted.", no traceback from this process or its workers,
+and no output file left behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tbstats.cli import main
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc to see a run under way")
+
+#: CPU seconds of the command before the interrupt: past its imports (about 0.4 s), well before its end.
+UNDER_WAY = 0.6
+LIMIT = 120
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """TRF files and a model, each a few seconds of work for every command below."""
+    root = tmp_path_factory.mktemp("interrupt")
+    runner = CliRunner()
+    done = runner.invoke(main, ["simulate", "-n", "6000", "--players", "20", "-r", "7", "--seed", "4", "-c", "a=BH",
+                                "--no-baseline", "--trf-dir", str(root / "trf"), "--archive", str(root / "model"),
+                                "-q", "-o", str(root / "sim.csv")])
+    assert done.exit_code == 0, done.output
+    return {"trf": root / "trf", "model": root / "model"}
+
+
+COMMANDS = {
+    "compute": ["compute", "{src}", "-t", "BH/C1,BH,SB,DE,WIN", "-o", "{out}/table.csv"],
+    "compare": ["compare", "{src}", "-c", "a=fide-2026:BH/C1,BH,SB,DE", "-c", "b=fide-2024:BH/C1,BH,SB,DE",
+                "-c", "c=fide-2026:SB,DE,WIN", "-o", "{out}/table.csv"],
+    "audit": ["audit", "{src}", "--per-player", "-o", "{out}/table.csv"],
+    "evaluate": ["evaluate", "{src}", "-c", "a=fide-2026:BH/C1,BH,SB", "--strength", "archive", "-o",
+                 "{out}/table.csv"],
+    "ingest": ["ingest", "{src}", "-o", "{out}/model"],
+}
+
+
+@pytest.mark.parametrize("source", ["trf", "model"])
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_ctrl_c_with_two_workers(inputs: dict[str, Path], command: str, source: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    args = [a.replace("{src}", str(inputs[source])).replace("{out}", str(out)) for a in COMMANDS[command]]
+    log = tmp_path / "stderr.txt"
+    with log.open("wb") as sink:   # a file, not a pipe: a process left behind cannot hold the test up
+        proc = subprocess.Popen([sys.executable, "-m", "tbstats", *args, "--workers", "2", "--batch-size", "100",
+                                 "-q"], stdout=subprocess.DEVNULL, stderr=sink, start_new_session=True)
+    try:
+        while proc.poll() is None and _cpu_seconds(proc.pid) < UNDER_WAY:
+            time.sleep(0.02)
+        assert proc.poll() is None, ("the run ended before the interrupt", log.read_text())
+        os.killpg(proc.pid, signal.SIGINT)    # as a terminal's Ctrl-C: the whole process group
+        proc.wait(timeout=LIMIT)
+    finally:
+        proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)    # anything of its session still there
+    text = log.read_text()
+    assert proc.returncode == 130, text
+    assert "Traceback" not in text and text.endswith("Interrupted.\n"), text
+    assert not list(out.iterdir()), list(out.iterdir())
