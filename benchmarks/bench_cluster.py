@@ -16,7 +16,6 @@ import argparse
 import contextlib
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -66,12 +65,14 @@ def _start_cluster(where: Path) -> tuple[str, list[subprocess.Popen[bytes]]]:
 
 
 def _timed(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and the peak RSS (MB) of the command's process."""
+    """Wall seconds and the peak RSS (MB) of the command's own process."""
     start = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-m", "tbstats", *args], check=True, stdout=subprocess.DEVNULL)
-    peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
-    return time.perf_counter() - start, peak
+    proc = subprocess.Popen([sys.executable, "-m", "tbstats", *args], stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"tbstats {' '.join(args)}: exit code {proc.returncode}")
+    return time.perf_counter() - start, usage.ru_maxrss / 1024
 
 
 def _scheduler_stats(address: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return, and is not a plain 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import re
@@ -79,9 +80,27 @@ def _json(value: object) -> str:
 
 def _text_columns(df: pl.DataFrame) -> pl.DataFrame:
     """Float and nested columns as strings, so that every text writer prints them alike."""
-    convert = [c for c, t in df.schema.items() if t.is_float() or t.is_nested()]
-    return df.with_columns(pl.Series(c, [None if v is None else _cell(v) for v in df[c].to_list()],
-                                     dtype=pl.String) for c in convert)
+    nested = [c for c, t in df.schema.items() if t.is_nested()]
+    floats = [_float_text(df[c]) for c, t in df.schema.items() if t.is_float()]
+    return df.with_columns(*floats, *(pl.Series(c, [None if v is None else _cell(v) for v in df[c].to_list()],
+                                                dtype=pl.String) for c in nested))
+
+
+def _float_text(column: pl.Series) -> pl.Series:
+    """A float column as :func:`plain` text: polars' shortest round-trip text, which is :func:`plain`'s but for
+    the few cells it writes in scientific notation (below 1e-4 or from 1e16), done one by one.
+
+    >>> _float_text(pl.Series("x", [2.5, None, 1e-7, 1e20, -0.25, float("nan")])).to_list()
+    ['2.5', None, '0.0000001', '100000000000000000000.0', '-0.25', 'NaN']
+    """
+    values = column.cast(pl.Float64)
+    text = values.cast(pl.String)
+    size = values.abs()
+    maybe = ((size < 1e-3) & (size > 0)) | ((size >= 1e15) & values.is_finite())   # polars' scientific range
+    if not maybe.any():   # (null compares as null: never a candidate)
+        return text
+    at = (maybe.fill_null(False) & text.str.contains("e", literal=True)).arg_true()
+    return text.scatter(at, [plain(v) for v in values.gather(at).to_list()]) if len(at) else text
 
 
 def escape_formulas(df: pl.DataFrame) -> pl.DataFrame:
@@ -130,12 +149,12 @@ class _Text:
         self.started = False   # the header is written
         self.rows = 0
 
-    def piece(self, df: pl.DataFrame) -> str:
+    def piece(self, df: pl.DataFrame, *, prepared: bool = False) -> str:
         first, self.started = not self.started, True
         if self.format in ("csv", "tsv"):
-            df = escape_formulas(df) if self.csv_escape else df
-            return _text_columns(df).write_csv(separator="," if self.format == "csv" else "\t",
-                                               include_header=first)
+            if not prepared:
+                df = text_ready(df, self.format, csv_escape=self.csv_escape)
+            return df.write_csv(separator="," if self.format == "csv" else "\t", include_header=first)
         head = ""
         if self.format == "md" and first:
             align = ["---:" if t.is_numeric() else "---" for t in df.schema.values()]
@@ -151,6 +170,15 @@ class _Text:
         if self.format != "json":
             return ""
         return "\n]\n" if self.rows else "[]\n"
+
+
+def text_ready(df: pl.DataFrame, fmt: str, *, csv_escape: bool = True) -> pl.DataFrame:
+    """A piece of a CSV/TSV table as its writer prints it: floats as plain decimals, nested values as JSON text,
+    formula-like text escaped (``csv_escape``). This is the costly part of writing text (a few ms per column of
+    50,000 rows), so a run can do it where each piece is made (:attr:`TableFile.prepare`: on a Dask worker)."""
+    if fmt not in ("csv", "tsv"):
+        raise TbstatsError(f"text_ready is for csv and tsv pieces, not {fmt}")
+    return _text_columns(escape_formulas(df) if csv_escape else df)
 
 
 def _md_line(cells: Iterable[object]) -> str:
@@ -247,10 +275,19 @@ class TableFile:
                 self._key = unfinished(self.discard)
         return self._handle
 
-    def write(self, df: pl.DataFrame) -> None:
-        """Add a piece of the table."""
+    @property
+    def prepare(self) -> Callable[[pl.DataFrame], pl.DataFrame] | None:
+        """What :meth:`write` does to a piece before writing it, as a function that can run elsewhere (it
+        pickles), or None when there is nothing worth moving (Parquet, Markdown, JSON). Give :meth:`write`
+        pieces it made with ``prepared=True``."""
+        if self.format not in ("csv", "tsv"):
+            return None
+        return functools.partial(text_ready, fmt=self.format, csv_escape=self._text.csv_escape)
+
+    def write(self, df: pl.DataFrame, *, prepared: bool = False) -> None:
+        """Add a piece of the table (``prepared``: already passed through :attr:`prepare`)."""
         if self.format != "parquet":
-            self._open().write(self._text.piece(df))
+            self._open().write(self._text.piece(df, prepared=prepared))
             return
         import pyarrow.parquet as pq
 

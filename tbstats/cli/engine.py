@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -98,7 +99,7 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
             table, _, team_events = commands.compute(
                 run, FROM_FILE_LIST if from_file else parsed, rules=engine.rules, force_type=engine.force_type,
                 after_round=engine.after_round, unrated_rating=engine.unrated_rating, lots=lots, seen=seen,
-                sink=sink.write)
+                sink=functools.partial(sink.write, prepared=sink.prepare is not None), prepare=sink.prepare)
         report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
     except BaseException:
         sink.discard()

@@ -46,19 +46,25 @@ class Computed:
     events: pl.DataFrame | None = None     # what tbstats.run.checks looks at, per tournament
 
 
-def _compute_one(batch: Batch, specs: str | Sequence[TieBreakSpec], options: dict[str, Any]) -> Computed:
-    return Computed(engine.compute(batch, specs, **options),
+def _compute_one(batch: Batch, specs: str | Sequence[TieBreakSpec], options: dict[str, Any],
+                 prepare: Callable[[pl.DataFrame], pl.DataFrame] | None = None) -> Computed:
+    table = engine.compute(batch, specs, **options)
+    return Computed(table if prepare is None else prepare(table),
                     int((batch.tournaments["event_type"] == "round_robin").sum()), len(team_event_ids(batch)),
                     checks.events(batch))
 
 
 def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.DataFrame] | None = None,
-            sink: Callable[[pl.DataFrame], None] | None = None, **options: Any) -> tuple[pl.DataFrame, int, int]:
+            sink: Callable[[pl.DataFrame], None] | None = None,
+            prepare: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
+            **options: Any) -> tuple[pl.DataFrame, int, int]:
     """The :func:`tbstats.engine.compute.compute` table of every batch, in order; the numbers of round robins and of
     team events (whose players it ranks as individuals). ``seen`` collects :func:`tbstats.run.checks.events`.
-    With ``sink`` each batch's table goes there as it comes (the table returned is then empty)."""
+    With ``sink`` each batch's table goes there as it comes (the table returned is then empty); ``prepare``
+    (:attr:`tbstats.output.TableFile.prepare`) runs on each table where its batch is computed, before it
+    travels (it must keep the ``tournament`` column an integer)."""
     tables, round_robins, team_events = [], 0, 0
-    for m in run.map(functools.partial(_compute_one, specs=specs, options=options)):
+    for m in run.map(functools.partial(_compute_one, specs=specs, options=options, prepare=prepare)):
         piece = shift_ids(m.value.table, m.first_id)
         if sink is None:
             tables.append(piece)

@@ -14,6 +14,8 @@ Python values. :func:`unpack` restores the frames where the result arrives. Cont
 lists, dicts and dataclasses (the partial results of every command are dataclasses of frames and arrays).
 
 >>> import polars as pl
+
+from tbstats.run.memory import keep_freed_memory
 >>> packed = pack({"table": pl.DataFrame({"a": [1, 2]}), "n": 3})
 >>> type(packed["table"]).__name__, unpack(packed)["table"].equals(pl.DataFrame({"a": [1, 2]}))
 ('Frame', True)
@@ -28,6 +30,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import polars as pl
+
+from tbstats.run.memory import keep_freed_memory
 
 T = TypeVar("T")
 
@@ -80,5 +84,10 @@ def _walk(value: Any, f: Callable[[Any], Any]) -> Any:
 
 
 def call(fn: Callable[..., Any], *args: Any) -> Any:
-    """``pack(fn(*args))``: what a task that runs in another process returns (module level: it travels)."""
+    """``pack(fn(*args))``: what a task that runs in another process returns (module level: it travels).
+
+    The process's allocator is tuned first (:func:`tbstats.run.memory.keep_freed_memory`, once per process): a
+    Dask nanny starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which hands every freed temporary back
+    to the system and made each task twice as slow as the same work in the ``tbstats`` process."""
+    keep_freed_memory()
     return pack(fn(*args))
