@@ -103,14 +103,25 @@ def _float_text(column: pl.Series) -> pl.Series:
     return text.scatter(at, [plain(v) for v in values.gather(at).to_list()]) if len(at) else text
 
 
+#: Columns whose cells tbstats validated against a closed vocabulary (TRF result codes such as ``+``, ``-``,
+#: ``=``; game types; C.07 16.2 categories): never free text from a file, so never escaped.
+CODE_COLUMNS: Final = frozenset({"result", "colour", "type", "game_type", "match_type", "category"})
+
+
 def escape_formulas(df: pl.DataFrame) -> pl.DataFrame:
     """Text columns with a ``'`` before every cell a spreadsheet would run as a formula; numbers untouched.
+
+    Only free text is escaped (names, places, sources, ...): the columns of :data:`CODE_COLUMNS` hold codes
+    tbstats validated, which must read back as they are.
 
     >>> df = pl.DataFrame({"name": ["=HYPERLINK(1)", "-1+2", "Ann", "-3.5", "@x"], "points": [-1, 2, 3, 4, 5]})
     >>> escape_formulas(df).rows()[:2], escape_formulas(df)["name"].to_list()[2:]
     ([("'=HYPERLINK(1)", -1), ("'-1+2", 2)], ['Ann', '-3.5', "'@x"])
+    >>> escape_formulas(pl.DataFrame({"result": ["+", "=", "-"]}))["result"].to_list()
+    ['+', '=', '-']
     """
-    text = [c for c, t in df.schema.items() if t == pl.String() or isinstance(t, pl.Enum | pl.Categorical)]
+    text = [c for c, t in df.schema.items() if (t == pl.String() or isinstance(t, pl.Enum | pl.Categorical))
+            and c not in CODE_COLUMNS]
 
     def escaped(name: str) -> pl.Expr:
         cell = pl.col(name).cast(pl.String)

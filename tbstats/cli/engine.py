@@ -22,6 +22,7 @@ from tbstats.cli.options import (
     engine_options,
     exit_code,
     input_options,
+    quiet_option,
     report_checks,
     streamed,
     team_options,
@@ -122,8 +123,9 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
 @output_options
 @engine_options
 @team_options
+@quiet_option
 def explain(path: str, player: int | None, team_no: int | None, specs: str, tournament: int | None,
-            output: Output, engine: Engine, teams: Teams) -> None:
+            output: Output, engine: Engine, teams: Teams, quiet: bool) -> None:
     """Show a player's tie-break round by round: what each round adds, or what the value is made of.
 
     Opponent-score tie-breaks (BH, FB, SB, the US Solkoff forms) show each round's C.07 16.2 category,
@@ -149,7 +151,8 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
                                teams=build_teams(result.batch, team_pab=teams.pab))
         if output.format in ("csv", "tsv", "json", "parquet") or output.path:
             emit(team_ex.rounds, output)
-            click.echo(team_ex.summary, err=True)
+            if not quiet:
+                click.echo(team_ex.summary, err=True)
         else:
             click.echo(team_ex.summary)
             emit(team_ex.rounds, output)
@@ -163,12 +166,14 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
     ex = explain_mod.explain(result.batch, player=player, tiebreak=str(parsed[0]), rules=engine.rules,
                              tournament=tournament, force_type=engine.force_type,
                              unrated_rating=engine.unrated_rating, after_round=engine.after_round)
-    report_checks(checks.events(result.batch.select([ex.tournament])), parsed, engine, quiet=False)
+    report_checks(checks.events(result.batch.select([ex.tournament])), parsed, engine, quiet=quiet)
     if output.format == "md":
-        click.echo(ex.summary, err=bool(output.path))
+        if not (quiet and output.path):
+            click.echo(ex.summary, err=bool(output.path))
         emit(ex.rounds, output)
         return
-    click.echo(ex.summary, err=True)
+    if not quiet:
+        click.echo(ex.summary, err=True)
     emit(ex.rounds.select(pl.lit(ex.tiebreak).alias("tiebreak"), pl.lit(ex.value, pl.Float64).alias("value"),
                           pl.all()), output)
 
@@ -176,7 +181,8 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
 @main.command(name="tiebreaks", epilog=EPILOG)
 @output_options
 @click.option("--teams", is_flag=True, help="List the team registry (C.07 11-13 and the individual ones on MP/GP).")
-def tiebreaks_cmd(output: Output, teams: bool) -> None:
+@quiet_option
+def tiebreaks_cmd(output: Output, teams: bool, quiet: bool) -> None:
     """List the tie-break registry: name, article, modifiers, direction and description."""
     from tbstats.engine.teams.tiebreaks import TEAM_TIEBREAKS
 

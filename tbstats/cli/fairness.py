@@ -9,8 +9,10 @@ from tbstats.analysis.fairness import BREAKDOWNS
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     Batches,
+    Configs,
     Inputs,
     batch_options,
+    config_options,
     exit_code,
     input_options,
     streamed,
@@ -28,11 +30,7 @@ from tbstats.run.pipeline import Run
 
 @main.command(name="evaluate", epilog=EPILOG)
 @input_options
-@click.option("-c", "--config", "configs", multiple=True, metavar="NAME=EDITION:SPECS",
-              help="A configuration to evaluate (repeatable; default: the conventional Swiss orders under "
-                   "fide-2026 and fide-2024, as simulate).")
-@click.option("--configs", "config_file", type=click.Path(exists=True, dir_okay=False), default=None,
-              metavar="FILE", help="Configurations from a TOML file.")
+@config_options
 @click.option("--strength", "proxy", default="rating", show_default=True, metavar="rating|COLUMN|archive",
               help="The strength proxy: each player's rating in the event; a numeric column of the players "
                    "table (e.g. strength in archives simulate --archive wrote); or archive: a leave-one-event-out "
@@ -51,9 +49,9 @@ from tbstats.run.pipeline import Run
 @report_options
 @batch_options
 @click.pass_context
-def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], config_file: str | None, proxy: str,
-                 seed: int, no_baseline: bool, pairs: tuple[str, ...], by: tuple[str, ...], table: str,
-                 output: ReportOutput, batches: Batches) -> None:
+def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, proxy: str, seed: int, no_baseline: bool,
+                 pairs: tuple[str, ...], by: tuple[str, ...], table: str, output: ReportOutput,
+                 batches: Batches) -> None:
     """Which tie-break order ranks tied players closer to their strength, and whom it favours, on real events.
 
     --table measures (one row per configuration, as simulate): strongest_first, kendall_tied, kendall,
@@ -65,10 +63,10 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: tuple[str, ...], c
     --table difference: the paired difference of those rates between two configurations (--diff).
     """
     from tbstats.analysis import evaluate as evaluation
-    from tbstats.engine.configs import parse_config, read_configs
+    from tbstats.engine.configs import parse_config
     from tbstats.run import commands
 
-    parsed = [parse_config(c) for c in configs] + (read_configs(config_file) if config_file else [])
+    parsed = configs.parse()   # (default: the conventional Swiss orders under fide-2026 and fide-2024)
     if not parsed:
         parsed = [parse_config(c) for c in DEFAULT_ORDERS["swiss"]]
     all_configs = evaluation.with_baseline(parsed, not no_baseline)

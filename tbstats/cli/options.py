@@ -312,9 +312,17 @@ FROM_FILE_LIST: Final = "from-file"
 
 def _spec_list(text: str) -> list[TieBreakSpec]:
     try:
-        return parse_specs(text)
+        specs = parse_specs(text)
     except TbstatsError as exc:
         raise click.BadParameter(str(exc), param_hint="--tiebreaks") from None
+    if not specs:
+        raise click.BadParameter("an empty list: give at least one tie-break, e.g. BH/C1,BH,SB (PTS ranks on "
+                                 "points alone), or from-file", param_hint="--tiebreaks")
+    return specs
+
+
+#: ``-q/--quiet`` of the commands without inputs to stream (explain, tiebreaks, simulate): what every command takes.
+quiet_option = click.option("-q", "--quiet", is_flag=True, help="No warnings or notes on stderr.")
 
 
 def tiebreaks_option(*, default: str | None = None, one: bool = False) -> Callable[[F], F]:
@@ -364,7 +372,10 @@ class Configs:
                 out.append(parse_config(written))
             except TbstatsError as exc:
                 raise click.BadParameter(str(exc), param_hint="-c/--config") from None
-        return out + (read_configs(self.file) if self.file else [])
+        try:
+            return out + (read_configs(self.file) if self.file else [])
+        except TbstatsError as exc:
+            raise click.BadParameter(str(exc), param_hint="--configs") from None
 
 
 def config_options(f: F) -> F:

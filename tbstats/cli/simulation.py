@@ -17,6 +17,7 @@ from tbstats.cli.options import (
     Engine,
     config_options,
     engine_options,
+    quiet_option,
     report_checks,
     with_unrated,
 )
@@ -119,7 +120,7 @@ def _sweep(ctx: click.Context, param: click.Parameter, value: str | None) -> tup
 @click.option("--archive", type=click.Path(), default=None, metavar="PATH",
               help="Also write the simulated archive (columnar model; .parquet/.arrow/.csv or a directory), "
                    "with each player's true strength as the players' 'strength' column.")
-@click.option("-q", "--quiet", is_flag=True, help="No warnings on stderr.")
+@quiet_option
 @report_options
 def simulate_cmd(tournaments: int, players: int, players_alias: int | None, rounds: int | None, kind: str, seed: int,
                  scoring: str, rates: dict[str, float], configs: Configs, engine: Engine, no_baseline: bool,

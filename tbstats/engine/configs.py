@@ -56,7 +56,17 @@ def parse_config(text: str) -> Config:
 def read_configs(path: str | Path) -> list[Config]:
     """Configurations from a TOML file: ``[configs]`` with ``name = "EDITION:SPECS"`` entries, or
     ``[[config]]`` tables with ``name``, ``rules`` and ``tiebreaks`` (a list or a comma-separated string)."""
-    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise TbstatsError(f"{path}: not UTF-8 text (a TOML file is UTF-8; save it again as UTF-8)") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        at = f"line {where[1]}, column {where[2]}" if where else f"line {text.count(chr(10)) + 1} (the end)"
+        reason = re.sub(r"\s*\(at [^)]*\)$", "", str(exc))
+        raise TbstatsError(f"{path}: {at}: not valid TOML: {reason}") from None
     out = [parse_config(f"{k}={v}") for k, v in data.get("configs", {}).items()]
     for table in data.get("config", []):
         tbs = table.get("tiebreaks", "")

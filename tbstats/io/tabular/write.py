@@ -16,6 +16,7 @@ import polars as pl
 from tbstats.errors import TbstatsError
 from tbstats.io.tabular.layout import (
     _RENAMES,
+    EXTENSIONS,
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
     SUFFIX,
@@ -88,6 +89,9 @@ def _target(path: Path, format: Format | None) -> tuple[Format, bool]:
         if format is not None and format != by_ext:
             raise TbstatsError(f"{path}: extension {path.suffix} does not match format {format!r}")
         return by_ext, True
+    if path.suffix and not path.is_dir():   # (x.xlsx would silently become a directory of that name)
+        raise TbstatsError(f"{path}: unknown extension {path.suffix!r} (expected one file ending in "
+                           f"{', '.join(EXTENSIONS)}, or a directory, named without an extension)")
     return format or "parquet", False
 
 

@@ -1,0 +1,72 @@
+"""Issue 21, as a new user meets it: each defect with the test that failed before its fix, and the same class
+of defect checked on every command that has it."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT
+
+from tbstats.cli import main
+
+EXAMPLES = str(ROOT / "data" / "examples")
+E1 = str(ROOT / "data" / "examples" / "e1_unplayed_rounds.trf")
+
+
+def run(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(params=["malformed", "utf-16"])
+def bad_configs(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    path = tmp_path / "configs.toml"
+    if request.param == "malformed":
+        path.write_text('[configs]\na = "fide-2026:BH"\nconfigs = [\n', encoding="utf-8")
+    else:
+        path.write_text('[configs]\na = "fide-2026:BH"\n', encoding="utf-16")
+    return path
+
+
+@pytest.mark.parametrize("command", [["compare", EXAMPLES], ["evaluate", EXAMPLES], ["simulate", "-n", "1"]])
+def test_a_bad_configs_file_is_a_usage_error_naming_it(command: list[str], bad_configs: Path) -> None:
+    """Item 6: a malformed or UTF-16 TOML gave a tomllib / UnicodeDecodeError traceback and exit 1."""
+    r = run(*command, "--configs", str(bad_configs), "-q")
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert str(bad_configs) in r.output and "--configs" in r.output
+    assert "line" in r.output or "UTF-8" in r.output
+
+
+@pytest.mark.parametrize("command", [["compute", EXAMPLES], ["audit", EXAMPLES], ["explain", E1, "-p", "1"]])
+@pytest.mark.parametrize("listed", ["", " ", ","])
+def test_an_empty_tiebreak_list_is_a_usage_error(command: list[str], listed: str) -> None:
+    """Item 7: -t "" ranked on points alone."""
+    r = run(*command, "-t", listed, "-q")
+    assert r.exit_code == 2 and "empty list" in r.output, r.output
+
+
+def test_ingest_to_an_unknown_extension_is_an_error(tmp_path: Path) -> None:
+    """Item 8: ingest -o out/x.xlsx created a directory named x.xlsx."""
+    r = run("ingest", EXAMPLES, "-o", str(tmp_path / "out" / "x.xlsx"), "-q")
+    assert r.exit_code == 3 and "unknown extension '.xlsx'" in r.output, r.output
+    assert not (tmp_path / "out" / "x.xlsx").exists()
+    assert run("ingest", EXAMPLES, "-o", str(tmp_path / "archive"), "-q").exit_code == 0
+
+
+def test_every_command_takes_quiet() -> None:
+    """Item 9: explain and tiebreaks rejected -q, which every command takes."""
+    for name, command in main.commands.items():
+        assert any("-q" in p.opts for p in command.params), name
+    assert run("tiebreaks", "-q", "--format", "csv").exit_code == 0
+    r = run("explain", E1, "-p", "1", "-t", "BH", "-q", "--format", "csv")
+    assert r.exit_code == 0 and r.stderr == "", r.stderr
+
+
+def test_explain_csv_keeps_result_codes() -> None:
+    """Item 14: explain --format csv wrote the TRF codes +, =, - as '+, '=, '- (the formula guard)."""
+    r = run("explain", E1, "-p", "1", "-t", "BH", "-q", "--format", "csv")
+    results = [row["result"] for row in csv.DictReader(io.StringIO(r.stdout))]
+    assert "+" in results and not any(v.startswith("'") for v in results), results
