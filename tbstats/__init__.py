@@ -108,7 +108,7 @@ def compute(tournaments: Tournaments, tiebreaks: str | Sequence[str | TieBreakSp
     from_file = isinstance(tiebreaks, str) and tiebreaks.strip().lower() == FROM_FILE
     listed = [] if from_file else engine.as_specs(tiebreaks)
     checks.warn(checks.all_checks(checks.events(batch), listed, force_type=force_type,
-                                  unrated_rating=unrated_rating, after_round=after_round))
+                                  unrated_rating=unrated_rating, after_round=after_round, rules=rules))
     return engine.compute(batch, tiebreaks, rules=rules, force_type=force_type, after_round=after_round,
                           unrated_rating=unrated_rating, lots=lots, workers=workers)
 

@@ -27,8 +27,7 @@ RATING = "'20x0' is not a rating (expected digits, or blank/0 for unrated)"
 BAD_MESSAGE = f"bad.trf:4: rating (cols 49-52): {RATING}"
 #: The reader's warning about good.trf (it has no 042 date) and how it is listed on stderr.
 NO_DATE = ("1 reader warnings: 1 042 start date\n"
-           "good.trf: 042 start date: no start date (042), end date (052) or round dates (132): "
-           "--rules auto uses fide-2026\n")
+           "good.trf: 042 start date: no start date (042), end date (052) or round dates (132)\n")
 COUNTS = ("played,forfeit_win,forfeit_loss,double_forfeit,pab,full_bye,half_bye,zero_bye,absent,pending,"
           "warnings")
 

@@ -70,3 +70,12 @@ def test_explain_csv_keeps_result_codes() -> None:
     r = run("explain", E1, "-p", "1", "-t", "BH", "-q", "--format", "csv")
     results = [row["result"] for row in csv.DictReader(io.StringIO(r.stdout))]
     assert "+" in results and not any(v.startswith("'") for v in results), results
+
+
+@pytest.mark.parametrize("rules", ["fide-2024", "fide-2026", "auto"])
+def test_advice_about_rules_auto_only_under_auto(rules: str) -> None:
+    """Item 11: compute --rules fide-2024 warned '... --rules auto uses fide-2026'."""
+    r = run("compute", EXAMPLES, "-t", "SB", "--rules", rules)
+    assert r.exit_code == 0, r.output
+    assert "no start date (042)" in r.stderr            # the reader's warning, whatever the rules
+    assert ("--rules auto: 3 of 5 tournaments have no date" in r.stderr) == (rules == "auto"), r.stderr

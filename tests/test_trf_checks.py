@@ -145,7 +145,7 @@ def test_games_without_result_in_round_1_say_the_standings_are_after_round_0() -
     (("142 1",), "142", "142 1 but 2 rounds present"),
     (("202 BH,XYZ",), "202", "202 list not understood: unknown tie-break 'XYZ'"),
     (("212 PTS,BH/Q",), "212", "212 list not understood:"),
-    ((), "042 start date", "no start date (042), end date (052) or round dates (132): --rules auto uses fide-2026"),
+    ((), "042 start date", "no start date (042), end date (052) or round dates (132)"),
 ])
 def test_header_warnings_say_their_consequence(records: tuple[str, ...], field: str, message: str) -> None:
     errors, warnings, _ = read(with_header("XXR 2", *records) if records and records[0].startswith("0")

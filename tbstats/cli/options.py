@@ -287,7 +287,8 @@ def report_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], engine: Eng
     try:
         messages = checks.all_checks(seen, specs, force_type=engine.force_type if engine else None,
                                      unrated_rating=engine.unrated_rating if engine else None,
-                                     after_round=engine.after_round if engine else None)
+                                     after_round=engine.after_round if engine else None,
+                                     rules=engine.rules if engine else None)
     except TbstatsError as exc:
         raise click.BadParameter(str(exc), param_hint="--after-round") from None
     if not quiet:

@@ -27,6 +27,7 @@ import polars as pl
 from tbstats.engine.tiebreaks import get_tiebreak
 from tbstats.errors import TbstatsError
 from tbstats.model.games import Batch
+from tbstats.model.rules import DEFAULT_EDITION
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import team_event_ids
 
@@ -47,6 +48,7 @@ def events(batch: Batch) -> pl.DataFrame:
         "tournament", (pl.col("event_type").cast(pl.String) == "round_robin").alias("round_robin"),
         pl.col("rounds_played").fill_null(0).cast(pl.Int64),
         pl.col("tournament").is_in(team_event_ids(batch)).alias("team_event"),
+        pl.col("start_date").is_not_null().alias("dated"),
     ).join(unrated, on="tournament", how="left").with_columns(pl.col("unrated").fill_null(False))
 
 
@@ -102,10 +104,24 @@ def after_round_beyond(seen: pl.DataFrame, after_round: int | None) -> list[str]
             "results; they are ranked after their last round"]
 
 
+def undated_auto(seen: pl.DataFrame, rules: str | None) -> list[str]:
+    """``--rules auto`` over events without a date (042, 052 or 132): the edition it then uses. With an edition
+    chosen, a missing date changes nothing (the reader's warning names it; no advice about ``auto``)."""
+    if rules != "auto" or seen.is_empty() or "dated" not in seen.columns:
+        return []
+    undated = int((~seen["dated"]).sum())
+    if not undated:
+        return []
+    return [f"--rules auto: {undated} of {seen.height} tournaments have no date (042 start, 052 end or 132 round "
+            f"dates); they use {DEFAULT_EDITION}. Hint: give their edition with --rules"]
+
+
 def all_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], *, force_type: str | None = None,
-               unrated_rating: int | None = None, after_round: int | None = None) -> list[str]:
+               unrated_rating: int | None = None, after_round: int | None = None,
+               rules: str | None = None) -> list[str]:
     """Every check above, in order (``seen``: :func:`events` of the batch, or of every batch concatenated)."""
-    return (after_round_beyond(seen, after_round) + round_robin_buchholz(seen, specs, force_type=force_type)
+    return (after_round_beyond(seen, after_round) + undated_auto(seen, rules)
+            + round_robin_buchholz(seen, specs, force_type=force_type)
             + undefined_ratings(seen, specs, unrated_rating=unrated_rating))
 
 

@@ -21,7 +21,7 @@ import pyarrow as pa
 from tbstats.io.dates import resolve_dates
 from tbstats.model.adjust import describe
 from tbstats.model.games import SCORING_KINDS, TOURNAMENT_SCHEMA, arrow_series
-from tbstats.model.rules import DEFAULT_EDITION, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
+from tbstats.model.rules import STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
 
 #: Records interpreted into tournament columns (the writer regenerates them); others are kept verbatim.
 HEADER_RECORDS: Final = ("012", "022", "032", "042", "052", "062", "092", "142", "162", "192", "202", "212",
@@ -199,8 +199,7 @@ def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[tuple[str | 
         notes.append((None, "scoring", bad_scoring))
     start, end, date_warn = _dates(v042, v052, round_dates)
     if date_warn:
-        notes.append(("042", "042 start date", date_warn + (f": --rules auto uses {DEFAULT_EDITION}"
-                                                           if start is None else "")))
+        notes.append(("042", "042 start date", date_warn))   # (what --rules auto then does: tbstats.run.checks)
     xxr, r142 = (to_int(v_xxr), to_int(v142)) if not problems else (None, None)
     planned = xxr or r142 or longest
     if (xxr or r142) and planned < longest:
