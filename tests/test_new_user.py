@@ -79,3 +79,18 @@ def test_advice_about_rules_auto_only_under_auto(rules: str) -> None:
     assert r.exit_code == 0, r.output
     assert "no start date (042)" in r.stderr            # the reader's warning, whatever the rules
     assert ("--rules auto: 3 of 5 tournaments have no date" in r.stderr) == (rules == "auto"), r.stderr
+
+
+def test_the_model_checker_limits_scoring_as_the_trf_reader(tmp_path: Path) -> None:
+    """Item 13: a model with pts_loss of 999 units was accepted without a word."""
+    import polars as pl
+
+    assert run("ingest", EXAMPLES, "-o", str(tmp_path / "model"), "-q").exit_code == 0
+    part = tmp_path / "model" / "tournaments" / "part-00000.parquet"
+    table = pl.read_parquet(part)
+    table.with_columns(pl.when(pl.col("tournament") == 1).then(999).otherwise(pl.col("pts_loss"))
+                       .cast(table["pts_loss"].dtype).alias("pts_loss")).write_parquet(part)
+    r = run("compute", str(tmp_path / "model"), "-t", "BH", "--rules", "fide-2026")
+    assert r.exit_code == 1, r.output
+    assert "pts_loss 999 is not a whole number of units from 0 to 100 x scale 2" in r.stderr
+    assert r.stdout.count("\n") > 20   # the other tournaments are computed

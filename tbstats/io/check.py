@@ -36,6 +36,7 @@ from polars.expr.whenthen import ChainedThen, Then
 from tbstats.errors import FormatError
 from tbstats.io import clean
 from tbstats.model.games import GAME_TYPE, GAME_TYPES, SCORING_KINDS
+from tbstats.model.rules import MAX_POINTS, MAX_SCALE
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 
@@ -174,9 +175,9 @@ def _tournament_checks(t: pl.DataFrame) -> list[Check]:
         (tid.is_duplicated() & tid.is_not_null(), "tournament",
          pl.format("tournament id {} is used by more than one event", tid)),
         (pl.col("source").is_null(), "source", pl.lit("source is empty")),
-        (pl.col("scale").is_null() | (pl.col("scale") <= 0), "scale",
-         pl.format("scale {} is not a positive whole number of points units", pl.col("scale").cast(pl.String)
-                   .fill_null("(empty)"))),
+        (pl.col("scale").is_null() | (pl.col("scale") <= 0) | (pl.col("scale") > MAX_SCALE), "scale",
+         pl.format("scale {} is not a positive whole number of points units of at most {} (points have at most "
+                   "3 decimals)", pl.col("scale").cast(pl.String).fill_null("(empty)"), pl.lit(MAX_SCALE))),
         (pl.col("rounds").is_null() | (pl.col("rounds") < 0) | (pl.col("rounds") > MAX_ROUNDS), "rounds",
          pl.format("rounds {} is not from 0 to {}", pl.col("rounds").cast(pl.String).fill_null("(empty)"),
                    pl.lit(MAX_ROUNDS))),
@@ -188,9 +189,12 @@ def _tournament_checks(t: pl.DataFrame) -> list[Check]:
         (pl.col("event_type").is_null(), "event_type", pl.lit("event_type is empty")),
     ]
     for col in (c for c in t.columns if c.startswith("pts_")):
-        checks.append((pl.col(col).is_null() | (pl.col(col) < 0), col,
-                       pl.format("{} {} is not a whole number of units >= 0", pl.lit(col),
-                                 pl.col(col).cast(pl.String).fill_null("(empty)"))))
+        checks.append((pl.col(col).is_null() | (pl.col(col) < 0)
+                       | (pl.col(col) > MAX_POINTS * pl.col("scale").clip(1, MAX_SCALE)), col,
+                       pl.format("{} {} is not a whole number of units from 0 to {} x scale {} (at most {} points "
+                                 "per game, as the TRF reader allows)", pl.lit(col),
+                                 pl.col(col).cast(pl.String).fill_null("(empty)"), pl.lit(MAX_POINTS),
+                                 pl.col("scale").cast(pl.String).fill_null("(empty)"), pl.lit(MAX_POINTS))))
     return checks
 
 

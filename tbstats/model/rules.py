@@ -129,6 +129,12 @@ XXS_CODES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
+#: Limits of a scoring system, the same for every reader: points per game (162/XXS values) and the scoring unit
+#: (at most 3 decimals: a scale dividing 1000).
+MAX_POINTS: Final = 100
+MAX_SCALE: Final = 1000
+
+
 def scoring_scale(points: dict[str, Fraction]) -> int:
     """The smallest integer ``s`` such that every value times ``s`` is an integer (the scoring unit).
 

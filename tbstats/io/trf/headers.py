@@ -21,14 +21,13 @@ import pyarrow as pa
 from tbstats.io.dates import resolve_dates
 from tbstats.model.adjust import describe
 from tbstats.model.games import SCORING_KINDS, TOURNAMENT_SCHEMA, arrow_series
-from tbstats.model.rules import STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
+from tbstats.model.rules import MAX_POINTS, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
 
 #: Records interpreted into tournament columns (the writer regenerates them); others are kept verbatim.
 HEADER_RECORDS: Final = ("012", "022", "032", "042", "052", "062", "092", "142", "162", "192", "202", "212",
                          "XXR", "XXS")
 ROUND0: Final = 91  # 0-based column of round 1's block (and of the 132 round dates)
 MAX_ROUNDS: Final = 999
-MAX_POINTS: Final = 100  # points per game in a scoring system (162/XXS)
 _RECORD: Final = re.compile(r"^[0-9A-Z]{3}( |$)")
 _SKIP, _SCORING, _DATES, _HEADER, _KEPT = range(5)
 
