@@ -167,6 +167,10 @@ def _stop_at_once(signum: int, frame: Any) -> None:
     callback it becomes a panic with a backtrace, in a finaliser an "exception ignored" traceback, and worker
     threads, processes or a Dask client would then be waited for. Nothing a command writes is complete before
     its last step, so nothing is lost by stopping here."""
+    processes = sys.modules.get("tbstats.run.processes")
+    if getattr(processes, "starting", False):   # the forkserver is starting: stop as soon as it is known
+        processes.interrupted = True  # type: ignore[union-attr]
+        return
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for module, function in (("tbstats.run.processes", "kill_workers"), ("tbstats.output", "remove_unfinished")):
         cleanup = getattr(sys.modules.get(module), function, None)   # (a module still being imported has none)

@@ -93,8 +93,12 @@ def _quiet_tracker() -> None:
 def prestart() -> None:
     """Start the forkserver now, in the background (it imports tbstats while this process imports the
     command): a command line that asks for worker processes calls this before anything else."""
+    global starting
     if available():
-        # Ctrl-C waits until the forkserver is started and known (kill_workers then stops it too)
+        starting = True   # a Ctrl-C now waits until the forkserver is started and known (kill_workers stops it)
+        # blocked here, SIGINT stays blocked in the forkserver and its workers (the mask passes through fork and
+        # exec): a terminal's Ctrl-C reaches the whole process group, and the forkserver would print a
+        # KeyboardInterrupt traceback from its imports; this process kills them instead
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             _quiet_tracker()
@@ -104,6 +108,16 @@ def prestart() -> None:
             forkserver.ensure_running()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            starting = False
+            if interrupted:
+                signal.raise_signal(signal.SIGINT)
+
+
+#: While :func:`prestart` starts the forkserver, the command line's Ctrl-C handler only sets
+#: :data:`interrupted` (killing then would orphan a forkserver whose pid is not known yet); prestart then raises
+#: the signal again.
+starting = False
+interrupted = False
 
 
 class _Pool:
@@ -157,13 +171,31 @@ def kill_workers() -> None:
     from multiprocessing import forkserver
 
     server = getattr(forkserver, "_forkserver", None)
+    lock = getattr(server, "_lock", None)
+    if lock is not None:   # held, never released: a thread starting a worker cannot start a new forkserver now
+        lock.acquire(timeout=1)
     pid = getattr(server, "_forkserver_pid", None)
     if pid:
         with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGSTOP)   # no fork from now on; then its children, even one still starting
+            for forked in _children_of(pid):
+                os.kill(forked, signal.SIGKILL)
             os.kill(pid, signal.SIGKILL)
     for child in multiprocessing.active_children():
         with contextlib.suppress(Exception):
             child.kill()
+
+
+def _children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc; elsewhere none are found)."""
+    found = []
+    for entry in os.scandir("/proc") if os.path.isdir("/proc") else ():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError), \
+                    open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as stat:
+                if int(stat.read().rpartition(")")[2].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
 
 
 def settle(timeout: float = 60) -> None:
