@@ -94,3 +94,14 @@ def test_the_model_checker_limits_scoring_as_the_trf_reader(tmp_path: Path) -> N
     assert r.exit_code == 1, r.output
     assert "pts_loss 999 is not a whole number of units from 0 to 100 x scale 2" in r.stderr
     assert r.stdout.count("\n") > 20   # the other tournaments are computed
+
+
+def test_html_needs_nothing_the_readme_does_not_install() -> None:
+    """Item 15: evaluate --format html computed everything, then exited 3 asking for matplotlib (an extra)."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert any(re.match(r"matplotlib\b", d) for d in project["dependencies"])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert 'pip install -q -e . &&' in readme        # the main command installs the dependencies, no extra

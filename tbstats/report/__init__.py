@@ -11,9 +11,9 @@ The page needs nothing but itself: the style sheet is inline, charts are inline 
 there is no script and no font or image is fetched. Every text that comes from data (player names,
 sources, configuration names, table cells) is HTML-escaped.
 
-Charts are drawn with matplotlib (the optional extra ``plots``): it is well kept, works offline and
-writes static SVG and PNG that embed in one file without a JavaScript runtime. It is imported only when
-a chart is drawn, through the Agg canvas and without pyplot, so importing this module stays light and no
+Charts are drawn with matplotlib (a dependency: html is a main output): it is well kept, works offline
+and writes static SVG and PNG that embed in one file without a JavaScript runtime. It is imported only
+when a chart is drawn, through the Agg canvas and without pyplot, so importing this module stays light and no
 global plotting state changes. Output is deterministic: two renders of the same comparison are
 byte-identical (no dates in SVG metadata, fixed SVG id salts, no timestamps).
 """

@@ -70,7 +70,7 @@ def _require_matplotlib() -> None:
         import matplotlib  # noqa: F401
     except ImportError as exc:
         raise TbstatsError("charts need matplotlib, which is not installed. "
-                           "Hint: pip install 'tbstats[plots]'") from exc
+                           "Hint: pip install matplotlib (tbstats depends on it; the install is incomplete)") from exc
 
 
 @contextmanager
