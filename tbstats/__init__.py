@@ -196,6 +196,7 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, **sett
         (2, 16)
     """
     from tbstats.errors import TbstatsError
+    from tbstats.run import checks
     from tbstats.simulation import SimulationConfig
     from tbstats.simulation import simulate as run
 
@@ -205,6 +206,7 @@ def simulate(config: SimulationConfig | None = None, *, workers: int = 1, **sett
         chosen = config or SimulationConfig(**settings)  # type: ignore[arg-type]
     except TypeError as exc:
         raise TbstatsError(f"unknown simulation setting: {exc}") from None
+    checks.warn(chosen.notes())
     return run(chosen, workers=workers)
 
 

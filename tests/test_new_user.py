@@ -105,3 +105,16 @@ def test_html_needs_nothing_the_readme_does_not_install() -> None:
     assert any(re.match(r"matplotlib\b", d) for d in project["dependencies"])
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert 'pip install -q -e . &&' in readme        # the main command installs the dependencies, no extra
+
+
+def test_simulate_intervals_stay_in_range_and_rematches_are_warned() -> None:
+    """Item 20: simulate -n 10 -p 10 -r 50 printed strongest_first_hi95 1.0088 and kendall_tied_hi95 1.048,
+    and 50 rounds for 10 players passed without a warning."""
+    r = run("simulate", "-n", "10", "--players", "10", "-r", "50", "--format", "csv")
+    assert r.exit_code == 0, r.output
+    assert "50 rounds for 10 players" in r.stderr
+    for row in csv.DictReader(io.StringIO(r.stdout)):
+        for name, (low, high) in {"strongest_first": (0, 1), "kendall_tied": (-1, 1), "kendall": (-1, 1),
+                                  "spearman": (-1, 1), "unbroken": (0, 1)}.items():
+            for column in (name, f"{name}_lo95", f"{name}_hi95"):
+                assert row[column] == "NaN" or low <= float(row[column]) <= high, (column, row[column])

@@ -52,13 +52,16 @@ def random_baseline(edition: str = "fide-2026") -> Config:
     return parse_config(f"random={edition}:LOTS")
 
 
-def _mean_ci(x: np.ndarray) -> tuple[float, float, float]:
+def _mean_ci(x: np.ndarray, bounds: tuple[float, float] = (-np.inf, np.inf)) -> tuple[float, float, float]:
+    """The mean of ``x`` and its normal 95% interval, clipped to ``bounds``, the range the measure can take: the
+    normal approximation runs past it when the mean is near a bound and the groups are few
+    (``strongest_first`` 0.99 +- 0.02 is at most 1)."""
     x = x[~np.isnan(x)]
     if len(x) == 0:
         return float("nan"), float("nan"), float("nan")
     m = float(x.mean())
     half = Z95 * float(x.std(ddof=1)) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return m, m - half, m + half
+    return m, max(m - half, bounds[0]), min(m + half, bounds[1])
 
 
 def _padded(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -151,6 +154,9 @@ class Partial:
 
 
 MEANS: Final = ("strongest_first", "kendall_tied", "kendall", "spearman")
+#: The range each mean can take (its interval is clipped to it).
+BOUNDS: Final = {"strongest_first": (0.0, 1.0), "kendall_tied": (-1.0, 1.0), "kendall": (-1.0, 1.0),
+                 "spearman": (-1.0, 1.0)}
 RATES: Final = ("unbroken", "first_settles_first")
 
 
@@ -228,7 +234,7 @@ def table(partial: Partial) -> pl.DataFrame:
         row: dict[str, object] = {"config": config.name, "definition": str(config),
                                   "tied_groups": partial.tied_groups}
         for name in MEANS:
-            mean, low, high = _mean_ci(np.asarray(values[name], dtype=np.float64))
+            mean, low, high = _mean_ci(np.asarray(values[name], dtype=np.float64), BOUNDS[name])
             row.update({name: mean, f"{name}_lo95": low, f"{name}_hi95": high})
         for name in RATES:
             hits, n = int(values[name].sum()), len(values[name])

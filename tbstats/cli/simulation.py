@@ -155,6 +155,9 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
             raise click.BadParameter(f"{sweep[0] if sweep else ''}={value:g}: {exc}", param_hint="--sweep") from None
     prepare_target(trf_dir, option="--trf-dir", directory=True)
     prepare_target(archive, option="--archive", directory=not Path(archive).suffix if archive else False)
+    if not quiet:
+        for note in config.notes():
+            click.echo(f"Warning: {note}", err=True)
     sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers)
     specs = [s for c in parsed for s in c.specs or ()]
     report_checks(checks.events(sim.batch), specs, engine, quiet=quiet)

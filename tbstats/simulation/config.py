@@ -91,6 +91,15 @@ class SimulationConfig:
         if self.draw_gap <= 0 or not 0 <= self.draw_min <= self.draw_max <= 1:
             raise TbstatsError("draw_gap must be > 0 and 0 <= draw_min <= draw_max <= 1")
 
+    def notes(self) -> list[str]:
+        """Warnings about settings that are valid but probably not meant: a Swiss event with more rounds
+        than opponents, where players meet again (C.04 forbids it; the simulator pairs them all the same)."""
+        if self.kind == "swiss" and self.n_rounds > self.cycle:
+            return [f"{self.n_rounds} rounds for {self.players} players: a Swiss event of {self.players} players "
+                    f"has at most {self.cycle} rounds before players meet again (the simulator pairs them again; "
+                    "C.04 forbids it)"]
+        return []
+
     @property
     def cycle(self) -> int:
         """Rounds of one round-robin cycle (the field made even with a dummy, minus one)."""
