@@ -118,3 +118,17 @@ def test_simulate_intervals_stay_in_range_and_rematches_are_warned() -> None:
                                   "spearman": (-1, 1), "unbroken": (0, 1)}.items():
             for column in (name, f"{name}_lo95", f"{name}_hi95"):
                 assert row[column] == "NaN" or low <= float(row[column]) <= high, (column, row[column])
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_trf_is_read(codec: str, tmp_path: Path) -> None:
+    """Item 10: a UTF-16 TRF with a BOM was rejected as binary data (NUL bytes found)."""
+    text = (ROOT / "data" / "examples" / "e2_cut_exception.trf").read_text(encoding="utf-8")
+    path = tmp_path / "e2.trf"
+    path.write_bytes(text.encode(codec))
+    args = ["-t", "BH,BH/C1,SB", "--rules", "fide-2026", "--format", "csv", "-q"]
+    r = run("compute", str(path), *args)
+    original = run("compute", str(ROOT / "data" / "examples" / "e2_cut_exception.trf"), *args)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.split("\n", 1)[1].replace(str(path), "X") == \
+        original.stdout.split("\n", 1)[1].replace(str(ROOT / "data" / "examples" / "e2_cut_exception.trf"), "X")

@@ -34,10 +34,23 @@ _ROWS: Final = 1024  # wide windows copied at a time
 
 
 def decode(path: str, raw: bytes) -> tuple[str, str | None]:
-    """Decode TRF bytes: UTF-8 (BOM or not), else cp1252, else Latin-1; return text and a note.
+    """Decode TRF bytes: UTF-16 (a BOM, or text whose every other byte is NUL, as Windows tools save it),
+    UTF-8 (BOM or not), else cp1252, else Latin-1; return text and a note.
 
     Raises :class:`FormatError` for empty files and bytes that are not text.
+
+    >>> decode("x.trf", "012 Open".encode("utf-16")), decode("x.trf", "012 Open".encode("utf-16-be"))
+    (('012 Open', 'UTF-16: decoded'), ('012 Open', 'UTF-16: decoded'))
     """
+    utf16 = _utf16(raw)
+    if utf16 is not None:
+        try:
+            text = raw.decode(utf16)
+        except UnicodeDecodeError:
+            raise FormatError(path, None, None, "not a TRF text file (it starts as UTF-16 but does not decode "
+                                                "as UTF-16)") from None
+        check_text(path, text.removeprefix("\ufeff").encode("utf-8"))
+        return text.removeprefix("\ufeff"), "UTF-16: decoded"
     check_text(path, raw)
     if raw.startswith(b"\xef\xbb\xbf"):
         return raw[3:].decode("utf-8", errors="strict"), None
@@ -51,6 +64,19 @@ def decode(path: str, raw: bytes) -> tuple[str, str | None]:
         return raw.decode("latin-1"), "not UTF-8 or Windows-1252: decoded as Latin-1"
 
 
+def _utf16(raw: bytes) -> str | None:
+    """The codec of UTF-16 bytes (by their BOM, or by NULs in every other byte of the start), else None."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    head = raw[:4096]
+    if len(head) >= 8 and len(head) % 2 == 0:
+        if head[1::2].count(0) == len(head) // 2 and head[0::2].count(0) == 0:
+            return "utf-16-le"
+        if head[0::2].count(0) == len(head) // 2 and head[1::2].count(0) == 0:
+            return "utf-16-be"
+    return None
+
+
 def check_text(path: str, raw: bytes) -> None:
     """Raise :class:`FormatError` for empty files and for binary data (NUL bytes near the start)."""
     if not raw or raw.isspace():
@@ -61,7 +87,7 @@ def check_text(path: str, raw: bytes) -> None:
 
 def character_codes(path: str, raw: bytes) -> tuple[bytes | np.ndarray, str | None]:
     """The characters of a file as codes: the bytes themselves when they are ASCII, else decoded codes."""
-    if raw.isascii():
+    if raw.isascii() and _utf16(raw) is None:
         check_text(path, raw)
         return raw, None
     text, note = decode(path, raw)
