@@ -109,9 +109,9 @@ def test_ingest_good_and_bad_files_collects_and_exits_1(runner: CliRunner, tmp_p
                              + "skipped 1 files that are not tournament files\n"
                              "2 files: 1 loaded, 1 rejected, 1 warnings\n")
     assert (tmp_path / "problems.csv").read_text() == (
-        "path,line,column,reason\n"
-        f"bad.trf,4,rating (cols 49-52),\"{RATING}\"\n"
-        "notes.md,,,not a tournament file (extension .md)\n")
+        "path,line,column,status,reason\n"
+        f"bad.trf,4,rating (cols 49-52),rejected,\"{RATING}\"\n"
+        "notes.md,,,skipped,not a tournament file (extension .md)\n")
     assert read_model(tmp_path / "out.parquet").tournaments["source"].to_list() == ["good.trf"]
 
 

@@ -159,9 +159,12 @@ def ledger_of(exc: FormatError) -> pl.DataFrame:
 
 
 def write_ledger(inputs: Inputs, ledger: pl.DataFrame) -> None:
-    """Write the ledger to ``--errors FILE`` when one was given."""
+    """Write the ledger to ``--errors FILE`` when one was given, with a ``status`` column: ``rejected`` (a
+    tournament file, or a tournament of one, that could not be used) or ``skipped`` (not a tournament file)."""
     if inputs.errors is not None:
-        write_table(ledger, "csv", inputs.errors)
+        status = pl.when(pl.col("reason").str.starts_with(expand.SKIPPED)).then(pl.lit("skipped")) \
+            .otherwise(pl.lit("rejected")).alias("status")
+        write_table(ledger.select("path", "line", "column", status, "reason"), "csv", inputs.errors)
 
 
 def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str, warnings: pl.DataFrame | None = None) -> None:
