@@ -224,7 +224,7 @@ def test_errors(comparison: Comparison, monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(TbstatsError, match="unknown chart format"):
         render_html(comparison, title="x", charts="gif")  # type: ignore[arg-type]
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(TbstatsError, match=r"pip install 'tbstats\[plots\]'"):
+    with pytest.raises(TbstatsError, match=r"pip install matplotlib \(tbstats depends on it"):
         render_html(comparison, title="x")
 
 
