@@ -359,3 +359,27 @@ def test_simulation_errors(sim_table: pl.DataFrame) -> None:
         render_simulation_html(sim_table, title="x", settings={}, sweep=sim_table)
     with pytest.raises(TbstatsError, match="unknown chart format"):
         render_simulation_html(sim_table, title="x", settings={}, charts="gif")  # type: ignore[arg-type]
+
+
+def test_the_heatmaps_have_fixed_scales_from_zero(comparison: Comparison) -> None:
+    """Issue 21 item 18: the colour scale stretched to the largest value, so 0.001 looked like disagreement."""
+    from tbstats.report.compare_charts import _heatmap_chart
+
+    fig = _heatmap_chart(comparison, None)
+    limits = sorted(image.get_clim() for ax in fig.axes for image in ax.get_images())
+    assert limits == [(0.0, 1.0), (0.0, 100.0)]
+
+
+def test_the_evaluate_page_escapes_once(tmp_path: Path) -> None:
+    """Issue 21 item 17: the evaluate page showed players&#x27; ratings (escaped twice)."""
+    from click.testing import CliRunner
+
+    from tbstats.cli import main
+
+    out = tmp_path / "page.html"
+    r = CliRunner().invoke(main, ["evaluate", str(Path(__file__).parent.parent / "data" / "examples"), "-c",
+                                  "a=fide-2026:BH/C1,BH,SB", "--format", "html", "-o", str(out), "-q"])
+    assert r.exit_code == 0, r.output
+    page = out.read_text(encoding="utf-8")
+    assert "&amp;#x27;" not in page                       # escaped twice: shown as &#x27; in the browser
+    assert "the players' ratings in the event" in html.unescape(page)

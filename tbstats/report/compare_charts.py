@@ -140,12 +140,13 @@ def _heatmap_chart(comparison: Comparison, title: str | None) -> Figure:
     def distance(v: float) -> str:
         return f"{v:.3f}"[1:] if 0 <= v < 1 else f"{v:.2f}"
 
-    panels = ((rate, "winner changed (%)", "YlOrRd", percent), (kendall, "mean Kendall distance", "PuBu", distance))
+    # fixed scales from 0 to the largest possible value (100%, a distance of 1): 0.001 must not look like a
+    # disagreement because it is the largest one on the page
+    panels = ((rate, "winner changed (%)", "YlOrRd", percent, 100.0),
+              (kendall, "mean Kendall distance", "PuBu", distance, 1.0))
     labels = [_short(n, 14) for n in names]
-    for ax, (matrix, label, cmap_name, fmt) in zip(np.ravel(axes), panels, strict=True):
+    for ax, (matrix, label, cmap_name, fmt, vmax) in zip(np.ravel(axes), panels, strict=True):
         cmap = matplotlib.colormaps[cmap_name].with_extremes(bad="#eef0f3")
-        finite = matrix[np.isfinite(matrix)]
-        vmax = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
         shown = matrix.copy()
         np.fill_diagonal(shown, np.nan)
         image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, vmin=0, vmax=vmax)

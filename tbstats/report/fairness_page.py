@@ -117,12 +117,12 @@ def write_fairness_charts(result: ArchiveEvaluation, directory: str | Path, *, f
 def _headline(result: ArchiveEvaluation) -> str:
     m = result.measures.row(0, named=True) if result.measures.height else {}
     proxy = _PROXIES.get(result.proxy, f"the players' column {result.proxy}")
-    cards = [_card("Strength proxy", _e(result.proxy), _e(proxy)),
+    cards = [_card("Strength proxy", result.proxy, proxy),
              _card("Tied groups", f"{int(m.get('tied_groups', 0)):,}",
                    f"{int(m.get('groups_left_out', 0)):,} left out (fewer than two members with a strength)"),
              _card("Players left out", f"{int(m.get('players_left_out', 0)):,}", "no strength under the proxy")]
     if result.fit is not None:
-        cards.append(_card("Archive fit", f"{result.fit.covered:,}", _e(result.fit.describe())))
+        cards.append(_card("Archive fit", f"{result.fit.covered:,}", result.fit.describe()))
     return _cards(cards)
 
 

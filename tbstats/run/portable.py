@@ -27,13 +27,11 @@ import copy
 import dataclasses
 import io
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import polars as pl
 
 from tbstats.run.memory import keep_freed_memory
-
-T = TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
