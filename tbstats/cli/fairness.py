@@ -20,6 +20,7 @@ from tbstats.cli.options import (
 from tbstats.cli.outputs import (
     Output,
     ReportOutput,
+    about_run,
     emit,
     report_options,
     write_page,
@@ -96,8 +97,9 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, proxy: st
         if output.charts:
             report.write_fairness_charts(result, output.charts, fmt=output.chart_format)
         if output.format == "html":
-            write_page(report.render_fairness_html(result, title="tbstats evaluate",
-                                                   charts=output.chart_format), output)
+            counts = [("files", run.files), ("tournaments", run.tournaments)]
+            write_page(report.render_fairness_html(result, title="tbstats evaluate", charts=output.chart_format,
+                                                   about=about_run(output, inputs.paths, counts)), output)
     else:
         frames = {"measures": result.measures, "favour": result.favour, "difference": result.differences}
         out = frames[table]

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.report.charts import Chart, ChartFormat, Plan, _draw, _figure, _no_data, _save, _short, _slug
-from tbstats.report.page import Section, _card, _cards, _chart_html, _e, _page, _plural, table_html
+from tbstats.report.page import About, Section, _card, _cards, _chart_html, _e, _page, _plural, table_html
 from tbstats.report.simulation_charts import BASELINE, _colours, _names, _simulation_chart_list
 from tbstats.report.simulation_page import _measures_table
 
@@ -126,8 +126,11 @@ def _headline(result: ArchiveEvaluation) -> str:
     return _cards(cards)
 
 
-def render_fairness_html(result: ArchiveEvaluation, *, title: str, charts: ChartFormat = "svg") -> str:
-    """One self-contained HTML page: measures against the proxy, ties won against chance, differences."""
+def render_fairness_html(result: ArchiveEvaluation, *, title: str, charts: ChartFormat = "svg",
+                         about: About | None = None) -> str:
+    """One self-contained HTML page: measures against the proxy, ties won against chance, differences.
+
+    ``about`` (the command line, the inputs and their counts) goes into the page's provenance section."""
     (_, measures), (_, favour) = _charts(result, charts)
     sections: list[Section] = []
     figures = "".join(_chart_html(c, _e(c.title)) for c in measures)
@@ -155,4 +158,4 @@ def render_fairness_html(result: ArchiveEvaluation, *, title: str, charts: Chart
     n = len([x for x in _names(result.measures) if x != BASELINE])
     subtitle = _plural(n, "configuration") + (" and the random baseline" if BASELINE in _names(result.measures)
                                               else "") + f", strength proxy {result.proxy}"
-    return _page(title, subtitle, _headline(result), sections)
+    return _page(title, subtitle, _headline(result), sections, about)
