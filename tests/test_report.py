@@ -384,3 +384,4 @@ def test_the_evaluate_page_escapes_once(tmp_path: Path) -> None:
     assert "&amp;#x27;" not in page                       # escaped twice: shown as &#x27; in the browser
     assert "the players' ratings in the event" in html.unescape(page)
     assert "not recorded" not in page and "tbstats evaluate " in html.unescape(page)   # the command, its inputs
+    assert "would by chance alone (5% of the rows)" in page     # red rows read against multiple comparisons

@@ -91,6 +91,21 @@ def _difference_chart(diff: pl.DataFrame, a: str, b: str, title: str | None) -> 
     return fig
 
 
+def _by_chance(differences: pl.DataFrame) -> str:
+    """How many red rows (an interval that excludes 0) chance alone would give: each 95% interval misses a
+    true difference of 0 one time in 20, so among many rows some are red with no real difference."""
+    rows = differences.filter(pl.col("breakdown") != "all")
+    if not rows.height:
+        return ""
+    lo = rows["difference_lo95"].cast(pl.Float64)
+    hi = rows["difference_hi95"].cast(pl.Float64)
+    red = int(((lo > 0) | (hi < 0)).fill_null(False).sum())
+    return (f"<p>{red} of {rows.height} rows have an interval that excludes 0 (red). With no real difference "
+            f"anywhere, about {rows.height * 0.05:.1f} would by chance alone (5% of the rows): read a few red "
+            "rows as a hint to look further, not as findings; the intervals are not adjusted for multiple "
+            "comparisons.</p>")
+
+
 def _plans(result: ArchiveEvaluation) -> list[Plan]:
     colours = _colours(_names(result.measures))
     plans: list[Plan] = []
@@ -151,7 +166,7 @@ def render_fairness_html(result: ArchiveEvaluation, *, title: str, charts: Chart
     if diffs:
         sections.append(("difference", "Differences between configurations", (
             "<p>The same tied players under two configurations: the mean difference of ties won, with a "
-            "normal 95% interval on the paired differences.</p>"
+            "normal 95% interval on the paired differences.</p>" + _by_chance(result.differences)
             + "".join(_chart_html(c, _e(c.title)) for c in diffs)
             + "<details><summary>Difference table</summary>" + table_html(result.differences, limit=None)
             + "</details>")))
