@@ -385,3 +385,17 @@ def test_the_evaluate_page_escapes_once(tmp_path: Path) -> None:
     assert "the players' ratings in the event" in html.unescape(page)
     assert "not recorded" not in page and "tbstats evaluate " in html.unescape(page)   # the command, its inputs
     assert "would by chance alone (5% of the rows)" in page     # red rows read against multiple comparisons
+
+
+def test_the_simulate_page_says_when_the_best_cannot_be_told_apart(tmp_path: Path) -> None:
+    """Issue 21 item 19: the page named a "best configuration" whose interval overlapped the next one's."""
+    from click.testing import CliRunner
+
+    from tbstats.cli import main
+
+    out = tmp_path / "page.html"
+    args = ["simulate", "-n", "20", "--players", "10", "-r", "5", "--seed", "1", "-c", "a=fide-2026:BH,SB",
+            "-c", "b=fide-2024:BH,SB", "--format", "html", "-o", str(out), "-q"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    page = html.unescape(out.read_text(encoding="utf-8"))
+    assert "Highest configuration (not told apart)" in page and "the data cannot tell it from 1 other" in page

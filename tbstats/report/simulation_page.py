@@ -119,10 +119,17 @@ def _best_card(table: pl.DataFrame) -> str:
                      else "no group tied on points to measure")
     best = candidates.row(0, named=True)
     level = candidates.filter(pl.col("strongest_first") == best["strongest_first"]).height - 1
+    # the runners-up whose interval reaches the best one's: the data cannot tell them apart
+    close = candidates.slice(1).filter(pl.col("strongest_first_hi95") >= best["strongest_first_lo95"]).height
+    if close:
+        label = "Highest configuration (not told apart)"
     detail = (f'<span class="pair">{_e(best["config"])}</span>ranks the strongest tied player first; 95% '
               f'interval {_interval(best["strongest_first_lo95"], best["strongest_first_hi95"])}')
     if level:
         detail += f" · as high in {level} other configuration{'s' if level > 1 else ''}"
+    if close:
+        detail += (f" · <b>the data cannot tell it from {close} other configuration{'s' if close > 1 else ''}</b> "
+                   "(their 95% intervals overlap its own; simulate more tournaments to separate them)")
     base = rows.filter(pl.col("config") == BASELINE)
     if base.height:
         b = base.row(0, named=True)
