@@ -132,3 +132,13 @@ def test_a_utf16_trf_is_read(codec: str, tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     assert r.stdout.split("\n", 1)[1].replace(str(path), "X") == \
         original.stdout.split("\n", 1)[1].replace(str(ROOT / "data" / "examples" / "e2_cut_exception.trf"), "X")
+
+
+def test_an_empty_team_result_is_never_a_success(tmp_path: Path) -> None:
+    """Item 2: compute --teams on an individual event printed only a header and exited 0."""
+    r = run("compute", E1, "--teams", "-t", "BH:MP")
+    assert r.exit_code == 1 and "an individual event: --teams ranks the teams of team events" in r.stderr
+    both = run("compute", EXAMPLES, str(ROOT / "data" / "teams"), "--teams", "-t", "BH:MP", "--errors",
+               str(tmp_path / "errors.csv"))
+    assert both.exit_code == 1 and "6 files: 1 loaded, 5 rejected" in both.stderr
+    assert (tmp_path / "errors.csv").read_text().count(",rejected,") == 5

@@ -38,7 +38,8 @@ def test_lots_breaks_only_the_ties_left() -> None:
 
 def _run(*args: str) -> str:
     r = CliRunner().invoke(main, ["compute", *args, "--teams", "-q"])
-    assert r.exit_code == 0, r.output
+    # from-file: FIDE's TRF-2026 sample has a 202 list tbstats cannot use yet (EMGSB/C1/P): rejected, exit 1
+    assert r.exit_code == (1 if "from-file" in args and any("example_trf26" in a for a in args) else 0), r.output
     return r.stdout
 
 

@@ -443,8 +443,10 @@ def test_cli_from_file_lists(tmp_path: Path) -> None:
     table = pl.read_csv(io.StringIO(result.stdout))
     assert table.columns[-3:] == ["MPvGP", "EDE", "BH:MP"]
     assert table.sort("rank")["team"].to_list()[:5] == [5, 1, 2, 4, 3]
-    sample = _run(["compute", str(SHARLY), "--teams", "-t", "from-file"])   # EMGSB/C1/P: /P is not defined
-    assert sample.exit_code == 0 and "modifier P is not defined for EMGSB" in sample.stderr
+    sample = _run(["compute", str(SHARLY), "--teams", "-t", "from-file"])   # EMGSB/C1/P: /P is not defined yet
+    # an empty result is never a success (issue 21 item 2): the event is rejected, with the reason, exit 1
+    assert sample.exit_code == 1 and "modifier P is not defined for EMGSB" in sample.stderr
+    assert "1 files: 0 loaded, 1 rejected" in sample.stderr
 
 
 def test_cli_explain_team_and_registry() -> None:

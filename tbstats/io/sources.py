@@ -296,10 +296,19 @@ class Tally:
         """The one-line count so far, ``N files: K loaded, E rejected``."""
         return summary(self.files, self.loaded, self.rejected)
 
+    def reject(self, ledger: pl.DataFrame) -> None:
+        """Files the engine could not use after they were read and counted (a file whose events give no result
+        that was asked for): listed and counted as rejected, like the reader's problems; never raised, since
+        the files themselves were read (the command then exits 1)."""
+        self._list(ledger, None, raising=False)
+
     def add(self, part: Part, ledger: pl.DataFrame) -> None:
         """Count a part and its ledger (in raise mode its first problem raises :class:`FormatError`)."""
         self.files += part.files
         self.skipped += part.skipped
+        self._list(ledger, part.model)
+
+    def _list(self, ledger: pl.DataFrame, model: Any, *, raising: bool = True) -> None:
         if ledger.height:   # a problem met again (the same file, place and reason) is listed once
             rows = ledger.rows()
             fresh = [k for k, row in enumerate(rows) if row not in self._listed]
@@ -307,11 +316,11 @@ class Tally:
             ledger = ledger[fresh] if len(fresh) < len(rows) else ledger
             self.ledgers.append(ledger)
         problems = ledger.filter(~_is_skip())
-        if part.model is not None:   # a model is one input, whichever of its files the problems name
-            self._bad.update([part.model.name] if problems.height else [])
+        if model is not None:   # a model is one input, whichever of its files the problems name
+            self._bad.update([model.name] if problems.height else [])
         else:
             self._bad.update(problems["path"].to_list())
-        if self.on_error == "raise" and problems.height:
+        if raising and self.on_error == "raise" and problems.height:
             row = problems.row(0, named=True)
             raise FormatError(row["path"], row["line"], row["column"], row["reason"])
 

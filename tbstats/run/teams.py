@@ -18,7 +18,8 @@ from tbstats.analysis.audit import bounded
 from tbstats.analysis.teams.audit import EVENT_SCHEMA, TEAM_SCHEMA, audit_teams
 from tbstats.engine.teams.standings import compute_teams, compute_teams_from_file
 from tbstats.errors import TbstatsError
-from tbstats.model.games import Batch, empty
+from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.model.games import Batch, empty, source_file
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import build_teams
 from tbstats.run.pipeline import Run, shift_ids
@@ -28,6 +29,15 @@ from tbstats.run.pipeline import Run, shift_ids
 class TeamsComputed:
     table: pl.DataFrame
     notes: list[str]
+    left_out: list[tuple[str, str]]   # events of the batch that give no team rows: source, why
+
+
+def _left_out_rows(left_out: Sequence[tuple[str, str]]) -> pl.DataFrame:
+    """Events ``compute --teams`` could not rank, as ledger rows of their files (an empty result is never a
+    success: the command counts them as rejected and exits 1)."""
+    return pl.DataFrame([{"path": source_file(source), "line": None, "column": None,
+                          "reason": f"{source}: {why}" if source != source_file(source) else why}
+                         for source, why in left_out], schema=ERROR_SCHEMA, orient="row")
 
 
 def _notes(warnings: pl.DataFrame) -> list[str]:
@@ -41,12 +51,15 @@ def _compute_one(batch: Batch, specs: Sequence[TieBreakSpec] | None, rules: str,
                  lots: int | None = None) -> TeamsComputed:
     tb = build_teams(batch, team_pab=team_pab)
     notes = _notes(tb.warnings)
+    individual = batch.tournaments.filter(~pl.col("tournament").is_in(tb.events["tournament"].implode()))
+    left_out = [(source, "an individual event: --teams ranks the teams of team events (run without --teams "
+                         "for its players)") for source in individual.sort("tournament")["source"].to_list()]
     if specs is None:
-        table, skipped = compute_teams_from_file(batch, rules=rules, force_type=force_type,
-                                                 after_round=after_round, teams=tb, lots=lots)
-        return TeamsComputed(table, notes + skipped)
+        table, unusable = compute_teams_from_file(batch, rules=rules, force_type=force_type,
+                                                  after_round=after_round, teams=tb, lots=lots)
+        return TeamsComputed(table, notes, left_out + unusable)
     return TeamsComputed(compute_teams(batch, specs, rules=rules, force_type=force_type, after_round=after_round,
-                                       teams=tb, lots=lots), notes)
+                                       teams=tb, lots=lots), notes, left_out)
 
 
 def compute_teams_run(run: Run, specs: Sequence[TieBreakSpec] | None, *, rules: str = "fide-2026",
@@ -70,6 +83,8 @@ def compute_teams_run(run: Run, specs: Sequence[TieBreakSpec] | None, *, rules: 
         else:
             sink(piece)
         notes += m.value.notes
+        if m.value.left_out:
+            run.reject(_left_out_rows(m.value.left_out))
     if not tables:
         tables.append(compute_teams(Batch(empty("tournaments"), empty("players"), empty("games")), specs or [],
                                     rules=rules))

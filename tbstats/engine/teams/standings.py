@@ -169,26 +169,26 @@ def event_list(t: dict[str, object]) -> list[str]:
 
 def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_type: str | None = None,
                             after_round: int | None = None, teams: TeamBatch | None = None,
-                            lots: int | None = None) -> tuple[pl.DataFrame, list[str]]:
+                            lots: int | None = None) -> tuple[pl.DataFrame, list[tuple[str, str]]]:
     """Team standings with each event's own 212/202 list; events grouped by list, computed once per group.
 
-    Returns the table (columns of all lists, null where an event's list lacks a spec) and one note per
-    team event left out because its list is empty or cannot be computed (e.g. ``/P`` on BH, which C.07
-    does not define, rules.md 5.6).
+    Returns the table (columns of all lists, null where an event's list lacks a spec) and, for each team
+    event left out because its list is empty or cannot be computed, its source and the reason.
     """
     tb = teams or build_teams(batch)
     groups: dict[tuple[str, ...], list[int]] = {}
-    notes: list[str] = []
+    left_out: list[tuple[str, str]] = []
     rows = batch.tournaments.filter(pl.col("tournament").is_in(tb.events["tournament"].implode()))
     for t in rows.sort("tournament").iter_rows(named=True):
         listed = event_list(t)
         if not listed:
-            notes.append(f"{t['source']}: no 202/212 tie-break list")
+            left_out.append((t["source"], "-t from-file: the event has no 202/212 tie-break list (give one "
+                                          "with -t, e.g. -t MPvGP,BH:MP)"))
             continue
         try:
             key = tuple(spec_label(s) for s in parse_team_specs(listed))
         except TbstatsError as exc:
-            notes.append(f"{t['source']}: {exc}")
+            left_out.append((t["source"], f"-t from-file: its list cannot be used: {exc}"))
             continue
         groups.setdefault(key, []).append(int(t["tournament"]))
     parts = []
@@ -200,5 +200,5 @@ def compute_teams_from_file(batch: Batch, *, rules: str = "fide-2026", force_typ
         parts.append(compute_teams(part, list(key), rules=rules, force_type=force_type, after_round=after_round,
                                    teams=sub, lots=lots))
     if not parts:
-        return compute_teams(batch.select([]), [], rules=rules), notes
-    return pl.concat(parts, how="diagonal_relaxed"), notes
+        return compute_teams(batch.select([]), [], rules=rules), left_out
+    return pl.concat(parts, how="diagonal_relaxed"), left_out
