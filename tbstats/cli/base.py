@@ -67,6 +67,7 @@ class _Commands(MutableMapping[str, click.Command]):
         module = COMMAND_MODULES.get(name)
         if module is not None and name not in self._known:
             importlib.import_module(module)
+            _reclaim_ctrl_c()
 
     def __getitem__(self, name: str) -> click.Command:
         self._load(name)
@@ -158,6 +159,15 @@ def run(args: list[str] | None = None) -> None:
     program's Ctrl-C handling as it is; the command then turns ``KeyboardInterrupt`` into exit code 130."""
     signal.signal(signal.SIGINT, _stop_at_once)
     main(args, prog_name="tbstats")
+
+
+def _reclaim_ctrl_c() -> None:
+    """Put the program's Ctrl-C handler back in front after a command's module is imported: importing polars
+    installs a C-level SIGINT handler of its own, which raises KeyboardInterrupt inside polars' operations (a
+    panic with a backtrace when that happens in a Python callback). Setting the Python handler again makes
+    the C handler Python's, so Ctrl-C always reaches :func:`_stop_at_once`."""
+    if signal.getsignal(signal.SIGINT) is _stop_at_once and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _stop_at_once)
 
 
 def _stop_at_once(signum: int, frame: Any) -> None:
