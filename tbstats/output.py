@@ -216,26 +216,24 @@ def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_esca
     out.commit(df)   # (removes its hidden file itself when it fails)
 
 
-#: How to remove each output still being written (a hidden file, a dataset's new parts), by key: the command
-#: line runs them all when Ctrl-C stops it at once (:func:`remove_unfinished`).
-_UNFINISHED: dict[int, Callable[[], None]] = {}
+#: How to remove each output still being written (a hidden file, a dataset's new parts): the command line runs
+#: them all when Ctrl-C stops it at once (:func:`remove_unfinished`).
+_UNFINISHED: set[Callable[[], None]] = set()
 
 
-def unfinished(remove: Callable[[], None]) -> int:
-    """Note an output being written and how to remove it; the key goes to :func:`finished`."""
-    key = id(remove)
-    _UNFINISHED[key] = remove
-    return key
+def unfinished(remove: Callable[[], None]) -> None:
+    """Note an output being written and how to remove it (until :func:`finished` with the same function)."""
+    _UNFINISHED.add(remove)
 
 
-def finished(key: int) -> None:
-    """The output of ``key`` is complete or removed."""
-    _UNFINISHED.pop(key, None)
+def finished(remove: Callable[[], None]) -> None:
+    """The output that ``remove`` would remove is complete, or removed."""
+    _UNFINISHED.discard(remove)
 
 
 def remove_unfinished() -> None:
     """Remove every output still being written (errors ignored: the process is about to stop)."""
-    for remove in list(_UNFINISHED.values()):
+    for remove in list(_UNFINISHED):
         with contextlib.suppress(Exception):
             remove()
     _UNFINISHED.clear()
@@ -271,7 +269,6 @@ class TableFile:
             self.path.with_name(f".{self.path.name}.partial")
         self._text = _Text(fmt, csv_escape)
         self._handle: Any = None
-        self._key = 0                  # in the unfinished outputs while the hidden file exists
         self._buffer: list[Any] = []   # Parquet: pieces not yet written as a row group
         self._buffered = 0
 
@@ -283,7 +280,7 @@ class TableFile:
                 self._handle = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
             else:
                 self._handle = self._temp.open("w", encoding="utf-8", newline="")
-                self._key = unfinished(self.discard)
+                unfinished(self.discard)
         return self._handle
 
     @property
@@ -304,7 +301,7 @@ class TableFile:
 
         if self._handle is None:
             self._handle = pq.ParquetWriter(str(self._temp or self.path), df.head(0).to_arrow().schema)
-            self._key = unfinished(self.discard)
+            unfinished(self.discard)
         if df.height:
             self._buffer.append(df)   # converted to Arrow a row group at a time, when written
             self._buffered += df.height
@@ -382,7 +379,7 @@ class TableFile:
             self._handle.close()
             self._temp.replace(self.path)  # type: ignore[arg-type]
         self._handle = None
-        finished(self._key)
+        finished(self.discard)
 
     def discard(self) -> None:
         """Remove what was written (the target is left as it was)."""
@@ -392,4 +389,4 @@ class TableFile:
         if self._temp is not None:
             self._temp.unlink(missing_ok=True)
         self._buffer.clear()
-        finished(self._key)
+        finished(self.discard)

@@ -9,7 +9,7 @@ the strengths (:func:`fit_archive`, :mod:`tbstats.analysis.strength`), once to e
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -124,16 +124,30 @@ def evaluate_archive(batches: Iterable[Batch], configs: Sequence[Config], *, pro
     The ``archive`` proxy first fits the strengths on ``fit_batches`` (the same archive, read once more).
     ``workers`` > 1 splits each batch into runs of whole tournaments computed on threads.
     """
+    return evaluate_each(lambda args: (evaluate_whole(whole, None, *args) for whole in batches), configs,
+                         proxy=proxy, fit_rows=None if fit_batches is None else map(strength.games_of, fit_batches),
+                         lots_seed=lots_seed, pairs=pairs, workers=workers)
+
+
+#: What :func:`evaluate_whole` takes after its batch and first id (configs, proxy, fitted, seed, pairs, workers).
+EvaluateArgs = tuple[Sequence[Config], str, pl.DataFrame | None, int, Sequence[tuple[str, str]], int]
+
+
+def evaluate_each(each: Callable[[EvaluateArgs], Iterable[Evaluated]], configs: Sequence[Config], *,
+                  proxy: str, fit_rows: Iterable[tuple[pl.DataFrame, pl.DataFrame]] | None, lots_seed: int,
+                  pairs: Sequence[tuple[str, str]] | None, workers: int) -> ArchiveEvaluation:
+    """The evaluation, whatever runs the batches: ``each(args)`` gives :func:`evaluate_whole` of every batch
+    in order (here, or where each batch was read: :func:`tbstats.run.commands.evaluate`); ``fit_rows`` are
+    :func:`tbstats.analysis.strength.games_of` of every batch, read only for the ``archive`` proxy."""
     chosen = list(pairs) if pairs is not None else default_pairs(configs)
     fairness.check_pairs(chosen, configs)
     fit = None
     if proxy == "archive":
-        if fit_batches is None:
-            raise TbstatsError("the archive proxy needs the archive to fit (fit_batches)")
-        fit = fit_archive(strength.games_of(b) for b in fit_batches)
-    fitted = fit.table if fit is not None else None
-    return finish((evaluate_whole(whole, None, configs, proxy, fitted, lots_seed, chosen, workers)
-                   for whole in batches), configs, chosen, proxy, fit)
+        if fit_rows is None:
+            raise TbstatsError("the archive proxy needs the archive to fit")
+        fit = fit_archive(fit_rows)
+    args: EvaluateArgs = (configs, proxy, fit.table if fit is not None else None, lots_seed, chosen, workers)
+    return finish(each(args), configs, chosen, proxy, fit)
 
 
 def finish(evaluated: Iterable[Evaluated], configs: Sequence[Config], pairs: Sequence[tuple[str, str]], proxy: str,

@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, Final, NoReturn
 
 import click
@@ -123,17 +123,13 @@ class _Group(click.Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx: click.Context) -> Any:
-        hook = sys.unraisablehook
-        sys.unraisablehook = _quiet_interrupts(hook)
-        workers = workers_asked(ctx.meta.get(ARGV_KEY, [])) > 1
         try:
-            if workers:
+            if workers_asked(ctx.meta.get(ARGV_KEY, [])) > 1:
                 from tbstats.run import processes
 
                 processes.prestart()
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            _ignore_interrupts()
+        except KeyboardInterrupt:   # in another program's process (the tbstats program stops in _stop_at_once)
             click.echo("Interrupted.", err=True)
             if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
                 _stop_now(EXIT_INTERRUPTED)     # worker threads would otherwise finish their part first
@@ -145,12 +141,6 @@ class _Group(click.Group):
             name = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"Error: {name}{exc.strerror or exc}", err=True)
             ctx.exit(EXIT_INVALID)
-        finally:
-            sys.unraisablehook = hook
-            if workers:
-                from tbstats.run import processes
-
-                processes.settle()
 
 
 def run(args: list[str] | None = None) -> None:
@@ -188,24 +178,6 @@ def _stop_at_once(signum: int, frame: Any) -> None:
             cleanup()
     click.echo("Interrupted.", err=True)
     _stop_now(EXIT_INTERRUPTED)
-
-
-def _ignore_interrupts() -> None:
-    """After the first Ctrl-C, a second one does not interrupt the cleanup (removing a partial output file,
-    stopping worker processes) with a traceback of its own."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _quiet_interrupts(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """``sys.unraisablehook`` that drops a Ctrl-C met while Python finalises an object (a generator closed
-    as the stack unwinds): the command already stops with exit code 130, without a traceback."""
-    def quiet(unraisable: Any) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            _ignore_interrupts()
-            return
-        hook(unraisable)
-    return quiet
 
 
 @click.group(cls=_Group, epilog=EPILOG, context_settings={"help_option_names": ["-h", "--help"]})

@@ -21,7 +21,6 @@ from tbstats.analysis import compare as cmp
 from tbstats.engine import compute as engine
 from tbstats.engine.configs import Config
 from tbstats.engine.declared import FROM_FILE
-from tbstats.errors import TbstatsError
 from tbstats.io.tabular import ArchiveWriter, write_part
 from tbstats.model.games import Batch, append_merged, empty
 from tbstats.model.spec import TieBreakSpec
@@ -192,29 +191,20 @@ def evaluate(run: Run, configs: Sequence[Config], *, proxy: str = "rating", fit_
     (on Dask, only its partials travel back). The ``archive`` proxy first reads ``fit_run`` (the same inputs)
     for the fit, where only :func:`tbstats.analysis.strength.games_of` of each batch travels."""
     from tbstats.analysis import evaluate as evaluation
-    from tbstats.analysis.fairness import check_pairs
 
-    chosen = list(pairs) if pairs is not None else evaluation.default_pairs(configs)
-    check_pairs(chosen, configs)
-    fit = None
-    if proxy == "archive":
-        if fit_run is None:
-            raise TbstatsError("the archive proxy needs the archive to fit (fit_run)")
-        fit = evaluation.fit_archive((shift_ids(m.value[0], m.first_id), shift_ids(m.value[1], m.first_id))
-                                     for m in fit_run.map(_fit_rows))
-    fitted = fit.table if fit is not None else None
-
-    def evaluated() -> Iterator[evaluation.Evaluated]:
+    def each(args: evaluation.EvaluateArgs) -> Iterator[evaluation.Evaluated]:
         pending: deque[Callable[[], evaluation.Evaluated]] = deque()
         for m in run.map(nothing, keep=True):
-            pending.append(run.apply(m, evaluation.evaluate_whole, m.first_id, configs, proxy, fitted, lots_seed,
-                                     chosen, workers))
+            pending.append(run.apply(m, evaluation.evaluate_whole, m.first_id, *args))
             while len(pending) > 4:
                 yield pending.popleft()()
         while pending:
             yield pending.popleft()()
 
-    return evaluation.finish(evaluated(), configs, chosen, proxy, fit)
+    fit_rows = None if fit_run is None else ((shift_ids(m.value[0], m.first_id), shift_ids(m.value[1], m.first_id))
+                                             for m in fit_run.map(_fit_rows))
+    return evaluation.evaluate_each(each, configs, proxy=proxy, fit_rows=fit_rows, lots_seed=lots_seed, pairs=pairs,
+                                    workers=workers)
 
 
 # ------------------------------------------------------------------------------------------------- ingest

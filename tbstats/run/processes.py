@@ -101,7 +101,6 @@ def prestart() -> None:
         # KeyboardInterrupt traceback from its imports; this process kills them instead
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            _quiet_tracker()
             multiprocessing.set_forkserver_preload(PRELOAD)
             from multiprocessing import forkserver
 
@@ -196,14 +195,6 @@ def _children_of(pid: int) -> list[int]:
                 if int(stat.read().rpartition(")")[2].split()[1]) == pid:
                     found.append(int(entry.name))
     return found
-
-
-def settle(timeout: float = 60) -> None:
-    """Wait until the workers of a pool still starting are up: a worker that starts while this process
-    exits finds its semaphores gone and prints a traceback (the command line calls this as it ends)."""
-    here = _POOL
-    if here is not None:
-        here.ready.wait(timeout=timeout)
 
 
 def shutdown() -> None:

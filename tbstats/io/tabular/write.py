@@ -217,7 +217,7 @@ class ArchiveWriter:
         self._schema: Any = None
         self._columns: list[str] | None = None
         self._closed = False
-        self._key = unfinished(self.abort)   # removed if the command line must stop at once (Ctrl-C)
+        unfinished(self.abort)   # removed if the command line must stop at once (Ctrl-C)
         if self.single:
             if append:
                 raise TbstatsError(f"{self.path}: cannot append to a single-file model; write a directory")
@@ -318,7 +318,7 @@ class ArchiveWriter:
         if self._writer is not None:
             self._writer.close()
         self._closed = True
-        finished(self._key)
+        finished(self.abort)
 
     def abort(self) -> None:
         """Close and remove every file and directory this writer created."""
@@ -331,7 +331,7 @@ class ArchiveWriter:
             elif p.exists():
                 os.remove(p)
         self._created.clear()
-        finished(self._key)
+        finished(self.abort)
 
     def __enter__(self) -> ArchiveWriter:
         return self
