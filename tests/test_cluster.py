@@ -25,7 +25,7 @@ from helpers import REAL, ROOT
 
 from tbstats.cli import main
 
-distributed = pytest.importorskip("distributed", reason="the test extra installs dask[distributed]")
+distributed = pytest.importorskip("distributed", reason="distributed is not installed (the test extra installs it)")
 
 LIMIT = 120            # seconds any one command may take before the test fails (locally they take 1-3 s)
 CLUSTER_PAGE = ROOT / "docs" / "guide" / "clusters.md"
