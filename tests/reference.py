@@ -286,12 +286,13 @@ def dummy_score(
     return None  # naive
 
 
-def _element(t: RefTournament, p: int, r: int, edition: str) -> Element | None:
-    """``element(P, r)`` of rules.md §4.7, literally."""
+def _element(t: RefTournament, p: int, r: int, edition: str, forfeits: bool = False) -> Element | None:
+    """``element(P, r)`` of rules.md §4.7, literally; ``forfeits`` is ``/P`` (rules.md §5): a forfeit with a
+    scheduled opponent is a game against that opponent, with the points awarded."""
     rd = _rounds(t, p)[r - 1]
     pts = points_of(t, rd)
     predetermined = t.round_robin and edition in _PREDETERMINED
-    if _is_otb(rd) or (predetermined and _is_forfeit(rd)):
+    if _is_otb(rd) or ((predetermined or forfeits) and _is_forfeit(rd) and rd.opp is not None):
         assert rd.opp is not None
         s = adjusted_score(t, rd.opp, edition)
         return Element(r, s, s, s * pts, False)
@@ -314,12 +315,12 @@ def _element(t: RefTournament, p: int, r: int, edition: str) -> Element | None:
     return Element(r, d, d, d * pts, _is_vur(rd) and edition in _FIDE)
 
 
-def elements(t: RefTournament, p: int, edition: str) -> list[Element]:
+def elements(t: RefTournament, p: int, edition: str, forfeits: bool = False) -> list[Element]:
     """All elements of player p for rounds 1..n (rounds that give no element are left out)."""
     _check_edition(edition)
     out = []
     for r in range(1, t.n + 1):
-        e = _element(t, p, r, edition)
+        e = _element(t, p, r, edition, forfeits)
         if e is not None:
             out.append(e)
     return out
@@ -387,14 +388,15 @@ def cut_total(elems: list[Element], kind: str, low: int = 0, high: int = 0) -> F
     return sum((_contribution(e, kind) for e in rest), Fraction(0))
 
 
-def _buchholz(t: RefTournament, p: int, edition: str, low: int, high: int) -> Fraction:
+def _buchholz(t: RefTournament, p: int, edition: str, low: int, high: int, forfeits: bool = False) -> Fraction:
     """BH (C.07 8.1) = sum of BH contributions (rules.md §5.3) with cuts."""
-    return cut_total(elements(t, p, edition), "BH", low, high)
+    return cut_total(elements(t, p, edition, forfeits), "BH", low, high)
 
 
-def _sonneborn_berger(t: RefTournament, p: int, edition: str, low: int, high: int) -> Fraction:
+def _sonneborn_berger(t: RefTournament, p: int, edition: str, low: int, high: int,
+                      forfeits: bool = False) -> Fraction:
     """SB (C.07 9.1) = sum of SB contributions (rules.md §5.4) with cuts."""
-    return cut_total(elements(t, p, edition), "SB", low, high)
+    return cut_total(elements(t, p, edition, forfeits), "SB", low, high)
 
 
 def fore_tournament(t: RefTournament) -> RefTournament:
@@ -875,11 +877,11 @@ def _compute_one(
     if name == "TPN":
         return Fraction(p)
     if name == "BH":
-        return _buchholz(t, p, ed, s.low, s.high)
+        return _buchholz(t, p, ed, s.low, s.high, s.forfeits)
     if name == "FB":
-        return _buchholz(fore_tournament(t), p, ed, s.low, s.high)
+        return _buchholz(fore_tournament(t), p, ed, s.low, s.high, s.forfeits)
     if name == "SB":
-        return _sonneborn_berger(t, p, ed, s.low, s.high)
+        return _sonneborn_berger(t, p, ed, s.low, s.high, s.forfeits)
     if name == "AOB":
         return _aob(t, p, ed, s.fore)
     if name == "KS":

@@ -92,8 +92,10 @@ class Element:
     round: int
 
 
-def elements(event: TeamEvent, team: int, opp_ref: str, own_ref: str | None, edition: str) -> list[Element]:
-    """4.7 for teams: one element per round (none for free rounds and round-robin byes)."""
+def elements(event: TeamEvent, team: int, opp_ref: str, own_ref: str | None, edition: str,
+             forfeits: bool = False) -> list[Element]:
+    """4.7 for teams: one element per round (none for free rounds and round-robin byes). ``forfeits`` is
+    ``/P`` (rules.md 5): a forfeited match is a match against its scheduled opponent, no dummy, no VUR."""
     own_pts = points(event, team, own_ref) if own_ref else [Fraction(1)] * event.rounds
     _, D = unit(event, opp_ref)
     out = []
@@ -105,7 +107,7 @@ def elements(event: TeamEvent, team: int, opp_ref: str, own_ref: str | None, edi
             s = score(event, opp, opp_ref)   # pre-determined: forfeits are games, real final score
             out.append(Element(s, s * own_pts[r], False, r))
             continue
-        if kind == "played":
+        if kind == "played" or (forfeits and kind in SCHEDULED and opp is not None):
             assert opp is not None
             s = adjusted(event, opp, opp_ref)
             out.append(Element(s, s * own_pts[r], False, r))
@@ -142,15 +144,16 @@ def cut(elems: list[Element], low: int, high: int, by_oppscore: bool) -> list[El
     return rest
 
 
-def buchholz(event: TeamEvent, team: int, ref: str, edition: str, low: int = 0, high: int = 0) -> Fraction:
-    kept = cut(elements(event, team, ref, None, edition), low, high, by_oppscore=False)
+def buchholz(event: TeamEvent, team: int, ref: str, edition: str, low: int = 0, high: int = 0,
+             forfeits: bool = False) -> Fraction:
+    kept = cut(elements(event, team, ref, None, edition, forfeits), low, high, by_oppscore=False)
     return sum((e.oppscore for e in kept), Fraction(0))
 
 
 def extended_sb(event: TeamEvent, team: int, opp_ref: str, own_ref: str, edition: str, low: int = 0,
-                high: int = 0) -> Fraction:
+                high: int = 0, forfeits: bool = False) -> Fraction:
     """13.2: opponent's final score (opp_ref) times own score in the match (own_ref)."""
-    kept = cut(elements(event, team, opp_ref, own_ref, edition), low, high, by_oppscore=True)
+    kept = cut(elements(event, team, opp_ref, own_ref, edition, forfeits), low, high, by_oppscore=True)
     return sum((e.contribution for e in kept), Fraction(0))
 
 

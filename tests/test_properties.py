@@ -24,11 +24,12 @@ EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
 VALUE_SPECS = [
     "PTS", "WIN", "WON", "BPG", "BWG", "REP", "STD", "TPN", "PS", "PS/C1", "PS/C2", "KS", "KS/L1", "KS/L-1",
     "BH", "BH/C1", "BH/C2", "BH/M1", "BH/M2", "FB", "FB/C1", "FB/M1", "SB", "SB/C1", "SB/C2", "SB/M1",
-    "SB/M2", "AOB", "AOB/F", "ARO", "ARO/C1", "ARO/M1", "TPR", "PTP", "APRO", "APPO", "RTNG", "RTNG/R",
+    "SB/M2", "BH/P", "BH/C1/P", "FB/P", "FB/M1/P", "SB/P", "SB/C1/P", "SB/M2/P",
+    "AOB", "AOB/F", "ARO", "ARO/C1", "ARO/M1", "TPR", "PTP", "APRO", "APPO", "RTNG", "RTNG/R",
     "ARO/U1500", "TPR/U1500", "USCF-SOLKOFF", "USCF-MEDIAN", "USCF-MM", "USCF-CUM", "USCF-OPPCUM",
     "USCF-BLACKS", "USCF-KASHDAN", "USCF-SB", "USCF-AVGOPP",
 ]
-RANK_LISTS = ["DE", "DE/P", "BH/C1,BH,SB,DE,WIN", "SB,DE,KS", "DE,TPN"]
+RANK_LISTS = ["DE", "DE/P", "BH/C1,BH,SB,DE,WIN", "BH/C1/P,SB/P,DE/P", "SB,DE,KS", "DE,TPN"]
 SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow])
 
 

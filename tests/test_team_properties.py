@@ -154,7 +154,7 @@ def _berger(n: int) -> list[list[tuple[int, int]]]:
 
 
 SPECS = ["BH:MP", "BH:GP", "BH:MP/C1", "BH:GP/C2", "BH:MP/M1", "EMMSB/C1", "EMGSB", "EGMSB/C1", "EGGSB/M1",
-         "MPvGP", "BC", "SSSC"]
+         "MPvGP", "BC", "SSSC", "BH:MP/C1/P", "EMGSB/C1/P", "EGGSB/P"]
 
 
 def _check(event: TeamEvent, text: str, edition: str) -> None:
@@ -175,6 +175,9 @@ def _check(event: TeamEvent, text: str, edition: str) -> None:
             "EGMSB/C1": extended_sb(event, t, "GP", "MP", edition, 1),
             "EGGSB/M1": extended_sb(event, t, "GP", "GP", edition, 1, 1),
             "MPvGP": score(event, t, "GP"), "BC": board_count(event, t), "SSSC": sssc(event, t, edition),
+            "BH:MP/C1/P": buchholz(event, t, "MP", edition, 1, forfeits=True),
+            "EMGSB/C1/P": extended_sb(event, t, "MP", "GP", edition, 1, forfeits=True),
+            "EGGSB/P": extended_sb(event, t, "GP", "GP", edition, forfeits=True),
         }
         got = {k: Fraction(str(row[k])) for k in expected}
         assert got == expected, (t, edition, {k: (got[k], v) for k, v in expected.items() if got[k] != v})

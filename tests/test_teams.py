@@ -360,8 +360,9 @@ def test_team_spec_grammar() -> None:
     assert str(parse_team_spec("sssc/k3/f")) == "SSSC/F/K3"
     assert str(parse_team_spec("bh:gp/c1")) == "BH:GP/C1"
     assert parse_team_spec("MPvGP").name == "MPVGP"
-    with pytest.raises(UnknownTieBreakError, match="modifier P is not defined for BH"):
-        parse_team_spec("BH:MP/C1/P")
+    assert str(parse_team_spec("bh:mp/c1/p")) == "BH:MP/C1/P"       # /P on any BH family (rules.md 5)
+    with pytest.raises(UnknownTieBreakError, match="modifier P is not defined for BC"):
+        parse_team_spec("BC/P")
     with pytest.raises(UnknownTieBreakError, match="EMGSB fixes its own scores"):
         parse_team_spec("EMGSB:MP")
     with pytest.raises(UnknownTieBreakError, match="did you mean"):
@@ -416,8 +417,8 @@ def test_cli_compute_teams_streams_the_same_table_for_every_batch_size(tmp_path:
 
 
 def test_cli_team_options_and_errors() -> None:
-    bad = _run(["compute", str(HELD), "--teams", "-t", "BH:MP/P"])
-    assert bad.exit_code == 2 and "modifier P is not defined for BH" in bad.output
+    bad = _run(["compute", str(HELD), "--teams", "-t", "MPvGP/P"])
+    assert bad.exit_code == 2 and "modifier P is not defined for MPVGP" in bad.output
     assert _run(["compute", str(HELD), "--teams", "-t", "BH", "--team-pab", "x"]).exit_code == 2
     over_zero = _run(["compute", str(HELD), "--teams", "-t", "BH", "--team-pab", "1/0:1"])
     assert over_zero.exit_code == 2 and "is not MP:GP" in over_zero.output
@@ -443,10 +444,12 @@ def test_cli_from_file_lists(tmp_path: Path) -> None:
     table = pl.read_csv(io.StringIO(result.stdout))
     assert table.columns[-3:] == ["MPvGP", "EDE", "BH:MP"]
     assert table.sort("rank")["team"].to_list()[:5] == [5, 1, 2, 4, 3]
-    sample = _run(["compute", str(SHARLY), "--teams", "-t", "from-file"])   # EMGSB/C1/P: /P is not defined yet
-    # an empty result is never a success (issue 21 item 2): the event is rejected, with the reason, exit 1
-    assert sample.exit_code == 1 and "modifier P is not defined for EMGSB" in sample.stderr
-    assert "1 files: 0 loaded, 1 rejected" in sample.stderr
+    # a list the team registry cannot read: the event is rejected with the reason, exit 1 (an empty result is
+    # never a success, issue 21 item 2)
+    path.write_text(text.replace("202 MPvGP", "202 MPvGP,BC/P"))
+    bad = _run(["compute", str(path), "--teams", "-t", "from-file"])
+    assert bad.exit_code == 1 and "modifier P is not defined for BC" in bad.stderr
+    assert "1 files: 0 loaded, 1 rejected" in bad.stderr
 
 
 def test_cli_explain_team_and_registry() -> None:

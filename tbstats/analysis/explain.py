@@ -87,7 +87,7 @@ def _opponent_scores(p: _Player) -> Rows:
     """BH/FB/SB and the US forms: opponent-score elements, dummies and caps, and the cuts."""
     d, i, spec = p.ctx.dense, p.i, p.spec
     family = ELEMENT_FAMILY[spec.name]
-    el = p.ctx.elements(p.edition, fore=spec.name == "FB")
+    el = p.ctx.elements(p.edition, fore=spec.name == "FB", forfeits=spec.forfeits)
     low, high, vur = spec.cut_low, spec.cut_high, el.vur
     if spec.name.startswith("USCF-"):
         vur = np.zeros_like(el.vur)

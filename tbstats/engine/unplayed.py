@@ -200,10 +200,13 @@ def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np
     return oppscore, Dummies(rows, cols, uncapped.astype(dtype), cap)
 
 
-def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) -> Elements:
+def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None, *,
+                forfeits: bool = False) -> Elements:
     """Run the unplayed-round stage of edition ``rules`` over the dense view (rules.md 4.7).
 
-    ``category`` (from :func:`categories`, edition-independent) may be passed in to share it.
+    ``category`` (from :func:`categories`, edition-independent) may be passed in to share it. ``forfeits`` is
+    the ``/P`` modifier (rules.md 5): every forfeit with a scheduled opponent is a game against that opponent,
+    with the points awarded (no dummy, not a VUR), in any event; other unplayed rounds keep the edition's rules.
     """
     cat = categories(d) if category is None else category
     pts = d.points
@@ -212,8 +215,10 @@ def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None) ->
     as_opponent = _adjusted(d, rules, score, cat, pts, predetermined)
     game_like = d.played
     games = None
-    if predetermined.any():
-        counted_forfeits = lookup(_FORFEIT, d.gtype) & d.has_opp & predetermined[:, None]
+    if forfeits or predetermined.any():
+        counted_forfeits = lookup(_FORFEIT, d.gtype) & d.has_opp
+        if not forfeits:
+            counted_forfeits &= predetermined[:, None]
         game_like = game_like | counted_forfeits
         games = cells(counted_forfeits)
     if rules.own_unplayed != "none":
@@ -280,8 +285,7 @@ def fore_elements(base: Elements) -> Elements:
     # the final round's forfeits are games now, and so are the forfeits pre-determined rules count as games
     forfeits = ~d.played[rows, cols]
     games = rows[forfeits], cols[forfeits]
-    if base.predetermined.any():
-        games = _merge_cells(games, cells(base.game_like & ~d.played))
+    games = _merge_cells(games, cells(base.game_like & ~d.played))
     oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
     return replace(base, score=score, as_opponent=as_opponent, category=cat, present=present, oppscore=oppscore,
                    vur=vur, dummies=dummies, game_like=game_like, own=own, pts=pts)

@@ -34,7 +34,7 @@ class TieBreakSpec:
     cut_high: int = 0         # M<n>: most significant values cut
     median: bool = False      # written as M (low and high cuts) rather than C
     limit: int | None = None  # KS L<k>: limit moved by k half points
-    forfeits: bool = False    # P: DE with forfeits
+    forfeits: bool = False    # P: forfeits counted as games (15.2; DE with forfeits, 6.1.1)
     fore: bool = False        # F: AOB over Fore Buchholz
     reverse: bool = False     # R: reverse order (TPN, RTNG)
     unrated: int | None = None  # U<rating>: rating for unrated players (Art. 10)

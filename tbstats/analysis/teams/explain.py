@@ -61,7 +61,7 @@ def explain_team(batch: Batch, *, team: int, tiebreak: str, rules: str = "fide-2
     opp_ref, own_ref = _ESB.get(spec.name, (ref, ref))
     family = _FAMILY.get(spec.name)
     opp_view, own_view = td.view(opp_ref), td.view(own_ref)
-    el = tc.ctx(opp_ref).elements(edition, fore=spec.name == "FB") if family else None
+    el = tc.ctx(opp_ref).elements(edition, fore=spec.name == "FB", forfeits=spec.forfeits) if family else None
     own_scale, opp_scale = int(own_view.scale[e]), int(opp_view.scale[e])
     cuts: dict[int, str] = {}
     contribution = None

@@ -102,7 +102,7 @@ def secondary_score(tc: TeamContext, spec: TieBreakSpec, edition: str) -> Values
 
 def _esb(opp: Reference, own: Reference) -> TeamKernel:
     def kernel(tc: TeamContext, spec: TieBreakSpec, edition: str) -> Values:
-        el = tc.ctx(opp).elements(edition)
+        el = tc.ctx(opp).elements(edition, forfeits=spec.forfeits)
         mine = tc.td.view(own)
         contribution = el.oppscore * np.where(mine.counted, mine.pts, 0)
         keep = cut_elements(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
@@ -160,7 +160,7 @@ class TeamTieBreak:
     integer: bool = False
 
 
-CUTS = frozenset({"C", "M"})
+CUTS_P = frozenset({"C", "M", "P"})   # cuts, and /P: forfeited matches as matches played (rules.md 5)
 _PARTITION_OF_INDIVIDUAL = ("DE",)
 _SKIP = ("LOTS", "PTS")
 
@@ -172,10 +172,10 @@ def _team_rows() -> dict[str, TeamTieBreak]:
         TeamTieBreak("PTS", individual, True, frozenset(), "C.07 11", "primary score (MP or GP)"),
         TeamTieBreak("MPVGP", secondary_score, True, frozenset(), "C.07 13.1",
                      "secondary score: GP when MP is primary, else MP"),
-        TeamTieBreak("EMMSB", _esb("MP", "MP"), True, CUTS, "C.07 13.2", "opponents' MP x own MP"),
-        TeamTieBreak("EMGSB", _esb("MP", "GP"), True, CUTS, "C.07 13.2", "opponents' MP x own GP"),
-        TeamTieBreak("EGMSB", _esb("GP", "MP"), True, CUTS, "C.07 13.2", "opponents' GP x own MP"),
-        TeamTieBreak("EGGSB", _esb("GP", "GP"), True, CUTS, "C.07 13.2", "opponents' GP x own GP"),
+        TeamTieBreak("EMMSB", _esb("MP", "MP"), True, CUTS_P, "C.07 13.2", "opponents' MP x own MP"),
+        TeamTieBreak("EMGSB", _esb("MP", "GP"), True, CUTS_P, "C.07 13.2", "opponents' MP x own GP"),
+        TeamTieBreak("EGMSB", _esb("GP", "MP"), True, CUTS_P, "C.07 13.2", "opponents' GP x own MP"),
+        TeamTieBreak("EGGSB", _esb("GP", "GP"), True, CUTS_P, "C.07 13.2", "opponents' GP x own GP"),
         TeamTieBreak("EDE", None, True, frozenset({"P"}), "C.07 13.3",
                      "extended direct encounter: DE on the primary, then the secondary score", "partition"),
         TeamTieBreak("EDET", None, True, frozenset({"P"}), "C.07 13.3.2", "EDE, then TBR of the encounter",

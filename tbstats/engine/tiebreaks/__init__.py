@@ -18,6 +18,8 @@ from tbstats.model.spec import TieBreakSpec, read_spec, split_specs
 
 Kernel = Callable[[Context, TieBreakSpec, str], Values]
 CUTS = frozenset({"C", "M"})
+#: The Buchholz family: cuts, and /P (forfeits counted as games, as in pre-determined pairings; rules.md 5)
+FAMILY = CUTS | {"P"}
 
 
 @dataclass(frozen=True)
@@ -55,11 +57,11 @@ TIEBREAKS: Final[dict[str, TieBreak]] = {t.name: t for t in (
     _row("STD", results.standard_points, "C.07 7.7", "standard points (2026)"),
     _row("TPN", results.pairing_number, "C.07 7.8", "tournament pairing number (lower first)",
          mods=frozenset({"R"}), higher=False, integer=True),
-    _row("BH", opponents.buchholz, "C.07 8.1", "Buchholz: sum of opponents' scores", mods=CUTS),
+    _row("BH", opponents.buchholz, "C.07 8.1", "Buchholz: sum of opponents' scores", mods=FAMILY),
     _row("AOB", opponents.average_opponents_buchholz, "C.07 8.2", "average of opponents' Buchholz",
          mods=frozenset({"F"})),
-    _row("FB", opponents.fore_buchholz, "C.07 8.3", "Fore Buchholz: final round's games as draws", mods=CUTS),
-    _row("SB", opponents.sonneborn_berger, "C.07 9.1", "Sonneborn-Berger", mods=CUTS),
+    _row("FB", opponents.fore_buchholz, "C.07 8.3", "Fore Buchholz: final round's games as draws", mods=FAMILY),
+    _row("SB", opponents.sonneborn_berger, "C.07 9.1", "Sonneborn-Berger", mods=FAMILY),
     _row("KS", opponents.koya, "C.07 9.2", "Koya: points against opponents on 50% or more", mods=frozenset({"L"})),
     _row("ARO", rating.average_rating_opponents, "C.07 10.1", "average rating of opponents", mods=CUTS,
          rating_based=True),

@@ -55,7 +55,7 @@ class Context:
         self.unrated_rating = unrated_rating
         self._lots_seed = 0
         self._lots_keys: np.ndarray | None = None
-        self._elements: dict[tuple[str, bool], Elements] = {}
+        self._elements: dict[tuple[str, bool, bool], Elements] = {}
         self._values: dict[tuple[str, str], Values] = {}
         #: rankings per configuration (filled by :func:`tbstats.analysis.compare.standings`)
         self.standings_cache: dict[str, object] = {}
@@ -123,16 +123,18 @@ class Context:
         """The dense view for Fore Buchholz (final round's paired games drawn)."""
         return fore_view(self._leaf().dense)
 
-    def elements(self, edition: str, fore: bool = False) -> Elements:
-        """The unplayed-round stage of ``edition`` (with FB's final round drawn when ``fore``), cached."""
+    def elements(self, edition: str, fore: bool = False, forfeits: bool = False) -> Elements:
+        """The unplayed-round stage of ``edition`` (with FB's final round drawn when ``fore``; with forfeits
+        counted as games, the ``/P`` modifier, when ``forfeits``), cached."""
         if self._parts:
-            return self._leaf().elements(edition, fore)
-        key = (edition, fore)
+            return self._leaf().elements(edition, fore, forfeits)
+        key = (edition, fore, forfeits)
         if key not in self._elements:
             if fore:
-                self._elements[key] = fore_elements(self.elements(edition))
+                self._elements[key] = fore_elements(self.elements(edition, forfeits=forfeits))
             else:
-                self._elements[key] = apply_rules(self.dense, get_ruleset(edition), self.categories())
+                self._elements[key] = apply_rules(self.dense, get_ruleset(edition), self.categories(),
+                                                  forfeits=forfeits)
         return self._elements[key]
 
     def categories(self) -> np.ndarray:

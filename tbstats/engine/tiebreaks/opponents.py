@@ -21,7 +21,7 @@ def fore_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 
 
 def _buchholz(ctx: Context, spec: TieBreakSpec, edition: str, fore: bool) -> Values:
-    el = ctx.elements(edition, fore=fore)
+    el = ctx.elements(edition, fore=fore, forfeits=spec.forfeits)
     total, _ = cut_sum(el.present, el.oppscore, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
                        by_oppscore=False, total=el.oppscore_total, count=el.elements)
     return Values(total, ctx.unit(), ctx.everyone())
@@ -29,7 +29,7 @@ def _buchholz(ctx: Context, spec: TieBreakSpec, edition: str, fore: bool) -> Val
 
 def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """SB: sum of opponent score times points scored against them, with C/M cuts (C.07 9.1, 14.1.2, 16.5)."""
-    el = ctx.elements(edition)
+    el = ctx.elements(edition, forfeits=spec.forfeits)
     contribution = el.sb_contribution
     bound = value_bound(ctx.dense) * ctx.dense.max_abs_points
     total, _ = cut_sum(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,

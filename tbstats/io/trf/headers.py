@@ -163,14 +163,16 @@ def _range_reasons(values: tuple[str | None, ...], scoring: tuple[str, ...]) -> 
 
 
 @lru_cache(maxsize=4096)
-def _list_problem(code: str, text: str) -> str | None:
-    """Why a 202/212 tie-break list cannot be read, or None."""
+def _list_problem(code: str, text: str, team: bool) -> str | None:
+    """Why a 202/212 tie-break list cannot be read, or None: a team event's list with the team registry
+    (``MPvGP``, ``EDET/P``, ``BH:MP/C1``), an individual event's with the individual one."""
+    from tbstats.engine.teams.tiebreaks import parse_team_specs
     from tbstats.engine.tiebreaks import parse_specs
     from tbstats.errors import TbstatsError
 
-    items = [t for t in _tb_list(text) if not (code == "212" and t.upper() == "PTS")]
+    items = [t for t in _tb_list(text) if not (code == "212" and t.upper() in ("PTS", "MP", "GP", "MPTS", "GPTS"))]
     try:
-        parse_specs(items)
+        (parse_team_specs if team else parse_specs)(items)
     except TbstatsError as exc:
         return f"{code} list not understood: {exc}"
     return None
@@ -187,7 +189,7 @@ def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[tuple[str | 
                                                list[tuple[str | int, str, str]]]:
     """Column values, warnings (record, field, message) and errors (record or scoring index, column, reason)
     of one distinct combination of interpreted records."""
-    v042, v052, v_xxr, v142, v062, v202, v212, v192, v092, round_dates, scoring, longest, players = key
+    v042, v052, v_xxr, v142, v062, v202, v212, v192, v092, round_dates, scoring, longest, players, team = key
     notes: list[tuple[str | None, str, str]] = []
     found = _range_reasons((v_xxr, v142, v062), tuple(t for _, t in scoring))
     problems: list[tuple[str | int, str, str]] = [
@@ -208,12 +210,17 @@ def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[tuple[str | 
     if n_declared is not None and n_declared != players:
         notes.append(("062", "062", f"062 says {n_declared} players, {players} found"))
     for code, text in (("202", v202), ("212", v212)):
-        problem = _list_problem(code, text) if text else None
+        problem = _list_problem(code, text, team) if text else None
         if problem:
             notes.append((code, code, problem))
     values = (start, end, v042 or None, max(planned, 0), n_declared, *points.values(), _tb_list(v202),
               _tb_list(v212), _declared_type(v192 or None, v092 or None))
     return values, notes, problems
+
+
+def _is_team(kept: Sequence[str], v192: str | None, v092: str | None) -> bool:
+    """A team event: it has team records (310, or 013 in older files) or its 192/092 type says so."""
+    return any(r[:3] in ("310", "013") for r in kept) or _declared_type(v192 or None, v092 or None) == "team"
 
 
 def tournament_headers(sources: Sequence[str], source_files: Sequence[str], event_of_line: np.ndarray,
@@ -252,7 +259,8 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
     for ev, found, longest_ev, players_ev in zip(range(n), values_of, longest.tolist(), players.tolist(),
                                                  strict=True):
         key = (*map(found.get, _INTERPRETED), round_dates[ev],
-               tuple((c, t) for c, t, _ in scoring[ev]) if scoring[ev] else (), longest_ev, players_ev)
+               tuple((c, t) for c, t, _ in scoring[ev]) if scoring[ev] else (), longest_ev, players_ev,
+               _is_team(kept[ev], found.get("192"), found.get("092")))
         values, notes, problems = _interpret(key)
         rows.append(values)
         if not notes and not problems:
@@ -267,7 +275,7 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
 
     cols = dict(zip(_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)) if rows else {k: [] for k in _COLUMNS}
     for ev, line, text in adjustments:       # 299: say what is applied, at its line (rules.md 9.1)
-        team = any(r[:3] in ("310", "013") for r in kept[ev]) or cols["_declared_type"][ev] == "team"
+        team = _is_team(kept[ev], values_of[ev].get("192"), values_of[ev].get("092"))
         warns.append({"source": sources[ev], "line": line, "field": "299", "message": describe(text, team)})
 
     def field(code: str) -> list[str | None]:
