@@ -87,7 +87,7 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
     they share under it), ``order_kendall`` (normalised Kendall distance to the declared ranks) and
     ``matching`` (every NAME@EDITION that reproduces the ranks); ``rank_conflicts`` and the players' ``rank``
     are under that order, and a differing player's row gives the order and its tie-break ``values``.
-    Without declared ranks a tournament without a list stays ``no tie-break list``.
+    Those columns are null for the other tournaments.
     """
     if batch.n_tournaments == 0:
         return pl.DataFrame(schema=TOURNAMENT_SCHEMA), pl.DataFrame(schema=PLAYER_SCHEMA)

@@ -110,14 +110,15 @@ def fit_usual_orders(ctx: Context, batch: Batch, declared: np.ndarray, search: n
             continue
         config = Config("usual", c.rules, c.specs)
         cached = str(config) in ctx.standings_cache
-        ranks = standings(ctx, batch, config).steps[-1].astype(np.int64)
+        kept = standings(ctx, batch, config).steps[-1]   # int16 for events below 32,767 players
         if not cached:   # only the final ranks are kept: the steps of many tries would add up
             ctx.standings_cache.pop(str(config), None)
+        ranks = kept.astype(np.int64)
         size = _groups(ranks, d.tix)
         off = ranked & ((declared < ranks) | (declared > ranks + size - 1))
         differ[k, applies] = np.bincount(d.tix, weights=off, minlength=T)[applies]
         tied[k, applies] = np.bincount(d.tix, weights=ranked & (size > 1), minlength=T)[applies]
-        rank_of[k] = ranks
+        rank_of[k] = kept
     own = np.array([c.rules for c in candidates], dtype=object)[:, None] == ctx.edition_of[None, :]
     index = np.broadcast_to(np.arange(K)[:, None], (K, T))
     exact = differ == 0
@@ -131,7 +132,7 @@ def fit_usual_orders(ctx: Context, batch: Batch, declared: np.ndarray, search: n
     if near.any():
         need = (differ == least) & near
         pairs_k = [k for k in range(K) if need[k].any()]
-        dist = kendall_distances([declared[ranked], *(rank_of[k][ranked] for k in pairs_k)],
+        dist = kendall_distances([declared[ranked], *(rank_of[k][ranked].astype(np.int64) for k in pairs_k)],
                                  [(0, i + 1) for i in range(len(pairs_k))], need[pairs_k], d.tix[ranked], T)
         scores = np.full((K, T), np.inf)
         scores[pairs_k] = np.where(need[pairs_k], dist, np.inf)

@@ -38,7 +38,8 @@ _SEEN = "seen in published standings [?: no named source]"
 USUAL_ORDERS: Final[tuple[UsualOrder, ...]] = (
     UsualOrder("large-open", "swiss", "BH/C1,BH", "rules.md 8: large FIDE Swiss opens (convention)"),
     UsualOrder("club-5-7-rounds", "swiss", "BH/C1,BH,SB", "rules.md 8: club Swiss of 5-7 rounds (tie-break guide)"),
-    UsualOrder("weekend-7-9-rounds", "swiss", "BH/C1,BH/C2,SB", "rules.md 8: weekend open of 7-9 rounds (tie-break guide)"),
+    UsualOrder("weekend-7-9-rounds", "swiss", "BH/C1,BH/C2,SB",
+               "rules.md 8: weekend open of 7-9 rounds (tie-break guide)"),
     UsualOrder("club-program", "swiss", "BH/C1,BH,SB,DE,WIN", "rules.md 8: Swiss default of one club program"),
     UsualOrder("guide-recommended", "swiss", "BH/C1,BH,WIN,DE,RTNG",
                "rules.md 8, 10.1 S6: 'recommended' by one guide (not a FIDE recommendation)"),
