@@ -161,3 +161,12 @@ def test_team_events_without_a_list_try_the_usual_team_orders() -> None:
     r = CliRunner().invoke(main, ["audit", str(ROOT / "data" / "teams" / "team_swiss.trf"), "--teams", "-q"])
     assert r.exit_code == 0, r.output
     assert next(csv.DictReader(io.StringIO(r.stdout)))["status"] == "agrees under MPvGP"
+
+
+def test_a_given_edition_is_the_only_one_tried() -> None:
+    batch = _declared(tbstats.simulate(tournaments=3, players=12, rounds=5, seed=6, unrated_rate=0.0).batch,
+                      "BH/C1,BH,SB", "fide-2024")
+    per_t, _ = audit(batch, make_context(batch), rules="fide-2024")
+    labels = {m for ms in per_t["matching"] for m in ms.split()}
+    assert "club-5-7-rounds@fide-2024" in labels and {m.split("@")[1] for m in labels} <= {"fide-2024", "uscf"}
+    assert set(per_t["order_rules"]) <= {"fide-2024", "uscf"}

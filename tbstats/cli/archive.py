@@ -126,7 +126,8 @@ def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine
 
     A tournament with declared ranks and no list (TRF-16 files) is matched against the usual orders (rules.md
     8 conventions, FIDE's pre-2023 recommendations, the US Chess default; round robins try round-robin
-    orders; each under every edition, with and without a rating for unrated players): agrees under a usual
+    orders; each under every FIDE edition, or only --rules when not auto, with and without a rating for
+    unrated players): agrees under a usual
     order, or no usual order agrees (or points differ) with the nearest (fewest players whose declared rank
     lies outside the ranks they share under it, then the smallest Kendall distance). Columns: order,
     order_rules, order_tiebreaks (the list, for compute -t), order_differ (those players), order_kendall and
