@@ -158,7 +158,8 @@ def audit(tournaments: Tournaments, *, rules: str = "auto", tiebreaks: str = "fr
     differing player.
 
         >>> audit("data/examples", tiebreaks="SB,DE").tournaments.columns
-        ['source', 'tournament', 'players', 'points_differ', 'rank_conflicts', 'status']
+        ['source', 'tournament', 'players', 'points_differ', 'rank_conflicts', 'status', 'order', 'order_rules',
+         'order_tiebreaks', 'order_differ', 'order_kendall', 'matching']
     """
     from tbstats.analysis.audit import Audit
     from tbstats.analysis.audit import audit as audit_batch

@@ -142,4 +142,6 @@ def test_compare_cli_formats(tmp_path) -> None:  # type: ignore[no-untyped-def]
 def test_audit_cli() -> None:
     r = CliRunner().invoke(main, ["audit", str(EXAMPLES), "-t", "BH/C1,BH,SB", "--format", "csv", "-q"])
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines()[0] == "source,tournament,players,points_differ,rank_conflicts,status"
+    assert r.stdout.splitlines()[0] == (
+        "source,tournament,players,points_differ,rank_conflicts,status,"
+        "order,order_rules,order_tiebreaks,order_differ,order_kendall,matching")

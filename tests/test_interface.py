@@ -39,7 +39,8 @@ def test_audit_of_an_empty_directory_or_one_without_tournament_files(tmp_path: P
         r = run("audit", str(tmp_path / folder))
         assert r.exit_code == 0, r.output
         assert r.exception is None or isinstance(r.exception, SystemExit)
-        assert r.stdout == "source,tournament,players,points_differ,rank_conflicts,status\n"
+        assert r.stdout == ("source,tournament,players,points_differ,rank_conflicts,status,"
+                            "order,order_rules,order_tiebreaks,order_differ,order_kendall,matching\n")
     assert "skipped 1 files that are not tournament files" in run("audit", str(tmp_path / "notes")).stderr
 
 
@@ -308,4 +309,6 @@ def test_audit_names_a_202_list_it_cannot_parse(tmp_path: Path) -> None:
     assert next(csv.DictReader(io.StringIO(r.stdout)))["status"] == "tie-break list not understood"
     (tmp_path / "none.trf").write_text(text, encoding="utf-8")
     plain = run("audit", str(tmp_path / "none.trf"), "-q")
-    assert next(csv.DictReader(io.StringIO(plain.stdout)))["status"] == "no tie-break list"
+    row = next(csv.DictReader(io.StringIO(plain.stdout)))
+    # no list at all: the usual orders are tried (issue 21 item 22); ranks = start numbers follow none of them
+    assert row["status"] == "no usual order agrees" and row["order"] and int(row["order_differ"]) > 0

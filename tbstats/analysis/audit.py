@@ -14,27 +14,28 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from tbstats.analysis.usual_orders import fit_usual_orders, values_text
 from tbstats.engine.configs import Config, standings
 from tbstats.engine.declared import FROM_FILE
 from tbstats.engine.tiebreaks import kernel_of, parse_specs
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.model.games import Batch
+from tbstats.model.orders import USUAL_ORDERS
 from tbstats.model.rules import RULESETS
 from tbstats.model.spec import TieBreakSpec
 
-#: Orders tried when the declared ranks do not follow the declared (or given) order (rules.md 8, conventions).
-CONVENTIONAL_ORDERS = (
-    "BH/C1,BH", "BH/C1,BH,SB", "BH/C1,BH/C2,SB", "BH/C1,BH,SB,DE,WIN", "BH/C1,BH,WIN,DE,RTNG", "BH,BH/C1,SB",
-    "BH,SB,PS", "BH/M1,BH,SB", "SB,SB/C1,SB/C2", "BH/C1,BH/C2,BH", "SB,DE,KS", "DE,SB,KS,WIN", "PS,BH",
-    "DE,BH/C1,BH", "DE,PS", "ARO/C1,BH/C1,BH", "USCF-MM,USCF-SOLKOFF,USCF-CUM,USCF-OPPCUM",
-)
+#: Orders tried when the declared ranks do not follow the declared (or given) order: the lists of the usual
+#: orders (:data:`tbstats.model.orders.USUAL_ORDERS`), each once, in the table's order.
+CONVENTIONAL_ORDERS: Final = tuple(dict.fromkeys(o.tiebreaks for o in USUAL_ORDERS))
 
 #: The columns of the two audit tables (also for an input without tournaments).
 TOURNAMENT_SCHEMA: Final = {"source": pl.String, "tournament": pl.Int64, "players": pl.Int64,
-                            "points_differ": pl.Int64, "rank_conflicts": pl.Int64, "status": pl.String}
+                            "points_differ": pl.Int64, "rank_conflicts": pl.Int64, "status": pl.String,
+                            "order": pl.String, "order_rules": pl.String, "order_tiebreaks": pl.String,
+                            "order_differ": pl.Int64, "order_kendall": pl.Float64, "matching": pl.String}
 PLAYER_SCHEMA: Final = {"source": pl.String, "tournament": pl.Int64, "start_no": pl.Int64, "name": pl.String,
                         "declared_points": pl.Float64, "points": pl.Float64, "declared_rank": pl.Int64,
-                        "rank": pl.Int64}
+                        "rank": pl.Int64, "order": pl.String, "values": pl.String}
 
 
 def inversions(ranks: np.ndarray, declared: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
@@ -75,8 +76,18 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
 
     Status: ``agrees``; ``points differ`` (declared points disagree with the results); ``agrees under
     EDITION`` (same order, another rule edition); ``agrees under ORDER`` (same edition, a conventional
-    order); ``unexplained``; ``no declared ranks``; ``no tie-break list`` (from-file without 202/212);
-    ``tie-break list not understood`` (a 202/212 list with names outside the registry; the reader warns which).
+    order); ``unexplained``; ``no declared ranks``; ``tie-break list not understood`` (a 202/212 list with
+    names outside the registry; the reader warns which).
+
+    A tournament that declares ranks but no list (from-file without 202/212, e.g. every TRF-16 file) is
+    matched against the usual orders (:mod:`tbstats.analysis.usual_orders`): ``agrees under a usual
+    order`` when one reproduces its ranks, else ``no usual order agrees`` (or ``points differ``) with the
+    nearest. Its row then names the order (``order``, ``order_rules``, ``order_tiebreaks``: a list and
+    edition that compute accepts), ``order_differ`` (players whose declared rank lies outside the ranks
+    they share under it), ``order_kendall`` (normalised Kendall distance to the declared ranks) and
+    ``matching`` (every NAME@EDITION that reproduces the ranks); ``rank_conflicts`` and the players' ``rank``
+    are under that order, and a differing player's row gives the order and its tie-break ``values``.
+    Those columns are null for the other tournaments.
     """
     if batch.n_tournaments == 0:
         return pl.DataFrame(schema=TOURNAMENT_SCHEMA), pl.DataFrame(schema=PLAYER_SCHEMA)
@@ -106,6 +117,12 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
                                         "no tie-break list")
     status[bad_points & (inv > 0)] = "points differ"
     status[~has_ranks] = "no declared ranks"
+    fits = fit_usual_orders(ctx, batch, declared, ~base.computable & ~listed & has_ranks, rules)
+    searched = fits.chosen >= 0
+    rank = np.where(searched[d.tix], fits.ranks, base.steps[-1]).astype(np.int64)
+    inv = np.where(searched, inversions(rank, declared, d.tix, T), inv)
+    status[searched] = np.where(fits.exact[searched], "agrees under a usual order",
+                                np.where(bad_points[searched], "points differ", "no usual order agrees"))
     open_ = status == "unexplained"
     for edition in RULESETS:
         if not open_.any() or edition == rules:
@@ -122,21 +139,28 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
         status[hit] = f"agrees under {order}"
         open_ &= ~hit
 
-    t = batch.tournaments.sort("tournament")
+    chosen = [fits.tries[k] if k >= 0 else None for k in fits.chosen]
     per_t = pl.DataFrame({
         "source": t["source"], "tournament": t["tournament"], "players": np.bincount(d.tix, minlength=T),
         "points_differ": np.bincount(d.tix, weights=pts_differ, minlength=T).astype(np.int64),
-        "rank_conflicts": inv, "status": pl.Series(status.astype(str))})
-    rank = base.steps[-1].astype(np.int64)
-    differs = pts_differ | ((declared >= 0) & (declared != rank))
+        "rank_conflicts": inv, "status": pl.Series(status.astype(str)),
+        "order": [c and c.order.name for c in chosen], "order_rules": [c and c.rules for c in chosen],
+        "order_tiebreaks": [c and c.tiebreaks for c in chosen],
+        "order_differ": fits.differ, "order_kendall": fits.kendall, "matching": fits.matching},
+        schema=TOURNAMENT_SCHEMA).with_columns(
+        pl.when(pl.lit(pl.Series(searched))).then(pl.col("order_differ", "order_kendall")))
+    differs = pts_differ | np.where(searched[d.tix], fits.outside, (declared >= 0) & (declared != rank))
     rows = np.nonzero(differs)[0]
+    labels = np.array([None if c is None else c.label for c in chosen], dtype=object)
     per_p = pl.DataFrame({
         "source": t["source"].to_numpy()[d.tix[rows]], "tournament": d.t_ids[d.tix[rows]],
         "start_no": d.start_no[rows], "name": players["name"].gather(rows),
         "declared_points": np.where(players["declared_points"].is_null().to_numpy()[rows], np.nan,
                                     declared_pts[rows] / scale[rows]),
         "points": pts.as_float()[rows], "declared_rank": np.where(declared[rows] >= 0, declared[rows], -1),
-        "rank": rank[rows]}, schema_overrides={"name": pl.String, "source": pl.String}).with_columns(
+        "rank": rank[rows], "order": pl.Series(labels[d.tix[rows]], dtype=pl.String),
+        "values": values_text(ctx, batch, fits, rows)},
+        schema_overrides={"name": pl.String, "source": pl.String}).with_columns(
         pl.col("declared_points").fill_nan(None), pl.col("declared_rank").replace(-1, None))
     return per_t, per_p
 

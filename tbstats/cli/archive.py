@@ -122,7 +122,17 @@ def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine
 
     Per tournament: players, points_differ, rank_conflicts (groups of our order that the declared ranks
     cross) and a status: agrees; points differ; agrees under EDITION (same order, other rules); agrees under
-    ORDER (a conventional order); unexplained; no declared ranks; no tie-break list.
+    ORDER (a conventional order); unexplained; no declared ranks; tie-break list not understood.
+
+    A tournament with declared ranks and no list (TRF-16 files) is matched against the usual orders (rules.md
+    8 conventions, FIDE's pre-2023 recommendations, the US Chess default; round robins try round-robin
+    orders; each under every FIDE edition, or only --rules when not auto, with and without a rating for
+    unrated players): agrees under a usual
+    order, or no usual order agrees (or points differ) with the nearest (fewest players whose declared rank
+    lies outside the ranks they share under it, then the smallest Kendall distance). Columns: order,
+    order_rules, order_tiebreaks (the list, for compute -t), order_differ (those players), order_kendall and
+    matching (every NAME@EDITION that reproduces the ranks); --per-player then lists the players the order
+    misplaces, with its rank, the order and its tie-break values.
 
     With --teams, per team event against its 310 records (declared MP cols 55-60, GP 62-67, rank 69-71):
     teams, mp_differ, gp_differ, rank_conflicts and the same statuses (conventional team orders such as

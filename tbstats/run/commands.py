@@ -121,12 +121,9 @@ def audit(run: Run, *, rules: str = "auto", tiebreaks: str = FROM_FILE, seen: li
 
 
 def _empty_audit() -> tuple[pl.DataFrame, pl.DataFrame]:
-    per_t = pl.DataFrame(schema={"source": pl.String, "tournament": pl.Int64, "players": pl.Int64,
-                                 "points_differ": pl.Int64, "rank_conflicts": pl.Int64, "status": pl.String})
-    per_p = pl.DataFrame(schema={"source": pl.String, "tournament": pl.Int64, "start_no": pl.Int32,
-                                 "name": pl.String, "declared_points": pl.Float64, "points": pl.Float64,
-                                 "declared_rank": pl.Int64, "rank": pl.Int64})
-    return per_t, per_p
+    from tbstats.analysis.audit import PLAYER_SCHEMA, TOURNAMENT_SCHEMA
+
+    return pl.DataFrame(schema=TOURNAMENT_SCHEMA), pl.DataFrame(schema=PLAYER_SCHEMA)
 
 
 # ------------------------------------------------------------------------------------------------ compare

@@ -20,16 +20,14 @@ from tbstats.engine.declared import FROM_FILE
 from tbstats.engine.teams.standings import compute_teams, compute_teams_from_file
 from tbstats.engine.teams.tiebreaks import parse_team_specs
 from tbstats.model.games import Batch
+from tbstats.model.orders import TEAM_ORDERS
 from tbstats.model.rules import RULESETS
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import TeamBatch, build_teams
 
-#: Team orders tried when the declared ranks do not follow the declared (or given) list (rules.md 8,
-#: conventions: "MP then GP (or GP then MP), then BH:MP, DE/EDE").
-TEAM_CONVENTIONAL_ORDERS: Final = (
-    "MPvGP", "MPvGP,BH:MP", "MPvGP,EDE", "MPvGP,BH:MP,EDE", "MPvGP,EDE,BH:MP", "EDE,MPvGP", "BH:MP,MPvGP",
-    "MPvGP,EGGSB", "EGGSB,BH:MP", "MPvGP,EGGSB,BH:MP", "MPvGP,EMGSB,BH:MP", "EDE,EMGSB,BH:MP,MPvGP",
-)
+#: Team orders tried when the declared ranks do not follow the declared (or given) list, or when an event
+#: declares ranks but no list (the table of usual orders, :mod:`tbstats.model.orders`).
+TEAM_CONVENTIONAL_ORDERS: Final = TEAM_ORDERS
 
 #: The columns of the two team audit tables (also for an input without team events).
 EVENT_SCHEMA: Final = {"source": pl.String, "tournament": pl.Int64, "teams": pl.Int64, "mp_differ": pl.Int64,
@@ -74,7 +72,8 @@ def audit_teams(batch: Batch, *, rules: str = "auto", tiebreaks: str | Sequence[
     results), ``rank_conflicts`` (groups of the recomputed order that the declared ranks cross) and a status:
     ``agrees``; ``points differ`` (declared MP or GP disagree and the ranks conflict); ``agrees under EDITION``
     (another rule edition); ``agrees under ORDER`` (a conventional team order); ``unexplained``; ``no declared
-    ranks``; ``no tie-break list`` (from-file without 202/212); ``tie-break list not understood``. Per team
+    ranks``; ``no tie-break list`` (from-file without 202/212, and no conventional team order reproduces the
+    declared ranks: with one, ``agrees under ORDER``); ``tie-break list not understood``. Per team
     (the drill-down, the first ``drilldown_limit`` events with differences): declared and computed MP, GP,
     rank of every team where one differs. ``force_type`` ('swiss' or 'round_robin') as for compute.
     """
@@ -108,7 +107,8 @@ def audit_teams(batch: Batch, *, rules: str = "auto", tiebreaks: str | Sequence[
     status[missing] = np.where(listed[missing], "tie-break list not understood", "no tie-break list")
     status[bad_points & (inv > 0) & ~missing] = "points differ"
     status[~has_ranks] = "no declared ranks"
-    open_ = status == "unexplained"
+    # an event with declared ranks and no list at all is matched against the usual team orders too
+    open_ = (status == "unexplained") | ((status == "no tie-break list") & has_ranks)
     tried = [(f"agrees under {e}", e, specs) for e in RULESETS if e != rules] + [
         (f"agrees under {o}", rules, parse_team_specs(o)) for o in TEAM_CONVENTIONAL_ORDERS]
     for label, edition, alt_specs in tried:

@@ -1,0 +1,184 @@
+"""Which usual tie-break order reproduces a tournament's declared ranks, or comes nearest (rules.md 8).
+
+For the tournaments searched (those that declare ranks but no usable list), every order of
+:data:`tbstats.model.orders.USUAL_ORDERS` for its kind of event (Swiss or round robin) is ranked over the
+whole batch in one pass per order, edition and rating for unrated players (a *try*). A player *differs*
+under a try when its declared rank lies outside the ranks its group of tied players shares (ties the order
+leaves may be broken either way). A try *reproduces* the declared ranks when no player differs; among those
+the one leaving the fewest players tied is named first, then the tournament's own edition, then the table's
+order. Without one, the *nearest* try has the fewest differing players, then the smallest normalised Kendall
+distance to the declared ranks (:mod:`tbstats.analysis.kendall`; a pair tied in one ranking only counts ½).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from tbstats.analysis.kendall import kendall_distances
+from tbstats.engine.configs import Config, standings
+from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
+from tbstats.engine.tiebreaks.base import Context
+from tbstats.model.games import Batch
+from tbstats.model.orders import UNRATED_RATINGS, USUAL_ORDERS, UsualOrder
+from tbstats.model.spec import TieBreakSpec
+
+_BIG = np.iinfo(np.int64).max // 4
+
+
+@dataclass(frozen=True)
+class Try:
+    """One usual order under one edition, with or without a rating for unrated players."""
+
+    order: UsualOrder
+    rules: str
+    specs: tuple[TieBreakSpec, ...]
+    unrated: int | None = None
+
+    @property
+    def label(self) -> str:
+        """``NAME@EDITION``, with ``/U<rating>`` when unrated players are given a rating."""
+        return f"{self.order.name}@{self.rules}" + ("" if self.unrated is None else f"/U{self.unrated}")
+
+    @property
+    def tiebreaks(self) -> str:
+        return ",".join(str(s) for s in self.specs)
+
+
+def tries(rules: str, unrated: bool) -> list[Try]:
+    """Every try of the table, in its order: each order under its editions (only ``rules`` when it names
+    one, not 'auto'; US orders keep their own), then with each unrated rating where it has rating-based
+    tie-breaks (when ``unrated``)."""
+    out = []
+    for order in USUAL_ORDERS:
+        specs = tuple(parse_specs(order.tiebreaks))
+        rated = any(get_tiebreak(s.name).rating_based for s in specs)
+        editions = order.editions if rules == "auto" or all(s.name in FIXED_EDITION for s in specs) else (rules,)
+        for edition in editions:
+            out.append(Try(order, edition, specs))
+            for rating in UNRATED_RATINGS if rated and unrated else ():
+                out.append(Try(order, edition, tuple(dataclasses.replace(s, unrated=rating)
+                                                     if get_tiebreak(s.name).rating_based else s for s in specs),
+                               rating))
+    return out
+
+
+@dataclass(frozen=True)
+class Fits:
+    """Per tournament, the try named (exact or nearest) and how far the declared ranks are from it."""
+
+    tries: list[Try]
+    chosen: np.ndarray     # [T] index into tries, -1 where not searched
+    exact: np.ndarray      # [T] bool: the chosen try reproduces the declared ranks
+    differ: np.ndarray     # [T] players whose declared rank lies outside their group under the chosen try
+    kendall: np.ndarray    # [T] normalised Kendall distance to the chosen try (NaN where not searched)
+    matching: list[str | None]   # [T] the labels of every try that reproduces the declared ranks
+    ranks: np.ndarray      # [P] ranks under each player's tournament's chosen try (0 where not searched)
+    outside: np.ndarray    # [P] bool: the player differs under the chosen try
+
+
+def _groups(ranks: np.ndarray, tix: np.ndarray) -> np.ndarray:
+    """The size of each player's group of players sharing its rank in its tournament."""
+    key = tix.astype(np.int64) * (int(ranks.max(initial=0)) + 1) + ranks
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    return counts[inverse]
+
+
+def fit_usual_orders(ctx: Context, batch: Batch, declared: np.ndarray, search: np.ndarray, rules: str) -> Fits:
+    """The usual order that reproduces each searched tournament's declared ranks, or the nearest one.
+
+    ``declared``: per player (in the roster's order) the declared rank, -1 where none; ``search``: [T] the
+    tournaments to search. Round robins try round-robin orders only, Swiss events Swiss orders only.
+    """
+    d = ctx.roster
+    T, P = len(d.n), d.players
+    has_unrated = np.bincount(d.tix, weights=d.rating <= 0, minlength=T) > 0
+    candidates = tries(rules, unrated=ctx.unrated_rating is None and bool((search & has_unrated).any()))
+    K = len(candidates)
+    differ = np.full((K, T), _BIG, dtype=np.int64)
+    tied = np.full((K, T), _BIG, dtype=np.int64)
+    rank_of: dict[int, np.ndarray] = {}
+    ranked = declared >= 0
+    for k, c in enumerate(candidates):
+        applies = search & (d.round_robin == (c.order.event == "round robin"))
+        if c.unrated is not None:
+            applies &= has_unrated
+        if not applies.any():
+            continue
+        config = Config("usual", c.rules, c.specs)
+        cached = str(config) in ctx.standings_cache
+        kept = standings(ctx, batch, config).steps[-1]   # int16 for events below 32,767 players
+        if not cached:   # only the final ranks are kept: the steps of many tries would add up
+            ctx.standings_cache.pop(str(config), None)
+        ranks = kept.astype(np.int64)
+        size = _groups(ranks, d.tix)
+        off = ranked & ((declared < ranks) | (declared > ranks + size - 1))
+        differ[k, applies] = np.bincount(d.tix, weights=off, minlength=T)[applies]
+        tied[k, applies] = np.bincount(d.tix, weights=ranked & (size > 1), minlength=T)[applies]
+        rank_of[k] = kept
+    own = np.array([c.rules for c in candidates], dtype=object)[:, None] == ctx.edition_of[None, :]
+    index = np.broadcast_to(np.arange(K)[:, None], (K, T))
+    exact = differ == 0
+    found = search & exact.any(axis=0)
+    # exact: fewest players left tied, then the tournament's own edition, then the table's order
+    chosen = np.lexsort((index, ~own, np.where(exact, tied, _BIG)), axis=0)[0] if K else np.zeros(T, np.int64)
+    # nearest: fewest differing players, then the Kendall distance, then own edition, then the table's order
+    least = differ.min(axis=0, initial=_BIG)
+    near = search & ~found & (least < _BIG)
+    kendall = np.full(T, np.nan)
+    if near.any():
+        need = (differ == least) & near
+        pairs_k = [k for k in range(K) if need[k].any()]
+        dist = kendall_distances([declared[ranked], *(rank_of[k][ranked].astype(np.int64) for k in pairs_k)],
+                                 [(0, i + 1) for i in range(len(pairs_k))], need[pairs_k], d.tix[ranked], T)
+        scores = np.full((K, T), np.inf)
+        scores[pairs_k] = np.where(need[pairs_k], dist, np.inf)
+        nearest = np.lexsort((index, ~own, scores), axis=0)[0]
+        chosen = np.where(near, nearest, chosen)
+        kendall[near] = scores[chosen[near], np.nonzero(near)[0]]
+    named = found | near
+    kendall[found] = 0.0
+    chosen = np.where(named, chosen, -1)
+    ranks = np.zeros(P, dtype=np.int64)
+    per_player = chosen[d.tix]
+    for k in np.unique(chosen[named]):
+        rows = per_player == k
+        ranks[rows] = rank_of[int(k)][rows]
+    size = _groups(ranks, d.tix)
+    outside = named[d.tix] & ranked & ((declared < ranks) | (declared > ranks + size - 1))
+    labels = np.array([c.label for c in candidates], dtype=object)
+    matching: list[str | None] = [None] * T
+    for t in np.nonzero(found)[0]:
+        matching[t] = " ".join(labels[exact[:, t]])
+    return Fits(candidates, chosen, found, np.where(named, np.bincount(d.tix, weights=outside, minlength=T), 0)
+                .astype(np.int64), kendall, matching, ranks, outside)
+
+
+def values_text(ctx: Context, batch: Batch, fits: Fits, rows: np.ndarray) -> pl.Series:
+    """For the given players, the values of the tie-breaks of their tournament's chosen try, as text
+    (``SPEC VALUE`` joined by ``, ``; ``undef`` where undefined; DE gives the rank it leads to); null for
+    players of tournaments not searched."""
+    which = fits.chosen[ctx.roster.tix[rows]]
+    out = pl.Series("values", [None] * len(rows), dtype=pl.String)
+    for k in np.unique(which[which >= 0]):
+        c = fits.tries[int(k)]
+        here = np.nonzero(which == k)[0]
+        players = rows[here]
+        steps = standings(ctx, batch, Config("usual", c.rules, c.specs)).steps
+        parts: list[pl.Expr] = []
+        for i, spec in enumerate(c.specs):
+            tb = get_tiebreak(spec.name)
+            if tb.kind == "partition":
+                shown = pl.lit(pl.Series(steps[i + 1][players].astype(np.int64))).cast(pl.String)
+                parts.append(pl.concat_str(pl.lit(f"{spec} rank "), shown))
+                continue
+            values = ctx.values(spec, FIXED_EDITION.get(spec.name, c.rules), kernel_of(spec.name)).take(players)
+            number = pl.Series(values.num) if tb.integer else pl.Series(values.as_float()).round(4)
+            shown = pl.when(pl.lit(pl.Series(values.defined))).then(pl.lit(number).cast(pl.String)).otherwise(
+                pl.lit("undef"))
+            parts.append(pl.concat_str(pl.lit(f"{spec} "), shown))
+        out = out.scatter(here, pl.select(pl.concat_str(parts, separator=", ")).to_series())
+    return out
