@@ -88,3 +88,16 @@ def test_team_values_under_2026() -> None:
         assert table.sort("team")[spec].to_list() == values, spec
     both = compute_teams(batch, "BH:MP/C1,BH:MP/C1/P", rules="fide-2026")
     assert both.filter(pl.col("BH:MP/C1") != pl.col("BH:MP/C1/P")).height > 0   # forfeited matches change it
+
+
+def test_explain_teams_says_when_the_chain_is_not_applied() -> None:
+    """Issue 21 item 3: teams 41 and 49 of the sample are tied after EDE with GP totals 11 and 12.5; tbstats'
+    reading of 13.3.2 leaves the chain out (FIDE's checker applies it), and explain --teams says so."""
+    r = CliRunner().invoke(main, ["explain", str(SHARLY), "--teams", "--team", "41", "-t", "EDET/P",
+                                  "--rules", "fide-2024"])
+    assert r.exit_code == 0, r.output
+    assert ("tied after EDE with team 49 (Belgium), GP totals 11 and 12.5: the TBR of their encounter is not "
+            "applied") in r.stderr
+    other = CliRunner().invoke(main, ["explain", str(SHARLY), "--teams", "--team", "3", "-t", "EDET/P",
+                                      "--rules", "fide-2024"])
+    assert "EDE does not leave this team tied with exactly one other team" in other.stderr

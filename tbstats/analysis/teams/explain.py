@@ -13,15 +13,18 @@ import numpy as np
 import polars as pl
 
 from tbstats.analysis.explain import CATEGORY, CUT_TEXT, Explanation
+from tbstats.engine.standings import initial_labels
 from tbstats.engine.teams.dense import Reference
+from tbstats.engine.teams.encounter import CHAINS, ede_labels, tied_pairs
 from tbstats.engine.teams.standings import make_team_context
-from tbstats.engine.teams.tiebreaks import get_team_tiebreak, parse_team_spec, spec_label
+from tbstats.engine.teams.tiebreaks import TeamContext, get_team_tiebreak, parse_team_spec, spec_label
 from tbstats.engine.tiebreaks.base import cut_order
 from tbstats.engine.unplayed import CAP_DRAWS, CAP_OPPONENT
 from tbstats.errors import TbstatsError
 from tbstats.model.dense import NO_OPP
 from tbstats.model.games import Batch
 from tbstats.model.rules import get_ruleset
+from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import TeamBatch
 from tbstats.model.teams.matches import MATCH_TYPES
 
@@ -91,7 +94,7 @@ def explain_team(batch: Batch, *, team: int, tiebreak: str, rules: str = "fide-2
         table["category"].append(CATEGORY[int(el.category[i, r])])
         table["element"].append(present)
         table["opponent_score"].append(_dec(Fraction(int(el.oppscore[i, r]), opp_scale)) if present else None)
-        own = present and int(el.category[i, r]) != 0 and not (opp != NO_OPP and el.predetermined[i])
+        own = bool(el.own[i, r])
         table["dummy_uncapped"].append(_dec(Fraction(int(el.uncapped[i, r]), opp_scale)) if own else None)
         cap = int(el.cap[i, r]) if own else 0
         table["cap"].append("16.4.1 opponent's adjusted score" if cap == CAP_OPPONENT else
@@ -114,6 +117,37 @@ def explain_team(batch: Batch, *, team: int, tiebreak: str, rules: str = "fide-2
     gp = _dec(Fraction(int(td.gp.adjusted_score[i]), int(td.gp.scale[e])))
     summary = (f"team {team} ({td.names[i]}): {spec_label(spec)} = {shown} under {ruleset.name} ({ruleset.title}); "
                f"MP {mp}, GP {gp}, primary {primary}, {n} rounds counted, "
-               f"{'round robin (C.07 15.2)' if td.mp.round_robin[e] else 'Swiss'}")
+               f"{'round robin (C.07 15.2)' if td.mp.round_robin[e] else 'Swiss'}{_chain_note(tc, spec, edition, i)}")
     return Explanation(out, value, summary, is_sum=False, tiebreak=spec_label(spec), edition=ruleset.name,
                        tournament=int(tournament), player=team)
+
+
+def _chain_note(tc: TeamContext, spec: TieBreakSpec, edition: str, i: int) -> str:
+    """For a 2026 EDE chain (13.3.2), whether its board steps order team ``i`` when the chain follows the
+    primary score: the pair EDE leaves tied, and why tbstats does not apply the chain to it when the GP totals
+    differ (its reading of "tied in both MP and GP"; FIDE's checker reads the two EDE steps, rules.md 9.5)."""
+    steps = CHAINS.get(spec.name)
+    if not steps:
+        return ""
+    td = tc.td
+    chain = " then ".join(steps)
+    labels = initial_labels(td.mp.tix, -tc.values(TieBreakSpec("PTS"), edition).num)
+    a, b, met, same_mp, same_gp = tied_pairs(td, ede_labels(td, labels, forfeits=spec.forfeits),
+                                             forfeits=spec.forfeits)
+    hit = np.nonzero((a == i) | (b == i))[0]
+    head = f". {spec.name} after the primary score: "
+    if not len(hit):
+        return head + f"EDE does not leave this team tied with exactly one other team, so {chain} is not used"
+    k = int(hit[0])
+    j = int(b[k] if a[k] == i else a[k])
+    other = f"team {int(td.mp.start_no[j])} ({td.names[j]})"
+    if not met[k]:
+        return head + f"tied after EDE with {other}, which it did not meet: no encounter for {chain}"
+    if not (same_mp[k] and same_gp[k]):
+        e = int(td.mp.tix[i])
+        gp = [_dec(Fraction(int(td.gp.score[x]), int(td.gp.scale[e]))) for x in (i, j)]
+        return head + (f"tied after EDE with {other}, GP totals {gp[0]} and {gp[1]}: the {chain} of their "
+                       f"encounter is not applied (tbstats reads 13.3.2 \"tied in both MP and GP\" as the "
+                       f"totals; FIDE's checker applies it to any two teams EDE leaves tied, rules.md 9.5)")
+    return head + f"tied after EDE with {other} on MP and GP: the {chain} of their encounter orders them"
+

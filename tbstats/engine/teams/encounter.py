@@ -134,27 +134,37 @@ def _pair_keys(td: TeamDense, counted: np.ndarray, a: np.ndarray, b: np.ndarray,
     return np.concatenate(parts, axis=1) if parts else np.zeros((n, 0), dtype=np.int64)
 
 
-def chain_labels(td: TeamDense, labels: np.ndarray, steps: tuple[str, ...], *, forfeits: bool) -> np.ndarray:
-    """Two teams still tied on MP and GP after EDE: the board steps of their direct encounter (13.3.2)."""
+def tied_pairs(td: TeamDense, labels: np.ndarray, *, forfeits: bool) -> tuple[np.ndarray, ...]:
+    """The groups of exactly two teams in ``labels`` (after EDE): teams ``a``, ``b``, whether they met, and
+    whether their MP totals and their GP totals are equal. 13.3.2's chain orders a pair that met and is
+    "tied in both MP and GP": tbstats reads that as both totals equal (rules.md 9.5)."""
     T = len(labels)
     size = np.bincount(labels, minlength=T)
     pairs = np.nonzero(size[labels] == 2)[0]
-    if not steps or len(pairs) == 0:
-        return labels
-    lab = labels[pairs]
-    order = pairs[np.argsort(lab, kind="stable")]
+    order = pairs[np.argsort(labels[pairs], kind="stable")]
     a, b = order[0::2], order[1::2]
     counted = _counted(td, forfeits)
     met = (counted[a] & (td.mp.opp[a] == b[:, None])).any(axis=1)
-    same = (td.mp.score[a] == td.mp.score[b]) & (td.gp.score[a] == td.gp.score[b]) & met
+    return a, b, met, td.mp.score[a] == td.mp.score[b], td.gp.score[a] == td.gp.score[b]
+
+
+def chain_labels(td: TeamDense, labels: np.ndarray, steps: tuple[str, ...], *, forfeits: bool) -> np.ndarray:
+    """Two teams still tied on MP and GP after EDE: the board steps of their direct encounter (13.3.2)."""
+    if not steps:
+        return labels
+    a, b, met, same_mp, same_gp = tied_pairs(td, labels, forfeits=forfeits)
+    same = same_mp & same_gp & met
     a, b = a[same], b[same]
+    if len(a) == 0:
+        return labels
+    counted = _counted(td, forfeits)
     ka, kb = _pair_keys(td, counted, a, b, steps), _pair_keys(td, counted, b, a, steps)
     differ = ka != kb
     decided = differ.any(axis=1)
     first = differ.argmax(axis=1)
     rows = np.arange(len(a))
     a_first = ka[rows, first] < kb[rows, first]
-    key = np.zeros(T, dtype=np.int64)
+    key = np.zeros(len(labels), dtype=np.int64)
     key[a[decided]] = np.where(a_first[decided], 0, 1)
     key[b[decided]] = np.where(a_first[decided], 1, 0)
     return refine(labels, key)
