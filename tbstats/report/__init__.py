@@ -22,7 +22,8 @@ from tbstats.report.charts import CHART_FORMATS, Chart, ChartFormat
 from tbstats.report.compare_charts import write_charts
 from tbstats.report.compare_page import render_html
 from tbstats.report.fairness_page import render_fairness_html, write_fairness_charts
-from tbstats.report.page import About, table_html
+from tbstats.report.frame import About
+from tbstats.report.page import table_html
 from tbstats.report.simulation_charts import BASELINE, MEASURES, SWEPT_MEASURES, Measure, write_simulation_charts
 from tbstats.report.simulation_page import render_simulation_html
 
