@@ -1,7 +1,8 @@
 """Reports: one self-contained HTML page with charts, and the same charts as separate files.
 
-Three pages share one skeleton (header, headline cards, navigation, sections), one table layout and one way
-of drawing and embedding charts: :func:`render_html` for ``tbstats compare`` (how often configurations
+Three pages share one skeleton (header, headline cards, navigation, sections, then what went into the page:
+the ``Inputs`` section, from the :class:`tbstats.run.account.Account` given in :class:`About`), one table layout
+and one way of drawing and embedding charts: :func:`render_html` for ``tbstats compare`` (how often configurations
 disagree on real tournaments), :func:`render_simulation_html` for ``tbstats simulate`` (how well each
 configuration recovers true strength on simulated tournaments, against a random baseline) and
 :func:`render_fairness_html` for ``tbstats evaluate`` (the same against a strength proxy on real archives,

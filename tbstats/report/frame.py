@@ -78,10 +78,10 @@ def _summary(account: Account) -> str:
         add("Reader warnings", (f'<a href="#warnings">{account.warnings.height:,}</a>: '
                                 + _e(", ".join(f"{n:,} {k}" for k, n in kinds.select("kind", "n").iter_rows())))
             if kinds.height else none)
-    add("Team events", _team_text(account))
-    add("Warnings about the run", "".join(f"<p>{_e(m)}</p>" for m in account.checks) or none)
+        add("Team events", _team_text(account))
+    add("Warnings about the run", "".join(f"<div>{_e(m)}</div>" for m in account.checks) or none)
     if account.notes:
-        add("Notes", "".join(f"<p>{_e(m)}</p>" for m in account.notes))
+        add("Notes", "".join(f"<div>{_e(m)}</div>" for m in account.notes))
     return _table([("", "What"), ("", "Value")], rows, cls="about account")
 
 
