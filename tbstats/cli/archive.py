@@ -93,7 +93,7 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
         if output.charts:
             report.write_charts(result, Path(output.charts), fmt=output.chart_format, breakdowns=breakdowns)
         if output.format == "html":
-            what = account(inputs, run, tournaments=run.tournaments, team_events=team_events,
+            what = account(inputs, run, team_events=team_events,
                            team_events_as="ranked as individuals", checks=warned)
             write_page(report.render_html(result, title="tbstats compare", breakdowns=breakdowns,
                                           charts=output.chart_format, about=about_run(output, what)), output)

@@ -104,7 +104,7 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, proxy: st
         if output.charts:
             report.write_fairness_charts(result, output.charts, fmt=output.chart_format)
         if output.format == "html":
-            what = account(inputs, run, tournaments=run.tournaments, team_events=result.team_events,
+            what = account(inputs, run, team_events=result.team_events,
                            team_events_as="left out", checks=warned)
             write_page(report.render_fairness_html(result, title="tbstats evaluate", charts=output.chart_format,
                                                    about=about_run(output, what)), output)

@@ -20,7 +20,7 @@ from tbstats.engine.tiebreaks import get_tiebreak, parse_specs
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.io import expand, sources
 from tbstats.io.safe import MAX_MEMBER_BYTES
-from tbstats.io.sources import LoadResult, OnError, Tally
+from tbstats.io.sources import LoadResult, OnError
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.games import WARNING_SCHEMA
 from tbstats.model.rules import EDITIONS, check_edition
@@ -211,13 +211,12 @@ def report_warnings(inputs: Inputs, warnings: pl.DataFrame) -> int:
     return warnings.height
 
 
-def account(inputs: Inputs, run: Tally, *, tournaments: int, warnings: pl.DataFrame | None = None,
-            team_events: int = 0, team_events_as: str = "", checks: Sequence[str] = (),
-            notes: Sequence[str] = ()) -> Account:
-    """What went into a command's result, for its report page: the run's files, ledger and warnings, the team
-    events and the warnings and notes the command printed (:class:`tbstats.run.account.Account`)."""
-    return Account.of(run, inputs.paths, tournaments=tournaments,
-                      warnings=warnings if warnings is not None else getattr(run, "warnings", None),
+def account(inputs: Inputs, run: Run, *, team_events: int = 0, team_events_as: str = "",
+            checks: Sequence[str] = (), notes: Sequence[str] = ()) -> Account:
+    """What went into a command's result, for its report page: the run's files, tournaments, ledger and reader
+    warnings, the team events and the warnings and notes the command printed (:class:`tbstats.run.account.
+    Account`), with where ``--errors``/``--warnings FILE`` wrote the full lists."""
+    return Account.of(run, inputs.paths, tournaments=run.tournaments, warnings=run.warnings,
                       team_events=team_events, team_events_as=team_events_as, checks=checks, notes=notes,
                       errors_file=inputs.errors, warnings_file=inputs.warnings)
 
