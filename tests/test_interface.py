@@ -276,7 +276,7 @@ def test_report_pages_say_what_they_are(tmp_path: Path) -> None:
     page = (tmp_path / "1.html").read_text()
     assert 'id="about"' in page and f"<code>{__version__}</code>" in page
     assert "tbstats compare " in page and "a=fide-2026:SB,WIN" in page      # the command line as typed
-    assert f"<code>{EXAMPLES}</code>" in page and "tournaments" in page     # the inputs and their counts
+    assert f"<code>{EXAMPLES}</code>" in page.replace("<wbr>", "") and "tournaments" in page   # inputs, counts
     # identical inputs, identical pages, but for the output name in the recorded command line
     assert page.replace("1.html", "X") == (tmp_path / "2.html").read_text().replace("2.html", "X")
     dated = run(*args, "-o", str(tmp_path / "3.html"), "--dated")

@@ -269,7 +269,7 @@ def test_simulation_page_structure(sim_table: pl.DataFrame, sim_page: str) -> No
     assert [len(page.all(t)) for t in ("html", "head", "body", "title", "style")] == [1, 1, 1, 1, 1]
     assert "Simulated & <tested>" in page.text
     sections = [a["id"] for a in page.all("section")]
-    assert sections == ["measures", "figures", "settings", "sweep-1", "about"]
+    assert sections == ["measures", "figures", "settings", "sweep-1", "inputs", "about"]
     assert [a["href"] for a in page.all("a")] == [f"#{s}" for s in sections]
     # header cards: tournaments, tied groups, the best configuration with its interval and its gain over random
     cards = sim_page[sim_page.index('<div class="cards">'):sim_page.index("<nav>")]

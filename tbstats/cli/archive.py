@@ -18,6 +18,7 @@ from tbstats.cli.options import (
     Teams,
     _spec_list,
     _team_spec_list,
+    account,
     batch_options,
     config_options,
     engine_options,
@@ -77,8 +78,14 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
     with streamed(inputs, batches) as run:
         result = commands.compare(run, parsed, top=top, drilldown_limit=drilldown_limit, seen=seen,
                               **engine.context())
-    report_checks(pl.concat(seen) if seen else pl.DataFrame(), [s for c in parsed for s in c.specs or ()], engine,
-                  quiet=inputs.quiet)
+    events = pl.concat(seen) if seen else pl.DataFrame()
+    warned = report_checks(events, [s for c in parsed for s in c.specs or ()], engine, quiet=inputs.quiet)
+    team_events = int(events["team_event"].sum()) if "team_event" in events.columns else 0
+    notes = checks.team_events_as_players(team_events, "their players are ranked as individuals (compare has no "
+                                          "team standings)", hint=None)
+    if not inputs.quiet:
+        for note in notes:
+            click.echo(f"Note: {note}", err=True)
     breakdowns = {feature: cmp.breakdown(result, feature) for feature in by}
     if output.charts or output.format == "html":
         from tbstats import report
@@ -86,10 +93,10 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
         if output.charts:
             report.write_charts(result, Path(output.charts), fmt=output.chart_format, breakdowns=breakdowns)
         if output.format == "html":
-            counts = [("files", run.files), ("tournaments", sum(x.height for x in seen))]
+            what = account(inputs, run, team_events=team_events,
+                           team_events_as="ranked as individuals", checks=warned)
             write_page(report.render_html(result, title="tbstats compare", breakdowns=breakdowns,
-                                          charts=output.chart_format,
-                                          about=about_run(output, inputs.paths, counts)), output)
+                                          charts=output.chart_format, about=about_run(output, what)), output)
     else:
         frames = {"pairs": result.pairs, "configs": result.configs, "depth": result.depth,
                   "drilldown": result.drilldown, "tournaments": result.tournaments}

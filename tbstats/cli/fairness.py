@@ -11,10 +11,12 @@ from tbstats.cli.options import (
     Batches,
     Configs,
     Inputs,
+    account,
     batch_options,
     config_options,
     exit_code,
     input_options,
+    report_checks,
     streamed,
 )
 from tbstats.cli.outputs import (
@@ -79,15 +81,20 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, proxy: st
             if not sep or not a.strip() or not b.strip():
                 raise click.BadParameter(f"{text!r}: expected A,B (two configuration names)", param_hint="--diff")
             chosen.append((a.strip(), b.strip()))
+    seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
         fit_run = None
         if proxy == "archive":   # a first, silent pass over the same inputs fits the strengths
             fit_run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
                           workers=batches.workers, client=run.client)
         result = commands.evaluate(run, all_configs, proxy=proxy, lots_seed=seed, pairs=chosen, fit_run=fit_run,
-                                   workers=batches.workers)
+                                   workers=batches.workers, seen=seen)
     if result.fit is not None and not inputs.quiet:
         click.echo(result.fit.describe(), err=True)
+    events = pl.concat(seen) if seen else pl.DataFrame()
+    if "team_event" in events.columns:   # (left out: their tie-breaks are not computed)
+        events = events.filter(~pl.col("team_event"))
+    warned = report_checks(events, [s for c in parsed for s in c.specs or ()], None, quiet=inputs.quiet)
     if result.team_events and not inputs.quiet:
         click.echo(f"Note: {result.team_events} team event(s) left out: their standings are team standings",
                    err=True)
@@ -97,9 +104,10 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, proxy: st
         if output.charts:
             report.write_fairness_charts(result, output.charts, fmt=output.chart_format)
         if output.format == "html":
-            counts = [("files", run.files), ("tournaments", run.tournaments)]
+            what = account(inputs, run, team_events=result.team_events,
+                           team_events_as="left out", checks=warned)
             write_page(report.render_fairness_html(result, title="tbstats evaluate", charts=output.chart_format,
-                                                   about=about_run(output, inputs.paths, counts)), output)
+                                                   about=about_run(output, what)), output)
     else:
         frames = {"measures": result.measures, "favour": result.favour, "difference": result.differences}
         out = frames[table]

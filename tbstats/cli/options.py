@@ -27,6 +27,7 @@ from tbstats.model.rules import EDITIONS, check_edition
 from tbstats.model.spec import TieBreakSpec
 from tbstats.output import write_table
 from tbstats.run import checks
+from tbstats.run.account import Account, warning_kinds
 from tbstats.run.pipeline import Run, scheduler_client
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -192,24 +193,13 @@ def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str, warnings: pl
 SHOWN_WARNINGS: Final = 5
 
 
-def warning_kinds(warnings: pl.DataFrame) -> pl.DataFrame:
-    """Warnings counted by kind (the field, round numbers left out), most frequent first.
-
-    >>> w = pl.DataFrame({"field": ["round 1 result", "encoding", "round 4 result"]})
-    >>> warning_kinds(w).rows()
-    [('round N result', 2), ('encoding', 1)]
-    """
-    kind = pl.col("field").fill_null("other").str.replace_all(r"\bround \d+", "round N").alias("kind")
-    return warnings.group_by(kind).len("n").sort("n", "kind", descending=[True, False])
-
-
 def report_warnings(inputs: Inputs, warnings: pl.DataFrame) -> int:
     """Write ``--warnings FILE``; unless quiet, print the count by kind and the first few; return the count."""
     if inputs.warnings is not None:
         write_table(warnings.select(list(WARNING_SCHEMA)), "csv", inputs.warnings)
     if inputs.quiet or warnings.is_empty():
         return warnings.height
-    kinds = ", ".join(f"{n} {kind}" for kind, n in warning_kinds(warnings).iter_rows())
+    kinds = ", ".join(f"{n} {kind}" for kind, n in warning_kinds(warnings).select("kind", "n").iter_rows())
     click.echo(f"{warnings.height} reader warnings: {kinds}", err=True)
     for row in warnings.head(SHOWN_WARNINGS).iter_rows(named=True):
         where = row["source"] if row["line"] is None else f"{row['source']}:{row['line']}"
@@ -219,6 +209,16 @@ def report_warnings(inputs: Inputs, warnings: pl.DataFrame) -> int:
         hint = "" if inputs.warnings else " (--warnings FILE lists them all)"
         click.echo(f"... and {warnings.height - SHOWN_WARNINGS} more warnings{hint}", err=True)
     return warnings.height
+
+
+def account(inputs: Inputs, run: Run, *, team_events: int = 0, team_events_as: str = "",
+            checks: Sequence[str] = (), notes: Sequence[str] = ()) -> Account:
+    """What went into a command's result, for its report page: the run's files, tournaments, ledger and reader
+    warnings, the team events and the warnings and notes the command printed (:class:`tbstats.run.account.
+    Account`), with where ``--errors``/``--warnings FILE`` wrote the full lists."""
+    return Account.of(run, inputs.paths, tournaments=run.tournaments, warnings=run.warnings,
+                      team_events=team_events, team_events_as=team_events_as, checks=checks, notes=notes,
+                      errors_file=inputs.errors, warnings_file=inputs.warnings)
 
 
 def exit_code(rejected: int) -> int:
@@ -285,8 +285,10 @@ def engine_options(f: F | None = None, *, rules: str = "fide-2026", events: bool
     return cast(F, wrapper)
 
 
-def report_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], engine: Engine | None, *, quiet: bool) -> None:
-    """Print the warnings of :mod:`tbstats.run.checks` on stderr; ``--after-round`` past every event is refused."""
+def report_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], engine: Engine | None, *,
+                  quiet: bool) -> list[str]:
+    """Print the warnings of :mod:`tbstats.run.checks` on stderr and return them (a report page shows them too);
+    ``--after-round`` past every event is refused."""
     try:
         messages = checks.all_checks(seen, specs, force_type=engine.force_type if engine else None,
                                      unrated_rating=engine.unrated_rating if engine else None,
@@ -297,6 +299,7 @@ def report_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], engine: Eng
     if not quiet:
         for message in messages:
             click.echo(f"Warning: {message}", err=True)
+    return messages
 
 
 def with_unrated(configs: Sequence[Config], rating: int | None) -> list[Config]:

@@ -7,7 +7,7 @@ import datetime as dt
 import functools
 import os
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
@@ -17,11 +17,11 @@ import polars as pl
 
 from tbstats.cli.base import ARGV_KEY
 from tbstats.errors import TbstatsError
-from tbstats.model.games import Batch
 from tbstats.output import FORMATS, write_table
 
 if TYPE_CHECKING:
-    from tbstats.report.page import About
+    from tbstats.report.frame import About
+    from tbstats.run.account import Account
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -142,20 +142,13 @@ def report_options(f: F) -> F:
     return cast(F, wrapper)
 
 
-def about_run(output: ReportOutput, paths: Sequence[str], counts: Sequence[tuple[str, int]]) -> About:
-    """What a report page records: the command line as typed, the inputs and their counts, a date if asked."""
-    from tbstats.report.page import About  # the report pages are imported by the commands that write them
+def about_run(output: ReportOutput, account: Account) -> About:
+    """What a report page records: the command line as typed, the account of its inputs, a date if asked."""
+    from tbstats.report.frame import About  # the report pages are imported by the commands that write them
 
     argv = click.get_current_context().find_root().meta.get(ARGV_KEY, [])
-    return About(command=shlex.join(["tbstats", *argv]), inputs=tuple(paths), counts=tuple(counts),
+    return About(command=shlex.join(["tbstats", *argv]), account=account,
                  date=dt.date.today().isoformat() if output.dated else None)
-
-
-def batch_counts(batch: Batch, files: int | None = None) -> list[tuple[str, int]]:
-    """Counts for :func:`about_run`: files read (when known), tournaments, players, game rows."""
-    counts = [("files", files)] if files is not None else []
-    return [*counts, ("tournaments", batch.n_tournaments), ("players", batch.players.height),
-            ("game rows", batch.games.height)]
 
 
 def write_page(page: str, output: ReportOutput) -> None:

@@ -138,6 +138,7 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
     from tbstats.engine.configs import parse_config
     from tbstats.io.trf import write_trf
     from tbstats.run import checks
+    from tbstats.run.account import Account
     from tbstats.simulation import SimulationConfig
 
     parsed = configs.parse(engine.rules) or [parse_config(c) for c in DEFAULT_ORDERS[kind]]
@@ -160,7 +161,7 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
             click.echo(f"Warning: {note}", err=True)
     sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers)
     specs = [s for c in parsed for s in c.specs or ()]
-    report_checks(checks.events(sim.batch), specs, engine, quiet=quiet)
+    warned = report_checks(checks.events(sim.batch), specs, engine, quiet=quiet)
     swept = None
     if sweep:
         swept = quality.sweep(config, parsed, SWEEP_NAMES[sweep[0]], sweep[1], baseline=not no_baseline,
@@ -178,8 +179,8 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
             report.write_simulation_charts(table, Path(output.charts), fmt=output.chart_format, sweep=swept)
         if output.format == "html":
             settings = {f.name: getattr(config, f.name) for f in fields(config) if f.name != "chunk"}
-            about = about_run(output, (), [("simulated tournaments", tournaments),
-                                           ("simulated players", sim.batch.players.height)])
+            what = Account(tournaments=tournaments, simulated=True, checks=(*config.notes(), *warned))
+            about = about_run(output, what)
             write_page(report.render_simulation_html(table, title="tbstats simulate", settings=settings, sweep=swept,
                                                      charts=output.chart_format, about=about), output)
     else:

@@ -1,7 +1,8 @@
 """Reports: one self-contained HTML page with charts, and the same charts as separate files.
 
-Three pages share one skeleton (header, headline cards, navigation, sections), one table layout and one way
-of drawing and embedding charts: :func:`render_html` for ``tbstats compare`` (how often configurations
+Three pages share one skeleton (header, headline cards, navigation, sections, then what went into the page:
+the ``Inputs`` section, from the :class:`tbstats.run.account.Account` given in :class:`About`), one table layout
+and one way of drawing and embedding charts: :func:`render_html` for ``tbstats compare`` (how often configurations
 disagree on real tournaments), :func:`render_simulation_html` for ``tbstats simulate`` (how well each
 configuration recovers true strength on simulated tournaments, against a random baseline) and
 :func:`render_fairness_html` for ``tbstats evaluate`` (the same against a strength proxy on real archives,
@@ -22,7 +23,8 @@ from tbstats.report.charts import CHART_FORMATS, Chart, ChartFormat
 from tbstats.report.compare_charts import write_charts
 from tbstats.report.compare_page import render_html
 from tbstats.report.fairness_page import render_fairness_html, write_fairness_charts
-from tbstats.report.page import About, table_html
+from tbstats.report.frame import About
+from tbstats.report.page import table_html
 from tbstats.report.simulation_charts import BASELINE, MEASURES, SWEPT_MEASURES, Measure, write_simulation_charts
 from tbstats.report.simulation_page import render_simulation_html
 

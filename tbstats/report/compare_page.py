@@ -11,8 +11,8 @@ import polars as pl
 from tbstats.analysis.compare import Comparison
 from tbstats.report.charts import ChartFormat, _int, _slug
 from tbstats.report.compare_charts import _chart_list, _ranked_pairs
+from tbstats.report.frame import About, _page
 from tbstats.report.page import (
-    About,
     Section,
     _card,
     _cards,
@@ -21,7 +21,7 @@ from tbstats.report.page import (
     _e,
     _interval,
     _num,
-    _page,
+    _path,
     _pct,
     _plural,
     _row,
@@ -128,7 +128,7 @@ def _drilldown_html(comparison: Comparison, limit: int) -> str:
                 span = 2 * part.height
                 cells.append(f'<td rowspan="{span}" class="pair"><span class="cfg">{_e(a)}</span> '
                              f'<span class="vs">vs</span> <span class="cfg">{_e(b)}</span></td>')
-                cells.append(f'<td rowspan="{span}" class="src" title="{_e(source)}">{_e(short)}</td>')
+                cells.append(f'<td rowspan="{span}" class="src path" title="{_e(source)}">{_path(short)}</td>')
             cells.append(f'<td class="player">{_e(row["name"])} <span class="muted">#{_e(row["start_no"])}</span></td>')
             cells.append(f'<td class="num">{_e(_num(row["points"]))}</td>')
             for rank in (row["rank_a"], row["rank_b"]):

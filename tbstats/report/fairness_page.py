@@ -16,7 +16,8 @@ import numpy as np
 import polars as pl
 
 from tbstats.report.charts import Chart, ChartFormat, Plan, _draw, _figure, _no_data, _save, _short, _slug
-from tbstats.report.page import About, Section, _card, _cards, _chart_html, _e, _page, _plural, table_html
+from tbstats.report.frame import About, _page
+from tbstats.report.page import Section, _card, _cards, _chart_html, _e, _plural, table_html
 from tbstats.report.simulation_charts import BASELINE, _colours, _names, _simulation_chart_list
 from tbstats.report.simulation_page import _measures_table
 

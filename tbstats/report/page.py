@@ -1,4 +1,5 @@
-"""The page skeleton both reports share: style sheet, header, cards, tables, embedded charts; escaping."""
+"""The pieces every page is made of: style sheet, cards, tables, embedded charts; escaping (the frame around
+them, with the inputs section, is :mod:`tbstats.report.frame`)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,11 @@ import base64
 import html
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeAlias
 
 import polars as pl
 
-from tbstats import __version__
 from tbstats.output import plain
 from tbstats.report.charts import _CSS_DPI, _PNG_DPI, Chart
 
@@ -49,6 +48,17 @@ def _png_size(data: bytes) -> tuple[int, int]:
 def _e(value: object) -> str:
     """HTML-escaped text of a value (quotes too)."""
     return html.escape("" if value is None else str(value), quote=True)
+
+
+def _path(value: object) -> str:
+    """A file path or source name, escaped, with a break opportunity after each folder separator (and the ``!``
+    of an archive member), so that a long path wraps at its folders; a ``path`` cell or item wraps it
+    anywhere only when one folder name is wider than the column.
+
+    >>> _path("data/2019/<a>.trf")
+    'data/<wbr>2019/<wbr>&lt;a&gt;.trf'
+    """
+    return re.sub(r"([/\\!])", r"\1<wbr>", _e(value))
 
 
 def _num(value: object) -> str:
@@ -160,9 +170,10 @@ section h3{margin:18px 0 4px;font-size:16px}
 section > p,.lead{margin:0 0 10px;color:var(--muted);max-width:80ch}
 figure.chart{margin:8px 0 4px}
 figure.chart svg,figure.chart img{display:block;max-width:100%;height:auto}
+img,svg{max-width:100%}
 figure.chart svg *{stroke-linejoin:round;stroke-linecap:butt}
 figcaption{font-size:13px;color:var(--muted);margin-top:4px}
-.scroll{overflow-x:auto}
+.scroll{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;font-size:13px;width:100%;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;padding:4px 0}
 th,td{padding:5px 9px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
@@ -171,7 +182,6 @@ td.num,th.num{text-align:right}
 tbody tr:hover td{background:#f7f9fc}
 table.drill tr.group td{border-top:2px solid #cfd6df}
 td.first{font-weight:700;color:var(--accent)}
-td.src{overflow-wrap:anywhere;max-width:220px}
 table.drill{width:100%}
 td.pair{white-space:nowrap}
 td.values{white-space:normal;min-width:200px}
@@ -189,16 +199,21 @@ details{margin-top:8px}
 summary{cursor:pointer;color:var(--accent);font-size:14px}
 .note,.empty{color:var(--muted);font-size:13px}
 footer{color:var(--muted);font-size:12px;padding:8px 0 32px}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));gap:6px 24px}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(440px,100%),1fr));gap:6px 24px}
 .charts figure.chart{margin:8px 0 10px}
-.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:0 24px;align-items:start}
+.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(260px,100%),1fr));gap:0 24px;align-items:start}
+.charts > *,.cols > *,.cards > *{min-width:0}
 table.measures th{white-space:normal;vertical-align:bottom}
 table.measures td.num{white-space:nowrap}
 table.settings td.num{font-variant-numeric:tabular-nums}
 table.about{width:auto}
 table.about td:first-child{white-space:nowrap;color:var(--muted)}
-code.cmd{white-space:pre-wrap;overflow-wrap:anywhere;display:block}
-ul.inputs{margin:0;padding-left:18px;overflow-wrap:anywhere}
+code.cmd{white-space:pre-wrap;overflow-wrap:anywhere;display:block;min-width:24ch}
+ul.inputs{margin:0;padding-left:18px}
+.path{overflow-wrap:anywhere;min-width:16ch}
+td.path{max-width:48ch}
+p.account{margin:14px 0 0;font-size:14px}
+p.account a{color:var(--accent)}
 .ci{display:block;font-size:11.5px;color:var(--muted)}
 td.config code.def{display:table;margin-top:2px;font-size:11.5px}
 tr.baseline td{background:#f7f8fa}
@@ -208,56 +223,3 @@ tr.baseline td{background:#f7f8fa}
 """
 #: A page section: anchor id, heading (text) and body (HTML).
 Section: TypeAlias = tuple[str, str, str]
-
-
-@dataclass(frozen=True)
-class About:
-    """What a page was made from: the command line, the inputs and their counts, and a date only on request.
-
-    Pages carry no date unless ``date`` is given, so identical inputs give byte-identical pages.
-    """
-
-    command: str | None = None
-    inputs: tuple[str, ...] = ()
-    counts: tuple[tuple[str, int], ...] = ()
-    date: str | None = None
-
-
-#: Inputs listed by name on the page; the rest are counted.
-LISTED_INPUTS: Final = 12
-
-
-def _about_html(about: About | None) -> str:
-    """The provenance section: command line, version, inputs (counts and a short list), date if asked."""
-    about = about or About()
-    rows = [_row([("", "tbstats version"), ("", f"<code>{_e(__version__)}</code>")])]
-    command = f'<code class="cmd">{_e(about.command)}</code>' if about.command else \
-        '<span class="muted">not recorded (rendered from Python)</span>'
-    rows.append(_row([("", "Command"), ("", command)]))
-    if about.counts:
-        rows.append(_row([("", "Counts"), ("", _e(", ".join(f"{n:,} {k}" for k, n in about.counts)))]))
-    if about.inputs:
-        shown = about.inputs[:LISTED_INPUTS]
-        more = len(about.inputs) - len(shown)
-        items = "".join(f"<li><code>{_e(x)}</code></li>" for x in shown)
-        tail = f'<li class="muted">and {more:,} more</li>' if more else ""
-        rows.append(_row([("", f"Inputs ({len(about.inputs):,})"), ("", f'<ul class="inputs">{items}{tail}</ul>')]))
-    if about.date:
-        rows.append(_row([("", "Date"), ("", _e(about.date))]))
-    return _table([("", "What"), ("", "Value")], rows, cls="about")
-
-
-def _page(title: str, subtitle: str, headline: str, sections: Sequence[Section], about: About | None = None) -> str:
-    """The page skeleton both reports share: header, headline cards, a navigation bar, the sections, footer."""
-    sections = [*sections, ("about", "How this page was made", _about_html(about))]
-    nav = "".join(f'<a href="#{sid}">{_e(heading)}</a>' for sid, heading, _ in sections)
-    body = "".join(f'<section id="{sid}"><h2>{_e(heading)}</h2>{content}</section>'
-                   for sid, heading, content in sections)
-    return (
-        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-        f'<header class="top"><div class="wrap"><h1>{_e(title)}</h1><p>{_e(subtitle)}</p></div></header>\n'
-        f'<main class="wrap">{headline}<nav>{nav}</nav>\n{body}\n</main>\n'
-        f'<footer class="wrap">Made by tbstats {_e(__version__)}'
-        + (f" on {_e(about.date)}" if about and about.date else "") + '.</footer>\n</body>\n</html>\n')

@@ -9,8 +9,8 @@ from typing import Any, cast
 import polars as pl
 
 from tbstats.report.charts import ChartFormat, _int, _slug
+from tbstats.report.frame import About, _page
 from tbstats.report.page import (
-    About,
     Cell,
     Section,
     _card,
@@ -20,7 +20,6 @@ from tbstats.report.page import (
     _e,
     _interval,
     _num,
-    _page,
     _pct,
     _plural,
     _row,

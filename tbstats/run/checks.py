@@ -52,12 +52,17 @@ def events(batch: Batch) -> pl.DataFrame:
     ).join(unrated, on="tournament", how="left").with_columns(pl.col("unrated").fill_null(False))
 
 
-def team_events_as_players(team_events: int, what: str) -> list[str]:
+def team_events_as_players(team_events: int, what: str, *, hint: str | None = "--teams gives team standings"
+                           ) -> list[str]:
     """A note for a run without ``--teams`` over team events (``what`` their rows are, e.g. 'rows are
-    players ranked as individuals')."""
+    players ranked as individuals'; ``hint``: what gives team standings, None for a command without any).
+
+    >>> team_events_as_players(2, "players ranked as individuals", hint=None)
+    ['2 team event(s): players ranked as individuals']
+    """
     if not team_events:
         return []
-    return [f"{team_events} team event(s): {what}; --teams gives team standings"]
+    return [f"{team_events} team event(s): {what}" + (f"; {hint}" if hint else "")]
 
 
 def round_robin_buchholz(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], *,

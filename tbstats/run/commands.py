@@ -183,20 +183,29 @@ def _fit_rows(batch: Batch) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def evaluate(run: Run, configs: Sequence[Config], *, proxy: str = "rating", fit_run: Run | None = None,
              lots_seed: int = 0, pairs: Sequence[tuple[str, str]] | None = None,
-             workers: int = 1) -> ArchiveEvaluation:
+             workers: int = 1, seen: list[pl.DataFrame] | None = None) -> ArchiveEvaluation:
     """:func:`tbstats.analysis.evaluate.evaluate_archive` over all inputs: each batch evaluated where it was read
     (on Dask, only its partials travel back). The ``archive`` proxy first reads ``fit_run`` (the same inputs)
-    for the fit, where only :func:`tbstats.analysis.strength.games_of` of each batch travels."""
+    for the fit, where only :func:`tbstats.analysis.strength.games_of` of each batch travels. ``seen`` collects
+    :func:`tbstats.run.checks.events` (team events included)."""
     from tbstats.analysis import evaluate as evaluation
 
+    def done(pair: tuple[Callable[[], evaluation.Evaluated], Callable[[], pl.DataFrame] | None]
+             ) -> evaluation.Evaluated:
+        evaluated, events = pair
+        if seen is not None and events is not None:
+            append_merged(seen, events())
+        return evaluated()
+
     def each(args: evaluation.EvaluateArgs) -> Iterator[evaluation.Evaluated]:
-        pending: deque[Callable[[], evaluation.Evaluated]] = deque()
+        pending: deque[tuple[Callable[[], evaluation.Evaluated], Callable[[], pl.DataFrame] | None]] = deque()
         for m in run.map(nothing, keep=True):
-            pending.append(run.apply(m, evaluation.evaluate_whole, m.first_id, *args))
+            pending.append((run.apply(m, evaluation.evaluate_whole, m.first_id, *args),
+                            None if seen is None else run.apply(m, checks.events)))
             while len(pending) > 4:
-                yield pending.popleft()()
+                yield done(pending.popleft())
         while pending:
-            yield pending.popleft()()
+            yield done(pending.popleft())
 
     fit_rows = None if fit_run is None else ((shift_ids(m.value[0], m.first_id), shift_ids(m.value[1], m.first_id))
                                              for m in fit_run.map(_fit_rows))
