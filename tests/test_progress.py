@@ -177,7 +177,8 @@ def _stderr(*args: str) -> str:
     return result.stderr
 
 
-@pytest.mark.parametrize("command", [["compute", "-t", "BH"], ["compare", "-c", "a=fide-2026:BH", "-c", "b=fide-2024:BH"],
+@pytest.mark.parametrize("command", [["compute", "-t", "BH"], ["compare", "-c", "a=fide-2026:BH", "-c",
+                                                                 "b=fide-2024:BH"],
                                      ["audit"], ["info"], ["evaluate"], ["compute", "--teams", "-t", "MP"]])
 def test_every_archive_command_counts_the_input_files(command: list[str], trf_dir: Path, on_a_terminal: None,
                                                       tmp_path: Path) -> None:

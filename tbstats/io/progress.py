@@ -87,7 +87,7 @@ def progress(total: int | None, unit: str, wanted: bool, *, label: str = "", row
     stream = sys.stderr
     if not wanted or not terminal(stream):
         return Progress()
-    from tqdm import tqdm   # (only when a bar is drawn)
+    from tqdm import tqdm  # (only when a bar is drawn)
 
     bar = tqdm(total=total, unit=f" {unit}", desc=label or None, file=stream, dynamic_ncols=True, miniters=1,
                mininterval=QUICKEST)

@@ -52,7 +52,7 @@ class Mapped(Generic[P]):
     tournaments: int
     game_rows: int
     kept: Any = None   # with ``Run.map(f, keep=True)``: where the batch itself is, for :meth:`Run.apply`
-    moves: int | None = field(default=None, repr=False)   # on Dask with ``keep``: how far the batch's work moves the bar
+    moves: int | None = field(default=None, repr=False)   # on Dask with ``keep``: how far its work moves the bar
 
 
 @dataclass(frozen=True)
