@@ -17,7 +17,6 @@ from tbstats.cli.options import (
     Engine,
     config_options,
     engine_options,
-    quiet_option,
     report_checks,
     with_unrated,
 )
@@ -27,6 +26,7 @@ from tbstats.cli.outputs import (
     about_run,
     emit,
     prepare_target,
+    quiet_option,
     report_options,
     write_page,
 )
