@@ -12,7 +12,6 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Any, Final, NoReturn
 
 import click
-from click.utils import make_default_short_help
 
 from tbstats import __version__, keep_freed_memory
 from tbstats.errors import TbstatsError
@@ -152,7 +151,7 @@ class _Group(click.Group):
             return
         limit = formatter.width - 6 - max(len(n) for n in names)
         rows = [(n, known[n].get_short_help_str(limit) if n in known
-                 else make_default_short_help(SUMMARIES[n], limit)) for n in names]
+                 else click.Command(n, help=SUMMARIES[n]).get_short_help_str(limit)) for n in names]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
