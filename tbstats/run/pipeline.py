@@ -37,7 +37,7 @@ from tbstats.io.sources import OnError, Part, Tally
 from tbstats.io.tabular import renumber
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.games import Batch, empty, source_file, source_files
-from tbstats.run import portable, processes
+from tbstats.run import portable
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -241,7 +241,14 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     ordered`) when ``f`` travels, the batches need not stay and there are enough parts; else the pieces of
     the parts are read there and here and the batches mapped here (:func:`read_in_processes`), the very
     batches of one process."""
-    return client is None and workers > 1 and any(p.items for p in parts) and processes.available()
+    return client is None and workers > 1 and any(p.items for p in parts) and _processes().available()
+
+
+def _processes() -> Any:
+    """:mod:`tbstats.run.processes`, imported when worker processes may run (multiprocessing takes a while)."""
+    from tbstats.run import processes
+
+    return processes
 
 
 def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool,
@@ -251,6 +258,7 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
     batches are the same as when read here, and ``f`` need not travel."""
     split = [sources.pieces(part) for part in parts]
     every = [piece for its in split for piece in its]
+    processes = _processes()
     reads = (processes.ordered(sources.read_piece, every, workers) if len(every) >= processes.FEWEST
              else (sources.read_piece(piece) for piece in every))   # too few to pay for starting workers
     try:
@@ -303,12 +311,12 @@ class Run(Tally):
         results: Iterator[Any]
         if not in_processes(parts, self.workers, self.client):
             results = Executor(self.workers, self.client).run(work, parts, keep)
-        elif not keep and processes.pickles(work) and len(
-                split := [p for part in parts for p in sources.split(part, sources.READ_FILES)]) >= processes.FEWEST:
+        elif not keep and _processes().pickles(work) and len(
+                split := [p for part in parts for p in sources.split(part, sources.READ_FILES)]) >= _processes().FEWEST:
             # parts of at most READ_FILES TRF files read and mapped there or here: a result is the same for
             # any cut into batches (only the batches kept by ingest show theirs: they take the other way)
             parts = tuple(split)
-            results = processes.ordered(work, parts, self.workers)
+            results = _processes().ordered(work, parts, self.workers)
         else:   # pieces read there, batches mapped here
             results = read_in_processes(parts, self.batch_size, f, keep, self.workers)
         later = keep and self.client is not None   # on Dask a kept batch's work is done when apply's result comes
