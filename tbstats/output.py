@@ -19,15 +19,15 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Final
-
-import numpy as np
-import polars as pl
+from typing import TYPE_CHECKING, Any, Final
 
 from tbstats.errors import TbstatsError
+
+if TYPE_CHECKING:   # numpy and polars are imported where they are used: a table of text needs neither
+    import polars as pl
 
 #: Output formats; the text ones can go to standard output.
 FORMATS: Final = ("csv", "tsv", "json", "md", "parquet")
@@ -47,6 +47,8 @@ def plain(value: float) -> str:
         return "NaN"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
+    import numpy as np
+
     return str(np.format_float_positional(value, trim="0"))
 
 
@@ -80,6 +82,8 @@ def _json(value: object) -> str:
 
 def _text_columns(df: pl.DataFrame) -> pl.DataFrame:
     """Float and nested columns as strings, so that every text writer prints them alike."""
+    import polars as pl
+
     nested = [c for c, t in df.schema.items() if t.is_nested()]
     floats = [_float_text(df[c]) for c, t in df.schema.items() if t.is_float()]
     return df.with_columns(*floats, *(pl.Series(c, [None if v is None else _cell(v) for v in df[c].to_list()],
@@ -90,9 +94,12 @@ def _float_text(column: pl.Series) -> pl.Series:
     """A float column as :func:`plain` text: polars' shortest round-trip text, which is :func:`plain`'s but for
     the few cells it writes in scientific notation (below 1e-4 or from 1e16), done one by one.
 
+    >>> import polars as pl
     >>> _float_text(pl.Series("x", [2.5, None, 1e-7, 1e20, -0.25, float("nan")])).to_list()
     ['2.5', None, '0.0000001', '100000000000000000000.0', '-0.25', 'NaN']
     """
+    import polars as pl
+
     values = column.cast(pl.Float64)
     text = values.cast(pl.String)
     size = values.abs()
@@ -114,12 +121,15 @@ def escape_formulas(df: pl.DataFrame) -> pl.DataFrame:
     Only free text is escaped (names, places, sources, ...): the columns of :data:`CODE_COLUMNS` hold codes
     tbstats validated, which must read back as they are.
 
+    >>> import polars as pl
     >>> df = pl.DataFrame({"name": ["=HYPERLINK(1)", "-1+2", "Ann", "-3.5", "@x"], "points": [-1, 2, 3, 4, 5]})
     >>> escape_formulas(df).rows()[:2], escape_formulas(df)["name"].to_list()[2:]
     ([("'=HYPERLINK(1)", -1), ("'-1+2", 2)], ['Ann', '-3.5', "'@x"])
     >>> escape_formulas(pl.DataFrame({"result": ["+", "=", "-"]}))["result"].to_list()
     ['+', '=', '-']
     """
+    import polars as pl
+
     text = [c for c, t in df.schema.items() if (t == pl.String() or isinstance(t, pl.Enum | pl.Categorical))
             and c not in CODE_COLUMNS]
 
@@ -139,6 +149,7 @@ ROW_GROUP_ROWS: Final = 65_536
 def format_table(df: pl.DataFrame, fmt: str, *, csv_escape: bool = True) -> str:
     """The text of a table in a text format (csv, tsv, json, md); ``csv_escape``: see :func:`escape_formulas`.
 
+    >>> import polars as pl
     >>> print(format_table(pl.DataFrame({"name": ["Ann", None], "BH": [35.5, 17.25]}), "md"), end="")
     | name | BH |
     | --- | ---: |
@@ -199,6 +210,67 @@ def _md_line(cells: Iterable[object]) -> str:
         return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
 
     return "| " + " | ".join(esc(v) for v in cells) + " |\n"
+
+
+def _risky(cell: str) -> bool:
+    """Whether a spreadsheet would run a text cell as a formula (:func:`escape_formulas`' rule)."""
+    return cell[:1] != "" and cell[0] in FORMULA_STARTS and re.search(_PLAIN_NUMBER, cell) is None
+
+
+def _csv_line(cells: Iterable[str | None], separator: str) -> str:
+    """One CSV/TSV line as polars writes it: a cell quoted when it is empty text or holds the separator, a quote
+    or a line break; a missing cell empty."""
+    def quoted(cell: str | None) -> str:
+        if cell is None:
+            return ""
+        if cell == "" or any(c in cell for c in (separator, '"', "\n", "\r")):
+            return '"' + cell.replace('"', '""') + '"'
+        return cell
+
+    return separator.join(quoted(c) for c in cells) + "\n"
+
+
+def format_strings(columns: Sequence[str], rows: Iterable[Sequence[str | None]], fmt: str, *,
+                   csv_escape: bool = True) -> str:
+    """:func:`format_table` of a table of text cells (a short listing), without numpy or polars.
+
+    >>> print(format_strings(["name", "note"], [["BH", "=1"], ["SB", None]], "csv"), end="")
+    name,note
+    BH,'=1
+    SB,
+    """
+    if fmt not in TEXT_FORMATS:
+        raise TbstatsError(f"unknown text format {fmt!r} (expected one of {', '.join(TEXT_FORMATS)})")
+    rows = [list(row) for row in rows]
+    if fmt in ("csv", "tsv"):
+        escaped = [csv_escape and c not in CODE_COLUMNS for c in columns]
+        lines: list[list[str | None]] = [list(columns)]
+        lines += [[("'" + c) if e and c is not None and _risky(c) else c for c, e in zip(row, escaped, strict=True)]
+                  for row in rows]
+        return "".join(_csv_line(cells, "," if fmt == "csv" else "\t") for cells in lines)
+    if fmt == "md":
+        return "".join(_md_line(cells) for cells in [columns, ["---"] * len(columns), *rows])
+    if not rows:
+        return "[]\n"
+    return "[\n  " + ",\n  ".join(_json(dict(zip(columns, row, strict=True))) for row in rows) + "\n]\n"
+
+
+def write_strings(columns: Sequence[str], rows: Sequence[Sequence[str | None]], fmt: str, path: str | Path | None,
+                  *, csv_escape: bool = True) -> None:
+    """:func:`write_table` of a table of text cells; the text formats without numpy or polars."""
+    if fmt not in TEXT_FORMATS:
+        import polars as pl
+
+        write_table(pl.DataFrame([list(r) for r in rows], schema=dict.fromkeys(columns, pl.String), orient="row"),
+                    fmt, path, csv_escape=csv_escape)
+        return
+    text = format_strings(columns, rows, fmt, csv_escape=csv_escape)
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        with Path(path).open("w", encoding="utf-8", newline="") as out:
+            out.write(text)
 
 
 def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_escape: bool = True) -> None:
@@ -314,6 +386,8 @@ class TableFile:
 
     def _arrow(self, piece: Any) -> Any:
         """A buffered piece (polars, or Arrow once joined) as an Arrow table of the file's schema."""
+        import polars as pl
+
         if not isinstance(piece, pl.DataFrame):
             return piece
         table = piece.to_arrow()   # (a cast to the same schema would only import pyarrow.compute, ~0.05 s)
@@ -327,6 +401,8 @@ class TableFile:
         for lo in range(0, whole, ROW_GROUP_ROWS):
             self._write_group(self._take(min(ROW_GROUP_ROWS, whole - lo)))
         self._buffered -= whole
+        import polars as pl
+
         # the rows left (fewer than a row group) copied out of their piece, which can then go (a batch's table)
         self._buffer = [p.rechunk() if isinstance(p, pl.DataFrame) else p for p in self._buffer]
 

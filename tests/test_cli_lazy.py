@@ -7,9 +7,12 @@ import json
 import subprocess
 import sys
 
+import polars as pl
+import pytest
 from helpers import ROOT
 
 from tbstats.cli.base import COMMAND_MODULES
+from tbstats.output import format_strings, format_table
 
 EXAMPLE = ROOT / "data" / "examples" / "e1_unplayed_rounds.trf"
 
@@ -46,3 +49,59 @@ def test_every_command_is_registered_by_its_module() -> None:
     assert set(main.commands) == set(COMMAND_MODULES)
     for name, command in main.commands.items():
         assert command.callback is not None and command.callback.__module__ == COMMAND_MODULES[name], name
+
+
+HEAVY = ("polars", "numpy", "pyarrow")
+
+
+def _heavy_after(*args: str) -> tuple[list[str], str]:
+    """The heavy libraries imported by one command line run in a fresh interpreter, and its stdout."""
+    code = ("import json, sys\nfrom tbstats.cli import main\n"
+            "try:\n    main(sys.argv[1:], prog_name='tbstats')\nexcept SystemExit:\n    pass\n"
+            f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120, check=False)
+    return json.loads(done.stderr.strip().splitlines()[-1]), done.stdout
+
+
+def test_help_and_the_registry_listing_import_neither_numpy_nor_polars() -> None:
+    for args in (["--help"], ["tiebreaks"], ["tiebreaks", "--teams", "--format", "md"],
+                 ["tiebreaks", "--format", "json"]):
+        heavy, out = _heavy_after(*args)
+        assert heavy == [], (args, heavy)
+        assert out, args
+
+
+def test_help_lists_the_summaries_the_commands_have() -> None:
+    from tbstats.cli import main
+    from tbstats.cli.base import SUMMARIES
+
+    for name, command in main.commands.items():   # (imports every command)
+        assert command.short_help is None and command.help is not None, name
+        assert SUMMARIES[name] == " ".join(command.help.split("\n\n")[0].split()), name
+    code = ("from tbstats.cli import main\nlist(main.commands)\n"   # every command imported first, then the help
+            "try:\n    main(['--help'], prog_name='tbstats')\nexcept SystemExit:\n    pass\n")
+    eager = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                           check=True).stdout
+    _, lazy = _modules_after("--help")
+    assert lazy == eager and "Commands:" in lazy
+
+
+def test_the_registry_listing_is_the_registries() -> None:
+    from tbstats.cli.registry import INDIVIDUAL, TEAMS, registry_rows
+    from tbstats.engine.teams.tiebreaks import TEAM_TIEBREAKS
+    from tbstats.engine.tiebreaks import TIEBREAKS
+
+    assert registry_rows(TIEBREAKS) == INDIVIDUAL
+    assert registry_rows(TEAM_TIEBREAKS) == TEAMS
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "md", "json"])
+@pytest.mark.parametrize("csv_escape", [True, False])
+def test_a_table_of_text_is_written_as_polars_tables_are(fmt: str, csv_escape: bool) -> None:
+    from tbstats.cli.registry import COLUMNS, INDIVIDUAL, TEAMS
+
+    rows = [*INDIVIDUAL, *TEAMS, ("", "=1+2", "-3.5", "a,b", 'q"z', "x\ty"), ("@x", "line\nbreak", "|", "+", "-", "é")]
+    table = pl.DataFrame([list(r) for r in rows], schema=dict.fromkeys(COLUMNS, pl.String), orient="row")
+    assert format_strings(COLUMNS, rows, fmt, csv_escape=csv_escape) == format_table(table, fmt, csv_escape=csv_escape)
+    assert format_strings(COLUMNS, [], fmt) == format_table(table.clear(), fmt)

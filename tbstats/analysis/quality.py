@@ -38,6 +38,8 @@ from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
+from tbstats.io.progress import Progress
+from tbstats.io.progress import progress as progress_bar
 from tbstats.model.games import Batch
 from tbstats.simulation import Simulation, SimulationConfig, simulate
 
@@ -258,12 +260,30 @@ def with_strength(sim: Simulation) -> Batch:
     return replace(sim.batch, players=players)
 
 
-def evaluate(sim: Simulation, configs: Sequence[Config], *, ctx: Context | None = None) -> pl.DataFrame:
+#: Tournaments :func:`evaluate` measures at a time (the figures do not depend on it; a bar moves run by run).
+MEASURED_AT_ONCE: Final = 1000
+
+
+def evaluate(sim: Simulation, configs: Sequence[Config], *, ctx: Context | None = None,
+             progress: Progress | None = None) -> pl.DataFrame:
     """One row per configuration with the measures of the module docstring, against the true strengths.
 
-    The drawing of lots (``LOTS``, the baseline) is seeded with the simulation's seed.
+    The drawing of lots (``LOTS``, the baseline) is seeded with the simulation's seed. Without ``ctx`` the
+    tournaments are measured in runs of about :data:`MEASURED_AT_ONCE` (whole tournaments, combined exactly);
+    ``progress`` (a bar over the tournaments) moves run by run.
     """
-    return table(measure(sim.batch, truth_strength(sim), configs, lots_seed=sim.config.seed, ctx=ctx))
+    from tbstats.engine.compute import chunks
+
+    if ctx is not None:
+        return table(measure(sim.batch, truth_strength(sim), configs, lots_seed=sim.config.seed, ctx=ctx))
+    parts = []
+    for run in chunks(sim.batch, -(-sim.batch.n_tournaments // MEASURED_AT_ONCE)):
+        strength = run.players.select("tournament", "start_no").sort("tournament", "start_no").join(
+            sim.truth, on=["tournament", "start_no"], how="left", maintain_order="left")["strength"]
+        parts.append(measure(run, strength.to_numpy().astype(np.float64), configs, lots_seed=sim.config.seed))
+        if progress is not None:
+            progress.advance(run.n_tournaments)
+    return table(combine(parts))
 
 
 def _distinct_per_group(values: np.ndarray, group: np.ndarray, G: int) -> np.ndarray:
@@ -275,16 +295,20 @@ def _distinct_per_group(values: np.ndarray, group: np.ndarray, G: int) -> np.nda
 
 
 def run(sim_config: SimulationConfig, configs: Sequence[Config], *, baseline: bool = True,
-        workers: int = 1) -> tuple[Simulation, pl.DataFrame]:
-    """Simulate once and evaluate every configuration (plus the random baseline)."""
-    sim = simulate(sim_config, workers=workers)
+        workers: int = 1, progress: bool = False, label: str = "") -> tuple[Simulation, pl.DataFrame]:
+    """Simulate once and evaluate every configuration (plus the random baseline); with ``progress`` a bar
+    over the events on standard error (when it is a terminal) for each of the two steps."""
+    n = sim_config.tournaments
+    with progress_bar(n, "events", progress, label=f"{label}simulate") as bar:
+        sim = simulate(sim_config, workers=workers, progress=bar)
     all_configs = [*configs, random_baseline(configs[0].rules if configs else "fide-2026")] if baseline else list(
         configs)
-    return sim, evaluate(sim, all_configs)
+    with progress_bar(n, "events", progress, label=f"{label}measure") as bar:
+        return sim, evaluate(sim, all_configs, progress=bar)
 
 
 def sweep(sim_config: SimulationConfig, configs: Sequence[Config], parameter: str, values: Sequence[float],
-          *, baseline: bool = True, workers: int = 1) -> pl.DataFrame:
+          *, baseline: bool = True, workers: int = 1, progress: bool = False) -> pl.DataFrame:
     """The measures for each value of one simulation parameter (rounds, players, bye_rate, draw_rate, ...)."""
     if parameter not in SWEEPABLE:
         raise TbstatsError(f"cannot sweep {parameter!r} (expected one of {', '.join(SWEEPABLE)})")
@@ -293,7 +317,8 @@ def sweep(sim_config: SimulationConfig, configs: Sequence[Config], parameter: st
     for value in values:
         cast: int | float = int(value) if field_name in ("rounds", "players") else float(value)
         changed = replace(sim_config, **{field_name: cast})  # type: ignore[arg-type]
-        _, table = run(changed, configs, baseline=baseline, workers=workers)
+        _, table = run(changed, configs, baseline=baseline, workers=workers, progress=progress,
+                       label=f"{parameter}={value:g}: ")
         parts.append(table.with_columns(pl.lit(parameter).alias("parameter"), pl.lit(float(value)).alias("value")))
     return pl.concat(parts, how="diagonal_relaxed")
 

@@ -52,7 +52,22 @@ def _stop_now(code: int) -> NoReturn:
 COMMAND_MODULES: Final = {
     "compare": "tbstats.cli.archive", "audit": "tbstats.cli.archive", "ingest": "tbstats.cli.data",
     "info": "tbstats.cli.data", "compute": "tbstats.cli.engine", "explain": "tbstats.cli.engine",
-    "tiebreaks": "tbstats.cli.engine", "evaluate": "tbstats.cli.fairness", "simulate": "tbstats.cli.simulation",
+    "tiebreaks": "tbstats.cli.registry", "evaluate": "tbstats.cli.fairness", "simulate": "tbstats.cli.simulation",
+}
+
+#: The first paragraph of each command's help, which ``tbstats --help`` lists without importing any command's
+#: module (``tests/test_cli_lazy.py`` checks it against the commands' own help).
+SUMMARIES: Final = {
+    "audit": "Recompute standings and compare them with the ranks and points declared in the files.",
+    "compare": "How often configurations (edition + tie-break order) change winners, podiums and rankings.",
+    "compute": "Compute tie-breaks and standings: one row per player (one per team with --teams).",
+    "evaluate": "Which tie-break order ranks tied players closer to their strength, and whom it favours, on real "
+                "events.",
+    "explain": "Show a player's tie-break round by round: what each round adds, or what the value is made of.",
+    "info": "Count tournaments, players, rounds, game rows by game type, and warnings.",
+    "ingest": "Read tournaments (TRF files, directories, globs, zip/tar archives, models) and write the model.",
+    "simulate": "Simulate tournaments with known true strengths and measure which tie-break order recovers them.",
+    "tiebreaks": "List the tie-break registry: name, article, modifiers, direction and description.",
 }
 
 
@@ -62,6 +77,11 @@ class _Commands(MutableMapping[str, click.Command]):
 
     def __init__(self, commands: Mapping[str, click.Command]) -> None:
         self._known = dict(commands)
+
+    @property
+    def loaded(self) -> dict[str, click.Command]:
+        """The commands whose modules are imported, by name."""
+        return self._known
 
     def _load(self, name: str) -> None:
         module = COMMAND_MODULES.get(name)
@@ -116,7 +136,24 @@ class _Group(click.Group):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.commands = _Commands(self.commands)
+        self.lazy = _Commands(self.commands)
+        self.commands = self.lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMAND_MODULES, *self.lazy.loaded})
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their summaries, from :data:`SUMMARIES` for the commands not imported yet (the help
+        click would write after importing every command's module)."""
+        known = self.lazy.loaded
+        names = [n for n in self.list_commands(ctx) if n not in known or not known[n].hidden]
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = [(n, known[n].get_short_help_str(limit) if n in known
+                 else click.Command(n, help=SUMMARIES[n]).get_short_help_str(limit)) for n in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta[ARGV_KEY] = list(args)

@@ -1,4 +1,4 @@
-"""Commands that compute tie-breaks: ``compute``, ``explain``, ``tiebreaks``."""
+"""Commands that compute tie-breaks: ``compute``, ``explain`` (``tiebreaks`` is in :mod:`tbstats.cli.registry`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ from tbstats.cli.options import (
     engine_options,
     exit_code,
     input_options,
-    quiet_option,
     report_checks,
     streamed,
     team_options,
@@ -32,8 +31,8 @@ from tbstats.cli.outputs import (
     Output,
     emit,
     output_options,
+    quiet_option,
 )
-from tbstats.engine.tiebreaks import TIEBREAKS
 from tbstats.io import sources
 from tbstats.output import TableFile
 from tbstats.run import checks, commands
@@ -177,19 +176,3 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
         click.echo(ex.summary, err=True)
     emit(ex.rounds.select(pl.lit(ex.tiebreak).alias("tiebreak"), pl.lit(ex.value, pl.Float64).alias("value"),
                           pl.all()), output)
-
-
-@main.command(name="tiebreaks", epilog=EPILOG)
-@output_options
-@click.option("--teams", is_flag=True, help="List the team registry (C.07 11-13 and the individual ones on MP/GP).")
-@quiet_option
-def tiebreaks_cmd(output: Output, teams: bool, quiet: bool) -> None:
-    """List the tie-break registry: name, article, modifiers, direction and description."""
-    from tbstats.engine.teams.tiebreaks import TEAM_TIEBREAKS
-
-    registry = TEAM_TIEBREAKS if teams else TIEBREAKS
-    rows = [{"name": t.name.replace("MPVGP", "MPvGP"), "article": t.article,
-             "modifiers": ",".join(sorted(t.modifiers)),
-             "order": "higher first" if t.higher_is_better else "lower first",
-             "kind": t.kind, "description": t.description} for t in registry.values()]
-    emit(pl.DataFrame(rows), output)

@@ -84,9 +84,11 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, proxy: st
     seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
         fit_run = None
-        if proxy == "archive":   # a first, silent pass over the same inputs fits the strengths
+        if proxy == "archive":   # a first pass over the same inputs fits the strengths (its problems: the run's)
             fit_run = Run(inputs.mode, inputs=inputs.paths, batch_size=batches.size, batch_files=batches.files,
-                          workers=batches.workers, client=run.client)
+                          workers=batches.workers, client=run.client, progress=run.progress, label="fit",
+                          max_member_bytes=inputs.max_member_bytes)
+            run.label = "evaluate"
         result = commands.evaluate(run, all_configs, proxy=proxy, lots_seed=seed, pairs=chosen, fit_run=fit_run,
                                    workers=batches.workers, seen=seen)
     if result.fit is not None and not inputs.quiet:

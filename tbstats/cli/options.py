@@ -328,10 +328,6 @@ def _spec_list(text: str) -> list[TieBreakSpec]:
     return specs
 
 
-#: ``-q/--quiet`` of the commands without inputs to stream (explain, tiebreaks, simulate): what every command takes.
-quiet_option = click.option("-q", "--quiet", is_flag=True, help="No warnings or notes on stderr.")
-
-
 def tiebreaks_option(*, default: str | None = None, one: bool = False) -> Callable[[F], F]:
     """``-t/--tiebreaks``: an ordered list of specs or ``from-file`` (one spec for ``explain``).
 

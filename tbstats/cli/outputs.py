@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, cast
 
 import click
-import polars as pl
 
 from tbstats.cli.base import ARGV_KEY
 from tbstats.errors import TbstatsError
 from tbstats.output import FORMATS, write_table
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # (polars is not needed to parse options: ``tbstats tiebreaks`` never imports it)
+    import polars as pl
+
     from tbstats.report.frame import About
     from tbstats.run.account import Account
 
@@ -35,6 +36,9 @@ class Output:
     path: str | None
     csv_escape: bool = True
 
+
+#: ``-q/--quiet`` of the commands without inputs to stream (explain, tiebreaks, simulate): what every command takes.
+quiet_option = click.option("-q", "--quiet", is_flag=True, help="No warnings or notes on stderr.")
 
 #: ``--csv-escape/--no-csv-escape``, shared by the output and report option families.
 CSV_ESCAPE: Final = click.option(

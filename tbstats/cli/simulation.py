@@ -17,7 +17,6 @@ from tbstats.cli.options import (
     Engine,
     config_options,
     engine_options,
-    quiet_option,
     report_checks,
     with_unrated,
 )
@@ -27,6 +26,7 @@ from tbstats.cli.outputs import (
     about_run,
     emit,
     prepare_target,
+    quiet_option,
     report_options,
     write_page,
 )
@@ -159,13 +159,13 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
     if not quiet:
         for note in config.notes():
             click.echo(f"Warning: {note}", err=True)
-    sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers)
+    sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers, progress=not quiet)
     specs = [s for c in parsed for s in c.specs or ()]
     warned = report_checks(checks.events(sim.batch), specs, engine, quiet=quiet)
     swept = None
     if sweep:
         swept = quality.sweep(config, parsed, SWEEP_NAMES[sweep[0]], sweep[1], baseline=not no_baseline,
-                              workers=workers)
+                              workers=workers, progress=not quiet)
     if trf_dir:
         directory = Path(trf_dir)
         for source, text in write_trf(sim.batch).items():

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -29,7 +28,7 @@ from typing import Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io import parts, recover, safe, tabular
+from tbstats.io import parts, progress, recover, safe, tabular
 from tbstats.io.expand import (
     SKIPPED,
     _expand,
@@ -100,6 +99,11 @@ class Plan:
 
     parts: tuple[Part, ...]
     tournaments: int | None
+
+    @property
+    def files(self) -> int:
+        """The input files the parts count (skipped ones left out; a model counts once), known before reading."""
+        return sum(part.files for part in self.parts)
 
 
 def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 2000,
@@ -345,41 +349,33 @@ class BatchStream(Tally):
         self._started = True
         the_plan = plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
                         max_member_bytes=self.max_member_bytes)
-        bar = progress_bar(the_plan.tournaments, self.progress)
         next_id = 0
-        try:
+        with progress_of(the_plan, self.progress) as bar:
             for part in the_plan.parts:
                 ledger, batches = read_part(part, self.batch_size)
                 self.add(part, ledger)
+                done = progress_shares(the_plan, part, [b.n_tournaments for b in batches])
                 for k, batch in enumerate(batches or [Batch(empty("tournaments"), empty("players"),
                                                             empty("games"))]):
                     yield tabular.renumber(batch, next_id), ledger if k == 0 else ledger.clear()
                     next_id += batch.n_tournaments
-                    advance(bar, batch)
-        finally:
-            if bar is not None:
-                bar.close()
+                    bar.advance(done[k], batch.games.height)
 
 
-def progress_bar(total: int | None, wanted: bool) -> Any:
-    """A tqdm bar over tournaments on stderr, only when wanted and stderr is a terminal."""
-    if not wanted or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
+def progress_of(the_plan: Plan, wanted: bool, label: str = "") -> progress.Progress:
+    """The bar of a run over a plan: over its tournaments when every part knows its count (columnar models),
+    else over its input files; drawn when ``wanted`` and standard error is a terminal."""
+    if the_plan.tournaments is not None:
+        return progress.progress(the_plan.tournaments, "tournaments", wanted, label=label, rows=True)
+    return progress.progress(the_plan.files, "files", wanted, label=label, rows=True)
 
-    return tqdm(total=total, unit=" tournaments", file=sys.stderr, dynamic_ncols=True, unit_scale=True)
 
-
-def advance(bar: Any, batch: Batch | None, tournaments: int = 0, game_rows: int = 0) -> None:
-    """Move the bar on by a batch (or by counts), showing game rows per second."""
-    if bar is None:
-        return
-    if batch is not None:
-        tournaments, game_rows = batch.n_tournaments, batch.games.height
-    bar.rows = getattr(bar, "rows", 0) + game_rows
-    elapsed = bar.format_dict.get("elapsed", 0) or 0
-    bar.set_postfix_str(f"{bar.rows / elapsed:,.0f} game rows/s" if elapsed > 0 else "", refresh=False)
-    bar.update(tournaments)
+def progress_shares(the_plan: Plan, part: Part, tournaments: Sequence[int]) -> list[int]:
+    """How far each batch of a part moves the plan's bar (:func:`progress_of`): its tournaments, or its share
+    of the part's files (in proportion to its tournaments); a part without batches moves it by its files."""
+    if the_plan.tournaments is not None:
+        return list(tournaments) or [0]
+    return progress.shares(part.files, tournaments) or [part.files]
 
 
 #: What the readers accept as inputs: one path, or a sequence of paths (files, directories, globs, archives).

@@ -31,12 +31,13 @@ import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.io import sources
+from tbstats.io.progress import Progress
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
 from tbstats.io.tabular import renumber
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.games import Batch, empty, source_file, source_files
-from tbstats.run import portable, processes
+from tbstats.run import portable
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -51,6 +52,7 @@ class Mapped(Generic[P]):
     tournaments: int
     game_rows: int
     kept: Any = None   # with ``Run.map(f, keep=True)``: where the batch itself is, for :meth:`Run.apply`
+    moves: int | None = field(default=None, repr=False)   # on Dask with ``keep``: how far its work moves the bar
 
 
 @dataclass(frozen=True)
@@ -239,7 +241,14 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     ordered`) when ``f`` travels, the batches need not stay and there are enough parts; else the pieces of
     the parts are read there and here and the batches mapped here (:func:`read_in_processes`), the very
     batches of one process."""
-    return client is None and workers > 1 and any(p.items for p in parts) and processes.available()
+    return client is None and workers > 1 and any(p.items for p in parts) and _processes().available()
+
+
+def _processes() -> Any:
+    """:mod:`tbstats.run.processes`, imported when worker processes may run (multiprocessing takes a while)."""
+    from tbstats.run import processes
+
+    return processes
 
 
 def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool,
@@ -249,6 +258,7 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
     batches are the same as when read here, and ``f`` need not travel."""
     split = [sources.pieces(part) for part in parts]
     every = [piece for its in split for piece in its]
+    processes = _processes()
     reads = (processes.ordered(sources.read_piece, every, workers) if len(every) >= processes.FEWEST
              else (sources.read_piece(piece) for piece in every))   # too few to pay for starting workers
     try:
@@ -271,11 +281,14 @@ class Run(Tally):
     workers: int = 1
     client: Any = None
     progress: bool = False
+    label: str = ""   # before the progress bar
     tournaments: int = 0
     game_rows: int = 0
     max_member_bytes: int = MAX_MEMBER_BYTES
     _warnings: list[pl.DataFrame] = field(default_factory=list, repr=False)
     _started: bool = field(default=False, repr=False)
+    _bar: Progress = field(default_factory=Progress, repr=False)
+    _awaited: int = field(default=0, repr=False)   # kept batches on Dask whose work the bar waits for
 
     @property
     def warnings(self) -> pl.DataFrame:
@@ -292,36 +305,44 @@ class Run(Tally):
         self._started = True
         plan = sources.plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
                             max_member_bytes=self.max_member_bytes)
-        bar = sources.progress_bar(plan.tournaments, self.progress)
+        bar = sources.progress_of(plan, self.progress, self.label)
         work = functools.partial(_work_kept if keep else _work, batch_size=self.batch_size, f=f)
         parts = plan.parts
         results: Iterator[Any]
         if not in_processes(parts, self.workers, self.client):
             results = Executor(self.workers, self.client).run(work, parts, keep)
-        elif not keep and processes.pickles(work) and len(
-                split := [p for part in parts for p in sources.split(part, sources.READ_FILES)]) >= processes.FEWEST:
+        elif not keep and _processes().pickles(work) and len(
+                split := [p for part in parts for p in sources.split(part, sources.READ_FILES)]) >= _processes().FEWEST:
             # parts of at most READ_FILES TRF files read and mapped there or here: a result is the same for
             # any cut into batches (only the batches kept by ingest show theirs: they take the other way)
             parts = tuple(split)
-            results = processes.ordered(work, parts, self.workers)
+            results = _processes().ordered(work, parts, self.workers)
         else:   # pieces read there, batches mapped here
             results = read_in_processes(parts, self.batch_size, f, keep, self.workers)
+        later = keep and self.client is not None   # on Dask a kept batch's work is done when apply's result comes
+        self._bar, self._awaited, finished = bar, 0, False
         try:
             for part, got in zip(parts, results, strict=True):
                 done, where = got if keep else (got, None)
                 self.add(part, done.ledger)
                 if done.warnings.height:
                     self._warnings.append(done.warnings)
+                moves = sources.progress_shares(plan, part, [t for t, _, _ in done.runs])
+                if not done.runs:
+                    bar.advance(moves[0])
                 for k, (tournaments, rows, value) in enumerate(done.runs):
-                    yield Mapped(value, self.tournaments, tournaments, rows, (where, k) if keep else None)
+                    self._awaited += later
+                    yield Mapped(value, self.tournaments, tournaments, rows, (where, k) if keep else None,
+                                 moves[k] if later else None)
                     self.tournaments += tournaments
                     self.game_rows += rows
-                    sources.advance(bar, None, tournaments, rows)
+                    bar.advance(0 if later else moves[k], rows)
+            finished = True
         finally:   # an error, or a caller that stops early: the work in flight is dropped now, not at exit
             close = getattr(results, "close", None)
             if close is not None:
                 close()
-            if bar is not None:
+            if not (finished and self._awaited):   # else the last result awaited closes the bar
                 bar.close()
 
 
@@ -333,7 +354,17 @@ class Run(Tally):
         where, k = mapped.kept
         if self.client is not None:
             fut = self.client.submit(_apply_packed, where, k, g, args, pure=False)
-            return lambda: cast(T, portable.unpack(remote_result(fut)))
+
+            def result() -> T:
+                value = cast(T, portable.unpack(remote_result(fut)))
+                if mapped.moves is not None:   # the bar moves when the batch's work is done
+                    self._bar.advance(mapped.moves)
+                    self._awaited -= 1
+                    if not self._awaited:
+                        self._bar.close()
+                return value
+
+            return result
         value = g(where[k], *args)
         return lambda: value
 
