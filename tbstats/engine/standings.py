@@ -201,7 +201,12 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
     size = np.bincount(labels, minlength=P)[labels]
     m = _meetings(ctx, forfeits, size > 1)
     within = (size[m.i] > 1) & (labels[m.i] == labels[m.j])   # only games inside tied groups can matter
-    mi, mj, mp = m.i[within], m.j[within], m.pts[within]
+    # each pair of players once (6.1.2: repeated meetings count as their average, scaled by L to stay exact);
+    # the passes below only choose which pairs are still inside an open group
+    uniq, inv, cnt = np.unique(m.i[within] * P + m.j[within], return_inverse=True, return_counts=True)
+    L = int(np.lcm.reduce(np.arange(1, int(cnt.max()) + 1))) if len(cnt) else 1
+    pair_score = np.bincount(inv, weights=m.pts[within], minlength=len(uniq)).astype(np.int64) * (L // cnt)
+    owner, partner = uniq // P, uniq % P
     rr = d.per_player(d.round_robin)
     done = np.zeros(P, dtype=bool)
     while True:
@@ -209,13 +214,10 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
         active = (size > 1) & ~done
         if not active.any():
             return labels
-        inside = active[mi] & (labels[mi] == labels[mj])
-        i, j, p = mi[inside], mj[inside], mp[inside]
-        uniq, inv, cnt = np.unique(i * P + j, return_inverse=True, return_counts=True)
-        L = int(np.lcm.reduce(np.arange(1, int(cnt.max()) + 1))) if len(cnt) else 1  # 6.1.2 averages
-        pair_pts = np.bincount(inv, weights=p, minlength=len(uniq)).astype(np.int64)
-        owner = uniq // P
-        score = np.bincount(owner, weights=pair_pts * (L // cnt), minlength=P).astype(np.int64)
+        inside = active[owner] & (labels[owner] == labels[partner])
+        if not inside.all():
+            owner, partner, pair_score = owner[inside], partner[inside], pair_score[inside]
+        score = np.bincount(owner, weights=pair_score, minlength=P).astype(np.int64)
         met = np.bincount(owner, minlength=P)
         not_all_met = np.bincount(labels, weights=active & (met != size - 1) & ~rr, minlength=P) > 0
         all_met = active & ~not_all_met[labels]
