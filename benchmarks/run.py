@@ -271,7 +271,8 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
     lines = ["| implementation | events | game rows | seconds | game rows/s | tbstats / it | CPU s | "
              "game rows per CPU s | tbstats / it (CPU) | note |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     notes: list[str] = []
-    ref_sample = sample_archive(first, work / f"sample-{profile.reference_events}", profile.reference_events)
+    ref_sample = sample_archive(first, work / f"{first.root.name}-sample-{profile.reference_events}",
+                                profile.reference_events)
     ref = in_child("reference", ref_sample.root, rules)
     if "error" in ref:
         notes.append(f"reference failed: {ref['error']}")
@@ -294,7 +295,7 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
     if not use_tbs or where is None:
         notes.append(f"TieBreakServer not run ({'--no-peers' if not use_tbs else peers.ENV_TBS + ' not set'}).")
         return lines, notes
-    sample = sample_archive(first, work / f"sample-{profile.tbs_files}", profile.tbs_files)
+    sample = sample_archive(first, work / f"{first.root.name}-sample-{profile.tbs_files}", profile.tbs_files)
     tbs = in_child("tiebreakserver", sample.root, rules)
     if "error" in tbs:
         notes.append(f"TieBreakServer failed: {tbs['error']}")
