@@ -3,11 +3,14 @@
     python benchmarks/run.py            # default profile: 1k and 10k events, six event shapes (a few minutes)
     python benchmarks/run.py --quick    # 1k events, small shapes, small peer samples (about a minute)
     python benchmarks/run.py --full     # 1k, 10k and 100k events, larger shapes and samples
+    python benchmarks/run.py --uniform  # the size sweep on the uniform archive (25 x 9 Swiss) instead of the mix
 
-Each stage runs in a fresh process (``run.py --stage NAME --archive DIR``) so its peak RSS is its own. Archives
-are simulated Swiss events (seeded, unrated players off so rating tie-breaks do full work) written as TRF files
-and ingested with ``tbstats ingest`` before anything is timed. Side by side: tests/reference.py on a small
-sample, and FIDE's TieBreakServer when ``TBSTATS_TIEBREAKSERVER`` names a checkout. See benchmarks/README.md.
+Each stage runs in a fresh process (``run.py --stage NAME --archive DIR``) so its peak RSS is its own. The size
+sweep's archive is the mix (``tbstats.simulation.mix``: event sizes, kinds and unplayed rounds drawn like a real
+archive) or, with ``--uniform``, simulated Swiss events of one shape (unrated players off so rating tie-breaks do
+full work); both are written as TRF files and ingested with ``tbstats ingest`` before anything is timed. Side
+by side: tests/reference.py on a small sample, and FIDE's TieBreakServer when ``TBSTATS_TIEBREAKSERVER``
+names a checkout. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -26,7 +29,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stages import LABELS, STAGES, STANDARD_LIST, Archive, make_archive, run_stage, sample_archive
+from stages import (
+    LABELS,
+    STAGES,
+    STANDARD_LIST,
+    Archive,
+    archive_label,
+    make_archive,
+    make_mix_archive,
+    run_stage,
+    sample_archive,
+)
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
@@ -36,6 +49,10 @@ SIZE_SHAPE = (25, 9)
 #: Archives up to this many game rows (issue 8's 10k-event size class) run each stage REPEAT times (fresh setup
 #: each time) and keep the fastest: the first call of a process pays page faults on fresh memory, later ones not.
 REPEAT, REPEAT_UP_TO = 3, 2_500_000
+#: What the mixed archive holds (tbstats.simulation.mix, MixConfig defaults).
+MIX_WORDS = ("78% Swiss of 6-300 players (log-normal, median 24) and 3-13 rounds, 15% round robins of 4-14 players, 5% "
+             "double round robins of 4-8, 2% team Swiss events; requested byes, PABs, forfeits, withdrawals, 0-30% "
+             "unrated players")
 SHAPES = [(20, 5), (20, 13), (60, 9), (150, 11), (600, 5), (600, 13)]
 SHAPE_STAGES = ["ingest-cli", "read-sources", "load", "dense", "unplayed", "opponents", "results", "rating", "uscf",
                 "de", "standings", "compute", "simulate"]
@@ -202,7 +219,9 @@ def targets(rows: list[dict[str, Any]], sizes: tuple[int, ...]) -> list[str]:
     """Issue 8's targets next to what this run measured on its largest archive."""
     by = {(r["stage"], r["events"]): r for r in rows if "error" not in r}
     big = sizes[-1]
-    out = [f"Issue 8 targets (its archive: 6,000 events, 1.37M game rows), measured here at {big:,} events:"]
+    label = next((r["archive"] for r in rows if r.get("events") == big and "archive" in r), "?")
+    out = [f"Issue 8 targets (its archive: 6,000 events, 1.37M game rows), measured here at {big:,} events of the "
+           f"{label} archive:"]
     for stage, goal in (("compute-cli", 1.2e6), ("compute", 8e6), ("compute-w2", 12e6)):
         r = by.get((stage, big))
         if r:
@@ -236,7 +255,8 @@ def run_archive(archive: Archive, rules: str, stages: list[str], label: str, rep
         repeat = REPEAT if meta["game_rows"] <= REPEAT_UP_TO else 1
     for stage in stages:
         r = in_child(stage, archive.root, rules, repeat)
-        r.update(events=meta["events"], shape=(meta["players"], meta["rounds"]), trf_bytes=meta["trf_bytes"])
+        r.update(events=meta["events"], shape=(meta["players"], meta["rounds"]), trf_bytes=meta["trf_bytes"],
+                 archive=archive_label(meta))
         if "error" not in r:
             print(f"  {label:<14} {LABELS[stage]:<28} {r['seconds']:8.3f} s  "
                   f"{_rate(r['rows'], r['seconds']):>8} rows/s  peak {_mb(r['rss_peak']):>6} MB", file=sys.stderr)
@@ -251,7 +271,8 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
     lines = ["| implementation | events | game rows | seconds | game rows/s | tbstats / it | CPU s | "
              "game rows per CPU s | tbstats / it (CPU) | note |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     notes: list[str] = []
-    ref_sample = sample_archive(first, work / f"sample-{profile.reference_events}", profile.reference_events)
+    ref_sample = sample_archive(first, work / f"{first.root.name}-sample-{profile.reference_events}",
+                                profile.reference_events)
     ref = in_child("reference", ref_sample.root, rules)
     if "error" in ref:
         notes.append(f"reference failed: {ref['error']}")
@@ -274,7 +295,7 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
     if not use_tbs or where is None:
         notes.append(f"TieBreakServer not run ({'--no-peers' if not use_tbs else peers.ENV_TBS + ' not set'}).")
         return lines, notes
-    sample = sample_archive(first, work / f"sample-{profile.tbs_files}", profile.tbs_files)
+    sample = sample_archive(first, work / f"{first.root.name}-sample-{profile.tbs_files}", profile.tbs_files)
     tbs = in_child("tiebreakserver", sample.root, rules)
     if "error" in tbs:
         notes.append(f"TieBreakServer failed: {tbs['error']}")
@@ -310,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="1k events, small shapes and samples")
     mode.add_argument("--full", action="store_true", help="adds 100k events (about 22M game rows) and larger shapes")
+    ap.add_argument("--uniform", action="store_true", help="size sweep on the uniform archive (25 players x 9 rounds, "
+                    "Swiss, no unrated players) instead of the mix")
     ap.add_argument("--rules", default="fide-2026", help="edition of the engine stages (default fide-2026)")
     ap.add_argument("--sizes", help="override the size sweep: events per archive, comma-separated")
     ap.add_argument("--no-shapes", action="store_true", help="skip the shape sweep")
@@ -343,9 +366,14 @@ def main(argv: list[str] | None = None) -> int:
         size_rows: list[dict[str, Any]] = []
         archives = []
         for events in sizes:
-            print(f"archive: {events:,} events {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} (writing TRF, untimed)", file=sys.stderr)
-            archive = make_archive(work / f"size-{events}", events=events, players=SIZE_SHAPE[0],
-                                   rounds=SIZE_SHAPE[1], seed=SEED)
+            if args.uniform:
+                print(f"archive: {events:,} events {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} (writing TRF, untimed)",
+                      file=sys.stderr)
+                archive = make_archive(work / f"size-{events}", events=events, players=SIZE_SHAPE[0],
+                                       rounds=SIZE_SHAPE[1], seed=SEED)
+            else:
+                print(f"archive: {events:,} events, mix (writing TRF, untimed)", file=sys.stderr)
+                archive = make_mix_archive(work / f"mix-{events}", events=events, seed=SEED)
             archives.append(archive)
             stages = ["ingest-cli", *(s for s in STAGES if s != "ingest-cli" and wanted(s, only))]
             size_rows += run_archive(archive, args.rules, stages, f"{events:,} ev", args.repeat)
@@ -392,33 +420,37 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
     shared = max(loads) > 0.5 * cores
     command = "python benchmarks/run.py " + " ".join(argv_of(args))
     custom = ", custom selection" if args.sizes or args.stages or args.no_shapes or args.no_peers else ""
-    out = [f"## {started:%Y-%m-%d %H:%M} UTC · profile {profile.name}{custom} · commit {commit()}", "",
+    sweep = (f"uniform {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} Swiss archive" if args.uniform else "mix archive")
+    out = [f"## {started:%Y-%m-%d %H:%M} UTC · profile {profile.name}{custom} · size sweep on the {sweep} · "
+           f"commit {commit()}", "",
            f"- command: `{command.strip()}`; rules {args.rules}; list `{STANDARD_LIST}`",
            f"- machine: {m['cpu']}, {m['cores']} cores, {m['ram']} RAM, {m['os']}; Python {m['python']}, "
            f"numpy {m['numpy']}, polars {m['polars']}, pyarrow {m['pyarrow']}",
            f"- load average (1 min) {loads[0]:.2f} at the start, {loads[1]:.2f} at the end on {cores} cores"
            + (": **other processes shared the CPU**, so times are pessimistic (compare seconds with CPU s)"
               if shared else ""),
-           f"- archives: simulated Swiss (seed {SEED}, no unrated players), written as TRF and ingested before "
+           f"- archives: size sweep on the {sweep} (seed {SEED}; " + (
+               "no unrated players" if args.uniform else MIX_WORDS) + "); shape sweep on uniform "
+           "simulated Swiss archives (no unrated players); all written as TRF and ingested before "
            "timing; every stage in a fresh process; RSS before = resident set when the timer starts (input "
            "loaded); peak RSS = maximum resident set while the stage runs (of the command, for the CLI stages); "
            "bytes/game row = peak RSS / game rows; stage bytes/game row = (peak − before) / game rows", ""]
     if size_rows:
-        out += [f"### Stages by archive size ({SIZE_SHAPE[0]} players × {SIZE_SHAPE[1]} rounds)", "",
+        out += [f"### Stages by archive size ({sweep})", "",
                 *stage_table(size_rows), ""]
         out += [*targets(size_rows, sizes), ""]
         if len(sizes) > 1:
             out += ["### Growth with the archive", "",
-                    "µs per game row at each size; `B vs A` = (time per row at B) / (time per row at A), "
+                    f"{sweep}: µs per game row at each size; `B vs A` = (time per row at B) / (time per row at A), "
                     "1.00 = linear (issue 8 target for 100k vs 10k: at most 1.20); (CPU) the same in CPU "
                     "time, steadier when other processes share the CPU.", "",
                     *growth_table(size_rows, sizes), ""]
     if shape_rows:
-        out += ["### Shape of the event (players × rounds), about "
-                f"{profile.shape_rows:,} game rows per archive", "",
+        out += ["### Shape of the event (players × rounds), uniform Swiss archives of about "
+                f"{profile.shape_rows:,} game rows", "",
                 *shape_table(shape_rows, shapes, shape_events), ""]
     if peer_lines:
-        out += ["### Side by side", "", *peer_lines, ""]
+        out += [f"### Side by side (first events of the {sizes[0]:,}-event {sweep})", "", *peer_lines, ""]
     out += [f"- {n}" for n in notes]
     return out
 
@@ -429,7 +461,7 @@ def argv_of(args: argparse.Namespace) -> list[str]:
         value = getattr(args, name)
         if value and not (name == "rules" and value == "fide-2026"):
             flags.append(f"--{name} {value}")
-    flags += [f"--{n.replace('_', '-')}" for n in ("no_shapes", "no_peers") if getattr(args, n)]
+    flags += [f"--{n.replace('_', '-')}" for n in ("uniform", "no_shapes", "no_peers") if getattr(args, n)]
     if args.repeat is not None:
         flags.append(f"--repeat {args.repeat}")
     return flags

@@ -89,6 +89,46 @@ def make_archive(root: Path, *, events: int, players: int, rounds: int, seed: in
     return archive
 
 
+def make_mix_archive(root: Path, *, events: int, seed: int) -> Archive:
+    """The mixed archive of ``events`` events (``tbstats.simulation.mix``, seed ``seed``: event sizes, kinds,
+    byes, forfeits, withdrawals and unrated players drawn like a real archive), written block by block as TRF
+    files, 1,000 per directory. Nothing here is timed; a finished archive is reused."""
+    archive = Archive(root)
+    if (root / "meta.json").is_file():
+        return archive
+    from tbstats.io.trf import write_trf
+    from tbstats.simulation.mix import MixConfig, iter_mix
+
+    if root.exists():
+        shutil.rmtree(root)
+    archive.trf.mkdir(parents=True)
+    config = MixConfig(events=events, seed=seed)
+    rows = size = 0
+    kinds: dict[str, int] = {}
+    for block in iter_mix(config):
+        rows += block.batch.games.height
+        for kind, n in block.kinds["kind"].value_counts().iter_rows():
+            kinds[kind] = kinds.get(kind, 0) + n
+        ids = block.batch.tournaments["tournament"].to_list()
+        for n, text in zip(ids, write_trf(block.batch).values(), strict=True):
+            path = archive.trf / f"{n // 1000:03d}" / f"{n:06d}.trf"
+            path.parent.mkdir(exist_ok=True)
+            data = text.encode()
+            path.write_bytes(data)
+            size += len(data)
+    meta = {"events": events, "profile": "mix", "players": None, "rounds": None, "seed": seed,
+            "game_rows": rows, "trf_bytes": size, "kinds": dict(sorted(kinds.items()))}
+    (root / "meta.json").write_text(json.dumps(meta))
+    return archive
+
+
+def archive_label(meta: dict[str, Any]) -> str:
+    """Which archive a figure was measured on, in words (the mix, or the uniform Swiss shape)."""
+    if meta.get("profile") == "mix":
+        return f"mix (seed {meta['seed']})"
+    return f"uniform {meta['players']}×{meta['rounds']} Swiss (seed {meta['seed']})"
+
+
 def sample_archive(source: Archive, root: Path, files: int) -> Archive:
     """The first ``files`` TRF files of ``source`` (hard links or copies), for the side-by-side runs."""
     archive = Archive(root)
@@ -371,10 +411,19 @@ def compare_configs(archive: Archive, rules: str, clock: Clock) -> tuple[int, st
 
 
 def simulate_archive(archive: Archive, rules: str, clock: Clock) -> tuple[int, str]:
-    """``simulate.simulate`` of an archive of the same shape and size (one thread)."""
+    """``simulate.simulate`` of an archive of the same shape and size (one thread); for the mixed archive
+    ``simulation.mix.iter_mix`` of the same configuration."""
     from tbstats.simulation import SimulationConfig, simulate
 
     m = archive.meta()
+    if m.get("profile") == "mix":
+        from tbstats.simulation.mix import MixConfig, iter_mix
+
+        rows = 0
+        with clock:
+            for block in iter_mix(MixConfig(events=m["events"], seed=m["seed"])):
+                rows += block.batch.games.height
+        return rows, "simulation.mix.iter_mix, workers=1"
     cfg = SimulationConfig(tournaments=m["events"], players=m["players"], rounds=m["rounds"], seed=m["seed"],
                            unrated_rate=0.0)
     with clock:

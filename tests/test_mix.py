@@ -1,0 +1,118 @@
+"""The mixed archive (tbstats.simulation.mix): seeded, every kind of event, and every event accepted by the CLI."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from polars.testing import assert_frame_equal
+
+from tbstats.cli import main
+from tbstats.errors import TbstatsError
+from tbstats.io.trf import write_trf
+from tbstats.simulation import MixConfig, iter_mix, simulate_mix
+
+#: A small mix with every kind of event well represented (the default shares give few team events).
+SMALL = MixConfig(events=60, seed=5, round_robin_share=0.2, double_round_robin_share=0.1, team_share=0.1, block=25)
+LIST = "BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE"
+
+
+@pytest.fixture(scope="module")
+def small() -> object:
+    return simulate_mix(SMALL)
+
+
+@pytest.fixture(scope="module")
+def trf_dir(small: object, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mix")
+    batch = small.batch  # type: ignore[attr-defined]
+    for n, text in zip(batch.tournaments["tournament"].to_list(), write_trf(batch).values(), strict=True):
+        (root / f"{n:03d}.trf").write_text(text)
+    return root
+
+
+def test_same_seed_same_archive(small: object) -> None:
+    again = simulate_mix(SMALL)
+    for table in ("tournaments", "players", "games"):
+        assert_frame_equal(getattr(small.batch, table), getattr(again.batch, table))  # type: ignore[attr-defined]
+    assert_frame_equal(small.truth, again.truth)  # type: ignore[attr-defined]
+    other = simulate_mix(MixConfig(**{**SMALL.__dict__, "seed": 6}))
+    assert not other.batch.games.equals(small.batch.games)  # type: ignore[attr-defined]
+
+
+def test_blocks_number_events_across_the_archive(small: object) -> None:
+    blocks = list(iter_mix(SMALL))
+    assert [(b.first, b.batch.n_tournaments) for b in blocks] == [(0, 25), (25, 25), (50, 10)]
+    whole = small.batch  # type: ignore[attr-defined]
+    assert whole.tournaments["tournament"].to_list() == list(range(60))
+    assert whole.tournaments["source"].n_unique() == 60
+    assert_frame_equal(pl.concat([b.batch.games for b in blocks]), whole.games)
+
+
+def test_kinds_shapes_and_unplayed_rounds(small: object) -> None:
+    batch, kinds = small.batch, small.kinds  # type: ignore[attr-defined]
+    counts = dict(kinds["kind"].cast(pl.String).value_counts().iter_rows())
+    assert set(counts) == {"swiss", "round_robin", "double_round_robin", "team"}
+    t = batch.tournaments.join(kinds, on="tournament")
+    # the batch's events are the drawn ones: kind, rounds, and players (teams x (boards + 1) for team events)
+    assert (t["event_type"].cast(pl.String) == t["kind"].cast(pl.String).replace(
+        {"double_round_robin": "round_robin"})).all()
+    assert (t["rounds"] == t["rounds_right"]).all()
+    sizes = batch.players.group_by("tournament").len().join(kinds, on="tournament")
+    single = sizes.filter(pl.col("kind") != "team")
+    assert (single["len"] == single["players"]).all()
+    teams = sizes.filter(pl.col("kind") == "team")
+    assert ((teams["len"] == teams["players"] * 5) | (teams["len"] == teams["players"] * 7)).all()
+    rr = t.filter(pl.col("kind") == "round_robin")
+    assert (rr["rounds"] == rr["players"] + rr["players"] % 2 - 1).all()
+    drr = t.filter(pl.col("kind") == "double_round_robin")
+    assert (drr["rounds"] == 2 * (drr["players"] + drr["players"] % 2 - 1)).all()
+    swiss = t.filter(pl.col("kind") == "swiss")
+    assert swiss["rounds"].min() >= 3 and swiss["rounds"].max() <= 13  # type: ignore[operator]
+    assert swiss["players"].min() >= 6 and swiss["players"].max() <= 300  # type: ignore[operator]
+    types = set(batch.games["game_type"].cast(pl.String).unique().to_list())
+    assert {"played", "pab", "half_bye", "zero_bye", "forfeit_win", "forfeit_loss", "absent"} <= types
+    assert 0 < batch.players["rating"].null_count() < batch.players.height
+    team_records = t.filter(pl.col("kind") == "team")["records"].explode().str.slice(0, 3)
+    assert {"310", "362"} <= set(team_records.to_list())
+
+
+def test_every_event_is_accepted(trf_dir: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    info = runner.invoke(main, ["info", str(trf_dir), "--format", "csv", "-q"])
+    assert info.exit_code == 0, info.output
+    row = next(csv.DictReader(info.output.splitlines()))
+    assert (row["tournaments"], row["warnings"]) == ("60", "0")
+    errors = tmp_path / "errors.csv"
+    done = runner.invoke(main, ["compute", str(trf_dir), "-t", LIST, "--unrated-rating", "1400", "--format", "csv",
+                                "-o", str(tmp_path / "out.csv"), "--errors", str(errors), "-q"])
+    assert done.exit_code == 0, done.output
+    assert errors.read_text().strip().count("\n") == 0   # the header only
+    out = pl.read_csv(tmp_path / "out.csv")
+    assert out["source"].n_unique() == 60 and out["rank"].null_count() == 0
+
+
+def test_team_events_give_team_standings(small: object, trf_dir: Path, tmp_path: Path) -> None:
+    kinds = small.kinds  # type: ignore[attr-defined]
+    team_ids = kinds.filter(pl.col("kind") == "team")["tournament"].to_list()
+    team_dir = tmp_path / "teams"
+    team_dir.mkdir()
+    for n in team_ids:
+        (team_dir / f"{n:03d}.trf").write_bytes((trf_dir / f"{n:03d}.trf").read_bytes())
+    out = tmp_path / "teams.csv"
+    done = CliRunner().invoke(main, ["compute", str(team_dir), "--teams", "-t", "MPvGP,EDE,BH:MP,SSSC",
+                                     "--format", "csv", "-o", str(out), "-q"])
+    assert done.exit_code == 0, done.output
+    table = pl.read_csv(out)
+    want = kinds.filter(pl.col("kind") == "team")["players"].sum()
+    assert table.height == want and table["rank"].null_count() == 0
+
+
+@pytest.mark.parametrize("change", [{"team_share": 0.9}, {"round_robin_share": -0.1}, {"block": 0},
+                                    {"min_players": 20, "max_players": 10}, {"round_robin_players": (2, 8)}])
+def test_bad_configs_are_refused(change: dict[str, object]) -> None:
+    with pytest.raises(TbstatsError):
+        MixConfig(**change)  # type: ignore[arg-type]
