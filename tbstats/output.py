@@ -350,9 +350,9 @@ class TableFile:
                 self._handle = self.path.open("w", encoding="utf-8", newline="")
             elif self._temp is None:   # standard output: an unnamed file, deleted when commit or discard closes it
                 self._handle = tempfile.TemporaryFile("w+", encoding="utf-8", newline="")  # noqa: SIM115
-            else:
-                self._handle = self._temp.open("w", encoding="utf-8", newline="")
+            else:   # noted before it exists: a Ctrl-C between the two never leaves a hidden file behind
                 unfinished(self.discard)
+                self._handle = self._temp.open("w", encoding="utf-8", newline="")
         return self._handle
 
     @property
@@ -372,8 +372,8 @@ class TableFile:
         import pyarrow.parquet as pq
 
         if self._handle is None:
-            self._handle = pq.ParquetWriter(str(self._temp or self.path), df.head(0).to_arrow().schema)
             unfinished(self.discard)
+            self._handle = pq.ParquetWriter(str(self._temp or self.path), df.head(0).to_arrow().schema)
         if df.height:
             self._buffer.append(df)   # converted to Arrow a row group at a time, when written
             self._buffered += df.height
