@@ -122,7 +122,7 @@ def parse_spec(text: str) -> TieBreakSpec:
     ('BH/C1', 'SB')
     >>> parse_spec("BH/L1")
     Traceback (most recent call last):
-    tbstats.errors.UnknownTieBreakError: 'BH/L1': modifier L is not defined for BH (allowed: C, M)
+    tbstats.errors.UnknownTieBreakError: 'BH/L1': modifier L is not defined for BH (allowed: C, M, P)
     """
     return check_spec(read_spec(text), text)
 
