@@ -33,6 +33,7 @@ import polars as pl
 import polars.selectors as cs
 
 from tbstats.analysis.compare import wilson
+from tbstats.analysis.kendall import tau_b
 from tbstats.engine.configs import Config, parse_config, standings
 from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
@@ -77,62 +78,51 @@ def _padded(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.nd
     return out, mask
 
 
-def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int,
-          chunk_cells: int = 1_000_000) -> np.ndarray:
-    """Kendall's tau-b per group between ``-rank`` (1 = best) and ``strength``; NaN where undefined.
+def spearman(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Spearman's rho per group between ``-rank`` and ``strength`` (average ranks for ties); NaN if undefined.
 
-    >>> tau_b(np.array([1, 2, 3, 1, 1]), np.array([3., 2., 1., 1., 2.]), np.array([0, 0, 0, 1, 1]), 2)
-    array([ 1., nan])
+    >>> spearman(np.array([1, 2, 3, 1, 2]), np.array([3., 1., 2., 5., 5.]), np.array([0, 0, 0, 1, 1]), 2)
+    array([0.5, nan])
     """
     order = np.argsort(group, kind="stable")
-    r, m = _padded(-rank[order].astype(np.float64), group[order], n_groups)
-    s, _ = _padded(strength[order].astype(np.float64), group[order], n_groups)
+    ar, m = _padded(average_ranks(-rank.astype(np.float64), group)[order], group[order], n_groups)
+    as_, _ = _padded(average_ranks(strength.astype(np.float64), group)[order], group[order], n_groups)
     out = np.full(n_groups, np.nan)
-    width = r.shape[1]
-    step = max(1, chunk_cells // max(width * width, 1))
-    upper = np.triu(np.ones((width, width), dtype=bool), 1)[None]
-    for lo in range(0, n_groups, step):
-        sl = slice(lo, lo + step)
-        dr = np.sign(r[sl, :, None] - r[sl, None, :])
-        ds = np.sign(s[sl, :, None] - s[sl, None, :])
-        pair = m[sl, :, None] & m[sl, None, :] & upper
-        num = np.where(pair, dr * ds, 0).sum(axis=(1, 2))
-        n0 = pair.sum(axis=(1, 2))
-        n1 = (pair & (dr == 0)).sum(axis=(1, 2))
-        n2 = (pair & (ds == 0)).sum(axis=(1, 2))
-        denom = np.sqrt((n0 - n1) * (n0 - n2).astype(np.float64))
-        out[sl] = np.where(denom > 0, num / np.where(denom > 0, denom, 1), np.nan)
-    return out
-
-
-def spearman(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Spearman's rho per group between ``-rank`` and ``strength`` (average ranks for ties); NaN if undefined."""
-    order = np.argsort(group, kind="stable")
-    r, m = _padded(-rank[order].astype(np.float64), group[order], n_groups)
-    s, _ = _padded(strength[order].astype(np.float64), group[order], n_groups)
-
-    out = np.full(n_groups, np.nan)
-    step = max(1, 2_000_000 // max(r.shape[1] ** 2, 1))
+    step = max(1, 2_000_000 // max(ar.shape[1], 1))
     for lo in range(0, n_groups, step):
         sl = slice(lo, lo + step)
         mm = m[sl]
-        ar, as_ = average_ranks_chunk(r[sl], mm), average_ranks_chunk(s[sl], mm)
         n = mm.sum(axis=1)
-        mr = ar.sum(axis=1) / np.maximum(n, 1)
-        ms = as_.sum(axis=1) / np.maximum(n, 1)
-        dr = np.where(mm, ar - mr[:, None], 0)
-        ds = np.where(mm, as_ - ms[:, None], 0)
+        mr = ar[sl].sum(axis=1) / np.maximum(n, 1)
+        ms = as_[sl].sum(axis=1) / np.maximum(n, 1)
+        dr = np.where(mm, ar[sl] - mr[:, None], 0)
+        ds = np.where(mm, as_[sl] - ms[:, None], 0)
         denom = np.sqrt((dr * dr).sum(axis=1) * (ds * ds).sum(axis=1))
         out[sl] = np.where(denom > 0, (dr * ds).sum(axis=1) / np.where(denom > 0, denom, 1), np.nan)
     return out
 
 
-def average_ranks_chunk(x: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Average ranks (1-based, ties averaged) of the masked entries of each row."""
-    big = np.where(m, x, np.inf)
-    less = ((big[:, None, :] < big[:, :, None]) & m[:, None, :]).sum(axis=2)
-    equal = ((big[:, None, :] == big[:, :, None]) & m[:, None, :]).sum(axis=2)
-    return np.where(m, less + (equal + 1) / 2, 0.0)
+def average_ranks(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Each value's average rank in its group (1-based; tied values share the mean of their places; a NaN
+    is below nothing and equal to nothing: 0.5), by one sort of all the groups.
+
+    >>> average_ranks(np.array([5., 3., 5., 1., 2.]), np.array([0, 0, 0, 1, 1])).tolist()
+    [2.5, 1.0, 2.5, 1.0, 2.0]
+    """
+    n = len(values)
+    order = np.lexsort((values, group))
+    g, v = group[order], values[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (g[1:] != g[:-1]) | (v[1:] != v[:-1])
+    starts = np.flatnonzero(new)
+    length = np.diff(np.append(starts, n))
+    run = np.cumsum(new) - 1
+    size = np.bincount(g) if n else np.zeros(0, dtype=np.int64)
+    first = (np.cumsum(size) - size)[g]
+    less, equal = starts[run] - first, length[run]
+    out = np.empty(n)
+    out[order] = np.where(np.isnan(v), 0.5, less + (equal + 1) / 2)
+    return out
 
 
 @dataclass(frozen=True)
