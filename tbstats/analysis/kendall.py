@@ -32,9 +32,26 @@ class PairCounts(NamedTuple):
     tied_both: np.ndarray
 
 
-def _dense(values: np.ndarray) -> np.ndarray:
-    """Each value's rank among the distinct values (0, 1, ...): equal values get the same rank."""
+def _codes(values: np.ndarray) -> np.ndarray:
+    """Whole numbers from 0 in the order of ``values``, equal where they are equal (whole numbers are shifted,
+    others ranked among their distinct values)."""
+    if values.dtype.kind in "iub":
+        return values.astype(np.int64) - (int(values.min()) if len(values) else 0)
     return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+def _sorted(group: np.ndarray, x: np.ndarray, y: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """The items sorted by group, then ``x``, then ``y`` (codes of :func:`_codes`): their groups, their ``y``,
+    and arrays that are equal on two items exactly when their ``x`` and ``y`` are. One sort of a combined key
+    (group, x and y in bit fields), read back from the sorted key, when it fits in 63 bits; else a lexsort."""
+    if len(group):
+        bx, by = int(x.max()).bit_length(), int(y.max()).bit_length()
+        if int(group.max()).bit_length() + bx + by < 63:
+            key = np.sort((group << (bx + by)) | (x << by) | y)
+            return key >> (bx + by), key & ((1 << by) - 1), (key,)
+    order = np.lexsort((y, x, group))
+    return group[order], y[order], (x[order], y[order])
 
 
 def _group_sums(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
@@ -61,32 +78,50 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
     ``values`` non-negative integers).
 
     A bottom-up merge sort of every group at once: at block width ``w`` each group is in sorted blocks of
-    ``w`` items; each item of a right block counts the items of its left neighbour above it (one
-    ``searchsorted`` in the left blocks' keys, which are in order across the whole array), then each pair of
-    blocks is merged by one stable sort of (pair of blocks, value).
+    ``w`` items, and each pair of neighbouring blocks is merged by one sort of the whole array by (pair of
+    blocks, value, side), the left block first among equals. The ``i``-th item of a right block (0-based),
+    at place ``m`` of its merged pair, has ``m - i`` items of the (full) left block at or below it, so
+    ``w - m + i`` above it; summed over a right block of ``r`` items that is ``r w + r (r - 1) / 2`` (known
+    from the group's size) less the places of its items. A group leaves once one block holds it all, so the
+    many small groups cost a pass or two and only the large ones go on.
 
     >>> _inversions(np.array([0, 0, 0, 1, 1]), np.array([2, 0, 1, 0, 1]), 2).tolist()
     [2, 0]
     """
-    n = len(group)
     size = np.bincount(group, minlength=n_groups)
-    first = (np.cumsum(size) - size)[group]
-    position = np.arange(n) - first
-    span = int(values.max()) + 1 if n else 1
-    counted = np.zeros(n, dtype=np.int64)   # per position: the inversions found there
-    v = values.astype(np.int64)
+    found = np.zeros(n_groups, dtype=np.int64)
     width = 1
-    widest = int(size.max()) if n else 0
-    while width < widest:
-        pair = first + position // (2 * width)   # one id per pair of blocks, increasing along the rows
-        key = pair * span + v
-        right = (position // width) % 2 == 1
-        left_keys = key[~right]
-        counted[right] += (np.searchsorted(left_keys, (pair[right] + 1) * span, "left")
-                           - np.searchsorted(left_keys, key[right], "right"))
-        v = v[np.argsort(key, kind="stable")]
+    while width < (int(size.max()) if n_groups else 0):   # the counts from the sizes alone, level by level
+        full, rest = np.divmod(size, 2 * width)
+        r = np.clip(rest - width, 0, None)
+        found += full * (width * width + width * (width - 1) // 2) + r * width + r * (r - 1) // 2
         width *= 2
-    return _group_sums(group, counted, n_groups)
+    # the groups largest first: the groups still merging at a level are then the first rows (a slice, no copy)
+    n = len(group)
+    span = int(values.max()) + 1 if n else 1
+    dtype = np.int32 if 2 * (n + 1) * span < np.iinfo(np.int32).max else np.int64
+    by_size = np.argsort(-size, kind="stable")
+    sizes = size[by_size]
+    start = np.zeros(n_groups, dtype=np.int64)
+    start[by_size] = np.cumsum(sizes) - sizes
+    position = np.arange(n) - (np.cumsum(size) - size)[group]
+    at = start[group] + position
+    v, first, pos = (np.empty(n, dtype=dtype) for _ in range(3))
+    v[at], first[at], pos[at] = values, start[group], position
+    places = np.zeros(n, dtype=dtype)    # per row: the places of right-block items merged there
+    level = 0
+    while True:
+        rows = int(sizes[sizes > 1 << level].sum())
+        if not rows:
+            break
+        f, p, u = first[:rows], pos[:rows], v[:rows]
+        base = (f + (p >> (level + 1))) * span   # one number per pair of blocks, in row order
+        merged = np.sort(((base + u) << 1) | ((p >> level) & 1))
+        v[:rows] = (merged >> 1) - base
+        places[:rows] += (merged & 1) * (p & ((2 << level) - 1))
+        level += 1
+    found -= np.bincount(group, weights=places[at], minlength=n_groups).astype(np.int64)
+    return found
 
 
 def pair_counts(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_groups: int) -> PairCounts:
@@ -97,16 +132,19 @@ def pair_counts(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_groups: int) 
     [[2, 0], [0, 1], [1, 0], [0, 0]]
     """
     g = np.asarray(group, dtype=np.int64)
-    xs, ys = _dense(np.asarray(x)), _dense(np.asarray(y))
-    order = np.lexsort((ys, xs, g))
-    g_xy, x_xy, y_xy = g[order], xs[order], ys[order]
-    by_y = np.lexsort((ys, g))
-    return PairCounts(
-        # sorted by x (ties by y): a pair ordered oppositely by y is an inversion of y, and one tied in x is not
-        _inversions(g_xy, y_xy, n_groups),
-        _tied_pairs(g_xy, (x_xy,), n_groups),
-        _tied_pairs(g[by_y], (ys[by_y],), n_groups),
-        _tied_pairs(g_xy, (x_xy, y_xy), n_groups))
+    xs, ys = _codes(np.asarray(x)), _codes(np.asarray(y))
+    discordant, tied_both = _discordant(g, xs, ys, n_groups)
+    zeros = np.zeros_like(g)
+    by_x, by_y = _sorted(g, xs, zeros), _sorted(g, ys, zeros)
+    return PairCounts(discordant, _tied_pairs(by_x[0], by_x[2], n_groups), _tied_pairs(by_y[0], by_y[2], n_groups),
+                      tied_both)
+
+
+def _discordant(group: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, the pairs ordered oppositely by the codes ``x`` and ``y``, and the pairs tied in both."""
+    g, ys, same = _sorted(group, x, y)
+    # sorted by x (ties by y): a pair ordered oppositely by y is an inversion of y, and one tied in x is not
+    return _inversions(g, ys, n_groups), _tied_pairs(g, same, n_groups)
 
 
 def _undefined(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
@@ -128,7 +166,8 @@ def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: i
     >>> tau_b(np.array([1, 2, 3, 1, 1]), np.array([3., 2., 1., 1., 2.]), np.array([0, 0, 0, 1, 1]), 2)
     array([ 1., nan])
     """
-    x = -np.asarray(rank).astype(np.float64)
+    rank = np.asarray(rank)
+    x = -(rank if rank.dtype.kind == "i" else rank.astype(np.float64))
     y = np.asarray(strength).astype(np.float64)
     g = np.asarray(group, dtype=np.int64)
     counts = pair_counts(x, y, g, n_groups)
@@ -138,7 +177,7 @@ def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: i
     num = (n0 - n1 - n2 + counts.tied_both - 2 * counts.discordant).astype(np.float64)
     denom = np.sqrt((n0 - n1) * (n0 - n2).astype(np.float64))
     out = np.where(denom > 0, num / np.where(denom > 0, denom, 1), np.nan)
-    out[_undefined(x, g, n_groups) | _undefined(y, g, n_groups)] = np.nan
+    out[_undefined(x.astype(np.float64), g, n_groups) | _undefined(y, g, n_groups)] = np.nan
     return out
 
 
@@ -150,18 +189,44 @@ def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, in
     divided by the number of pairs of players (0 = same order, 1 = reversed). Only tournaments where ``need``
     ([pairs, T]) is set are paired (the others are 0, as rankings that agree are).
 
+    Two rankings of one event usually differ only inside groups (those tied on points): wherever the players
+    above a place are the same in both and neither ranking ties across it, every pair across the place is in
+    the same strict order in both and counts nothing. So each ranking is sorted once, each pair of rankings
+    cuts its events at those places (one running maximum), and only the segments between cuts of two or more
+    players are counted.
+
     >>> a, b = np.array([1, 2, 3]), np.array([3, 2, 1])
     >>> kendall_distances([a, b], [(0, 1)], np.ones((1, 1), bool), np.zeros(3, int), 1).tolist()
     [[1.0]]
     """
+    tix = np.asarray(tix, dtype=np.int64)
     n = np.bincount(tix, minlength=T)
     out = np.zeros((len(pairs), T))
+    rows = len(tix)
+    at = np.arange(rows)
+    by: dict[int, tuple[np.ndarray, ...]] = {}
+    for c in sorted({c for pair in pairs for c in pair}):
+        code = _codes(np.asarray(ranks[c]))
+        order = np.lexsort((code, tix))
+        place = np.empty(rows, dtype=np.int64)
+        place[order] = at
+        r, t = code[order], tix[order]
+        edge = np.ones(rows, dtype=bool)   # the players at places <= k all rank strictly above those after k
+        edge[:-1] = (r[1:] != r[:-1]) | (t[1:] != t[:-1])
+        by[c] = code, order, place, edge, _tied_pairs(t, (r,), T), r, t
     for p, (a, b) in enumerate(pairs):
-        rows = np.nonzero(need[p][tix])[0]
-        if not len(rows):
-            continue
-        c = pair_counts(ranks[a][rows], ranks[b][rows], tix[rows], T)
-        weight = 2 * c.discordant + (c.tied_x - c.tied_both) + (c.tied_y - c.tied_both)
+        _, order, _, edge_a, tied_a, in_order, t = by[a]
+        code_b, _, place_b, edge_b, tied_b, _, _ = by[b]
+        # a cut after place k: the same players above it in both rankings, and neither ties across it
+        cut = (np.maximum.accumulate(place_b[order]) == at) & edge_a & edge_b
+        starts = np.concatenate([[True], cut[:-1]])        # a segment starts here
+        keep = ~(starts & cut) & need[p][t]                # segments of two players or more, events needed
+        new = starts[keep]
+        local = np.cumsum(new) - 1
+        # a pair tied in a ranking is never cut apart: the ties of the whole events, the rest in the segments
+        discordant, tied_both = _discordant(local, in_order[keep], code_b[order[keep]], int(new.sum()))
+        per_event = np.bincount(t[keep][new], weights=discordant - tied_both, minlength=T).astype(np.int64)
+        weight = 2 * per_event + tied_a + tied_b
         out[p] = weight / 2 / np.maximum(n * (n - 1) / 2, 1)
     return np.where(need, out, 0.0)
 
