@@ -106,9 +106,11 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
     start[by_size] = np.cumsum(sizes) - sizes
     position = np.arange(n) - (np.cumsum(size) - size)[group]
     at = start[group] + position
-    v, first, pos = (np.empty(n, dtype=dtype) for _ in range(3))
+    v: np.ndarray = np.empty(n, dtype=dtype)
+    first: np.ndarray = np.empty(n, dtype=dtype)
+    pos: np.ndarray = np.empty(n, dtype=dtype)
     v[at], first[at], pos[at] = values, start[group], position
-    places = np.zeros(n, dtype=dtype)    # per row: the places of right-block items merged there
+    places: np.ndarray = np.zeros(n, dtype=dtype)    # per row: the places of right-block items merged there
     level = 0
     while True:
         rows = int(sizes[sizes > 1 << level].sum())
