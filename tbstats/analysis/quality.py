@@ -24,7 +24,7 @@ them (with distinct strengths this is the 1/k rule above). :func:`measure` gives
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -244,8 +244,11 @@ def truth_strength(sim: Simulation) -> np.ndarray:
 
 def with_strength(sim: Simulation) -> Batch:
     """The simulated batch with each player's true strength as the players' optional ``strength`` column."""
-    players = sim.batch.players.join(sim.truth, on=["tournament", "start_no"], how="left", maintain_order="left")
-    return replace(sim.batch, players=players)
+    keys = ["tournament", "start_no"]
+    # only the keys go through the join: the players' other columns are shared, not copied
+    strength = sim.batch.players.select(keys).join(sim.truth.select(*keys, "strength"), on=keys, how="left",
+                                                    maintain_order="left")["strength"]
+    return replace(sim.batch, players=sim.batch.players.with_columns(strength))
 
 
 def evaluate(sim: Simulation, configs: Sequence[Config], *, ctx: Context | None = None) -> pl.DataFrame:
@@ -265,9 +268,12 @@ def _distinct_per_group(values: np.ndarray, group: np.ndarray, G: int) -> np.nda
 
 
 def run(sim_config: SimulationConfig, configs: Sequence[Config], *, baseline: bool = True,
-        workers: int = 1) -> tuple[Simulation, pl.DataFrame]:
-    """Simulate once and evaluate every configuration (plus the random baseline)."""
+        workers: int = 1, simulated: Callable[[Simulation], None] | None = None) -> tuple[Simulation, pl.DataFrame]:
+    """Simulate once and evaluate every configuration (plus the random baseline); ``simulated(sim)`` runs in
+    between (``simulate --archive`` writes the archive there, before the evaluation's memory is taken)."""
     sim = simulate(sim_config, workers=workers)
+    if simulated is not None:
+        simulated(sim)
     all_configs = [*configs, random_baseline(configs[0].rules if configs else "fide-2026")] if baseline else list(
         configs)
     return sim, evaluate(sim, all_configs)
