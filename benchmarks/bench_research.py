@@ -7,9 +7,10 @@
 The corpus is a directory of real TRF files (e.g. the shared ones copied 40 times, about 3,000 events; never
 inside the project). Unless given, its model is ingested once beside it as a dataset directory
 (``CORPUS-model/``) and a flat file (``CORPUS-flat.parquet``). Every command runs as a child process
-(``tbstats ...``); each figure is the best of ``--repeat`` runs (wall seconds; peak RSS of that child), and
-every ratio is taken from figures of this one run. The ``uptime`` load is printed before and after: other
-work on the machine slows both sides of a ratio, but not always alike. Prints figures; asserts nothing.
+(``tbstats ...``; ``load`` times ``tbstats.io.tabular.read_model`` in a child); each figure is the best of
+``--repeat`` runs (wall seconds; peak RSS of that child), and every ratio is taken from figures of this one
+run. The ``uptime`` load is printed before and after: other work on the machine slows both sides of a ratio,
+but not always alike. Prints figures; asserts nothing.
 
 Ratios and what issue 22 asks of them:
 
@@ -91,18 +92,27 @@ def ratio(name: str, top: float, bottom: float, goal: str) -> None:
     print(f"  {name:<44} {top / bottom:6.2f}   ({goal})")
 
 
-def load_rows_per_second(paths: Sequence[Path], repeat: int) -> list[tuple[float, int]]:
-    """Best seconds of :func:`tbstats.io.tabular.read_model` of each path (in this process) and its game rows."""
-    from tbstats.io import tabular
+LOAD = """
+import sys, time
+from tbstats.io import tabular
+times = []
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    rows = tabular.read_model(sys.argv[1]).games.height
+    times.append(time.perf_counter() - start)
+print(min(times), rows)
+"""
 
+
+def load_rows_per_second(paths: Sequence[Path], repeat: int) -> list[tuple[float, int]]:
+    """Best seconds of :func:`tbstats.io.tabular.read_model` of each path and its game rows, in a child process
+    (this one stays small: a child's peak RSS on Linux starts from its parent's at the fork)."""
     out = []
     for path in paths:
-        times, rows = [], 0
-        for _ in range(repeat):
-            start = time.perf_counter()
-            rows = tabular.read_model(path).games.height
-            times.append(time.perf_counter() - start)
-        out.append((min(times), rows))
+        done = subprocess.run([sys.executable, "-c", LOAD, str(path), str(repeat)], capture_output=True, text=True,
+                              check=True)
+        seconds, rows = done.stdout.split()
+        out.append((float(seconds), int(rows)))
     return out
 
 
