@@ -474,24 +474,60 @@ def check_orphans(flat: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
 
 
+def _list_differs(values: pl.Series) -> pl.Series:
+    """Per row, whether its list differs from the row before's (nulls equal only to nulls), element by element
+    in the flattened values: a list column compared to its shifted self would copy and compare every list."""
+    lengths = values.list.len()
+    length = lengths.fill_null(0).to_numpy().astype(np.int64)
+    differs = lengths.ne_missing(lengths.shift(1)).fill_null(False).to_numpy().copy()
+    differs[0] = False
+    offsets = np.concatenate([[0], np.cumsum(length)])
+    rows = np.flatnonzero(~differs & (length > 0))
+    rows = rows[rows > 0]
+    if len(rows):
+        n = length[rows]
+        within = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        here = np.repeat(offsets[rows], n) + within
+        flat = values.explode(empty_as_null=False, keep_nulls=False)
+        unequal = flat.gather(here).ne_missing(flat.gather(here - np.repeat(offsets[rows] - offsets[rows - 1], n)))
+        differs[rows] |= np.add.reduceat(unequal.to_numpy(), np.cumsum(n) - n) > 0
+    return pl.Series(differs)
+
+
+def _in_key_order(df: pl.DataFrame, keys: tuple[str, ...]) -> bool:
+    """Whether the rows are sorted by ``keys`` (then each key's rows are together), found without hashing."""
+    if not df[keys[0]].is_sorted():
+        return False
+    earlier = [pl.col(k) == pl.col(k).shift(1) for k in keys[:-1]]
+    if not earlier:
+        return True
+    return not df.select((pl.all_horizontal(earlier) & (pl.col(keys[-1]) < pl.col(keys[-1]).shift(1))).any()).item()
+
+
 def check_repeats(flat: pl.DataFrame, keys: tuple[str, ...], columns: tuple[str, ...]) -> pl.DataFrame:
     """Rows of a flat file that disagree about one tournament (``keys`` ``("tournament",)``) or one player
     (``("tournament", "start_no")``) in the flat ``columns`` of that part of a row (``records`` excluded: it is
     set on a tournament's first row only). ``flat`` has those columns and the hidden ``_file``/``_row``."""
     tid = pl.col("tournament")
-    part = flat.filter(tid.is_not_null())
-    if len(keys) > 1:
-        part = part.filter(pl.col("start_no").is_not_null())
+    part = flat
+    if any(part[k].null_count() for k in keys):   # (a copy of every column: only when some rows have no key)
+        part = part.filter(pl.all_horizontal(pl.col(k).is_not_null() for k in keys))
     same = pl.all_horizontal(pl.col(k) == pl.col(k).shift(1) for k in keys).fill_null(False)
-    runs = part.select((~same).sum()).item()
-    if runs != part.select(keys).n_unique():  # a key's rows are not together: bring them together
-        part = part.sort(*keys, "_row")
+    if not _in_key_order(part, keys):
+        runs = part.select((~same).sum()).item()
+        if runs != part.select(keys).n_unique():  # a key's rows are not together: bring them together
+            part = part.sort(*keys, "_row")
     # each row against the one before it of the same key: one pass, no hashing of wide rows
     checks: list[Check] = []
+    lists = {}
     for col in columns:
         reason = (pl.format("rows of tournament {} disagree about {}", tid, pl.lit(col)) if len(keys) == 1
                   else pl.format("rows of player {} of tournament {} disagree about {}", pl.col("start_no"),
                                  tid, pl.lit(col)))
-        checks.append((same & pl.col(col).ne_missing(pl.col(col).shift(1)), col, reason))
-    found = _problems(part, checks, {})
+        if isinstance(part.schema[col], pl.List):
+            lists[f"_differs_{col}"] = _list_differs(part[col])
+            checks.append((same & pl.col(f"_differs_{col}"), col, reason))
+        else:
+            checks.append((same & pl.col(col).ne_missing(pl.col(col).shift(1)), col, reason))
+    found = _problems(part.with_columns(**lists) if lists else part, checks, {})
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)

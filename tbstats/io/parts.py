@@ -392,29 +392,73 @@ def _rows_of(file: str, fmt: Format, ranges: tuple[tuple[int, int], ...] | None,
         return [_located(file, fmt).slice(r0, r1 - r0).collect() for r0, r1 in ranges if r1 > r0]
 
 
-#: A run of a flat file is split this many tournaments at a time: a flat row repeats its tournament's and its
-#: player's columns, so each table is read for a few rows at once.
+#: A run of a flat file is split this many tournaments at a time (when its row groups cannot be read one by
+#: one, :func:`_split_flat_run`): a flat row repeats its tournament's and its player's columns, so each table is
+#: read for a few rows at once.
 FLAT_TOURNAMENTS: Final = 250
+#: The rows of a flat file split at once when read by row groups (groups smaller than this are joined).
+FLAT_ROWS: Final = 1 << 17
 
 
 def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
     """A run of a flat Parquet/Arrow file split into the model (lazily, table by table, each read checked once
-    collected), :data:`FLAT_TOURNAMENTS` tournaments at a time; the rows without a tournament (the warnings)
-    go with the model's first run."""
+    collected), a few tournaments at a time: the run's row groups one by one when their statistics show them
+    to hold whole tournaments (each is then read once per table), else :data:`FLAT_TOURNAMENTS` at a time. The
+    rows without a tournament (the warnings) go with the model's first run."""
     scan = _located(file, part.format)
-    run = pl.col("tournament").is_between(part.lo, part.hi)
-    ids = scan.select(pl.col("tournament")).filter(run).unique(maintain_order=True).collect()["tournament"]
-    if len(ids) <= FLAT_TOURNAMENTS:
-        return tabular.split_flat(scan.filter(run | pl.col("tournament").is_null() if part.warnings else run),
-                                  where=where)
+    tid = pl.col("tournament")
+    bounds = _group_bounds(file, part.format, part.lo, part.hi)
+    if bounds is None:
+        run = tid.is_between(part.lo, part.hi)
+        ids = scan.select(tid).filter(run).unique(maintain_order=True).collect()["tournament"]
+        bounds = [(int(ids[k]), int(ids[min(k + FLAT_TOURNAMENTS, len(ids)) - 1]))
+                  for k in range(0, len(ids), FLAT_TOURNAMENTS)]
+    if len(bounds) <= 1:
+        run = tid.is_between(part.lo, part.hi)
+        return tabular.split_flat(scan.filter(run | tid.is_null() if part.warnings else run), where=where)
     got = []
-    for k in range(0, len(ids), FLAT_TOURNAMENTS):
-        chosen = ids.slice(k, FLAT_TOURNAMENTS)
-        these = pl.col("tournament").is_between(chosen.min(), chosen.max()) & pl.col("tournament").is_in(
-            chosen.implode())
-        got.append(tabular.split_flat(scan.filter(these | pl.col("tournament").is_null() if part.warnings and not k
-                                                  else these), where=where))
+    for k, (lo, hi) in enumerate(bounds):
+        these = tid.is_between(lo, hi)
+        got.append(tabular.split_flat(scan.filter(these | tid.is_null() if part.warnings and not k else these),
+                                      where=where))
     return Batch.stacked(got)
+
+
+def _group_bounds(file: str, fmt: Format, lo: int, hi: int) -> list[tuple[int, int]] | None:
+    """The tournament ids of the run ``lo``..``hi`` as ranges of whole row groups of a Parquet file (from
+    their statistics, neighbours joined while their ranges touch: a tournament is never cut), about
+    :data:`FLAT_ROWS` rows each; None when a row group has no statistics (or the file is not Parquet)."""
+    if fmt != "parquet":
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(file)
+        column = meta.schema.names.index("tournament")
+        groups = [(meta.row_group(k).column(column).statistics, meta.row_group(k).num_rows)
+                  for k in range(meta.num_row_groups)]
+    except (OSError, ValueError):
+        return None
+    out: list[list[int]] = []   # [first id, last id, rows]
+    for stats, rows in groups:
+        if stats is None:
+            return None
+        if not stats.has_min_max:   # no tournament (the warnings' rows): read with the first range
+            continue
+        first, last = max(int(stats.min), lo), min(int(stats.max), hi)
+        if first > last:
+            continue
+        if out and (first <= out[-1][1] or out[-1][2] + rows <= FLAT_ROWS):
+            out[-1] = [min(out[-1][0], first), max(out[-1][1], last), out[-1][2] + rows]
+        else:
+            out.append([first, last, rows])
+    merged: list[list[int]] = []   # ranges that overlap (rows out of order) are read together
+    for r in sorted(out):
+        if merged and r[0] <= merged[-1][1]:
+            merged[-1] = [merged[-1][0], max(merged[-1][1], r[1]), merged[-1][2] + r[2]]
+        else:
+            merged.append(r)
+    return [(a, b) for a, b, _ in merged]
 
 
 def _located(file: str, fmt: Format) -> pl.LazyFrame:

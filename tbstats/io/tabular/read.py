@@ -24,7 +24,7 @@ from tbstats.io.tabular.layout import (
     _table_source,
     model_format,
 )
-from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty, stack
+from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty, fits, stack
 
 # ----------------------------------------------------------------------------------------------- reading
 
@@ -218,12 +218,8 @@ def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
     if missing:
         raise SchemaError(f"{prefix}flat model table lacks column(s) {', '.join(missing)}")
     for name, (table, col) in FLAT_COLUMNS.items():
-        probe = empty(table).with_columns(pl.Series(col, [], dtype=schema[name]))
-        try:
-            check_schema(table, probe)
-        except SchemaError:
-            raise SchemaError(f"{prefix}column '{name}' has type {schema[name]} "
-                              f"(expected {SCHEMAS[table][col]})") from None
+        if not fits(schema[name], SCHEMAS[table][col]):
+            raise SchemaError(f"{prefix}column '{name}' has type {schema[name]} (expected {SCHEMAS[table][col]})")
     if "_file" not in schema:
         lazy = check.locate(lazy, where)
 
