@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import SchemaError
-from tbstats.io import check, tabular
+from tbstats.io import check, flat, tabular
 from tbstats.io.tabular import TABLES, Format
 from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, source_files, stack
 
@@ -297,19 +297,11 @@ def _read_csv_part(part: TablePart) -> Batch:
 
 def _bounds(path: str, fmt: Format) -> tuple[int, int] | None:
     """The smallest and largest tournament id of a Parquet file from its row-group statistics, if known."""
-    if fmt != "parquet":
+    groups = flat.group_ids(path, fmt)
+    if groups is None or any(g is None for g in groups):
         return None
-    import pyarrow.parquet as pq
-
-    try:
-        meta = pq.read_metadata(path)
-        column = meta.schema.names.index("tournament")
-        stats = [meta.row_group(k).column(column).statistics for k in range(meta.num_row_groups)]
-    except (OSError, ValueError):
-        return None
-    if not stats or any(s is None or not s.has_min_max for s in stats):
-        return None if stats else (0, -1)
-    return min(int(s.min) for s in stats), max(int(s.max) for s in stats)
+    found = [g for g in groups if g is not None]
+    return (min(g[0] for g in found), max(g[1] for g in found)) if found else (0, -1)
 
 
 def read_part(part: TablePart) -> Batch:
@@ -396,8 +388,7 @@ def _rows_of(file: str, fmt: Format, ranges: tuple[tuple[int, int], ...] | None,
 #: one, :func:`_split_flat_run`): a flat row repeats its tournament's and its player's columns, so each table is
 #: read for a few rows at once.
 FLAT_TOURNAMENTS: Final = 250
-#: The rows of a flat file split at once when read by row groups (groups smaller than this are joined).
-FLAT_ROWS: Final = 1 << 17
+
 
 
 def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
@@ -407,7 +398,7 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
     rows without a tournament (the warnings) go with the model's first run."""
     scan = _located(file, part.format)
     tid = pl.col("tournament")
-    bounds = _group_bounds(file, part.format, part.lo, part.hi)
+    bounds = flat.group_bounds(file, part.format, part.lo, part.hi)
     if bounds is None:
         run = tid.is_between(part.lo, part.hi)
         ids = scan.select(tid).filter(run).unique(maintain_order=True).collect()["tournament"]
@@ -422,43 +413,6 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
         got.append(tabular.split_flat(scan.filter(these | tid.is_null() if part.warnings and not k else these),
                                       where=where))
     return Batch.stacked(got)
-
-
-def _group_bounds(file: str, fmt: Format, lo: int, hi: int) -> list[tuple[int, int]] | None:
-    """The tournament ids of the run ``lo``..``hi`` as ranges of whole row groups of a Parquet file (from
-    their statistics, neighbours joined while their ranges touch: a tournament is never cut), about
-    :data:`FLAT_ROWS` rows each; None when a row group has no statistics (or the file is not Parquet)."""
-    if fmt != "parquet":
-        return None
-    import pyarrow.parquet as pq
-
-    try:
-        meta = pq.read_metadata(file)
-        column = meta.schema.names.index("tournament")
-        groups = [(meta.row_group(k).column(column).statistics, meta.row_group(k).num_rows)
-                  for k in range(meta.num_row_groups)]
-    except (OSError, ValueError):
-        return None
-    out: list[list[int]] = []   # [first id, last id, rows]
-    for stats, rows in groups:
-        if stats is None:
-            return None
-        if not stats.has_min_max:   # no tournament (the warnings' rows): read with the first range
-            continue
-        first, last = max(int(stats.min), lo), min(int(stats.max), hi)
-        if first > last:
-            continue
-        if out and (first <= out[-1][1] or out[-1][2] + rows <= FLAT_ROWS):
-            out[-1] = [min(out[-1][0], first), max(out[-1][1], last), out[-1][2] + rows]
-        else:
-            out.append([first, last, rows])
-    merged: list[list[int]] = []   # ranges that overlap (rows out of order) are read together
-    for r in sorted(out):
-        if merged and r[0] <= merged[-1][1]:
-            merged[-1] = [merged[-1][0], max(merged[-1][1], r[1]), merged[-1][2] + r[2]]
-        else:
-            merged.append(r)
-    return [(a, b) for a, b, _ in merged]
 
 
 def _located(file: str, fmt: Format) -> pl.LazyFrame:
