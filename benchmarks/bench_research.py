@@ -104,13 +104,15 @@ print(min(times), rows)
 """
 
 
-def load_rows_per_second(paths: Sequence[Path], repeat: int) -> list[tuple[float, int]]:
+def load_rows_per_second(paths: Sequence[Path], repeat: int, out_dir: Path) -> list[tuple[float, int]]:
     """Best seconds of :func:`tbstats.io.tabular.read_model` of each path and its game rows, in a child process
-    (this one stays small: a child's peak RSS on Linux starts from its parent's at the fork)."""
+    (this one stays small: a child's peak RSS on Linux starts from its parent's at the fork), started in
+    ``out_dir``: ``python -c`` imports from its working directory first, and a checkout there would win over
+    PYTHONPATH."""
     out = []
     for path in paths:
         done = subprocess.run([sys.executable, "-c", LOAD, str(path), str(repeat)], capture_output=True, text=True,
-                              check=True)
+                              check=True, cwd=out_dir)
         seconds, rows = done.stdout.split()
         out.append((float(seconds), int(rows)))
     return out
@@ -155,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
                 measure("evaluate", source, configs(TWO), "out.csv")
             if "compare" in parts:
                 measure("compare x10", source, configs(TEN), "out.csv")
-        loads = load_rows_per_second([model, flat], args.repeat) if "load" in parts else []
+        loads = load_rows_per_second([model, flat], args.repeat, out_dir) if "load" in parts else []
         if loads:
             for (seconds, rows), name in zip(loads, ("dir", "flat"), strict=True):
                 print(f"  {'load':<12} {name:<5} {seconds:7.2f} s  {rows / seconds:12,.0f} game rows/s")
