@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +34,11 @@ def at(df: pl.DataFrame, row: int, **values: object) -> pl.DataFrame:
         mask = pl.int_range(pl.len()) == row
         out = out.with_columns(pl.when(mask).then(pl.lit(value)).otherwise(pl.col(col)).alias(col))
     return out
+
+
+def _listed(flat: pl.DataFrame, values: list[str]) -> object:
+    """A list cell of a flat table: a list, or its JSON text in a CSV one."""
+    return json.dumps(values) if flat.schema["tiebreaks"] == pl.String else pl.Series([values])
 
 
 def on(table: str, fn: Callable[[pl.DataFrame], pl.DataFrame]) -> Mutation:
@@ -126,6 +132,12 @@ FLAT_CASES: dict[str, tuple[Callable[[pl.DataFrame], pl.DataFrame], str, str]] =
                                  "rows of player 1 of tournament 0 disagree about name"),
     "two events share an id": (lambda f: at(f, 5, event_name="Another Open"), "event_name",
                                "rows of tournament 0 disagree about event_name"),
+    # list columns are compared element by element (issue 22): one more element, then one other element
+    "a row's tie-break list is longer": (lambda f: at(f, 2, tiebreaks=_listed(f, ["BH"])), "tiebreaks",
+                                         "rows of tournament 0 disagree about tiebreaks"),
+    "a row's tie-break list differs": (lambda f: at(at(f, 0, tiebreaks=_listed(f, ["BH", "SB"])), 1,
+                                                 tiebreaks=_listed(f, ["BH", "PS"])), "tiebreaks",
+                                       "rows of tournament 0 disagree about tiebreaks"),
     "null tournament on a game row": (lambda f: at(f, 3, tournament=None), "tournament",
                                       "tournament id is empty on a player or game row"),
     "null start number on a game row": (lambda f: at(f, 3, start_no=None), "start_no",

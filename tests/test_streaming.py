@@ -17,6 +17,7 @@ from helpers import REAL, ROOT
 from tbstats.analysis.compare import breakdown
 from tbstats.cli import main
 from tbstats.engine.configs import parse_config
+from tbstats.io import flat as flat_io
 from tbstats.io import parts, sources, tabular
 from tbstats.io.tabular import write_model
 from tbstats.model.games import Batch
@@ -288,20 +289,50 @@ def test_one_progress_bar_over_tournaments_on_a_terminal(monkeypatch: pytest.Mon
     assert quiet.getvalue() == ""
 
 
-def test_a_flat_run_split_a_few_tournaments_at_a_time_is_the_same_batch(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("way", ["row groups", "a few tournaments"])
+def test_a_flat_run_read_in_pieces_is_the_same_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str) -> None:
+    """A run of a flat file is split by its row groups (issue 22: each read once), or without statistics a
+    few tournaments at a time; either way the batch is the run read at once."""
     batch = sources.load([str(EXAMPLES)], on_error="raise").batch   # with warnings (rows without a tournament)
-    tabular.write_model(Batch.concat([batch, tabular.read_model(SAMPLE).select(list(range(40)))]),
-                        tmp_path / "flat.parquet")
-    plan = parts.plan_model(str(tmp_path / "flat.parquet"), "flat", 30)
+    monkeypatch.setattr("tbstats.io.tabular.write.ROW_GROUP_ROWS", 300)
+    flat = tmp_path / "flat.parquet"
+    tabular.write_model(Batch.concat([batch, tabular.read_model(SAMPLE).select(list(range(40)))]), flat)
+    plan = parts.plan_model(str(flat), "flat", 30)
     assert plan is not None and len(plan) == 2
+    monkeypatch.setattr(flat_io, "FLAT_ROWS", 1 << 40)   # every row group of a run joined: the run at once
+    assert flat_io.group_bounds(str(flat), "parquet", plan[0].lo, plan[0].hi) == [(0, 29)]
     whole = [parts.read_part(p) for p in plan]
-    monkeypatch.setattr(parts, "FLAT_TOURNAMENTS", 4)
+    monkeypatch.setattr(flat_io, "FLAT_ROWS", 1)
+    if way == "row groups":
+        assert len(flat_io.group_bounds(str(flat), "parquet", plan[0].lo, plan[0].hi) or []) > 2
+    else:
+        monkeypatch.setattr(flat_io, "group_bounds", lambda *args: None)
+        monkeypatch.setattr(parts, "FLAT_TOURNAMENTS", 4)
     cut = [parts.read_part(p) for p in plan]
     assert whole[0].warnings.height > 0
     for a, b in zip(whole, cut, strict=True):
         for table in tabular.TABLES:
             assert getattr(a, table).equals(getattr(b, table)), table
+
+
+def test_a_flat_file_is_written_in_pieces_of_whole_tournaments(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 22: the flat table of a large batch is never built whole (simulate --archive took 3.6x the memory
+    of simulate); its pieces, one row group each, stack to the same table."""
+    batch = Batch.concat([sources.load([str(EXAMPLES)], on_error="raise").batch,
+                          tabular.read_model(SAMPLE).select(list(range(40)))])
+    monkeypatch.setattr("tbstats.io.tabular.write.ROW_GROUP_ROWS", 300)
+    pieces = list(tabular.write.flat_pieces(batch))
+    assert len(pieces) > 2
+    assert pl.concat(pieces).equals(tabular.flatten(batch))
+    ids = [set(p["tournament"].drop_nulls().to_list()) for p in pieces]
+    assert sum(map(len, ids)) == len(set().union(*ids)) == batch.n_tournaments   # each tournament in one piece
+    assert all(p["tournament"].null_count() == 0 for p in pieces[:-1]) and pieces[-1]["tournament"].null_count()
+    tabular.write_model(batch, tmp_path / "flat.parquet")
+    import pyarrow.parquet as pq
+
+    assert pq.ParquetFile(tmp_path / "flat.parquet").metadata.num_row_groups == len(pieces)
+    assert pl.read_parquet(tmp_path / "flat.parquet").equals(tabular.flatten(batch))
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "json", "md"])

@@ -135,23 +135,60 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
         first = tied & (final == best[labels])
         n_first = np.bincount(labels, weights=first, minlength=d.players).astype(np.int64)
         shared[config.name] = np.where(first, n_first[labels], 0)
-    singles, joint = [], []
-    for breakdown, values in features.items():
-        for value, mask in values:
-            rows = np.nonzero(mask & tied)[0]
-            if not len(rows):
-                continue
-            for name, m in shared.items():
-                singles.append(pl.DataFrame({"k": k[rows], "m": m[rows]}).group_by("k", "m").len("n").select(
-                    pl.lit(name).alias("config"), pl.lit(breakdown).alias("breakdown"),
-                    pl.lit(value).alias("value"), "k", "m", "n"))
-            for a, b in pairs:
-                joint.append(pl.DataFrame({"k": k[rows], "m_a": shared[a][rows], "m_b": shared[b][rows]}).group_by(
-                    "k", "m_a", "m_b").len("n").select(
-                    pl.lit(a).alias("a"), pl.lit(b).alias("b"), pl.lit(breakdown).alias("breakdown"),
-                    pl.lit(value).alias("value"), "k", "m_a", "m_b", "n"))
-    return Counts(_add(pl.DataFrame(schema=_COUNT_SCHEMA), _cast(singles, _COUNT_SCHEMA), _KEYS),
-                  _add(pl.DataFrame(schema=_PAIR_SCHEMA), _cast(joint, _PAIR_SCHEMA), _PAIR_KEYS))
+    # every (breakdown, value) at once: its tied players' rows one after another, counted by one group-by
+    found = [(breakdown, value, np.nonzero(mask & tied)[0]) for breakdown, values in features.items()
+             for value, mask in values]
+    found = [(breakdown, value, rows) for breakdown, value, rows in found if len(rows)]
+    rows = np.concatenate([r for _, _, r in found]) if found else np.zeros(0, dtype=np.int64)
+    where = pl.DataFrame({"breakdown": [b for b, _, _ in found], "value": [v for _, v, _ in found]},
+                         schema={"breakdown": pl.String, "value": pl.String}).with_row_index("_f")
+    feature = np.repeat(np.arange(len(found), dtype=np.uint32), [len(r) for _, _, r in found])
+    names = list(shared)
+    # small codes for the group sizes and first-place shares, then one count over every combination
+    k_values, k_code = np.unique(k, return_inverse=True)
+    m_values, m_code = np.unique(np.stack([shared[n] for n in names]) if names else np.zeros((0, d.players), np.int64),
+                                 return_inverse=True)
+    m_code = m_code.reshape(len(names), d.players)
+    rows_k = k_code[rows]
+    singles_key, singles_n = _tally([np.repeat(np.arange(len(names)), len(rows)), np.tile(feature, len(names)),
+                                     np.tile(rows_k, len(names)), m_code[:, rows].reshape(-1)],
+                                    [len(names), len(found), len(k_values), len(m_values)])
+    at = {n: i for i, n in enumerate(names)}
+    pair_key, pair_n = _tally([np.repeat(np.arange(len(pairs)), len(rows)), np.tile(feature, len(pairs)),
+                               np.tile(rows_k, len(pairs)),
+                               m_code[[at[a] for a, _ in pairs]][:, rows].reshape(-1),
+                               m_code[[at[b] for _, b in pairs]][:, rows].reshape(-1)],
+                              [len(pairs), len(found), len(k_values), len(m_values), len(m_values)])
+    c, f, kk, m = singles_key
+    singles = pl.DataFrame({"_c": c, "_f": f.astype(np.uint32), "k": k_values[kk], "m": m_values[m], "n": singles_n}
+                           ).join(where, on="_f").select(_named(pl.col("_c"), names).alias("config"), "breakdown",
+                                                         "value", "k", "m", "n")
+    p, f, kk, ma, mb = pair_key
+    joint = pl.DataFrame({"_p": p, "_f": f.astype(np.uint32), "k": k_values[kk], "m_a": m_values[ma],
+                          "m_b": m_values[mb], "n": pair_n}).join(where, on="_f").select(
+        _named(pl.col("_p"), [a for a, _ in pairs]).alias("a"), _named(pl.col("_p"), [b for _, b in pairs]).alias("b"),
+        "breakdown", "value", "k", "m_a", "m_b", "n")
+    return Counts(_add(pl.DataFrame(schema=_COUNT_SCHEMA), _cast([singles], _COUNT_SCHEMA), _KEYS),
+                  _add(pl.DataFrame(schema=_PAIR_SCHEMA), _cast([joint], _PAIR_SCHEMA), _PAIR_KEYS))
+
+
+def _tally(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The distinct rows of ``codes`` (columns of whole numbers below ``sizes``) and how often each occurs."""
+    if not len(codes[0]) or not all(sizes):
+        return tuple(np.zeros(0, dtype=np.int64) for _ in codes), np.zeros(0, dtype=np.int64)
+    key = np.ravel_multi_index(tuple(codes), tuple(sizes))
+    total = int(np.prod(sizes, dtype=np.float64))
+    if total <= 4 * len(key) + 65536:
+        counts = np.bincount(key, minlength=total)
+        present = np.flatnonzero(counts)
+        return np.unravel_index(present, tuple(sizes)), counts[present]
+    present, counts = np.unique(key, return_counts=True)
+    return np.unravel_index(present, tuple(sizes)), counts
+
+
+def _named(index: pl.Expr, names: Sequence[str]) -> pl.Expr:
+    """The name at each index."""
+    return index.replace_strict(dict(enumerate(names)), return_dtype=pl.String)
 
 
 def _cast(parts: list[pl.DataFrame], schema: dict[str, type[pl.DataType]]) -> pl.DataFrame:

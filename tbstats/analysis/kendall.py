@@ -1,75 +1,242 @@
-"""Kendall distances between rankings with ties, per tournament, for many rankings at once.
+"""Kendall statistics between two orders of the players of many groups at once, in O(n log n) per group.
 
-Each ranking's sign matrix (the order of every pair of players of a tournament) is computed once per
-tournament and shared by every pair of rankings that needs it, so the cost grows with the number of rankings,
-not with the number of pairs times a full recomputation.
+Everything rests on :func:`pair_counts`: per group, the pairs of members ordered oppositely by two orders
+(discordant), and the pairs tied in each and in both. The discordant pairs are the inversions of one order
+sorted by the other, counted by a merge sort run on every group at once (one numpy pass per doubling of the
+block width, so about log2 of the largest group's size passes over all the rows); ties are runs of equal
+values after a sort. No pairs of players are ever listed, so a 500-player event costs about what 500 rows do,
+not 125,000 pairs, and no group is padded to the size of the largest.
+
+- :func:`tau_b`: Kendall's tau-b per group (``tbstats evaluate``, ``tbstats simulate``);
+- :func:`kendall_distances`: the normalised Kendall distance between rankings with ties (``tbstats compare``).
+
+Both are exact: the counts are integers, and each result is the same floating-point expression of them
+the pair-by-pair definition gives.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
-_PAD = np.iinfo(np.int64).max // 4
+
+class PairCounts(NamedTuple):
+    """Per group: pairs of members ordered oppositely by ``x`` and ``y``, tied in ``x``, tied in ``y``, tied in
+    both (int64 arrays of length ``n_groups``)."""
+
+    discordant: np.ndarray
+    tied_x: np.ndarray
+    tied_y: np.ndarray
+    tied_both: np.ndarray
 
 
-def _padded(ranks: np.ndarray, tix: np.ndarray, T: int, small: bool = False) -> np.ndarray:
-    """[T, Pmax] rank matrix padded with a large rank (padding pairs are equal in every ranking); int16 when
-    ``small`` (every rank below 2**14, the pad)."""
-    counts = np.bincount(tix, minlength=T)
-    width = int(counts.max()) if T else 0
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    col = np.arange(len(tix)) - start[tix]
-    out = np.full((T, width), 2**14 if small else _PAD, dtype=np.int16 if small else np.int64)
-    out[tix, col] = ranks
+def _codes(values: np.ndarray) -> np.ndarray:
+    """Whole numbers from 0 in the order of ``values``, equal where they are equal (whole numbers are shifted,
+    others ranked among their distinct values)."""
+    if values.dtype.kind in "iub":
+        return values.astype(np.int64) - (int(values.min()) if len(values) else 0)
+    return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
+def _sorted(group: np.ndarray, x: np.ndarray, y: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+    """The items sorted by group, then ``x``, then ``y`` (codes of :func:`_codes`): their groups, their ``y``,
+    and arrays that are equal on two items exactly when their ``x`` and ``y`` are. One sort of a combined key
+    (group, x and y in bit fields), read back from the sorted key, when it fits in 63 bits; else a lexsort."""
+    if len(group):
+        bx, by = int(x.max()).bit_length(), int(y.max()).bit_length()
+        if int(group.max()).bit_length() + bx + by < 63:
+            key = np.sort((group << (bx + by)) | (x << by) | y)
+            return key >> (bx + by), key & ((1 << by) - 1), (key,)
+    order = np.lexsort((y, x, group))
+    return group[order], y[order], (x[order], y[order])
+
+
+def _group_sums(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the sum of ``values`` (int64, exact) over the items of ``group`` (sorted)."""
+    total = np.concatenate([[0], np.cumsum(values, dtype=np.int64)])
+    ids = np.arange(n_groups)
+    return total[np.searchsorted(group, ids, "right")] - total[np.searchsorted(group, ids, "left")]
+
+
+def _tied_pairs(group: np.ndarray, keys: Sequence[np.ndarray], n_groups: int) -> np.ndarray:
+    """Per group, the pairs of items with equal ``keys``: items sorted by group and then by the keys."""
+    n = len(group)
+    new = np.ones(n, dtype=bool)
+    new[1:] = group[1:] != group[:-1]
+    for key in keys:
+        new[1:] |= key[1:] != key[:-1]
+    starts = np.flatnonzero(new)
+    length = np.diff(np.append(starts, n))
+    return _group_sums(group[starts], length * (length - 1) // 2, n_groups)
+
+
+def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the pairs of items ``i`` before ``j`` with ``values[i] > values[j]`` (items sorted by group;
+    ``values`` non-negative integers).
+
+    A bottom-up merge sort of every group at once: at block width ``w`` each group is in sorted blocks of
+    ``w`` items, and each pair of neighbouring blocks is merged by one sort of the whole array by (pair of
+    blocks, value, side), the left block first among equals. The ``i``-th item of a right block (0-based),
+    at place ``m`` of its merged pair, has ``m - i`` items of the (full) left block at or below it, so
+    ``w - m + i`` above it; summed over a right block of ``r`` items that is ``r w + r (r - 1) / 2`` (known
+    from the group's size) less the places of its items. A group leaves once one block holds it all, so the
+    many small groups cost a pass or two and only the large ones go on.
+
+    >>> _inversions(np.array([0, 0, 0, 1, 1]), np.array([2, 0, 1, 0, 1]), 2).tolist()
+    [2, 0]
+    """
+    size = np.bincount(group, minlength=n_groups)
+    found = np.zeros(n_groups, dtype=np.int64)
+    width = 1
+    while width < (int(size.max()) if n_groups else 0):   # the counts from the sizes alone, level by level
+        full, rest = np.divmod(size, 2 * width)
+        r = np.clip(rest - width, 0, None)
+        found += full * (width * width + width * (width - 1) // 2) + r * width + r * (r - 1) // 2
+        width *= 2
+    # the groups largest first: the groups still merging at a level are then the first rows (a slice, no copy)
+    n = len(group)
+    span = int(values.max()) + 1 if n else 1
+    dtype = np.int32 if 2 * (n + 1) * span < np.iinfo(np.int32).max else np.int64
+    by_size = np.argsort(-size, kind="stable")
+    sizes = size[by_size]
+    start = np.zeros(n_groups, dtype=np.int64)
+    start[by_size] = np.cumsum(sizes) - sizes
+    position = np.arange(n) - (np.cumsum(size) - size)[group]
+    at = start[group] + position
+    v: np.ndarray = np.empty(n, dtype=dtype)
+    first: np.ndarray = np.empty(n, dtype=dtype)
+    pos: np.ndarray = np.empty(n, dtype=dtype)
+    v[at], first[at], pos[at] = values, start[group], position
+    places: np.ndarray = np.zeros(n, dtype=dtype)    # per row: the places of right-block items merged there
+    level = 0
+    while True:
+        rows = int(sizes[sizes > 1 << level].sum())
+        if not rows:
+            break
+        f, p, u = first[:rows], pos[:rows], v[:rows]
+        base = (f + (p >> (level + 1))) * span   # one number per pair of blocks, in row order
+        merged = np.sort(((base + u) << 1) | ((p >> level) & 1))
+        v[:rows] = (merged >> 1) - base
+        places[:rows] += (merged & 1) * (p & ((2 << level) - 1))
+        level += 1
+    found -= np.bincount(group, weights=places[at], minlength=n_groups).astype(np.int64)
+    return found
+
+
+def pair_counts(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_groups: int) -> PairCounts:
+    """The :class:`PairCounts` of every group (``group`` in ``0 .. n_groups - 1``, items in any order).
+
+    >>> counts = pair_counts(np.array([1, 2, 3, 1, 1]), np.array([3, 3, 1, 1, 2]), np.array([0, 0, 0, 1, 1]), 2)
+    >>> [c.tolist() for c in counts]   # discordant, tied in x, tied in y, tied in both
+    [[2, 0], [0, 1], [1, 0], [0, 0]]
+    """
+    g = np.asarray(group, dtype=np.int64)
+    xs, ys = _codes(np.asarray(x)), _codes(np.asarray(y))
+    discordant, tied_both = _discordant(g, xs, ys, n_groups)
+    zeros = np.zeros_like(g)
+    by_x, by_y = _sorted(g, xs, zeros), _sorted(g, ys, zeros)
+    return PairCounts(discordant, _tied_pairs(by_x[0], by_x[2], n_groups), _tied_pairs(by_y[0], by_y[2], n_groups),
+                      tied_both)
+
+
+def _discordant(group: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, the pairs ordered oppositely by the codes ``x`` and ``y``, and the pairs tied in both."""
+    g, ys, same = _sorted(group, x, y)
+    # sorted by x (ties by y): a pair ordered oppositely by y is an inversion of y, and one tied in x is not
+    return _inversions(g, ys, n_groups), _tied_pairs(g, same, n_groups)
+
+
+def _undefined(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Groups where the order of some pair by ``values`` is undefined: a NaN, or an infinity held twice."""
+    bad = np.isnan(values)
+    inf = np.isinf(values)
+    if inf.any():
+        order = np.lexsort((values, group))
+        g, v = group[order], values[order]
+        same = (g[1:] == g[:-1]) & (v[1:] == v[:-1]) & np.isinf(v[1:])
+        bad[order[1:][same]] = True
+    return np.bincount(group[bad], minlength=n_groups) > 0
+
+
+def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Kendall's tau-b per group between ``-rank`` (1 = best) and ``strength``; NaN where undefined (a group
+    whose members are all tied in either, or a strength that is NaN).
+
+    >>> tau_b(np.array([1, 2, 3, 1, 1]), np.array([3., 2., 1., 1., 2.]), np.array([0, 0, 0, 1, 1]), 2)
+    array([ 1., nan])
+    """
+    rank = np.asarray(rank)
+    x = -(rank if rank.dtype.kind == "i" else rank.astype(np.float64))
+    y = np.asarray(strength).astype(np.float64)
+    g = np.asarray(group, dtype=np.int64)
+    counts = pair_counts(x, y, g, n_groups)
+    m = np.bincount(g, minlength=n_groups)
+    n0 = m * (m - 1) // 2
+    n1, n2 = counts.tied_x, counts.tied_y
+    num = (n0 - n1 - n2 + counts.tied_both - 2 * counts.discordant).astype(np.float64)
+    denom = np.sqrt((n0 - n1) * (n0 - n2).astype(np.float64))
+    out = np.where(denom > 0, num / np.where(denom > 0, denom, 1), np.nan)
+    out[_undefined(x.astype(np.float64), g, n_groups) | _undefined(y, g, n_groups)] = np.nan
     return out
 
 
 def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, int]], need: np.ndarray,
-                      tix: np.ndarray, T: int, chunk_cells: int = 8_000_000) -> np.ndarray:
+                      tix: np.ndarray, T: int) -> np.ndarray:
     """[pairs, T] normalised Kendall distances between ``ranks[a]`` and ``ranks[b]`` for each pair ``(a, b)``.
 
-    Players are sorted by ``tix``. A pair of players ordered oppositely counts 1, a pair tied in one ranking
-    only counts ½; the sum is divided by the number of pairs of players (0 = same order, 1 = reversed).
-    Only tournaments where ``need`` ([pairs, T]) is set for some pair are paired (the others are 0, as
-    rankings that agree are). Tournaments are bucketed by size (powers of two) so one large event does not
-    pad every small one.
+    A pair of players ordered oppositely counts 1, a pair tied in one ranking only counts ½; the sum is
+    divided by the number of pairs of players (0 = same order, 1 = reversed). Only tournaments where ``need``
+    ([pairs, T]) is set are paired (the others are 0, as rankings that agree are).
+
+    Two rankings of one event usually differ only inside groups (those tied on points): wherever the players
+    above a place are the same in both and neither ranking ties across it, every pair across the place is in
+    the same strict order in both and counts nothing. So each ranking is sorted once, each pair of rankings
+    cuts its events at those places (one running maximum), and only the segments between cuts of two or more
+    players are counted.
 
     >>> a, b = np.array([1, 2, 3]), np.array([3, 2, 1])
     >>> kendall_distances([a, b], [(0, 1)], np.ones((1, 1), bool), np.zeros(3, int), 1).tolist()
     [[1.0]]
     """
+    tix = np.asarray(tix, dtype=np.int64)
     n = np.bincount(tix, minlength=T)
     out = np.zeros((len(pairs), T))
-    wanted = need.any(axis=0) if len(pairs) else np.zeros(T, dtype=bool)
-    used = sorted({c for pair in pairs for c in pair})
-    small = max((int(ranks[c].max(initial=0)) for c in used), default=0) < 2**14
-    bucket = np.ceil(np.log2(np.maximum(n, 2))).astype(np.int64)
-    for k in np.unique(bucket[wanted]):
-        chosen = np.nonzero(wanted & (bucket == k))[0]
-        rows = np.isin(tix, chosen)
-        local = np.searchsorted(chosen, tix[rows])
-        # small ints: a quarter of the memory traffic
-        padded = {c: _padded(ranks[c][rows], local, len(chosen), small) for c in used}
-        width = next(iter(padded.values())).shape[1]
-        i, j = np.triu_indices(width, 1)
-        weight = np.zeros((len(pairs), len(chosen)), dtype=np.int64)
-        step = max(1, chunk_cells // max(len(i) * len(used), 1))
-        for lo in range(0, len(chosen), step):
-            signs = {c: np.sign(m[lo:lo + step, i] - m[lo:lo + step, j]).astype(np.int8) for c, m in padded.items()}
-            for p, (a, b) in enumerate(pairs):
-                sa, sb = signs[a], signs[b]
-                weight[p, lo:lo + step] = 2 * ((sa * sb) < 0).sum(axis=1) + ((sa == 0) != (sb == 0)).sum(axis=1)
-        m = n[chosen]
-        out[:, chosen] = weight / 2 / np.maximum(m * (m - 1) / 2, 1)
+    rows = len(tix)
+    at = np.arange(rows)
+    by: dict[int, tuple[np.ndarray, ...]] = {}
+    for c in sorted({c for pair in pairs for c in pair}):
+        code = _codes(np.asarray(ranks[c]))
+        order = np.lexsort((code, tix))
+        place = np.empty(rows, dtype=np.int64)
+        place[order] = at
+        r, t = code[order], tix[order]
+        edge = np.ones(rows, dtype=bool)   # the players at places <= k all rank strictly above those after k
+        edge[:-1] = (r[1:] != r[:-1]) | (t[1:] != t[:-1])
+        by[c] = code, order, place, edge, _tied_pairs(t, (r,), T), r, t
+    for p, (a, b) in enumerate(pairs):
+        _, order, _, edge_a, tied_a, in_order, t = by[a]
+        code_b, _, place_b, edge_b, tied_b, _, _ = by[b]
+        # a cut after place k: the same players above it in both rankings, and neither ties across it
+        cut = (np.maximum.accumulate(place_b[order]) == at) & edge_a & edge_b
+        starts = np.concatenate([[True], cut[:-1]])        # a segment starts here
+        keep = ~(starts & cut) & need[p][t]                # segments of two players or more, events needed
+        new = starts[keep]
+        local = np.cumsum(new) - 1
+        # a pair tied in a ranking is never cut apart: the ties of the whole events, the rest in the segments
+        discordant, tied_both = _discordant(local, in_order[keep], code_b[order[keep]], int(new.sum()))
+        per_event = np.bincount(t[keep][new], weights=discordant - tied_both, minlength=T).astype(np.int64)
+        weight = 2 * per_event + tied_a + tied_b
+        out[p] = weight / 2 / np.maximum(n * (n - 1) / 2, 1)
     return np.where(need, out, 0.0)
 
 
-def kendall_distance(a: np.ndarray, b: np.ndarray, tix: np.ndarray, T: int, chunk_cells: int = 8_000_000) -> np.ndarray:
+def kendall_distance(a: np.ndarray, b: np.ndarray, tix: np.ndarray, T: int) -> np.ndarray:
     """Normalised Kendall distance per tournament between two rankings with ties (players sorted by tix).
 
     >>> kendall_distance(np.array([1, 1, 3]), np.array([1, 2, 3]), np.zeros(3, int), 1).round(4).tolist()
     [0.1667]
     """
-    return kendall_distances([a, b], [(0, 1)], np.ones((1, T), dtype=bool), tix, T, chunk_cells)[0]
+    return kendall_distances([a, b], [(0, 1)], np.ones((1, T), dtype=bool), tix, T)[0]

@@ -24,7 +24,7 @@ them (with distinct strengths this is the 1/k rule above). :func:`measure` gives
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -33,6 +33,7 @@ import polars as pl
 import polars.selectors as cs
 
 from tbstats.analysis.compare import wilson
+from tbstats.analysis.kendall import tau_b
 from tbstats.engine.configs import Config, parse_config, standings
 from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
@@ -79,62 +80,51 @@ def _padded(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.nd
     return out, mask
 
 
-def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int,
-          chunk_cells: int = 1_000_000) -> np.ndarray:
-    """Kendall's tau-b per group between ``-rank`` (1 = best) and ``strength``; NaN where undefined.
+def spearman(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Spearman's rho per group between ``-rank`` and ``strength`` (average ranks for ties); NaN if undefined.
 
-    >>> tau_b(np.array([1, 2, 3, 1, 1]), np.array([3., 2., 1., 1., 2.]), np.array([0, 0, 0, 1, 1]), 2)
-    array([ 1., nan])
+    >>> spearman(np.array([1, 2, 3, 1, 2]), np.array([3., 1., 2., 5., 5.]), np.array([0, 0, 0, 1, 1]), 2)
+    array([0.5, nan])
     """
     order = np.argsort(group, kind="stable")
-    r, m = _padded(-rank[order].astype(np.float64), group[order], n_groups)
-    s, _ = _padded(strength[order].astype(np.float64), group[order], n_groups)
+    ar, m = _padded(average_ranks(-rank.astype(np.float64), group)[order], group[order], n_groups)
+    as_, _ = _padded(average_ranks(strength.astype(np.float64), group)[order], group[order], n_groups)
     out = np.full(n_groups, np.nan)
-    width = r.shape[1]
-    step = max(1, chunk_cells // max(width * width, 1))
-    upper = np.triu(np.ones((width, width), dtype=bool), 1)[None]
-    for lo in range(0, n_groups, step):
-        sl = slice(lo, lo + step)
-        dr = np.sign(r[sl, :, None] - r[sl, None, :])
-        ds = np.sign(s[sl, :, None] - s[sl, None, :])
-        pair = m[sl, :, None] & m[sl, None, :] & upper
-        num = np.where(pair, dr * ds, 0).sum(axis=(1, 2))
-        n0 = pair.sum(axis=(1, 2))
-        n1 = (pair & (dr == 0)).sum(axis=(1, 2))
-        n2 = (pair & (ds == 0)).sum(axis=(1, 2))
-        denom = np.sqrt((n0 - n1) * (n0 - n2).astype(np.float64))
-        out[sl] = np.where(denom > 0, num / np.where(denom > 0, denom, 1), np.nan)
-    return out
-
-
-def spearman(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
-    """Spearman's rho per group between ``-rank`` and ``strength`` (average ranks for ties); NaN if undefined."""
-    order = np.argsort(group, kind="stable")
-    r, m = _padded(-rank[order].astype(np.float64), group[order], n_groups)
-    s, _ = _padded(strength[order].astype(np.float64), group[order], n_groups)
-
-    out = np.full(n_groups, np.nan)
-    step = max(1, 2_000_000 // max(r.shape[1] ** 2, 1))
+    step = max(1, 2_000_000 // max(ar.shape[1], 1))
     for lo in range(0, n_groups, step):
         sl = slice(lo, lo + step)
         mm = m[sl]
-        ar, as_ = average_ranks_chunk(r[sl], mm), average_ranks_chunk(s[sl], mm)
         n = mm.sum(axis=1)
-        mr = ar.sum(axis=1) / np.maximum(n, 1)
-        ms = as_.sum(axis=1) / np.maximum(n, 1)
-        dr = np.where(mm, ar - mr[:, None], 0)
-        ds = np.where(mm, as_ - ms[:, None], 0)
+        mr = ar[sl].sum(axis=1) / np.maximum(n, 1)
+        ms = as_[sl].sum(axis=1) / np.maximum(n, 1)
+        dr = np.where(mm, ar[sl] - mr[:, None], 0)
+        ds = np.where(mm, as_[sl] - ms[:, None], 0)
         denom = np.sqrt((dr * dr).sum(axis=1) * (ds * ds).sum(axis=1))
         out[sl] = np.where(denom > 0, (dr * ds).sum(axis=1) / np.where(denom > 0, denom, 1), np.nan)
     return out
 
 
-def average_ranks_chunk(x: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Average ranks (1-based, ties averaged) of the masked entries of each row."""
-    big = np.where(m, x, np.inf)
-    less = ((big[:, None, :] < big[:, :, None]) & m[:, None, :]).sum(axis=2)
-    equal = ((big[:, None, :] == big[:, :, None]) & m[:, None, :]).sum(axis=2)
-    return np.where(m, less + (equal + 1) / 2, 0.0)
+def average_ranks(values: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Each value's average rank in its group (1-based; tied values share the mean of their places; a NaN
+    is below nothing and equal to nothing: 0.5), by one sort of all the groups.
+
+    >>> average_ranks(np.array([5., 3., 5., 1., 2.]), np.array([0, 0, 0, 1, 1])).tolist()
+    [2.5, 1.0, 2.5, 1.0, 2.0]
+    """
+    n = len(values)
+    order = np.lexsort((values, group))
+    g, v = group[order], values[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (g[1:] != g[:-1]) | (v[1:] != v[:-1])
+    starts = np.flatnonzero(new)
+    length = np.diff(np.append(starts, n))
+    run = np.cumsum(new) - 1
+    size = np.bincount(g) if n else np.zeros(0, dtype=np.int64)
+    first = (np.cumsum(size) - size)[g]
+    less, equal = starts[run] - first, length[run]
+    out = np.empty(n)
+    out[order] = np.where(np.isnan(v), 0.5, less + (equal + 1) / 2)
+    return out
 
 
 @dataclass(frozen=True)
@@ -256,8 +246,11 @@ def truth_strength(sim: Simulation) -> np.ndarray:
 
 def with_strength(sim: Simulation) -> Batch:
     """The simulated batch with each player's true strength as the players' optional ``strength`` column."""
-    players = sim.batch.players.join(sim.truth, on=["tournament", "start_no"], how="left", maintain_order="left")
-    return replace(sim.batch, players=players)
+    keys = ["tournament", "start_no"]
+    # only the keys go through the join: the players' other columns are shared, not copied
+    strength = sim.batch.players.select(keys).join(sim.truth.select(*keys, "strength"), on=keys, how="left",
+                                                    maintain_order="left")["strength"]
+    return replace(sim.batch, players=sim.batch.players.with_columns(strength))
 
 
 #: Tournaments :func:`evaluate` measures at a time (the figures do not depend on it; a bar moves run by run).
@@ -295,12 +288,16 @@ def _distinct_per_group(values: np.ndarray, group: np.ndarray, G: int) -> np.nda
 
 
 def run(sim_config: SimulationConfig, configs: Sequence[Config], *, baseline: bool = True,
-        workers: int = 1, progress: bool = False, label: str = "") -> tuple[Simulation, pl.DataFrame]:
+        workers: int = 1, progress: bool = False, label: str = "",
+        simulated: Callable[[Simulation], None] | None = None) -> tuple[Simulation, pl.DataFrame]:
     """Simulate once and evaluate every configuration (plus the random baseline); with ``progress`` a bar
-    over the events on standard error (when it is a terminal) for each of the two steps."""
+    over the events on standard error (when it is a terminal) for each of the two steps. ``simulated(sim)``
+    runs in between (``simulate --archive`` writes the archive there, before the evaluation's memory is taken)."""
     n = sim_config.tournaments
     with progress_bar(n, "events", progress, label=f"{label}simulate") as bar:
         sim = simulate(sim_config, workers=workers, progress=bar)
+    if simulated is not None:
+        simulated(sim)
     all_configs = [*configs, random_baseline(configs[0].rules if configs else "fide-2026")] if baseline else list(
         configs)
     with progress_bar(n, "events", progress, label=f"{label}measure") as bar:

@@ -139,7 +139,7 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
     from tbstats.io.trf import write_trf
     from tbstats.run import checks
     from tbstats.run.account import Account
-    from tbstats.simulation import SimulationConfig
+    from tbstats.simulation import Simulation, SimulationConfig
 
     parsed = configs.parse(engine.rules) or [parse_config(c) for c in DEFAULT_ORDERS[kind]]
     parsed = with_unrated(parsed, engine.unrated_rating)
@@ -159,7 +159,12 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
     if not quiet:
         for note in config.notes():
             click.echo(f"Warning: {note}", err=True)
-    sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers, progress=not quiet)
+    def write_archive(sim: Simulation) -> None:
+        if archive:
+            tabular.write_model(quality.with_strength(sim), archive)
+
+    sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers, progress=not quiet,
+                             simulated=write_archive)
     specs = [s for c in parsed for s in c.specs or ()]
     warned = report_checks(checks.events(sim.batch), specs, engine, quiet=quiet)
     swept = None
@@ -170,8 +175,6 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
         directory = Path(trf_dir)
         for source, text in write_trf(sim.batch).items():
             (directory / (source.replace("/", "_") + ".trf")).write_text(text, encoding="utf-8")
-    if archive:
-        tabular.write_model(quality.with_strength(sim), archive)
     if output.charts or output.format == "html":
         from tbstats import report
 

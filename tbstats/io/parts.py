@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import SchemaError
-from tbstats.io import check, tabular
+from tbstats.io import check, flat, tabular
 from tbstats.io.tabular import TABLES, Format
 from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, source_files, stack
 
@@ -297,19 +297,11 @@ def _read_csv_part(part: TablePart) -> Batch:
 
 def _bounds(path: str, fmt: Format) -> tuple[int, int] | None:
     """The smallest and largest tournament id of a Parquet file from its row-group statistics, if known."""
-    if fmt != "parquet":
+    groups = flat.group_ids(path, fmt)
+    if groups is None or any(g is None for g in groups):
         return None
-    import pyarrow.parquet as pq
-
-    try:
-        meta = pq.read_metadata(path)
-        column = meta.schema.names.index("tournament")
-        stats = [meta.row_group(k).column(column).statistics for k in range(meta.num_row_groups)]
-    except (OSError, ValueError):
-        return None
-    if not stats or any(s is None or not s.has_min_max for s in stats):
-        return None if stats else (0, -1)
-    return min(int(s.min) for s in stats), max(int(s.max) for s in stats)
+    found = [g for g in groups if g is not None]
+    return (min(g[0] for g in found), max(g[1] for g in found)) if found else (0, -1)
 
 
 def read_part(part: TablePart) -> Batch:
@@ -392,28 +384,34 @@ def _rows_of(file: str, fmt: Format, ranges: tuple[tuple[int, int], ...] | None,
         return [_located(file, fmt).slice(r0, r1 - r0).collect() for r0, r1 in ranges if r1 > r0]
 
 
-#: A run of a flat file is split this many tournaments at a time: a flat row repeats its tournament's and its
-#: player's columns, so each table is read for a few rows at once.
+#: A run of a flat file is split this many tournaments at a time (when its row groups cannot be read one by
+#: one, :func:`_split_flat_run`): a flat row repeats its tournament's and its player's columns, so each table is
+#: read for a few rows at once.
 FLAT_TOURNAMENTS: Final = 250
+
 
 
 def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
     """A run of a flat Parquet/Arrow file split into the model (lazily, table by table, each read checked once
-    collected), :data:`FLAT_TOURNAMENTS` tournaments at a time; the rows without a tournament (the warnings)
-    go with the model's first run."""
+    collected), a few tournaments at a time: the run's row groups one by one when their statistics show them
+    to hold whole tournaments (each is then read once per table), else :data:`FLAT_TOURNAMENTS` at a time. The
+    rows without a tournament (the warnings) go with the model's first run."""
     scan = _located(file, part.format)
-    run = pl.col("tournament").is_between(part.lo, part.hi)
-    ids = scan.select(pl.col("tournament")).filter(run).unique(maintain_order=True).collect()["tournament"]
-    if len(ids) <= FLAT_TOURNAMENTS:
-        return tabular.split_flat(scan.filter(run | pl.col("tournament").is_null() if part.warnings else run),
-                                  where=where)
+    tid = pl.col("tournament")
+    bounds = flat.group_bounds(file, part.format, part.lo, part.hi)
+    if bounds is None:
+        run = tid.is_between(part.lo, part.hi)
+        ids = scan.select(tid).filter(run).unique(maintain_order=True).collect()["tournament"]
+        bounds = [(int(ids[k]), int(ids[min(k + FLAT_TOURNAMENTS, len(ids)) - 1]))
+                  for k in range(0, len(ids), FLAT_TOURNAMENTS)]
+    if len(bounds) <= 1:
+        run = tid.is_between(part.lo, part.hi)
+        return tabular.split_flat(scan.filter(run | tid.is_null() if part.warnings else run), where=where)
     got = []
-    for k in range(0, len(ids), FLAT_TOURNAMENTS):
-        chosen = ids.slice(k, FLAT_TOURNAMENTS)
-        these = pl.col("tournament").is_between(chosen.min(), chosen.max()) & pl.col("tournament").is_in(
-            chosen.implode())
-        got.append(tabular.split_flat(scan.filter(these | pl.col("tournament").is_null() if part.warnings and not k
-                                                  else these), where=where))
+    for k, (lo, hi) in enumerate(bounds):
+        these = tid.is_between(lo, hi)
+        got.append(tabular.split_flat(scan.filter(these | tid.is_null() if part.warnings and not k else these),
+                                      where=where))
     return Batch.stacked(got)
 
 

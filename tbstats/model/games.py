@@ -160,6 +160,8 @@ def cast_checked(values: pl.Series, dtype: pl.DataType, what: str) -> pl.Series:
     ...
     tbstats.errors.SchemaError: games column 'round' row 2: 70000 does not fit Int16
     """
+    if values.dtype == dtype:
+        return values
     cast = values.cast(dtype, strict=False)
     lost = values.is_not_null() & cast.is_null()
     if lost.any():
@@ -172,6 +174,15 @@ def _type_name(dtype: pl.DataType) -> str:
     if isinstance(dtype, pl.Enum):
         return "the values " + ", ".join(dtype.categories.to_list())
     return str(dtype)
+
+
+def fits(got: pl.DataType, want: pl.DataType) -> bool:
+    """Whether a column of type ``got`` is read as the model's ``want`` (:func:`check_schema` casts it).
+
+    >>> fits(pl.Int32(), pl.Int16()), fits(pl.String(), pl.Int16())
+    (True, False)
+    """
+    return got == want or _compatible(got, want)
 
 
 def _compatible(got: pl.DataType, want: pl.DataType) -> bool:

@@ -12,6 +12,7 @@ import polars as pl
 
 from tbstats.errors import FormatError, SchemaError
 from tbstats.io import check
+from tbstats.io import flat as flat_checks
 from tbstats.io.tabular.layout import (
     _RENAMES,
     _RENAMES_FLAT,
@@ -24,7 +25,7 @@ from tbstats.io.tabular.layout import (
     _table_source,
     model_format,
 )
-from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty, stack
+from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty, fits, stack
 
 # ----------------------------------------------------------------------------------------------- reading
 
@@ -218,12 +219,8 @@ def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
     if missing:
         raise SchemaError(f"{prefix}flat model table lacks column(s) {', '.join(missing)}")
     for name, (table, col) in FLAT_COLUMNS.items():
-        probe = empty(table).with_columns(pl.Series(col, [], dtype=schema[name]))
-        try:
-            check_schema(table, probe)
-        except SchemaError:
-            raise SchemaError(f"{prefix}column '{name}' has type {schema[name]} "
-                              f"(expected {SCHEMAS[table][col]})") from None
+        if not fits(schema[name], SCHEMAS[table][col]):
+            raise SchemaError(f"{prefix}column '{name}' has type {schema[name]} (expected {SCHEMAS[table][col]})")
     if "_file" not in schema:
         lazy = check.locate(lazy, where)
 
@@ -243,16 +240,16 @@ def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
         return [pl.col(f).alias(c) for c, f in names(table).items()] + [pl.col("_file"), pl.col("_row")]
 
     tid = pl.col("tournament")
-    found = [check.check_orphans(lazy.select("tournament", "start_no", "round", "_file", "_row").collect())]
+    found = [flat_checks.check_orphans(lazy.select("tournament", "start_no", "round", "_file", "_row").collect())]
     rows = read("tournaments")
-    found.append(check.check_repeats(rows, ("tournament",), tuple(
+    found.append(flat_checks.check_repeats(rows, ("tournament",), tuple(
         c for c in _RENAMES_FLAT["tournaments"] if c not in ("tournament", "records"))))
     rows = rows.filter(tid.is_not_null())
     records = rows.group_by("tournament", maintain_order=True).agg(pl.col("records").drop_nulls().first())
     tournaments = rows.unique("tournament", keep="first", maintain_order=True).drop("records").join(
         records, on="tournament", how="left", maintain_order="left").select(columns("tournaments"))
     rows = read("players")
-    found.append(check.check_repeats(rows, ("tournament", "start_no"), tuple(
+    found.append(flat_checks.check_repeats(rows, ("tournament", "start_no"), tuple(
         c for c in _RENAMES_FLAT["players"] if c != "start_no")))
     players = rows.filter(tid.is_not_null() & pl.col("start_no").is_not_null()).unique(
         ["tournament", "start_no"], keep="first", maintain_order=True).select(columns("players"))

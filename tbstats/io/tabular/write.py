@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -63,13 +64,9 @@ def write_model(batch: Batch, path: str | Path, *, format: Format | None = None)
     """
     p = Path(path)
     fmt, single = _target(p, format)
-    if single:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        flat = flatten(batch, json_lists=fmt == "csv")
-        if fmt == "csv":
-            flat.write_csv(p)
-        else:
-            _write_file(flat, p, fmt)
+    if single:   # streamed a few row groups of whole tournaments at a time: never the whole flat table at once
+        with ArchiveWriter(p, fmt) as writer:
+            writer._write_batch(batch)
         return p
     p.mkdir(parents=True, exist_ok=True)
     for table in TABLES:
@@ -139,6 +136,35 @@ def _write_file(df: pl.DataFrame, path: Path, fmt: Format) -> None:
         df.write_ipc(path, compression="zstd")
     else:
         _json_lists(df).write_csv(path)
+
+
+def flat_pieces(batch: Batch, *, json_lists: bool = False) -> Iterator[pl.DataFrame]:
+    """:func:`flatten` of a batch in pieces of whole tournaments, each of about :data:`ROW_GROUP_ROWS` rows (one
+    row group of the flat file, cut where :func:`_row_groups` cuts the whole table; the warnings rows come with
+    the last piece): the pieces, stacked, are the flat table, but only one of them is ever in memory."""
+    t = batch.tournaments
+    if batch.players.height + batch.games.height <= ROW_GROUP_ROWS or t.height < 2:
+        yield flatten(batch, json_lists=json_lists)
+        return
+    # flat rows per tournament: one per game row, one per player without any, one per event without players
+    per_player = batch.players.select("tournament", "start_no").join(
+        batch.games.group_by("tournament", "player").len(), left_on=["tournament", "start_no"],
+        right_on=["tournament", "player"], how="left").group_by("tournament").agg(pl.col("len").fill_null(1).sum())
+    rows = t.select("tournament").join(per_player, on="tournament", how="left", maintain_order="left")[
+        "len"].fill_null(1).to_list()
+    cuts, total = [0], 0
+    for k, n in enumerate(rows):
+        total += n
+        if total >= ROW_GROUP_ROWS and k + 1 < len(rows):
+            cuts.append(k + 1)
+            total = 0
+    cuts.append(len(rows))
+    for lo, hi in itertools.pairwise(cuts):
+        ids = t["tournament"].slice(lo, hi - lo).implode()
+        keep = pl.col("tournament").is_in(ids)
+        last = hi == len(rows)
+        yield flatten(Batch(t.slice(lo, hi - lo), batch.players.filter(keep), batch.games.filter(keep),
+                            batch.warnings if last else batch.warnings.clear()), json_lists=json_lists)
 
 
 def _sorted(batch: Batch) -> Batch:
@@ -249,10 +275,17 @@ class ArchiveWriter:
                 raise TbstatsError(f"{self.path}: writer is closed")
             batch = _sorted(renumber(batch, self._next_id))
             self._next_id += batch.n_tournaments
-            self.tournaments_written += batch.n_tournaments
-            self._write_flat(flatten(batch, json_lists=self.format == "csv"))
+            self._write_batch(batch)
             return
         write_part(batch, self.reserve(batch.n_tournaments))
+
+    def _write_batch(self, batch: Batch) -> None:
+        """Write a batch into a single-file target as it is (its ids and order), piece by piece."""
+        if self._closed:
+            raise TbstatsError(f"{self.path}: writer is closed")
+        self.tournaments_written += batch.n_tournaments
+        for piece in flat_pieces(batch, json_lists=self.format == "csv"):
+            self._write_flat(piece)
 
     def reserve(self, tournaments: int) -> PartFiles:
         """The next part of a directory target for a batch of ``tournaments`` (its first id and file names),

@@ -1,0 +1,133 @@
+"""Flat model files: the checks of rows that belong to no tournament or player and of rows of one tournament or
+one player that disagree about it (:func:`tbstats.io.tabular.split_flat` reports both, with the rows'
+location), and the row groups a run of whole tournaments is read by (:mod:`tbstats.io.parts`)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from tbstats.io.check import LEDGER_SCHEMA, Check, _problems
+
+#: The rows of a flat file split at once when read by row groups (groups smaller than this are joined).
+FLAT_ROWS: Final = 1 << 17
+
+
+def check_orphans(flat: pl.DataFrame) -> pl.DataFrame:
+    """Rows of a flat file that belong nowhere: player or game data without a tournament, game data without a
+    start number. ``flat`` needs ``tournament``, ``start_no``, ``round`` and the hidden ``_file``/``_row``."""
+    tid = pl.col("tournament")
+    orphan: list[Check] = [
+        (tid.is_null() & (pl.col("start_no").is_not_null() | pl.col("round").is_not_null()), "tournament",
+         pl.lit("tournament id is empty on a player or game row")),
+        (tid.is_not_null() & pl.col("start_no").is_null() & pl.col("round").is_not_null(), "start_no",
+         pl.lit("start number is empty on a game row")),
+    ]
+    found = _problems(flat, orphan, {})
+    return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
+
+
+def _list_differs(values: pl.Series) -> pl.Series:
+    """Per row, whether its list differs from the row before's (nulls equal only to nulls), element by element
+    in the flattened values: a list column compared to its shifted self would copy and compare every list."""
+    lengths = values.list.len()
+    length = lengths.fill_null(0).to_numpy().astype(np.int64)
+    differs = lengths.ne_missing(lengths.shift(1)).fill_null(False).to_numpy().copy()
+    differs[:1] = False
+    offsets = np.concatenate([[0], np.cumsum(length)])
+    rows = np.flatnonzero(~differs & (length > 0))
+    rows = rows[rows > 0]
+    if len(rows):
+        n = length[rows]
+        within = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        here = np.repeat(offsets[rows], n) + within
+        flat = values.explode(empty_as_null=False, keep_nulls=False)
+        unequal = flat.gather(here).ne_missing(flat.gather(here - np.repeat(offsets[rows] - offsets[rows - 1], n)))
+        differs[rows] |= np.add.reduceat(unequal.to_numpy(), np.cumsum(n) - n) > 0
+    return pl.Series(differs)
+
+
+def _in_key_order(df: pl.DataFrame, keys: tuple[str, ...]) -> bool:
+    """Whether the rows are sorted by ``keys`` (then each key's rows are together), found without hashing."""
+    if not df[keys[0]].is_sorted():
+        return False
+    earlier = [pl.col(k) == pl.col(k).shift(1) for k in keys[:-1]]
+    if not earlier:
+        return True
+    return not df.select((pl.all_horizontal(earlier) & (pl.col(keys[-1]) < pl.col(keys[-1]).shift(1))).any()).item()
+
+
+def check_repeats(flat: pl.DataFrame, keys: tuple[str, ...], columns: tuple[str, ...]) -> pl.DataFrame:
+    """Rows of a flat file that disagree about one tournament (``keys`` ``("tournament",)``) or one player
+    (``("tournament", "start_no")``) in the flat ``columns`` of that part of a row (``records`` excluded: it is
+    set on a tournament's first row only). ``flat`` has those columns and the hidden ``_file``/``_row``."""
+    tid = pl.col("tournament")
+    part = flat
+    if any(part[k].null_count() for k in keys):   # (a copy of every column: only when some rows have no key)
+        part = part.filter(pl.all_horizontal(pl.col(k).is_not_null() for k in keys))
+    same = pl.all_horizontal(pl.col(k) == pl.col(k).shift(1) for k in keys).fill_null(False)
+    if not _in_key_order(part, keys):
+        runs = part.select((~same).sum()).item()
+        if runs != part.select(keys).n_unique():  # a key's rows are not together: bring them together
+            part = part.sort(*keys, "_row")
+    # each row against the one before it of the same key: one pass, no hashing of wide rows
+    checks: list[Check] = []
+    lists = {}
+    for col in columns:
+        reason = (pl.format("rows of tournament {} disagree about {}", tid, pl.lit(col)) if len(keys) == 1
+                  else pl.format("rows of player {} of tournament {} disagree about {}", pl.col("start_no"),
+                                 tid, pl.lit(col)))
+        if isinstance(part.schema[col], pl.List):
+            lists[f"_differs_{col}"] = _list_differs(part[col])
+            checks.append((same & pl.col(f"_differs_{col}"), col, reason))
+        else:
+            checks.append((same & pl.col(col).ne_missing(pl.col(col).shift(1)), col, reason))
+    found = _problems(part.with_columns(**lists) if lists else part, checks, {})
+    return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
+
+
+def group_ids(path: str, fmt: str) -> list[tuple[int, int, int] | None] | None:
+    """Per row group of a Parquet file, from its statistics: the smallest and largest tournament id and the rows
+    (None for a group without tournament ids); None when a group has no statistics or the file is not Parquet."""
+    if fmt != "parquet":
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(path)
+        column = meta.schema.names.index("tournament")
+        stats = [(meta.row_group(k).column(column).statistics, meta.row_group(k).num_rows)
+                 for k in range(meta.num_row_groups)]
+    except (OSError, ValueError):
+        return None
+    if any(s is None for s, _ in stats):
+        return None
+    return [(int(s.min), int(s.max), rows) if s.has_min_max else None for s, rows in stats]
+
+
+def group_bounds(file: str, fmt: str, lo: int, hi: int) -> list[tuple[int, int]] | None:
+    """The tournament ids of the run ``lo``..``hi`` as ranges of whole row groups of a Parquet file, about
+    :data:`FLAT_ROWS` rows each; None unless the statistics show the groups in tournament order (then no
+    tournament is cut between two ranges)."""
+    groups = group_ids(file, fmt)
+    if groups is None:
+        return None
+    out: list[list[int]] = []   # [first id, last id, rows]
+    previous = None
+    for group in groups:
+        if group is None:   # no tournament (the warnings' rows): read with the first range
+            continue
+        first, last, rows = group
+        if previous is not None and first <= previous:
+            return None
+        previous = last
+        first, last = max(first, lo), min(last, hi)
+        if first > last:
+            continue
+        if out and out[-1][2] + rows <= FLAT_ROWS:
+            out[-1][1:] = [last, out[-1][2] + rows]
+        else:
+            out.append([first, last, rows])
+    return [(a, b) for a, b, _ in out]
