@@ -101,3 +101,19 @@ def test_explain_teams_says_when_the_chain_is_not_applied() -> None:
     other = CliRunner().invoke(main, ["explain", str(SHARLY), "--teams", "--team", "3", "-t", "EDET/P",
                                       "--rules", "fide-2024"])
     assert "EDE does not leave this team tied with exactly one other team" in other.stderr
+
+
+def test_explain_shows_forfeits_as_games_with_p() -> None:
+    """explain BH/P: the forfeits are elements against their scheduled opponents (no dummy value shown), and
+    the contributions add up to the value FIDE's checker gives (player 4: 18, 2026 rules)."""
+    r = CliRunner().invoke(main, ["explain", str(UNPLAYED), "--player", "4", "-t", "BH/P", "--rules", "fide-2026",
+                                  "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    rows = pl.read_csv(io.StringIO(r.stdout))
+    forfeits = rows.filter(pl.col("type").is_in(["forfeit_loss", "double_forfeit"]))
+    assert forfeits.height == 3 and forfeits["element"].all() and forfeits["dummy_uncapped"].is_null().all()
+    assert forfeits["opponent"].to_list() == [11, 13, 6]
+    assert rows["contribution"].sum() == 18.0 == CHECKER["fide-2026"]["BH/P"][3]
+    plain = CliRunner().invoke(main, ["explain", str(UNPLAYED), "--player", "4", "-t", "BH", "--rules",
+                                      "fide-2026", "--format", "csv"])
+    assert pl.read_csv(io.StringIO(plain.stdout))["dummy_uncapped"].drop_nulls().len() == 4   # 3 forfeits, PAB

@@ -107,8 +107,7 @@ def _opponent_scores(p: _Player) -> Rows:
                                                     "cap", "contribution", "vur", "cut")}
     for r in range(d.rounds):
         present = bool(el.present[i, r])
-        opp = int(d.opp[i, r])
-        own = present and int(el.category[i, r]) != 0 and not (opp != NO_OPP and el.predetermined[i])
+        own = bool(el.own[i, r])   # a dummy (or virtual opponent) of the player's own unplayed round
         cap = int(el.cap[i, r]) if own else 0
         cut = cuts.get(r)
         out["category"].append(CATEGORY[int(el.category[i, r])])
