@@ -13,11 +13,11 @@ import numpy as np
 
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context, Values
-from tbstats.model.dense import FORFEIT_TYPES, NO_OPP, type_table
-from tbstats.model.games import GAME_TYPE
+from tbstats.model.dense import FORFEIT_TYPES, type_table
 from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
+_FORFEIT = type_table(FORFEIT_TYPES)
 
 
 def tied_players(labels: np.ndarray, among: np.ndarray | None = None) -> np.ndarray:
@@ -139,21 +139,19 @@ class _Meetings:
 
 
 def _meetings(ctx: Context, forfeits: bool, among: np.ndarray) -> _Meetings:
-    """The counted direct games of the players in ``among`` (a mask over the batch's players)."""
+    """The counted direct games of the players in ``among`` (a mask over the batch's players): the games
+    played over the board, and the forfeits with a scheduled opponent where they count (``forfeits``: DE/P;
+    round robins, 15.2). Each view's cached masks and forfeit cells serve (they are few), in any order."""
     parts = []
     for rows, part in ctx.parts():
         d = part.dense
-        sub = np.nonzero(among if rows is None else among[rows])[0]
-        gtype, opp = d.gtype[sub], d.opp[sub]
-        with_forfeits = type_table(FORFEIT_TYPES)[gtype] & (opp != NO_OPP) & (
-            forfeits | d.per_player(d.round_robin)[sub])[:, None]
-        played = gtype == GAME_TYPE["played"]
-        if not d.all_counted:
-            played &= d.counted[sub]
-            with_forfeits &= d.counted[sub]
-        i, r = np.nonzero(played | with_forfeits)
-        j, p = opp[i, r].astype(np.int64), d.pts[sub[i], r].astype(np.int64)
-        i = sub[i]
+        mask = among if rows is None else among[rows]
+        i, r = np.nonzero(d.played & mask[:, None])
+        fi, fr = d.forfeit_cells
+        keep = mask[fi] & _FORFEIT[d.gtype[fi, fr]] & (forfeits | d.per_player(d.round_robin)[fi])
+        if keep.any():
+            i, r = np.concatenate([i, fi[keep]]), np.concatenate([r, fr[keep]])
+        j, p = d.opp[i, r].astype(np.int64), d.pts[i, r].astype(np.int64)
         parts.append((i, j, p) if rows is None else (rows[i], rows[j], p))
     if not parts:
         return _Meetings(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
