@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,18 @@ class Archive:
         return meta
 
 
+def _write_files(archive: Archive, numbers: Iterable[int], texts: Iterable[str]) -> int:
+    """Write each event's TRF text as file ``NNN/NNNNNN.trf`` (1,000 per directory); the bytes written."""
+    size = 0
+    for n, text in zip(numbers, texts, strict=True):
+        path = archive.trf / f"{n // 1000:03d}" / f"{n:06d}.trf"
+        path.parent.mkdir(exist_ok=True)
+        data = text.encode()
+        path.write_bytes(data)
+        size += len(data)
+    return size
+
+
 def make_archive(root: Path, *, events: int, players: int, rounds: int, seed: int, chunk: int = 10_000) -> Archive:
     """Simulate ``events`` Swiss events (in blocks of ``chunk``, seeds ``seed``, ``seed + 1``, ...) and write
     them as TRF files, 1,000 per directory. Nothing here is timed; a finished archive is reused."""
@@ -76,13 +88,7 @@ def make_archive(root: Path, *, events: int, players: int, rounds: int, seed: in
                                seed=seed + k, unrated_rate=0.0)
         batch = simulate(cfg, workers=2).batch
         rows += batch.games.height
-        for i, text in enumerate(write_trf(batch).values()):
-            n = first + i
-            path = archive.trf / f"{n // 1000:03d}" / f"{n:06d}.trf"
-            path.parent.mkdir(exist_ok=True)
-            data = text.encode()
-            path.write_bytes(data)
-            size += len(data)
+        size += _write_files(archive, range(first, first + batch.n_tournaments), write_trf(batch).values())
     meta = {"events": events, "players": players, "rounds": rounds, "seed": seed, "chunk": chunk,
             "game_rows": rows, "trf_bytes": size}
     (root / "meta.json").write_text(json.dumps(meta))
@@ -109,13 +115,8 @@ def make_mix_archive(root: Path, *, events: int, seed: int) -> Archive:
         rows += block.batch.games.height
         for kind, n in block.kinds["kind"].value_counts().iter_rows():
             kinds[kind] = kinds.get(kind, 0) + n
-        ids = block.batch.tournaments["tournament"].to_list()
-        for n, text in zip(ids, write_trf(block.batch).values(), strict=True):
-            path = archive.trf / f"{n // 1000:03d}" / f"{n:06d}.trf"
-            path.parent.mkdir(exist_ok=True)
-            data = text.encode()
-            path.write_bytes(data)
-            size += len(data)
+        size += _write_files(archive, block.batch.tournaments["tournament"].to_list(),
+                             write_trf(block.batch).values())
     meta = {"events": events, "profile": "mix", "players": None, "rounds": None, "seed": seed,
             "game_rows": rows, "trf_bytes": size, "kinds": dict(sorted(kinds.items()))}
     (root / "meta.json").write_text(json.dumps(meta))

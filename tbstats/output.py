@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import json
 import math
 import re
@@ -183,11 +184,11 @@ class _Text:
         df.write_csv(handle, separator="," if self.format == "csv" else "\t", include_header=first)
 
     def piece(self, df: pl.DataFrame, *, prepared: bool = False) -> str:
+        if self.format in ("csv", "tsv"):   # one way to write CSV: :meth:`write`
+            buffer = io.BytesIO()
+            self.write(buffer, df, prepared=prepared)
+            return buffer.getvalue().decode("utf-8")
         first, self.started = not self.started, True
-        if self.format in ("csv", "tsv"):
-            if not prepared:
-                df = text_ready(df, self.format, csv_escape=self.csv_escape)
-            return df.write_csv(separator="," if self.format == "csv" else "\t", include_header=first)
         head = ""
         if self.format == "md" and first:
             align = ["---:" if t.is_numeric() else "---" for t in df.schema.values()]

@@ -37,6 +37,7 @@ PLAYED, CAT_PAB_FPB, CAT_FORFEIT_WIN, CAT_BYE_FOLLOWED, CAT_FORFEIT_LOSS, CAT_BY
 NOT_COUNTED = -1
 # Which cap bounded a dummy (for explain)
 CAP_NONE, CAP_OPPONENT, CAP_DRAWS = 0, 1, 2
+_NO_CELLS: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
 
 _VUR = type_table(VUR_TYPES)
 _FORFEIT = type_table(FORFEIT_TYPES)
@@ -70,6 +71,7 @@ class Elements:
     game_like: np.ndarray    # [P,R] the element is a game: the opponent's score counts
     own: np.ndarray          # [P,R] the element is the player's own unplayed round (dummy, virtual opponent)
     pts: np.ndarray          # [P,R] points scored in the counted rounds (FB: final round's games drawn)
+    forfeit_games: tuple[np.ndarray, np.ndarray]  # cells of the forfeits counted as games (15.2, /P): few
 
     @cached_property
     def uncapped(self) -> np.ndarray:
@@ -162,7 +164,7 @@ def _adjusted(d: Dense, rules: RuleSet, score: np.ndarray, cat: np.ndarray, pts:
 
 
 def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np.ndarray, own: np.ndarray,
-                    pts: np.ndarray, games: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, Dummies]:
+                    pts: np.ndarray, games: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, Dummies]:
     """Opponent score of every element; the dummies at own unplayed rounds, with their values before caps.
 
     Elements that are games are the games played over the board (one gather through
@@ -170,7 +172,7 @@ def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np
     """
     dtype = _value_dtype(d)
     oppscore = d.through(as_opponent.astype(dtype))
-    if games is not None and len(games[0]):
+    if len(games[0]):
         oppscore[games] = as_opponent[d.opp[games]]
     rows, cols = cells(own)
     cap = np.zeros(len(rows), dtype=np.int8)
@@ -214,7 +216,7 @@ def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None, *,
     predetermined = d.per_player(d.round_robin) & rules.predetermined
     as_opponent = _adjusted(d, rules, score, cat, pts, predetermined)
     game_like = d.played
-    games = None
+    games = _NO_CELLS
     if forfeits or predetermined.any():
         counted_forfeits = lookup(_FORFEIT, d.gtype) & d.has_opp
         if not forfeits:
@@ -233,7 +235,7 @@ def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None, *,
     vur = own & lookup(_VUR, d.gtype) if rules.vur_cuts else np.zeros(pts.shape, dtype=bool)
     return Elements(dense=d, rules=rules, score=score, as_opponent=as_opponent, category=cat, present=present,
                     oppscore=oppscore, vur=vur, dummies=dummies, predetermined=predetermined,
-                    game_like=game_like, own=own, pts=pts)
+                    game_like=game_like, own=own, pts=pts, forfeit_games=games)
 
 
 def final_round_cells(d: Dense) -> tuple[np.ndarray, np.ndarray]:
@@ -282,13 +284,12 @@ def fore_elements(base: Elements) -> Elements:
     present[rows, cols] = True
     vur = base.vur.copy()
     vur[rows, cols] = False
-    # the final round's forfeits are games now, and so are the forfeits pre-determined rules count as games
+    # the final round's forfeits are games now, and so are the forfeits counted as games before (15.2, /P)
     forfeits = ~d.played[rows, cols]
-    games = rows[forfeits], cols[forfeits]
-    games = _merge_cells(games, cells(base.game_like & ~d.played))
+    games = _merge_cells((rows[forfeits], cols[forfeits]), base.forfeit_games)
     oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
     return replace(base, score=score, as_opponent=as_opponent, category=cat, present=present, oppscore=oppscore,
-                   vur=vur, dummies=dummies, game_like=game_like, own=own, pts=pts)
+                   vur=vur, dummies=dummies, game_like=game_like, own=own, pts=pts, forfeit_games=games)
 
 
 def _merge_cells(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -170,7 +170,7 @@ def _list_problem(code: str, text: str, team: bool) -> str | None:
     from tbstats.engine.tiebreaks import parse_specs
     from tbstats.errors import TbstatsError
 
-    items = [t for t in _tb_list(text) if not (code == "212" and t.upper() in ("PTS", "MP", "GP", "MPTS", "GPTS"))]
+    items = [t for t in _tb_list(text) if not (code == "212" and t.upper() == "PTS")]
     try:
         (parse_team_specs if team else parse_specs)(items)
     except TbstatsError as exc:
