@@ -163,7 +163,7 @@ def write_ledger(inputs: Inputs, ledger: pl.DataFrame) -> None:
     """Write the ledger to ``--errors FILE`` when one was given, with a ``status`` column: ``rejected`` (a
     tournament file, or a tournament of one, that could not be used) or ``skipped`` (not a tournament file)."""
     if inputs.errors is not None:
-        status = pl.when(pl.col("reason").str.starts_with(expand.SKIPPED)).then(pl.lit("skipped")) \
+        status = pl.when(sources.is_skipped()).then(pl.lit("skipped")) \
             .otherwise(pl.lit("rejected")).alias("status")
         write_table(ledger.select("path", "line", "column", status, "reason"), "csv", inputs.errors)
 
@@ -171,8 +171,7 @@ def write_ledger(inputs: Inputs, ledger: pl.DataFrame) -> None:
 def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str, warnings: pl.DataFrame | None = None) -> None:
     """Write ``--errors``/``--warnings FILE``; unless quiet, print the first problems and warnings and the count."""
     write_ledger(inputs, ledger)
-    skipped = ledger["reason"].str.starts_with(expand.SKIPPED)
-    problems = ledger.filter(~skipped)
+    problems = ledger.filter(~sources.is_skipped())
     if not inputs.quiet:
         for row in problems.head(SHOWN_PROBLEMS).iter_rows(named=True):
             click.echo(str(FormatError(row["path"], row["line"], row["column"], row["reason"])), err=True)
@@ -183,7 +182,7 @@ def report_load(inputs: Inputs, ledger: pl.DataFrame, summary: str, warnings: pl
     shown = report_warnings(inputs, warnings if warnings is not None else pl.DataFrame(schema=WARNING_SCHEMA))
     if inputs.quiet:
         return
-    n_skipped = ledger.filter(skipped)["path"].n_unique()
+    n_skipped = ledger.filter(sources.is_skipped())["path"].n_unique()
     if n_skipped:
         click.echo(f"skipped {n_skipped} files that are not tournament files", err=True)
     click.echo(summary + (f", {shown} warnings" if shown else ""), err=True)

@@ -178,7 +178,8 @@ def _rows(path: str, reason: str) -> pl.DataFrame:
                         schema=ERROR_SCHEMA)
 
 
-def _is_skip() -> pl.Expr:
+def is_skipped() -> pl.Expr:
+    """Ledger rows of files skipped as not tournament files (the others are problems of rejected files)."""
     return pl.col("reason").str.starts_with(SKIPPED)
 
 
@@ -319,7 +320,7 @@ class Tally:
             self._listed.update(rows)
             ledger = ledger[fresh] if len(fresh) < len(rows) else ledger
             self.ledgers.append(ledger)
-        problems = ledger.filter(~_is_skip())
+        problems = ledger.filter(~is_skipped())
         if model is not None:   # a model is one input, whichever of its files the problems name
             self._bad.update([model.name] if problems.height else [])
         else:

@@ -1,7 +1,7 @@
 """What went into a result: the inputs, the files read, rejected and skipped, the reader warnings, and what the run
 did that the user may not expect (team events ranked as individuals or left out, the warnings of
 :mod:`tbstats.run.checks`). The command line fills one :class:`Account` per run from its
-:class:`~tbstats.io.sources.Tally`; every report page shows it (:mod:`tbstats.report.inputs`).
+:class:`~tbstats.io.sources.Tally`; every report page shows it (:mod:`tbstats.report.frame`).
 
 >>> from tbstats.io.sources import Tally
 >>> a = Account.of(Tally(), ["games/"], tournaments=0, checks=["BH computed for round robins"])
@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from tbstats.io import expand
-from tbstats.io.sources import Tally
+from tbstats.io.sources import Tally, is_skipped
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.games import empty
 
@@ -74,12 +73,12 @@ class Account:
     @property
     def problems(self) -> pl.DataFrame:
         """The ledger rows of rejected files (the problems), in input order."""
-        return self.ledger.filter(~pl.col("reason").str.starts_with(expand.SKIPPED))
+        return self.ledger.filter(~is_skipped())
 
     @property
     def skipped(self) -> pl.DataFrame:
         """The files skipped as not tournament files: one row each (path, reason)."""
-        return (self.ledger.filter(pl.col("reason").str.starts_with(expand.SKIPPED))
+        return (self.ledger.filter(is_skipped())
                 .unique("path", keep="first", maintain_order=True).select("path", "reason"))
 
     def rejected_files(self) -> pl.DataFrame:
