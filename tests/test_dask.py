@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 from click.testing import CliRunner
 from helpers import ROOT
@@ -43,7 +44,7 @@ class _Recording:
     def nthreads(self) -> dict[str, int]:
         return {"w": 1}
 
-    def submit(self, fn, *args, pure: bool = True):  # type: ignore[no-untyped-def]
+    def submit(self, fn, *args, pure: bool = True, priority: int = 0):  # type: ignore[no-untyped-def]
         args = tuple(a.value if isinstance(a, _Done) else a for a in args)
         return _Done(fn(*args), self.back)
 
@@ -104,3 +105,28 @@ def test_a_worker_lost_for_good_is_a_clear_error() -> None:
     lost = KilledWorker("work-1", "tcp://127.0.0.1:1", 3)
     with pytest.raises(TbstatsError, match="a Dask worker died while running a part"):
         pipeline.remote_result(_Failing(lost))
+
+
+def test_compute_to_csv_brings_back_bytes_with_global_ids(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """On Dask each CSV piece is made where its batch is computed, with the ids that come before it counted by
+    the chain of small tasks: only bytes come back (no table), and the file is the local one, byte for byte."""
+    import shutil
+
+    from tbstats.output import Rendered, TableFile
+
+    specs = "BH/C1,SB,DE"
+    shutil.copytree(EXAMPLES, tmp_path / "trf")   # with a file it rejects among them: the ids after it shift
+    (tmp_path / "trf" / "c_broken.trf").write_text("012 Broken\n001    1 m    Bad Player                        "
+                                                    "2000 ENG          0 2000/01/01  x.0    1     2 w 1\n")
+    outputs = {}
+    fake = _Recording()
+    for name, client in (("there", fake), ("here", None)):
+        sink = TableFile("csv", tmp_path / f"{name}.csv")
+        run = pipeline.Run(inputs=[str(tmp_path / "trf"), SAMPLE], batch_size=2, batch_files=2, client=client)
+        commands.compute(run, specs, sink=sink, rules="fide-2026")
+        assert run.rejected == 1
+        sink.commit(pl.DataFrame())
+        outputs[name] = (tmp_path / f"{name}.csv").read_bytes()
+    assert outputs["there"] == outputs["here"] and outputs["here"].count(b"\n") > 100
+    pieces = [r for v in fake.back for r in getattr(v, "runs", [])]
+    assert pieces and all(isinstance(value.table, Rendered) for _, _, value in pieces)

@@ -365,7 +365,7 @@ def test_a_table_written_piece_by_piece_is_the_table_written_whole(tmp_path: Pat
 
     from tbstats import output
 
-    monkeypatch.setattr(output, "ROW_GROUP_ROWS", 10)
+    monkeypatch.setattr(output.files, "ROW_GROUP_ROWS", 10)   # (where TableFile reads it)
     df = pl.DataFrame({"name": [f"=p{k}" if k % 5 == 0 else f"p|{k}" for k in range(47)],
                        "BH": [k / 4 for k in range(47)], "rank": list(range(47)),
                        "tb": [[k, k + 1] for k in range(47)]})
@@ -510,3 +510,28 @@ def test_the_archive_fit_without_fide_ids_covers_no_player_and_does_not_fail() -
     assert result.exit_code == 0, result.output
     assert "on 0 games among 0 FIDE ids; covers 0 of" in result.stderr
     assert result.stdout.startswith("config,")
+
+
+def _first_and_ids(value: tuple[int, list[int]], first_id: int) -> tuple[int, list[int]]:
+    """A ``then`` that keeps what it was given (module level: it travels to worker processes)."""
+    return first_id, [first_id + t for t in value[1]]
+
+
+def _local_ids(batch: Batch) -> tuple[int, list[int]]:
+    return batch.n_tournaments, batch.tournaments["tournament"].to_list()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_then_gets_each_batch_first_global_id_past_rejected_files(inputs: list[str], tmp_path: Path,
+                                                                  workers: int) -> None:
+    """``Run.map(f, then=g)``: ``g`` sees the global id of each batch's first tournament, counted after the files
+    rejected before it, the same as ``Mapped.first_id``; ids run 0, 1, 2, ..."""
+    bad = tmp_path / "bad"
+    shutil.copytree(EXAMPLES, bad)
+    (bad / "c_broken.trf").write_text("012 Broken\n001    1 m    Bad Player                        2000 ENG"
+                                       "          0 2000/01/01  x.0    1     2 w 1\n")
+    run = _runs([str(bad), *inputs], 2, 2, workers)
+    got = list(run.map(_local_ids, then=_first_and_ids))
+    assert run.rejected, "the inputs should reject some files, so that ids shift"
+    assert all(m.value[0] == m.first_id for m in got)
+    assert [i for m in got for i in m.value[1]] == list(range(run.tournaments))

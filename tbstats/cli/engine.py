@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -94,13 +93,12 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     seen: list[pl.DataFrame] = []
     # each batch's rows are written as they come, all or nothing: a failed run leaves no file and prints nothing
     sink = TableFile(output.format, output.path, csv_escape=output.csv_escape)
-    prepare = sink.prepare   # the text of each piece is made where its batch is computed (a Dask worker)
     try:
         with streamed(inputs, batches) as run:
             table, _, team_events = commands.compute(
                 run, FROM_FILE_LIST if from_file else parsed, rules=engine.rules, force_type=engine.force_type,
                 after_round=engine.after_round, unrated_rating=engine.unrated_rating, lots=lots, seen=seen,
-                sink=functools.partial(sink.write, prepared=prepare is not None), prepare=prepare)
+                sink=sink)
         report_checks(pl.concat(seen) if seen else pl.DataFrame(), parsed, engine, quiet=inputs.quiet)
     except BaseException:
         sink.discard()

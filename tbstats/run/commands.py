@@ -13,7 +13,7 @@ import functools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
@@ -25,6 +25,7 @@ from tbstats.io.tabular import ArchiveWriter, write_part
 from tbstats.model.games import Batch, append_merged, empty
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import team_event_ids
+from tbstats.output import Rendered, TableFile
 from tbstats.run import checks
 from tbstats.run.info import partial_summary, summary_from
 from tbstats.run.pipeline import Run, nothing, shift_ids
@@ -39,7 +40,7 @@ _EMPTY = Batch(empty("tournaments"), empty("players"), empty("games"))
 
 @dataclass(frozen=True)
 class Computed:
-    table: pl.DataFrame
+    table: pl.DataFrame | Rendered   # Rendered: the piece's bytes, ids global (:func:`_rendered`)
     round_robins: int
     team_events: int = 0
     events: pl.DataFrame | None = None     # what tbstats.run.checks looks at, per tournament
@@ -53,22 +54,28 @@ def _compute_one(batch: Batch, specs: str | Sequence[TieBreakSpec], options: dic
                     checks.events(batch))
 
 
+def _rendered(computed: Computed, first_id: int, render: Callable[[pl.DataFrame], Rendered]) -> Computed:
+    """A batch's table with global ids, as the bytes of the output file (made where the table is)."""
+    return dataclasses.replace(computed, table=render(shift_ids(cast(pl.DataFrame, computed.table), first_id)))
+
+
 def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.DataFrame] | None = None,
-            sink: Callable[[pl.DataFrame], None] | None = None,
-            prepare: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
-            **options: Any) -> tuple[pl.DataFrame, int, int]:
+            sink: TableFile | None = None, **options: Any) -> tuple[pl.DataFrame, int, int]:
     """The :func:`tbstats.engine.compute.compute` table of every batch, in order; the numbers of round robins and of
     team events (whose players it ranks as individuals). ``seen`` collects :func:`tbstats.run.checks.events`.
-    With ``sink`` each batch's table goes there as it comes (the table returned is then empty); ``prepare``
-    (:attr:`tbstats.output.TableFile.prepare`) runs on each table where its batch is computed, before it
-    travels (it must keep the ``tournament`` column an integer)."""
+    With ``sink`` each batch's table goes there as it comes (the table returned is then empty); the text of a
+    CSV/TSV piece is made where its batch is computed (:attr:`TableFile.prepare`; on a Dask worker its bytes
+    too, :attr:`TableFile.render`), so that little work and few bytes come back here."""
     tables, round_robins, team_events = [], 0, 0
-    for m in run.map(functools.partial(_compute_one, specs=specs, options=options, prepare=prepare)):
-        piece = shift_ids(m.value.table, m.first_id)
+    prepare, render = (None, None) if sink is None else (sink.prepare, sink.render)
+    mapped = run.map(functools.partial(_compute_one, specs=specs, options=options, prepare=prepare),
+                     then=None if render is None else functools.partial(_rendered, render=render))
+    for m in mapped:
         if sink is None:
-            tables.append(piece)
-        else:
-            sink(piece)
+            tables.append(shift_ids(cast(pl.DataFrame, m.value.table), m.first_id))
+        else:   # (rendered with its ids when the sink renders: then prepared too)
+            sink.write(m.value.table if render is not None else shift_ids(cast(pl.DataFrame, m.value.table),
+                                                                          m.first_id))
         round_robins += m.value.round_robins
         team_events += m.value.team_events
         if seen is not None and m.value.events is not None:

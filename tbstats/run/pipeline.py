@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Final, Generic, TypeVar, cast, overload
 
 import polars as pl
 
@@ -60,6 +60,9 @@ class _Done(Generic[P]):
     ledger: pl.DataFrame
     runs: list[tuple[int, int, P]]   # tournaments, game rows, partial
     warnings: pl.DataFrame = field(default_factory=lambda: empty("warnings"))
+
+    def __sizeof__(self) -> int:   # packed, on a Dask worker: its bytes, so that Dask does not move it lightly
+        return object.__sizeof__(self) + portable.nbytes(self.runs) + portable.nbytes((self.ledger, self.warnings))
 
 
 def _work(part: Part, batch_size: int, f: Callable[[Batch], P]) -> _Done[P]:
@@ -101,6 +104,21 @@ def _map_rejecting(batch: Batch, f: Callable[[Batch], P], rejected: list[pl.Data
 
 def _done_of(kept: tuple[_Done[P], list[Batch]]) -> _Done[P]:
     return kept[0]
+
+
+def _then_part(done: _Done[Any], first_id: int, then: Callable[[Any, int], T]) -> _Done[T]:
+    """A done with ``then(value, id of its batch's first tournament)`` for each value (on a Dask worker, where the
+    done waits packed: each value is unpacked there, and only ``then``'s results travel)."""
+    runs, first = [], first_id
+    for tournaments, rows, value in done.runs:
+        runs.append((tournaments, rows, then(portable.unpack(value), first)))
+        first += tournaments
+    return _Done(done.ledger, runs, done.warnings)   # (packed as they came)
+
+
+def _next_first(first_id: int, done: _Done[Any]) -> int:
+    """The global id of the first tournament after a part's done (a link of the chain of ids on Dask)."""
+    return first_id + sum(tournaments for tournaments, _, _ in done.runs)
 
 
 def _apply_kept(kept: tuple[_Done[P], list[Batch]], index: int, g: Callable[..., T], args: tuple[Any, ...]) -> T:
@@ -151,20 +169,35 @@ class Executor:
     workers: int = 1
     client: Any = None
 
-    def run(self, fn: Callable[[Part], Any], parts: Sequence[Part], keep: bool = False) -> Iterator[Any]:
+    def run(self, fn: Callable[[Part], Any], parts: Sequence[Part], keep: bool = False,
+            then: Callable[[Any, int], Any] | None = None) -> Iterator[Any]:
         """``fn`` of every part, in order; with ``keep`` (``fn`` returns a done and its batches) on Dask only the
-        done comes back, with the future that keeps the batches on their worker."""
+        done comes back, with the future that keeps the batches on their worker. ``then`` (``fn`` returns a done)
+        is :meth:`Run.map`'s, applied on Dask only: there each part's done waits on its worker for the id of its
+        first tournament, which a chain of small tasks counts (no round trip here), and only ``then``'s results
+        travel."""
         if self.client is not None:   # results travel packed (tbstats.run.portable): a polars frame never does
             futures = self.client
+            first: Any = 0   # the id of the next part's first tournament: a number, then a future
+
+            def submit(part: Part) -> Any:
+                nonlocal first
+                fut = futures.submit(portable.call, fn, part, pure=False)
+                if then is None:
+                    return fut
+                out = futures.submit(portable.call, _then_part, fut, first, then, pure=False, priority=1)
+                first = futures.submit(_next_first, first, fut, pure=False, priority=2)
+                return out
 
             def result(fut: Any) -> Any:
-                if not keep:
-                    return portable.unpack(remote_result(fut))
-                return portable.unpack(remote_result(futures.submit(_done_of, fut, pure=False))), fut
+                if keep:
+                    back = futures.submit(_done_of, fut, pure=False, priority=1)
+                    return portable.unpack(remote_result(back)), fut
+                return portable.unpack(remote_result(fut))
 
             n = max(len(futures.nthreads()), 1)
             # a kept value stays on its worker packed too, should Dask move it to another worker
-            yield from _ordered(lambda p: futures.submit(portable.call, fn, p, pure=False), result, parts, 2 * n)
+            yield from _ordered(submit, result, parts, 2 * n)
         elif self.workers > 1:
             with ThreadPoolExecutor(max_workers=self.workers) as pool:
                 try:
@@ -295,11 +328,26 @@ class Run(Tally):
         """The reader warnings of the batches read so far (``WARNING_SCHEMA`` rows), in input order."""
         return pl.concat([empty("warnings"), *self._warnings])
 
-    def map(self, f: Callable[[Batch], P], *, keep: bool = False) -> Iterator[Mapped[P]]:
+    @overload
+    def map(self, f: Callable[[Batch], P], *, keep: bool = False, then: None = None) -> Iterator[Mapped[P]]: ...
+
+    @overload
+    def map(self, f: Callable[[Batch], Any], *, keep: bool = False,
+            then: Callable[[Any, int], T]) -> Iterator[Mapped[T]]: ...
+
+    def map(self, f: Callable[[Batch], Any], *, keep: bool = False,
+            then: Callable[[Any, int], Any] | None = None) -> Iterator[Mapped[Any]]:
         """``f`` applied to every batch, results in input order (a run can be mapped once).
 
         With ``keep`` each result also tells where its batch is (``Mapped.kept``): :meth:`apply` then runs a
-        function on the batch there (on a Dask worker, the batch never travels)."""
+        function on the batch there (on a Dask worker, the batch never travels).
+
+        ``then(value, first_id)`` (module level: it travels) finishes each value once the global id of its batch's
+        first tournament is known (what comes before it is counted): on a Dask worker, where the value waits for
+        it, so that only ``then``'s result travels (the text of an output piece with its ids, not its table);
+        here for the other executors. A result's ``value`` is then ``then``'s."""
+        if then is not None and keep:
+            raise TbstatsError("map: then and keep do not go together")
         if self._started:
             raise TbstatsError("a Run can be mapped only once")
         self._started = True
@@ -310,7 +358,7 @@ class Run(Tally):
         parts = plan.parts
         results: Iterator[Any]
         if not in_processes(parts, self.workers, self.client):
-            results = Executor(self.workers, self.client).run(work, parts, keep)
+            results = Executor(self.workers, self.client).run(work, parts, keep, then)
         elif not keep and _processes().pickles(work) and len(
                 split := [p for part in parts for p in sources.split(part, sources.READ_FILES)]) >= _processes().FEWEST:
             # parts of at most READ_FILES TRF files read and mapped there or here: a result is the same for
@@ -321,6 +369,7 @@ class Run(Tally):
             results = read_in_processes(parts, self.batch_size, f, keep, self.workers)
         later = keep and self.client is not None   # on Dask a kept batch's work is done when apply's result comes
         self._bar, self._awaited, finished = bar, 0, False
+        here = then is not None and self.client is None   # (on Dask, ``then`` ran where each part was mapped)
         try:
             for part, got in zip(parts, results, strict=True):
                 done, where = got if keep else (got, None)
@@ -332,7 +381,8 @@ class Run(Tally):
                     bar.advance(moves[0])
                 for k, (tournaments, rows, value) in enumerate(done.runs):
                     self._awaited += later
-                    yield Mapped(value, self.tournaments, tournaments, rows, (where, k) if keep else None,
+                    yield Mapped(then(value, self.tournaments) if here else value,  # type: ignore[misc]
+                                 self.tournaments, tournaments, rows, (where, k) if keep else None,
                                  moves[k] if later else None)
                     self.tournaments += tournaments
                     self.game_rows += rows

@@ -14,8 +14,6 @@ Python values. :func:`unpack` restores the frames where the result arrives. Cont
 lists, dicts and dataclasses (the partial results of every command are dataclasses of frames and arrays).
 
 >>> import polars as pl
-
-from tbstats.run.memory import keep_freed_memory
 >>> packed = pack({"table": pl.DataFrame({"a": [1, 2]}), "n": 3})
 >>> type(packed["table"]).__name__, unpack(packed)["table"].equals(pl.DataFrame({"a": [1, 2]}))
 ('Frame', True)
@@ -63,6 +61,22 @@ def unpack(value: Any) -> Any:
         df = pl.read_ipc(io.BytesIO(value.ipc))
         return df if value.series is None else df.to_series().alias(value.series)
     return _walk(value, unpack)
+
+
+def nbytes(value: Any) -> int:
+    """About how many bytes a packed value holds (its frames' and arrays' bytes): what Dask should weigh when it
+    decides whether to move a result to another worker (``__sizeof__`` of the containers that hold one: Dask
+    sizes other objects by ``sys.getsizeof``, which does not look inside them)."""
+    if isinstance(value, Frame):
+        return len(value.ipc)
+    if isinstance(value, bytes | bytearray):
+        return len(value)
+    size = getattr(value, "nbytes", None)   # numpy arrays
+    if isinstance(size, int):
+        return size
+    parts: list[int] = []
+    _walk(value, lambda v: parts.append(nbytes(v)))
+    return sum(parts)
 
 
 def _walk(value: Any, f: Callable[[Any], Any]) -> Any:
