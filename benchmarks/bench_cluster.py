@@ -2,7 +2,7 @@
 
 Starts ``dask scheduler`` and ``dask worker ADDRESS --nworkers 2 --nthreads 1`` (nannies included) as the
 cluster guide does, then times each command as a user runs it (a fresh ``tbstats`` process, output to a file),
-in one process and with ``--scheduler ADDRESS``, on the same inputs, best of ``--repeat``; checks that both
+in one process and with ``--scheduler ADDRESS``, interleaved, on the same inputs, best of ``--repeat``; checks that both
 outputs are byte-identical; prints seconds, game rows per second and the ratio, and what the scheduler saw
 (tasks, their mean duration, bytes that came back to the driver).
 
@@ -106,9 +106,10 @@ def main() -> None:
                                             "-c", f"b=fide-2024:{SPECS}", "-c", "c=fide-2026:SB,DE,WIN"])):
                 extra = ["-q"] + (["--batch-size", str(opts.batch_size)] if opts.batch_size else [])
                 local_out, remote_out = workdir / f"local-{name}.csv", workdir / f"remote-{name}.csv"
-                local = [_timed([*args, *extra, "-o", str(local_out)]) for _ in range(opts.repeat)]
-                remote = [_timed([*args, *extra, "--scheduler", address, "-o", str(remote_out)])
-                          for _ in range(opts.repeat)]
+                local, remote = [], []
+                for _ in range(opts.repeat):   # interleaved, so that load on the machine falls on both alike
+                    local.append(_timed([*args, *extra, "-o", str(local_out)]))
+                    remote.append(_timed([*args, *extra, "--scheduler", address, "-o", str(remote_out)]))
                 same = local_out.read_bytes() == remote_out.read_bytes()
                 lo, re_ = min(local), min(remote)
                 print(f"| {source} | {name} | {lo:.2f} | {re_:.2f} | {lo / re_:.2f}x | {rows / re_ / 1e6:.2f}M |"

@@ -121,14 +121,14 @@ _ANY_ID: Final = (-(1 << 63), (1 << 63) - 1)
 UNIT_TOURNAMENTS: Final = 512
 
 
-def unit_size(batch_size: int) -> int:
-    """The tournaments of one part of a model: the smallest multiple of ``batch_size`` of at least
-    :data:`UNIT_TOURNAMENTS`, so that a part's batches are cut where runs of ``batch_size`` would be.
+def unit_size(batch_size: int, least: int = UNIT_TOURNAMENTS) -> int:
+    """The tournaments of one part of a model: the smallest multiple of ``batch_size`` of at least ``least``
+    (:data:`UNIT_TOURNAMENTS`), so that a part's batches are cut where runs of ``batch_size`` would be.
 
-    >>> unit_size(1), unit_size(100), unit_size(2000)
-    (512, 600, 2000)
+    >>> unit_size(1), unit_size(100), unit_size(2000), unit_size(2000, 5000)
+    (512, 600, 2000, 6000)
     """
-    return batch_size * max(1, -(-UNIT_TOURNAMENTS // batch_size))
+    return batch_size * max(1, -(-least // batch_size))
 
 
 def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:

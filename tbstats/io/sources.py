@@ -107,10 +107,10 @@ class Plan:
 
 
 def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 2000,
-         max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> Plan:
-    """Expand the inputs and cut them into parts: ``batch_files`` TRF files, or ``batch_size`` tournaments of a
-    columnar model (only its tournament column is scanned here). An archive member larger than
-    ``max_member_bytes`` once decompressed is rejected without reading it all."""
+         max_member_bytes: int = safe.MAX_MEMBER_BYTES, part_size: int = parts.UNIT_TOURNAMENTS) -> Plan:
+    """Expand the inputs and cut them into parts: ``batch_files`` TRF files, or whole batches of ``batch_size``
+    tournaments of a columnar model, at least ``part_size`` (only its tournament column is scanned here). An
+    archive member larger than ``max_member_bytes`` once decompressed is rejected without reading it all."""
     if isinstance(inputs, str | os.PathLike):
         raise TbstatsError("inputs must be a list of paths, not one string")
     for name, value in (("batch_size", batch_size), ("batch_files", batch_files),
@@ -136,7 +136,7 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
             out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
             chunk, n_trf = [], 0
         try:
-            runs = parts.plan_model(item.path, item.name, parts.unit_size(batch_size))
+            runs = parts.plan_model(item.path, item.name, parts.unit_size(batch_size, part_size))
         except Exception as exc:  # one model is one input: whatever fails, only this input is lost
             reason = safe.model_ledger(item.name, item.path, exc)["reason"][0]
             out.append(Part((_Item(item.name, "reject", item.path, reason=reason),)))

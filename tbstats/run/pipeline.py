@@ -31,6 +31,7 @@ import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.io import sources
+from tbstats.io.parts import UNIT_TOURNAMENTS
 from tbstats.io.progress import Progress
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
@@ -304,6 +305,11 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
 
 # -------------------------------------------------------------------------------------------------- a run
 
+#: Batches of a model a Dask task reads and maps at least: each task has a fixed cost on a cluster (the
+#: scheduler's round trips, the chain of ids, a result to send), which larger tasks share.
+CLUSTER_BATCHES: Final = 2
+
+
 @dataclass
 class Run(Tally):
     """A map over the batches of some inputs, with the ledger and counts of a load; iterate ``map(f)``."""
@@ -351,8 +357,9 @@ class Run(Tally):
         if self._started:
             raise TbstatsError("a Run can be mapped only once")
         self._started = True
+        least = UNIT_TOURNAMENTS if self.client is None else max(UNIT_TOURNAMENTS, CLUSTER_BATCHES * self.batch_size)
         plan = sources.plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
-                            max_member_bytes=self.max_member_bytes)
+                            max_member_bytes=self.max_member_bytes, part_size=least)
         bar = sources.progress_of(plan, self.progress, self.label)
         work = functools.partial(_work_kept if keep else _work, batch_size=self.batch_size, f=f)
         parts = plan.parts
