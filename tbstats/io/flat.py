@@ -131,3 +131,40 @@ def group_bounds(file: str, fmt: str, lo: int, hi: int) -> list[tuple[int, int]]
         else:
             out.append([first, last, rows])
     return [(a, b) for a, b, _ in out]
+
+
+#: A row group's first row, rows, smallest and largest tournament id, and values per column (:func:`group_counts`).
+Group = tuple[int, int, int | None, int | None, tuple[int, ...]]
+
+
+def group_counts(path: str, fmt: str, columns: list[str]) -> list[Group] | None:
+    """Per row group of a Parquet file in tournament order, from its statistics: its first row, its rows, its
+    smallest and largest tournament id (None for a group without any) and the values of each of ``columns``
+    (non-null cells; of a list column, its non-null elements); None when the file is not Parquet, a group lacks
+    a statistic or the groups are out of order."""
+    groups = group_ids(path, fmt)
+    if groups is None:
+        return None
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.read_metadata(path)
+        leaves = [meta.schema.column(j).path.split(".")[0] for j in range(meta.num_columns)]
+        at = [leaves.index(c) for c in columns]
+    except (OSError, ValueError):
+        return None
+    out: list[Group] = []
+    first, previous = 0, None
+    for k, group in enumerate(groups):
+        chunk = meta.row_group(k)
+        stats = [chunk.column(j).statistics for j in at]
+        if any(s is None for s in stats):
+            return None
+        if group is not None:
+            if previous is not None and group[0] <= previous:
+                return None
+            previous = group[1]
+        out.append((first, chunk.num_rows, None if group is None else group[0], None if group is None else group[1],
+                    tuple(int(s.num_values) for s in stats)))
+        first += chunk.num_rows
+    return out
