@@ -332,7 +332,10 @@ def test_a_flat_file_is_written_in_pieces_of_whole_tournaments(tmp_path: Path,
     import pyarrow.parquet as pq
 
     assert pq.ParquetFile(tmp_path / "flat.parquet").metadata.num_row_groups == len(pieces)
-    assert pl.read_parquet(tmp_path / "flat.parquet").equals(tabular.flatten(batch))
+    assert pl.read_parquet(tmp_path / "flat.parquet").equals(tabular.sparsify(tabular.flatten(batch)))
+    tabular.write_model(batch, tmp_path / "dir")
+    flat, whole = tabular.read_model(tmp_path / "flat.parquet"), tabular.read_model(tmp_path / "dir")
+    assert all(getattr(flat, t).equals(getattr(whole, t)) for t in tabular.TABLES)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "json", "md"])

@@ -4,7 +4,9 @@ location), and the row groups a run of whole tournaments is read by (:mod:`tbsta
 
 from __future__ import annotations
 
-from typing import Final
+import functools
+import os
+from typing import Any, Final
 
 import numpy as np
 import polars as pl
@@ -88,15 +90,33 @@ def check_repeats(flat: pl.DataFrame, keys: tuple[str, ...], columns: tuple[str,
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
 
 
-def group_ids(path: str, fmt: str) -> list[tuple[int, int, int] | None] | None:
-    """Per row group of a Parquet file, from its statistics: the smallest and largest tournament id and the rows
-    (None for a group without tournament ids); None when a group has no statistics or the file is not Parquet."""
-    if fmt != "parquet":
+def footer(path: str) -> Any:
+    """The footer (``pyarrow.parquet.FileMetaData``) of a Parquet file, read once while the file is unchanged
+    (a run of a flat file asks for it several times); None when it cannot be read."""
+    try:
+        stat = os.stat(path)
+    except OSError:
         return None
+    return _footer(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _footer(path: str, mtime: int, size: int) -> Any:
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.read_metadata(path)
+        return pq.read_metadata(path)
+    except (OSError, ValueError):
+        return None
+
+
+def group_ids(path: str, fmt: str) -> list[tuple[int, int, int] | None] | None:
+    """Per row group of a Parquet file, from its statistics: the smallest and largest tournament id and the rows
+    (None for a group without tournament ids); None when a group has no statistics or the file is not Parquet."""
+    meta = footer(path) if fmt == "parquet" else None
+    if meta is None:
+        return None
+    try:
         column = meta.schema.names.index("tournament")
         stats = [(meta.row_group(k).column(column).statistics, meta.row_group(k).num_rows)
                  for k in range(meta.num_row_groups)]
@@ -142,13 +162,20 @@ def group_counts(path: str, fmt: str, columns: list[str]) -> list[Group] | None:
     smallest and largest tournament id (None for a group without any) and the values of each of ``columns``
     (non-null cells; of a list column, its non-null elements); None when the file is not Parquet, a group lacks
     a statistic or the groups are out of order."""
-    groups = group_ids(path, fmt)
-    if groups is None:
-        return None
-    import pyarrow.parquet as pq
-
     try:
-        meta = pq.read_metadata(path)
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _group_counts(path, fmt, tuple(columns), stat.st_mtime_ns, stat.st_size) if fmt == "parquet" else None
+
+
+@functools.lru_cache(maxsize=16)
+def _group_counts(path: str, fmt: str, columns: tuple[str, ...], mtime: int, size: int) -> list[Group] | None:
+    groups = group_ids(path, fmt)
+    meta = footer(path)
+    if groups is None or meta is None:
+        return None
+    try:
         leaves = [meta.schema.column(j).path.split(".")[0] for j in range(meta.num_columns)]
         at = [leaves.index(c) for c in columns]
     except (OSError, ValueError):

@@ -396,8 +396,8 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
     collected), a few tournaments at a time: the run's row groups one by one when their statistics show them
     to hold whole tournaments (each is then read once per table), else :data:`FLAT_TOURNAMENTS` at a time. The
     rows without a tournament (the warnings) go with the model's first run."""
-    if tabular.sparse.is_sparse(file, part.format):
-        return tabular.sparse.split_sparse(file, part.format, part.lo, part.hi, part.warnings, where)
+    if tabular.is_sparse(file, part.format):
+        return tabular.split_sparse(file, part.format, part.lo, part.hi, part.warnings, where)
     scan = _located(file, part.format)
     tid = pl.col("tournament")
     bounds = flat.group_bounds(file, part.format, part.lo, part.hi)

@@ -39,6 +39,7 @@ from tbstats.io.tabular.layout import (
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
     FLAT_SIGNATURE,
+    SPARSE_MARK,
     SUFFIX,
     TABLES,
     Format,
@@ -51,6 +52,11 @@ from tbstats.io.tabular.read import (
     iter_model,
     read_model,
     split_flat,
+)
+from tbstats.io.tabular.sparse import (
+    is_sparse,
+    sparsify,
+    split_sparse,
 )
 from tbstats.io.tabular.write import (
     ROW_GROUP_ROWS,
@@ -67,6 +73,7 @@ __all__ = [
     "FLAT_COLUMNS",
     "FLAT_OPTIONAL",
     "FLAT_SIGNATURE",
+    "SPARSE_MARK",
     "ROW_GROUP_ROWS",
     "SUFFIX",
     "TABLES",
@@ -77,10 +84,13 @@ __all__ = [
     "_table_source",
     "flatten",
     "is_model_dir",
+    "is_sparse",
     "iter_model",
     "model_format",
     "read_model",
     "renumber",
+    "sparsify",
+    "split_sparse",
     "split_flat",
     "write_model",
     "write_part",

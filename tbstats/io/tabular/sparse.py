@@ -55,7 +55,7 @@ def first_rows(tid: pl.Expr = _TID, start_no: pl.Expr = _NO) -> pl.Expr:
         pl.lit(None, pl.Int8))
 
 
-def sparse(flat: pl.DataFrame) -> pl.DataFrame:
+def sparsify(flat: pl.DataFrame) -> pl.DataFrame:
     """A flat table (as :func:`tbstats.io.tabular.flatten` makes it: each tournament's rows together, each
     player's too) made sparse: the tournament and player columns on first rows only, the list columns as JSON
     arrays (:data:`TEXT_LISTS`), and the :data:`FIRST` column. Rows without a tournament (the warnings) keep
@@ -79,16 +79,16 @@ def is_sparse(path: str, fmt: Format) -> bool:
         return False
     import pyarrow as pa
     import pyarrow.ipc as ipc
-    import pyarrow.parquet as pq
 
-    try:
-        if fmt == "parquet":
-            meta = pq.read_schema(path).metadata or {}
-        else:
+    if fmt == "parquet":
+        footer = flat_checks.footer(path)
+        meta = footer.metadata or {} if footer is not None else {}
+    else:
+        try:
             with pa.memory_map(path) as source:
                 meta = ipc.open_file(source).schema.metadata or {}
-    except (OSError, pa.ArrowException):
-        return False   # (the reader names what is wrong with the file)
+        except (OSError, pa.ArrowException):
+            return False   # (the reader names what is wrong with the file)
     marks = {k.decode(errors="replace"): v.decode(errors="replace") for k, v in meta.items()
              if k.decode(errors="replace") in SPARSE_MARK}
     if not marks:
@@ -123,25 +123,30 @@ def split_sparse(file: str, fmt: Format, lo: int, hi: int, warnings: bool, where
     run, marked = _TID.is_between(lo, hi), pl.col(FIRST)
     groups = flat_checks.group_counts(file, fmt, [*own["tournaments"], *own["players"]]) if fmt == "parquet" else None
     touched = [g for g in groups or () if g[2] is not None and g[2] <= hi and g[3] >= lo]
-    span = _TID.is_between(min(g[2] for g in touched), max(g[3] for g in touched)) if touched else run
+    # the marked rows are read from whole row groups (their counts are checked against the statistics)
+    bounds = (min(g[2] for g in touched), max(g[3] for g in touched)) if touched else (lo, hi)
+    span = _TID.is_between(*bounds)
 
     # the Parquet reader applies each filter while decoding: the sparse columns are decoded for the marked rows
-    ids = scan.filter(run).select("tournament", "start_no", "round", FIRST, "_row").collect()
+    # only, and not at all where the statistics show them empty
+    empty = _empty(groups, touched, [*own["tournaments"], *own["players"]])
     games = scan.filter(run & pl.col("round").is_not_null()).select([*names["games"].values(), "_row"]).collect()
-    events = scan.filter((marked == 2) & span | _TID.is_null()).select(list(dict.fromkeys(
-        ["tournament", "start_no", "round", FIRST, *own["tournaments"], *names["warnings"].values(), "_row"]))
-    ).collect()
-    people = scan.filter(marked.is_not_null() & span).select(
-        "tournament", "start_no", FIRST, *own["players"], "_row").collect()
+    bare = scan.filter(run & pl.col("round").is_null()).select("tournament", "start_no", FIRST, "_row").collect()
+    events = _with_nulls(scan.filter((marked == 2) & span | _TID.is_null()).select(list(dict.fromkeys(
+        ["tournament", "start_no", "round", FIRST, *(c for c in own["tournaments"] if c not in empty),
+         *names["warnings"].values(), "_row"]))).collect(), own["tournaments"], schema)
+    people = _with_nulls(scan.filter(marked.is_not_null() & span).select(
+        "tournament", "start_no", FIRST, *(c for c in own["players"] if c not in empty), "_row").collect(),
+        own["players"], schema)
     located = pl.lit(file, check.FILE).alias("_file")
     loose = events.filter(_TID.is_null()).with_columns(located) if warnings else events.clear().with_columns(located)
 
     # (the run's rows all have a tournament: of the orphan checks only a game row without a start number can
     # fail there, looked for before the rows are located)
     orphans = [loose.select("tournament", "start_no", "round", "_row", "_file")]
-    if ids.select((_NO.is_null() & pl.col("round").is_not_null()).any()).item():
-        orphans.insert(0, ids.select("tournament", "start_no", "round", "_row").with_columns(located))
-    found = [flat_checks.check_orphans(pl.concat(orphans)), _misplaced_marks(ids, loose, file)]
+    if games["start_no"].null_count():
+        orphans.insert(0, games.select("tournament", "start_no", "round", "_row").with_columns(located))
+    found = [flat_checks.check_orphans(pl.concat(orphans)), _unmarked(bare.with_columns(located))]
     bad = _unread_values(events, people, groups, touched, own)
     if bad is not None:   # some row group has a value on a row not read: find it among this run's rows
         at = pl.any_horizontal(pl.col("_row").is_between(g[0], g[0] + g[1] - 1) for g in bad) if bad else pl.lit(True)
@@ -159,8 +164,8 @@ def split_sparse(file: str, fmt: Format, lo: int, hi: int, warnings: bool, where
     first = events.filter(run & (marked == 2))
     tables = {"tournaments": table("tournaments", first.with_columns(_decoded(first, c, prefix) for c in TEXT_LISTS
                                                                       if c in first.columns)),
-              "players": table("players", people if touched == groups and not people["start_no"].null_count()
-                               else people.filter(run & _NO.is_not_null())),
+              "players": table("players", people if lo <= bounds[0] and bounds[1] <= hi
+                               and not people["start_no"].null_count() else people.filter(run & _NO.is_not_null())),
               "games": table("games", games),
               "warnings": table("warnings", loose)}
     batch = {t: check_schema(t, df, where=where) for t, df in tables.items()}
@@ -191,22 +196,28 @@ def _is_array(text: str) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _misplaced_marks(ids: pl.DataFrame, loose: pl.DataFrame, file: str) -> pl.DataFrame:
-    """Rows whose :data:`FIRST` marker is not where the ids put it (the run's rows are whole tournaments, in
-    file order; the rows without a tournament have none)."""
-    if ids.select(pl.col(FIRST).ne_missing(first_rows()).any()).item() is False and (
-            loose[FIRST].null_count() == loose.height):
-        return pl.DataFrame(schema=LEDGER_SCHEMA)
-    want = first_rows()
-    kind = pl.when(want == 2).then(pl.lit("the first of its tournament")).when(want == 1).then(
-        pl.lit("the first of its player")).otherwise(pl.lit("neither"))
-    checks: list[Check] = [(pl.col(FIRST).ne_missing(want), FIRST, pl.format(
-        "marker {} does not fit the row, {} (2 marks a tournament's first row, 1 a player's, empty the others)",
-        pl.col(FIRST).cast(pl.String).fill_null("(empty)"), kind))]
-    located = pl.lit(file, check.FILE).alias("_file")
-    found = [*check._problems(ids.with_columns(located), checks, {}),
-             *check._problems(loose.select("tournament", "start_no", FIRST, "_row", "_file"), checks, {})]
+def _unmarked(bare: pl.DataFrame) -> pl.DataFrame:
+    """Rows without a round (a player without games, an event without players: the only row of either) whose
+    :data:`FIRST` marker is empty. (A marker missing on another row leaves a player or tournament out, which
+    the model's checker reports by the rows that name it; a value on an unmarked row is a stray.)"""
+    checks: list[Check] = [(pl.col(FIRST).is_null(), FIRST, pl.format(
+        "marker is empty on the only row of {} (2 marks a tournament's first row, 1 a player's)",
+        pl.when(_NO.is_null()).then(pl.format("tournament {}", _TID)).otherwise(
+            pl.format("player {} of tournament {}", _NO, _TID))))]
+    found = check._problems(bare, checks, {})
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
+
+
+def _empty(groups: list[flat_checks.Group] | None, touched: list[flat_checks.Group], columns: list[str]) -> set[str]:
+    """The columns without a value in any row group the run touches (by the statistics: none without them)."""
+    if not groups or not touched:
+        return set()
+    return {c for k, c in enumerate(columns) if not any(g[4][k] for g in touched)}
+
+
+def _with_nulls(df: pl.DataFrame, columns: list[str], schema: pl.Schema) -> pl.DataFrame:
+    """``df`` with the ``columns`` it lacks (left unread: empty) as nulls of the file's types."""
+    return df.with_columns(pl.lit(None, schema[c]).alias(c) for c in columns if c not in df.columns)
 
 
 def _strays(df: pl.DataFrame, own: dict[str, list[str]]) -> pl.DataFrame:
@@ -230,18 +241,23 @@ def _unread_values(events: pl.DataFrame, people: pl.DataFrame, groups: list[flat
     """The row groups the run touches whose statistics count more values in a sparse column than the rows read
     hold (``events``: the tournaments' first rows and those without a tournament; ``people``: the marked rows;
     both in file order); None when there is none, an empty list (all rows) when the file has no usable
-    statistics."""
+    statistics. The rows read are some of each group's, so their values are at most its count: the sums over the
+    touched groups are compared first, and group by group only when they differ."""
     if groups is None:
         return []
-    bad = []
-    at = [(df, df["_row"].to_numpy(), columns) for df, columns in ((events, own["tournaments"]),
-                                                                  (people, own["players"]))]
-    for group in touched:
-        read: list[int] = []
-        for df, rows, columns in at:
-            a, b = np.searchsorted(rows, [group[0], group[0] + group[1]])
+    if not touched:
+        return None
+
+    def values(lo: int, hi: int) -> tuple[int, ...]:
+        """The values of the sparse columns in the rows read that lie in the file's rows ``lo:hi``."""
+        out: list[int] = []
+        for df, columns in ((events, own["tournaments"]), (people, own["players"])):
+            a, b = np.searchsorted(df["_row"].to_numpy(), [lo, hi])
             part = df.slice(int(a), int(b - a)).select(columns)
-            read += [part.height - k for k in part.null_count().row(0)]
-        if tuple(read) != group[4]:
-            bad.append(group)
-    return bad or None
+            out += [part.height - k for k in part.null_count().row(0)]
+        return tuple(out)
+
+    total = tuple(int(sum(column)) for column in zip(*(g[4] for g in touched), strict=True))
+    if values(touched[0][0], touched[-1][0] + touched[-1][1]) == total:
+        return None
+    return [g for g in touched if values(g[0], g[0] + g[1]) != g[4]] or None

@@ -31,7 +31,7 @@ from tbstats.io.tabular.layout import (
 from tbstats.io.tabular.read import (
     _read_table,
 )
-from tbstats.io.tabular.sparse import sparse
+from tbstats.io.tabular.sparse import sparsify
 from tbstats.model.games import Batch, empty
 from tbstats.output import finished, unfinished
 
@@ -326,7 +326,7 @@ class ArchiveWriter:
         import pyarrow.ipc as ipc
         import pyarrow.parquet as pq
 
-        table = (sparse(flat) if self.format == "parquet" else flat).to_arrow()
+        table = (sparsify(flat) if self.format == "parquet" else flat).to_arrow()
         if self._writer is None:
             self._created.append(self.path)
             self._schema = table.schema.with_metadata(SPARSE_MARK) if self.format == "parquet" else table.schema
