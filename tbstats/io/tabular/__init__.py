@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from tbstats.io.tabular.layout import (
     EXTENSIONS,
+    FIRST,
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
     FLAT_SIGNATURE,
@@ -70,6 +71,7 @@ from tbstats.io.tabular.write import (
 
 __all__ = [
     "EXTENSIONS",
+    "FIRST",
     "FLAT_COLUMNS",
     "FLAT_OPTIONAL",
     "FLAT_SIGNATURE",
