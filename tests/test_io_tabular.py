@@ -351,7 +351,8 @@ def test_a_flat_parquet_file_is_sparse_and_reads_back_as_the_dense_file_and_the_
         write_model(batch, directory)
         flatten(batch).write_parquet(dense)
         meta = pq.read_schema(sparse).metadata
-        assert {key.decode(): value.decode() for key, value in meta.items() if key.startswith(b"tbstats")} == SPARSE_MARK
+        marks = {key.decode(): value.decode() for key, value in meta.items() if key.startswith(b"tbstats")}
+        assert marks == SPARSE_MARK
         written = pl.read_parquet(sparse)
         assert written.equals(sparsify(flatten(batch)))
         games = written.filter(pl.col("tournament").is_not_null())

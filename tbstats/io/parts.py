@@ -395,7 +395,8 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
     """A run of a flat Parquet/Arrow file split into the model (lazily, table by table, each read checked once
     collected), a few tournaments at a time: the run's row groups one by one when their statistics show them
     to hold whole tournaments (each is then read once per table), else :data:`FLAT_TOURNAMENTS` at a time. The
-    rows without a tournament (the warnings) go with the model's first run."""
+    rows without a tournament (the warnings) go with the model's first run. A sparse file (``ingest``'s) is
+    read at once, its repeated columns decoded for the first rows only (:func:`tbstats.io.tabular.split_sparse`)."""
     if tabular.is_sparse(file, part.format):
         return tabular.split_sparse(file, part.format, part.lo, part.hi, part.warnings, where)
     scan = _located(file, part.format)

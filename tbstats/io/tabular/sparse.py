@@ -8,14 +8,19 @@ another player's), and the schema metadata :data:`SPARSE_MARK` says so. Files wi
 hand-made ones, CSV, Arrow IPC) are read as they always were (:func:`tbstats.io.tabular.split_flat`).
 
 A run of a sparse file (the tournaments ``lo``..``hi``, whole: parts and recovery read whole tournaments) is
-read in three scans: the game columns of its rows, the rows its marker picks (a predicate the Parquet reader
-applies while decoding, so the sparse columns are decoded for those rows only), and its warnings. What it reads
-is checked: the marker must be where the ids put it (each tournament's and player's first row in file order),
-and no other row may have a value in a sparse column. The second check costs nothing when the file's row-group
-statistics show each column's values all on the rows read (the non-null count of every column of every row
-group the run touches); only a row group whose counts differ is read again whole, to name the rows. A value on
-a row that is not its tournament's (player's) first is reported as the model's checker reports a problem: file,
-row, column.
+read in four scans, each filtered by the Parquet reader while it decodes: the game columns of its rows with a
+round, the few rows without one, the tournament columns of the tournaments' first rows (and the rows without a
+tournament: the warnings), and the player columns of the marked rows. So the repeated columns are built for
+the first rows only, and not at all where the row groups' statistics show a column empty; the list columns are
+JSON text, since decoding a nested column costs, for every row, null or not, about what a dozen flat ones do.
+
+What is read is checked. No row that is not its tournament's (player's) first may hold a value in a
+tournament (player) column: the statistics count each column's values in each row group, and when the rows
+read hold them all (the usual case: a comparison of counts) no other row can; otherwise the run's rows of the
+row groups whose counts differ (all of them without statistics) are read whole to name the rows, by file, row
+and column, as the model's checker names a problem. A row without a round is the only row of its player (or of
+an event without players), so it must be marked. A marker missing elsewhere leaves out a player or a
+tournament that the checker then finds named by other rows; a marker on a later row takes that row's values.
 """
 
 from __future__ import annotations
@@ -122,9 +127,9 @@ def split_sparse(file: str, fmt: Format, lo: int, hi: int, warnings: bool, where
     own = {t: [c for c in columns if c in schema] for t, columns in SPARSE_COLUMNS.items()}
     run, marked = _TID.is_between(lo, hi), pl.col(FIRST)
     groups = flat_checks.group_counts(file, fmt, [*own["tournaments"], *own["players"]]) if fmt == "parquet" else None
-    touched = [g for g in groups or () if g[2] is not None and g[2] <= hi and g[3] >= lo]
+    touched = [g for g in groups or () if g[2] is not None and _ids(g)[0] <= hi and _ids(g)[1] >= lo]
     # the marked rows are read from whole row groups (their counts are checked against the statistics)
-    bounds = (min(g[2] for g in touched), max(g[3] for g in touched)) if touched else (lo, hi)
+    bounds = (min(_ids(g)[0] for g in touched), max(_ids(g)[1] for g in touched)) if touched else (lo, hi)
     span = _TID.is_between(*bounds)
 
     # the Parquet reader applies each filter while decoding: the sparse columns are decoded for the marked rows
@@ -194,6 +199,12 @@ def _is_array(text: str) -> bool:
     except ValueError:
         return False
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _ids(group: flat_checks.Group) -> tuple[int, int]:
+    """The smallest and largest tournament id of a row group that has some."""
+    assert group[2] is not None and group[3] is not None
+    return group[2], group[3]
 
 
 def _unmarked(bare: pl.DataFrame) -> pl.DataFrame:
