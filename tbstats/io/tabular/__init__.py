@@ -44,6 +44,7 @@ and the column.
 from __future__ import annotations
 
 from tbstats.io.tabular.layout import (
+    ANY_ID,
     EXTENSIONS,
     FIRST,
     FLAT_COLUMNS,
@@ -79,6 +80,7 @@ from tbstats.io.tabular.write import (
 )
 
 __all__ = [
+    "ANY_ID",
     "EXTENSIONS",
     "FIRST",
     "FLAT_COLUMNS",

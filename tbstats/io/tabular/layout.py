@@ -40,6 +40,8 @@ _RENAMES_FLAT: Final[dict[str, tuple[str, ...]]] = {
 #: Optional flat columns (:data:`tbstats.model.games.OPTIONAL`), written after the others when a batch has them.
 FLAT_OPTIONAL: Final[dict[str, tuple[str, str]]] = {
     c: (table, c) for table, columns in OPTIONAL.items() for c in columns}
+#: The smallest and largest tournament id a run of a model can hold.
+ANY_ID: Final = (-(1 << 63), (1 << 63) - 1)
 #: Columns a flat file must have to be taken for a tbstats model when found in a directory walk.
 FLAT_SIGNATURE: Final = ("tournament", "source", "start_no", "round", "game_type")
 #: Schema metadata that marks a sparse flat file (Parquet): each tournament's columns set on its first row only,

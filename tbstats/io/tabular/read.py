@@ -7,7 +7,6 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
 
 import polars as pl
 
@@ -18,6 +17,7 @@ from tbstats.io.tabular import sparse
 from tbstats.io.tabular.layout import (
     _RENAMES,
     _RENAMES_FLAT,
+    ANY_ID,
     EXTENSIONS,
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
@@ -31,9 +31,6 @@ from tbstats.io.tabular.layout import (
     model_format,
 )
 from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
-
-#: the smallest and largest tournament id a run can hold
-_ANY_ID: Final = (-(1 << 63), (1 << 63) - 1)
 
 # ----------------------------------------------------------------------------------------------- reading
 
@@ -50,7 +47,7 @@ def read_model(path: str | Path) -> Batch:
         raise SchemaError(f"{p}: not a tbstats model file (expected a directory or one of "
                           f"{', '.join(EXTENSIONS)})")
     if sparse.is_sparse(str(p), fmt):
-        return sparse.split_sparse(str(p), fmt, *_ANY_ID, True, str(p))
+        return sparse.split_sparse(str(p), fmt, *ANY_ID, True, str(p))
     return split_flat(_read_file(p, fmt, _flat_types()), where=str(p))
 
 
