@@ -169,14 +169,25 @@ def split_sparse(file: str, fmt: Format, lo: int, hi: int, warnings: bool, where
     first = events.filter(run & (marked == 2))
     tables = {"tournaments": table("tournaments", first.with_columns(_decoded(first, c, prefix) for c in TEXT_LISTS
                                                                       if c in first.columns)),
-              "players": table("players", people if lo <= bounds[0] and bounds[1] <= hi
-                               and not people["start_no"].null_count() else people.filter(run & _NO.is_not_null())),
+              "players": table("players", _players(people, lo, hi)),
               "games": table("games", games),
               "warnings": table("warnings", loose)}
     batch = {t: check_schema(t, df, where=where) for t, df in tables.items()}
     if not check.proven_clean(batch):
         check.raise_problems(check.check_model({t: df.with_columns(located) for t, df in tables.items()}, _RENAMES))
     return Batch(batch["tournaments"], batch["players"], batch["games"], batch["warnings"])
+
+
+def _players(people: pl.DataFrame, lo: int, hi: int) -> pl.DataFrame:
+    """The marked rows of players of the tournaments ``lo``..``hi`` (a slice when they are in id order, as
+    ``ingest`` writes them: a filter would copy every column)."""
+    ids = people["tournament"]
+    if ids.is_sorted():
+        a, b = int(ids.search_sorted(lo, "left")), int(ids.search_sorted(hi, "right"))
+        people = people.slice(a, b - a)
+    else:
+        people = people.filter(_TID.is_between(lo, hi))
+    return people.filter(_NO.is_not_null()) if people["start_no"].null_count() else people
 
 
 def _decoded(df: pl.DataFrame, column: str, prefix: str) -> pl.Series:
