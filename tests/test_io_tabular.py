@@ -6,11 +6,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from helpers import FIXTURES, REAL, requires_shared
+from helpers import FIXTURES, REAL, ROOT, requires_shared
 from polars.testing import assert_frame_equal
 from trf_samples import GOOD, player, variant
 
-from tbstats.errors import SchemaError, TbstatsError
+from tbstats.errors import FormatError, SchemaError, TbstatsError
 from tbstats.io.tabular import FLAT_COLUMNS, ArchiveWriter, flatten, iter_model, read_model, write_model
 from tbstats.io.trf import read_trf
 from tbstats.model.games import Batch, empty
@@ -310,3 +310,137 @@ def test_a_csv_model_out_of_order_is_read_whole(tmp_path: Path) -> None:
     assert parts.plan_model(str(tmp_path / "r.csv"), "r", 2) is None
     flat.with_columns(pl.col("tournament").cast(pl.String).replace({"1": "one"})).write_csv(tmp_path / "s.csv")
     assert parts.plan_model(str(tmp_path / "s.csv"), "s", 2) is None   # the whole read reports the cell
+
+
+# ------------------------------------------------------------------------------------------- sparse flat files
+
+def _sparse_batches() -> list[Batch]:
+    """Batches with a sparse file's edge cases: warnings, an event without players, a player without rounds,
+    list columns (empty, null, quoted), optional columns (the sample archive's strength), many events."""
+    from tbstats.io import sources
+
+    examples = sources.load([str(ROOT / "data" / "examples")], on_error="raise").batch
+    sample = read_model(ROOT / "data" / "sample_archive.parquet")
+    return [small_batch(), unusual_batch(), examples, sample.select(list(range(0, 60))), _events(12)]
+
+
+def _rewrite(path: Path, flat: pl.DataFrame, **options: object) -> None:
+    """``flat`` written over ``path`` with ``path``'s schema metadata (its sparse mark) and row groups."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_metadata(path)
+    table = flat.to_arrow().replace_schema_metadata(pq.read_schema(path).metadata)
+    with pq.ParquetWriter(str(path), table.schema, **options) as writer:  # type: ignore[arg-type]
+        at = 0
+        for k in range(meta.num_row_groups):
+            n = meta.row_group(k).num_rows
+            writer.write_table(table.slice(at, n), row_group_size=max(n, 1))
+            at += n
+
+
+def test_a_flat_parquet_file_is_sparse_and_reads_back_as_the_dense_file_and_the_directory(tmp_path: Path) -> None:
+    """Issue 22 item 5: tournament and player columns on first rows only, marked in the schema metadata; the
+    batch read back is the one the dense file (no mark: read as before) and the directory give."""
+    import pyarrow.parquet as pq
+
+    from tbstats.io.tabular import SPARSE_MARK, sparsify
+
+    for k, batch in enumerate(_sparse_batches()):
+        sparse, dense, directory = tmp_path / f"s{k}.parquet", tmp_path / f"d{k}.parquet", tmp_path / f"dir{k}"
+        write_model(batch, sparse)
+        write_model(batch, directory)
+        flatten(batch).write_parquet(dense)
+        meta = pq.read_schema(sparse).metadata
+        marks = {key.decode(): value.decode() for key, value in meta.items() if key.startswith(b"tbstats")}
+        assert marks == SPARSE_MARK
+        written = pl.read_parquet(sparse)
+        assert written.equals(sparsify(flatten(batch)))
+        games = written.filter(pl.col("tournament").is_not_null())
+        later = games.filter(pl.col("tournament").is_first_distinct().not_())
+        assert later.height and later["event_name"].null_count() == later["source"].null_count() == later.height
+        assert games["tiebreaks"].dtype == pl.String   # list columns as JSON arrays
+        for path in (dense, directory):
+            assert_batch_equal(read_model(sparse), read_model(path))
+
+
+def test_a_sparse_flat_file_without_its_mark_reads_as_a_dense_one(tmp_path: Path) -> None:
+    """The mark switches the reader: the same rows without it are a dense file whose rows disagree."""
+    write_model(_events(3), tmp_path / "x.parquet")
+    flat = pl.read_parquet(tmp_path / "x.parquet")
+    flat.with_columns(pl.col(c).str.json_decode(pl.List(pl.String)) for c in ("tiebreaks", "standings_tiebreaks",
+                                                                              "records")).write_parquet(
+        tmp_path / "plain.parquet")
+    with pytest.raises(FormatError, match=r"plain\.parquet: .*row 2: rows of tournament 0 disagree about source"):
+        read_model(tmp_path / "plain.parquet")
+
+
+@pytest.mark.parametrize("statistics", [True, False])
+@pytest.mark.parametrize("column, row, kind", [("city", 3, "tournament"), ("rating", 3, "player"),
+                                                ("tiebreaks", 5, "tournament")])
+def test_a_value_on_a_row_that_is_not_the_first_is_reported(tmp_path: Path, column: str, row: int, kind: str,
+                                                             statistics: bool) -> None:
+    """A value on a row that is not its tournament's (player's) first is named by file, row and column, whether
+    the row groups' statistics find it or the rows are read (no statistics); in parts, only its own run fails."""
+    from tbstats.io import parts
+
+    path = tmp_path / "x.parquet"
+    write_model(_events(5), path)
+    flat = pl.read_parquet(path).with_row_index()
+    late = flat.filter(pl.col("tournament") == 3)["index"][row]
+    value = pl.lit('["X"]') if column == "tiebreaks" else pl.lit("Here") if column == "city" else pl.lit(1999)
+    flat = flat.with_columns(pl.when(pl.col("index") == late).then(value.cast(flat.schema[column]))
+                             .otherwise(pl.col(column)).alias(column)).drop("index")
+    _rewrite(path, flat, write_statistics=statistics)
+    reason = (rf"x\.parquet: {column}: row {late + 1}: {column} is set on a row of "
+              + ("tournament 3 that is not its first" if kind == "tournament" else r"player \d+ of tournament 3"))
+    with pytest.raises(FormatError, match=reason):
+        read_model(path)
+    runs = parts.plan_model(str(path), "x", 1)
+    assert runs is not None and len(runs) == 5
+    for k, run in enumerate(runs):
+        if k == 3:
+            with pytest.raises(FormatError, match=reason):
+                parts.read_part(run)
+        else:
+            assert parts.read_part(run).n_tournaments == 1
+
+
+def test_a_missing_marker_and_an_unknown_layout_are_reported(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    from tbstats.io.tabular import FIRST
+
+    path = tmp_path / "x.parquet"
+    write_model(unusual_batch(), path)
+    flat = pl.read_parquet(path).with_row_index()
+    lonely = flat.filter(pl.col("tournament") == 7)["index"][0]   # the event without players: its only row
+    _rewrite(path, flat.with_columns(pl.when(pl.col("index") == lonely).then(None).otherwise(pl.col(FIRST))
+                                     .alias(FIRST)).drop("index"))
+    with pytest.raises(FormatError, match=rf"x\.parquet: {FIRST}: row {lonely + 1}: marker is empty on the only "
+                                          "row of tournament 7"):
+        read_model(path)
+    table = pq.read_table(path)
+    pq.write_table(table.replace_schema_metadata({"tbstats.flat": "sparse", "tbstats.flat.version": "9"}),
+                   tmp_path / "new.parquet")
+    with pytest.raises(SchemaError, match=r"new\.parquet: flat layout .* is not one this tbstats reads"):
+        read_model(tmp_path / "new.parquet")
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 6, 7])
+def test_a_sparse_file_read_in_parts_is_the_file_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            size: int) -> None:
+    """Runs that start inside a row group (and row groups of several runs) still find each tournament's and
+    each player's first row: the stacked runs are the whole file."""
+    from tbstats.io import parts
+
+    monkeypatch.setattr("tbstats.io.tabular.write.ROW_GROUP_ROWS", 40)
+    path = tmp_path / "x.parquet"
+    batch = Batch.concat([_events(9), unusual_batch()])
+    write_model(batch, path)
+    import pyarrow.parquet as pq
+
+    assert pq.read_metadata(path).num_row_groups > 2
+    runs = parts.plan_model(str(path), "x", size)
+    assert runs is not None and len(runs) == -(-batch.n_tournaments // size)
+    assert_batch_equal(Batch.concat([parts.read_part(r) for r in runs]), read_model(path))
+    assert_batch_equal(read_model(path), read_model(tmp_path / "x.parquet"))

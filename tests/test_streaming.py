@@ -162,6 +162,23 @@ def test_ingest_is_the_same_for_every_batch_size(inputs: list[str], tmp_path: Pa
             assert a.equals(b)
 
 
+def test_a_flat_file_gives_the_outputs_of_the_trf_files_and_the_directory(tmp_path: Path) -> None:
+    """Issue 22 item 5: an ingested flat Parquet file (sparse) and Arrow file (dense) give, byte for byte, what
+    the TRF files and the directory give, whole or batch by batch."""
+    trf = str(ROOT / "data" / "examples")
+    given = [trf]
+    for name in ("flat.parquet", "flat.arrow", "dir"):
+        result = CliRunner().invoke(main, ["ingest", trf, "-o", str(tmp_path / name), "-q"])
+        assert result.exit_code == 0, result.output
+        given.append(str(tmp_path / name))
+    assert tabular.is_sparse(str(tmp_path / "flat.parquet"), "parquet")
+    for command in (["compute", "-t", "BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE"], ["info", "--by-tournament"]):
+        for size in ("1", "7", "1000"):
+            got = {_run([command[0], source, *command[1:], "--format", "csv", "--batch-size", size])
+                   for source in given}
+            assert len(got) == 1 and len(next(iter(got))) > 200, (command, size)
+
+
 def test_ingest_with_two_workers_writes_the_same_files(inputs: list[str], tmp_path: Path) -> None:
     written = []
     for workers in ("1", "2"):
@@ -332,7 +349,10 @@ def test_a_flat_file_is_written_in_pieces_of_whole_tournaments(tmp_path: Path,
     import pyarrow.parquet as pq
 
     assert pq.ParquetFile(tmp_path / "flat.parquet").metadata.num_row_groups == len(pieces)
-    assert pl.read_parquet(tmp_path / "flat.parquet").equals(tabular.flatten(batch))
+    assert pl.read_parquet(tmp_path / "flat.parquet").equals(tabular.sparsify(tabular.flatten(batch)))
+    tabular.write_model(batch, tmp_path / "dir")
+    flat, whole = tabular.read_model(tmp_path / "flat.parquet"), tabular.read_model(tmp_path / "dir")
+    assert all(getattr(flat, t).equals(getattr(whole, t)) for t in tabular.TABLES)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "tsv", "parquet", "json", "md"])

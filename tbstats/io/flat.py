@@ -4,7 +4,9 @@ location), and the row groups a run of whole tournaments is read by (:mod:`tbsta
 
 from __future__ import annotations
 
-from typing import Final
+import functools
+import os
+from typing import Any, Final
 
 import numpy as np
 import polars as pl
@@ -88,15 +90,33 @@ def check_repeats(flat: pl.DataFrame, keys: tuple[str, ...], columns: tuple[str,
     return pl.concat(found) if found else pl.DataFrame(schema=LEDGER_SCHEMA)
 
 
-def group_ids(path: str, fmt: str) -> list[tuple[int, int, int] | None] | None:
-    """Per row group of a Parquet file, from its statistics: the smallest and largest tournament id and the rows
-    (None for a group without tournament ids); None when a group has no statistics or the file is not Parquet."""
-    if fmt != "parquet":
+def footer(path: str) -> Any:
+    """The footer (``pyarrow.parquet.FileMetaData``) of a Parquet file, read once while the file is unchanged
+    (a run of a flat file asks for it several times); None when it cannot be read."""
+    try:
+        stat = os.stat(path)
+    except OSError:
         return None
+    return _footer(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _footer(path: str, mtime: int, size: int) -> Any:
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.read_metadata(path)
+        return pq.read_metadata(path)
+    except (OSError, ValueError):
+        return None
+
+
+def group_ids(path: str, fmt: str) -> list[tuple[int, int, int] | None] | None:
+    """Per row group of a Parquet file, from its statistics: the smallest and largest tournament id and the rows
+    (None for a group without tournament ids); None when a group has no statistics or the file is not Parquet."""
+    meta = footer(path) if fmt == "parquet" else None
+    if meta is None:
+        return None
+    try:
         column = meta.schema.names.index("tournament")
         stats = [(meta.row_group(k).column(column).statistics, meta.row_group(k).num_rows)
                  for k in range(meta.num_row_groups)]
@@ -131,3 +151,47 @@ def group_bounds(file: str, fmt: str, lo: int, hi: int) -> list[tuple[int, int]]
         else:
             out.append([first, last, rows])
     return [(a, b) for a, b, _ in out]
+
+
+#: A row group's first row, rows, smallest and largest tournament id, and values per column (:func:`group_counts`).
+Group = tuple[int, int, int | None, int | None, tuple[int, ...]]
+
+
+def group_counts(path: str, fmt: str, columns: list[str]) -> list[Group] | None:
+    """Per row group of a Parquet file in tournament order, from its statistics: its first row, its rows, its
+    smallest and largest tournament id (None for a group without any) and the values of each of ``columns``
+    (non-null cells; of a list column, its non-null elements); None when the file is not Parquet, a group lacks
+    a statistic or the groups are out of order."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _group_counts(path, fmt, tuple(columns), stat.st_mtime_ns, stat.st_size) if fmt == "parquet" else None
+
+
+@functools.lru_cache(maxsize=16)
+def _group_counts(path: str, fmt: str, columns: tuple[str, ...], mtime: int, size: int) -> list[Group] | None:
+    groups = group_ids(path, fmt)
+    meta = footer(path)
+    if groups is None or meta is None:
+        return None
+    try:
+        leaves = [meta.schema.column(j).path.split(".")[0] for j in range(meta.num_columns)]
+        at = [leaves.index(c) for c in columns]
+    except (OSError, ValueError):
+        return None
+    out: list[Group] = []
+    first, previous = 0, None
+    for k, group in enumerate(groups):
+        chunk = meta.row_group(k)
+        stats = [chunk.column(j).statistics for j in at]
+        if any(s is None for s in stats):
+            return None
+        if group is not None:
+            if previous is not None and group[0] <= previous:
+                return None
+            previous = group[1]
+        out.append((first, chunk.num_rows, None if group is None else group[0], None if group is None else group[1],
+                    tuple(int(s.num_values) for s in stats)))
+        first += chunk.num_rows
+    return out

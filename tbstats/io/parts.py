@@ -112,10 +112,6 @@ def _tournament_ids(files: tuple[str, ...], fmt: Format, where: str) -> np.ndarr
     return np.sort(ids["tournament"].to_numpy())
 
 
-#: the smallest and largest tournament id a run can hold
-_ANY_ID: Final = (-(1 << 63), (1 << 63) - 1)
-
-
 #: A part of a model holds at least this many tournaments (whole runs of ``batch_size``): its scans and its
 #: check are paid once for many small batches, which are then cut from it in memory (a few MB of rows).
 UNIT_TOURNAMENTS: Final = 512
@@ -146,12 +142,12 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     lead = next(t for t in tables if t[0] in ("tournaments", "flat"))
     ids = _tournament_ids(lead[2], fmt, name)
     if not len(ids):
-        return [TablePart(name, fmt, tables, _ANY_ID[0], _ANY_ID[1], 0, True)]
+        return [TablePart(name, fmt, tables, tabular.ANY_ID[0], tabular.ANY_ID[1], 0, True)]
     bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
     firsts = [int(ids[k]) for k in range(0, len(ids), batch_size)]
     # the parts tile every id, so that a row whose tournament the tournaments table lacks is read with
     # some part and reported by the model's checker, never skipped
-    los, his = np.array([_ANY_ID[0], *firsts[1:]]), np.array([f - 1 for f in firsts[1:]] + [_ANY_ID[1]])
+    los, his = np.array([tabular.ANY_ID[0], *firsts[1:]]), np.array([f - 1 for f in firsts[1:]] + [tabular.ANY_ID[1]])
     index = {}   # file -> the first and end row of each part in it, when its rows are in tournament order
     for table, _, files in tables:
         for f in files if table not in ("warnings", "flat") else ():
@@ -395,7 +391,10 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
     """A run of a flat Parquet/Arrow file split into the model (lazily, table by table, each read checked once
     collected), a few tournaments at a time: the run's row groups one by one when their statistics show them
     to hold whole tournaments (each is then read once per table), else :data:`FLAT_TOURNAMENTS` at a time. The
-    rows without a tournament (the warnings) go with the model's first run."""
+    rows without a tournament (the warnings) go with the model's first run. A sparse file (``ingest``'s) is
+    read at once, its repeated columns decoded for the first rows only (:func:`tbstats.io.tabular.split_sparse`)."""
+    if tabular.is_sparse(file, part.format):
+        return tabular.split_sparse(file, part.format, part.lo, part.hi, part.warnings, where)
     scan = _located(file, part.format)
     tid = pl.col("tournament")
     bounds = flat.group_bounds(file, part.format, part.lo, part.hi)

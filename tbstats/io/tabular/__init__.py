@@ -25,6 +25,15 @@ A player without any round still has a row (``round`` null); an event without pl
 (``start_no`` null). A warning is a row of its own whose ``tournament`` is null, ``source`` is the warning's
 source and only the ``warning_*`` columns are set.
 
+A flat **Parquet** file written here (:class:`ArchiveWriter`, :func:`write_model`) is *sparse*
+(:mod:`tbstats.io.tabular.sparse`): the tournament columns are set on each tournament's first row only and the
+player columns (the optional ones included) on each player's first row only, null elsewhere; a last column
+:data:`FIRST` (``first_row``) marks those rows (2: the tournament's first row, which is also its first
+player's; 1: another player's first row); the list columns are JSON arrays of strings, as in CSV; and the
+schema metadata holds :data:`SPARSE_MARK` (``tbstats.flat`` = ``sparse``, ``tbstats.flat.version`` = ``1``).
+A flat file without the mark (older files, hand-made ones, Arrow IPC, CSV) is *dense*: every row repeats its
+tournament's and player's columns, and rows that disagree are errors. Both read back as the same batch.
+
 In CSV files (either layout) list columns (``records``, ``tiebreaks``, ``standings_tiebreaks``) are JSON
 arrays, dates are ISO ``YYYY-MM-DD``, booleans ``true``/``false``; an empty cell is null and ``""`` is an
 empty string. Every table is checked against the model's schema on read: a missing column or a column of the
@@ -35,10 +44,13 @@ and the column.
 from __future__ import annotations
 
 from tbstats.io.tabular.layout import (
+    ANY_ID,
     EXTENSIONS,
+    FIRST,
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
     FLAT_SIGNATURE,
+    SPARSE_MARK,
     SUFFIX,
     TABLES,
     Format,
@@ -52,6 +64,11 @@ from tbstats.io.tabular.read import (
     read_model,
     split_flat,
 )
+from tbstats.io.tabular.sparse import (
+    is_sparse,
+    sparsify,
+    split_sparse,
+)
 from tbstats.io.tabular.write import (
     ROW_GROUP_ROWS,
     ArchiveWriter,
@@ -63,11 +80,14 @@ from tbstats.io.tabular.write import (
 )
 
 __all__ = [
+    "ANY_ID",
     "EXTENSIONS",
+    "FIRST",
     "FLAT_COLUMNS",
     "FLAT_OPTIONAL",
     "FLAT_SIGNATURE",
     "ROW_GROUP_ROWS",
+    "SPARSE_MARK",
     "SUFFIX",
     "TABLES",
     "ArchiveWriter",
@@ -77,11 +97,14 @@ __all__ = [
     "_table_source",
     "flatten",
     "is_model_dir",
+    "is_sparse",
     "iter_model",
     "model_format",
     "read_model",
     "renumber",
+    "sparsify",
     "split_flat",
+    "split_sparse",
     "write_model",
     "write_part",
 ]

@@ -13,9 +13,11 @@ import polars as pl
 from tbstats.errors import FormatError, SchemaError
 from tbstats.io import check
 from tbstats.io import flat as flat_checks
+from tbstats.io.tabular import sparse
 from tbstats.io.tabular.layout import (
     _RENAMES,
     _RENAMES_FLAT,
+    ANY_ID,
     EXTENSIONS,
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
@@ -23,9 +25,12 @@ from tbstats.io.tabular.layout import (
     Format,
     _parts,
     _table_source,
+    cast_flat,
+    check_flat_schema,
+    flat_names,
     model_format,
 )
-from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, cast_checked, check_schema, empty, fits, stack
+from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
 
 # ----------------------------------------------------------------------------------------------- reading
 
@@ -41,6 +46,8 @@ def read_model(path: str | Path) -> Batch:
     if fmt is None:
         raise SchemaError(f"{p}: not a tbstats model file (expected a directory or one of "
                           f"{', '.join(EXTENSIONS)})")
+    if sparse.is_sparse(str(p), fmt):
+        return sparse.split_sparse(str(p), fmt, *ANY_ID, True, str(p))
     return split_flat(_read_file(p, fmt, _flat_types()), where=str(p))
 
 
@@ -215,29 +222,17 @@ def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
     prefix = f"{where}: " if where else ""
     lazy = flat.lazy()
     schema = lazy.collect_schema()
-    missing = [c for c in FLAT_COLUMNS if c not in schema]
-    if missing:
-        raise SchemaError(f"{prefix}flat model table lacks column(s) {', '.join(missing)}")
-    for name, (table, col) in FLAT_COLUMNS.items():
-        if not fits(schema[name], SCHEMAS[table][col]):
-            raise SchemaError(f"{prefix}column '{name}' has type {schema[name]} (expected {SCHEMAS[table][col]})")
+    check_flat_schema(schema, prefix)
     if "_file" not in schema:
         lazy = check.locate(lazy, where)
 
-    def names(table: str) -> dict[str, str]:
-        """Model column -> flat column of a table."""
-        out = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
-        out.update({c: c for c in OPTIONAL[table] if c in schema})
-        return out
-
     def read(table: str, *extra: str) -> pl.DataFrame:
         """The flat columns of a table (and ``extra``) on every row, read now and cast to the model's types."""
-        df = lazy.select(list(dict.fromkeys([*names(table).values(), *extra, "_file", "_row"]))).collect()
-        return df.with_columns(cast_checked(df[n], SCHEMAS[t][c], f"{prefix}column '{n}'")
-                               for n, (t, c) in FLAT_COLUMNS.items() if n in df.columns)
+        return cast_flat(lazy.select(list(dict.fromkeys(
+            [*flat_names(table, schema).values(), *extra, "_file", "_row"]))).collect(), prefix)
 
     def columns(table: str) -> list[pl.Expr]:
-        return [pl.col(f).alias(c) for c, f in names(table).items()] + [pl.col("_file"), pl.col("_row")]
+        return [pl.col(f).alias(c) for c, f in flat_names(table, schema).items()] + [pl.col("_file"), pl.col("_row")]
 
     tid = pl.col("tournament")
     found = [flat_checks.check_orphans(lazy.select("tournament", "start_no", "round", "_file", "_row").collect())]

@@ -20,6 +20,7 @@ from tbstats.io.tabular.layout import (
     EXTENSIONS,
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
+    SPARSE_MARK,
     SUFFIX,
     TABLES,
     Format,
@@ -30,6 +31,7 @@ from tbstats.io.tabular.layout import (
 from tbstats.io.tabular.read import (
     _read_table,
 )
+from tbstats.io.tabular.sparse import sparsify
 from tbstats.model.games import Batch, empty
 from tbstats.output import finished, unfinished
 
@@ -324,12 +326,12 @@ class ArchiveWriter:
         import pyarrow.ipc as ipc
         import pyarrow.parquet as pq
 
-        table = flat.to_arrow()
+        table = (sparsify(flat) if self.format == "parquet" else flat).to_arrow()
         if self._writer is None:
             self._created.append(self.path)
-            self._schema = table.schema
-            self._writer = (pq.ParquetWriter(str(self.path), table.schema) if self.format == "parquet"
-                            else ipc.new_file(str(self.path), table.schema,
+            self._schema = table.schema.with_metadata(SPARSE_MARK) if self.format == "parquet" else table.schema
+            self._writer = (pq.ParquetWriter(str(self.path), self._schema) if self.format == "parquet"
+                            else ipc.new_file(str(self.path), self._schema,
                                               options=ipc.IpcWriteOptions(compression="zstd")))
         table = table.cast(self._schema)
         if self.format != "parquet":
