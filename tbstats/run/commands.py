@@ -54,9 +54,12 @@ def _compute_one(batch: Batch, specs: str | Sequence[TieBreakSpec], options: dic
                     checks.events(batch))
 
 
-def _rendered(computed: Computed, first_id: int, render: Callable[[pl.DataFrame], Rendered]) -> Computed:
-    """A batch's table with global ids, as the bytes of the output file (made where the table is)."""
-    return dataclasses.replace(computed, table=render(shift_ids(cast(pl.DataFrame, computed.table), first_id)))
+def _rendered(computed: Computed, first_id: int, render: Callable[[pl.DataFrame], Rendered],
+              prepare: Callable[[pl.DataFrame], pl.DataFrame] | None = None) -> Computed:
+    """A batch's table with global ids, as the bytes of the output file (made where the table is), passed
+    through ``prepare`` first when the map did not."""
+    table = shift_ids(cast(pl.DataFrame, computed.table), first_id)
+    return dataclasses.replace(computed, table=render(table if prepare is None else prepare(table)))
 
 
 def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.DataFrame] | None = None,
@@ -68,8 +71,12 @@ def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.Data
     too, :attr:`TableFile.render`), so that little work and few bytes come back here."""
     tables, round_robins, team_events = [], 0, 0
     prepare, render = (None, None) if sink is None else (sink.prepare, sink.render)
-    mapped = run.map(functools.partial(_compute_one, specs=specs, options=options, prepare=prepare),
-                     then=None if render is None else functools.partial(_rendered, render=render))
+    # on Dask ``then`` runs on the worker too, where the table waits for it packed: numbers pack and unpack at
+    # half the cost of their text, so the text is made there; elsewhere ``then`` runs here, after the map
+    later = prepare if run.client is not None else None
+    mapped = run.map(functools.partial(_compute_one, specs=specs, options=options,
+                                       prepare=None if later is not None else prepare),
+                     then=None if render is None else functools.partial(_rendered, render=render, prepare=later))
     for m in mapped:
         if sink is None:
             tables.append(shift_ids(cast(pl.DataFrame, m.value.table), m.first_id))

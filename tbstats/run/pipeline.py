@@ -307,7 +307,7 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
 
 #: Batches of a model a Dask task reads and maps at least: each task has a fixed cost on a cluster (the
 #: scheduler's round trips, the chain of ids, a result to send), which larger tasks share.
-CLUSTER_BATCHES: Final = 2
+CLUSTER_BATCHES: Final = 3
 
 
 @dataclass
