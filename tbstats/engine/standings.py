@@ -220,21 +220,21 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
         not_all_met = np.bincount(labels, weights=active & (met != size - 1) & ~rr, minlength=P) > 0
         all_met = active & ~not_all_met[labels]
 
-        # 6.2: separate standings among the group; a group that does not split stays tied
-        split = refine(labels, np.where(all_met, -score, 0))
-        changed = np.bincount(labels, weights=split != labels, minlength=P) > 0
-        unresolved = all_met & ~changed[labels]
-
         # 6.3: rank from the top while a player stays alone on top whatever the missing games
         open_63 = active & ~all_met
         sub = np.zeros(P, dtype=np.int64)
+        unresolved = np.zeros(P, dtype=bool)
         if partial and open_63.any():
             best = score + d.per_player(d.W) * L * (size - 1 - met)   # a rival winning every missing game
-            sub, nothing = place_from_top(labels, score, best, open_63, size)
-            unresolved |= nothing
+            sub, unresolved = place_from_top(labels, score, best, open_63, size)
         else:
             unresolved |= open_63
-        labels = refine(labels, np.where(all_met, -score, sub))
+        # 6.2: separate standings among a group where all have met (its key is -score alone, so its split is
+        # the same in this one refine as on its own); such a group that does not split stays tied
+        refined = refine(labels, np.where(all_met, -score, sub))
+        changed = np.bincount(labels, weights=refined != labels, minlength=P) > 0
+        unresolved |= all_met & ~changed[labels]
+        labels = refined
         done |= unresolved
 
 
