@@ -20,7 +20,7 @@ EXTENSIONS: Final[dict[str, Format]] = {
 SUFFIX: Final[dict[Format, str]] = {"parquet": ".parquet", "arrow": ".arrow", "csv": ".csv"}
 TABLES: Final = ("tournaments", "players", "games", "warnings")
 
-_RENAMES: Final[dict[str, dict[str, str]]] = {
+FLAT_RENAMES: Final[dict[str, dict[str, str]]] = {
     "tournaments": {"name": "event_name", "federation": "event_federation"},
     "players": {"line": "player_line"},
     "games": {"player": "start_no"},
@@ -28,11 +28,11 @@ _RENAMES: Final[dict[str, dict[str, str]]] = {
 }
 #: Flat column -> (model table, model column), in the order of the flat file.
 FLAT_COLUMNS: Final[dict[str, tuple[str, str]]] = {
-    **{_RENAMES["tournaments"].get(c, c): ("tournaments", c) for c in SCHEMAS["tournaments"]},
-    **{_RENAMES["players"].get(c, c): ("players", c) for c in SCHEMAS["players"] if c != "tournament"},
-    **{_RENAMES["games"].get(c, c): ("games", c) for c in SCHEMAS["games"]
+    **{FLAT_RENAMES["tournaments"].get(c, c): ("tournaments", c) for c in SCHEMAS["tournaments"]},
+    **{FLAT_RENAMES["players"].get(c, c): ("players", c) for c in SCHEMAS["players"] if c != "tournament"},
+    **{FLAT_RENAMES["games"].get(c, c): ("games", c) for c in SCHEMAS["games"]
        if c not in ("tournament", "player")},
-    **{_RENAMES["warnings"].get(c, c): ("warnings", c) for c in SCHEMAS["warnings"] if c != "source"},
+    **{FLAT_RENAMES["warnings"].get(c, c): ("warnings", c) for c in SCHEMAS["warnings"] if c != "source"},
 }
 #: The flat columns of each table's own columns (tournament columns first, as in the flat file).
 _RENAMES_FLAT: Final[dict[str, tuple[str, ...]]] = {
@@ -74,7 +74,7 @@ def check_flat_schema(schema: pl.Schema, prefix: str) -> None:
 
 def flat_names(table: str, schema: pl.Schema) -> dict[str, str]:
     """Model column -> flat column of a table (its optional columns when the flat table has them)."""
-    out = {c: _RENAMES[table].get(c, c) for c in SCHEMAS[table]}
+    out = {c: FLAT_RENAMES[table].get(c, c) for c in SCHEMAS[table]}
     out.update({c: c for c in OPTIONAL[table] if c in schema})
     return out
 

@@ -15,12 +15,12 @@ from tbstats.io import check
 from tbstats.io import flat as flat_checks
 from tbstats.io.tabular import sparse
 from tbstats.io.tabular.layout import (
-    _RENAMES,
     _RENAMES_FLAT,
     ANY_ID,
     EXTENSIONS,
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
+    FLAT_RENAMES,
     TABLES,
     Format,
     _parts,
@@ -254,5 +254,5 @@ def split_flat(flat: pl.DataFrame | pl.LazyFrame, *, where: str = "") -> Batch:
     warnings = read("warnings", "tournament").filter(tid.is_null()).select(columns("warnings"))
     check.raise_problems(pl.concat(found))
     tables = dict(zip(TABLES, (tournaments, players, games, warnings), strict=True))
-    check.raise_problems(check.check_model(tables, _RENAMES))
+    check.raise_problems(check.check_model(tables, FLAT_RENAMES))
     return Batch(*(check_schema(t, df, where=where) for t, df in tables.items()))

@@ -35,8 +35,8 @@ from tbstats.io import check
 from tbstats.io import flat as flat_checks
 from tbstats.io.check import LEDGER_SCHEMA, Check
 from tbstats.io.tabular.layout import (
-    _RENAMES,
     FIRST,
+    FLAT_RENAMES,
     SPARSE_COLUMNS,
     SPARSE_MARK,
     TABLES,
@@ -174,7 +174,7 @@ def split_sparse(file: str, fmt: Format, lo: int, hi: int, warnings: bool, where
               "warnings": table("warnings", loose)}
     batch = {t: check_schema(t, df, where=where) for t, df in tables.items()}
     if not check.proven_clean(batch):
-        check.raise_problems(check.check_model({t: df.with_columns(located) for t, df in tables.items()}, _RENAMES))
+        check.raise_problems(check.check_model({t: df.with_columns(located) for t, df in tables.items()}, FLAT_RENAMES))
     return Batch(batch["tournaments"], batch["players"], batch["games"], batch["warnings"])
 
 

@@ -16,10 +16,10 @@ import polars as pl
 
 from tbstats.errors import TbstatsError
 from tbstats.io.tabular.layout import (
-    _RENAMES,
     EXTENSIONS,
     FLAT_COLUMNS,
     FLAT_OPTIONAL,
+    FLAT_RENAMES,
     SPARSE_MARK,
     SUFFIX,
     TABLES,
@@ -46,11 +46,11 @@ def flatten(batch: Batch, *, json_lists: bool = False) -> pl.DataFrame:
     >>> flatten(Batch(empty("tournaments"), empty("players"), empty("games"))).columns[:4]
     ['tournament', 'source', 'event_name', 'city']
     """
-    t = batch.tournaments.rename(_RENAMES["tournaments"])
+    t = batch.tournaments.rename(FLAT_RENAMES["tournaments"])
     t = _json_lists(t) if json_lists else t
-    p = batch.players.rename(_RENAMES["players"])
-    g = batch.games.rename(_RENAMES["games"])
-    w = batch.warnings.rename(_RENAMES["warnings"])
+    p = batch.players.rename(FLAT_RENAMES["players"])
+    g = batch.games.rename(FLAT_RENAMES["games"])
+    w = batch.warnings.rename(FLAT_RENAMES["warnings"])
     rows = t.join(p, on="tournament", how="left", maintain_order="left").join(
         g, on=["tournament", "start_no"], how="left", maintain_order="left").with_columns(
         pl.when(pl.col("tournament").is_first_distinct()).then(pl.col("records")).alias("records"))
