@@ -58,6 +58,17 @@ class Archive:
         return meta
 
 
+def _fresh(archive: Archive) -> bool:
+    """Whether the archive must be made: then its directory is emptied (an unfinished one is made again);
+    False when a finished one (with its ``meta.json``) is there to reuse."""
+    if (archive.root / "meta.json").is_file():
+        return False
+    if archive.root.exists():
+        shutil.rmtree(archive.root)
+    archive.trf.mkdir(parents=True)
+    return True
+
+
 def _write_files(archive: Archive, numbers: Iterable[int], texts: Iterable[str]) -> int:
     """Write each event's TRF text as file ``NNN/NNNNNN.trf`` (1,000 per directory); the bytes written."""
     size = 0
@@ -74,14 +85,11 @@ def make_archive(root: Path, *, events: int, players: int, rounds: int, seed: in
     """Simulate ``events`` Swiss events (in blocks of ``chunk``, seeds ``seed``, ``seed + 1``, ...) and write
     them as TRF files, 1,000 per directory. Nothing here is timed; a finished archive is reused."""
     archive = Archive(root)
-    if (root / "meta.json").is_file():
+    if not _fresh(archive):
         return archive
     from tbstats.io.trf import write_trf
     from tbstats.simulation import SimulationConfig, simulate
 
-    if root.exists():
-        shutil.rmtree(root)
-    archive.trf.mkdir(parents=True)
     rows = size = 0
     for k, first in enumerate(range(0, events, chunk)):
         cfg = SimulationConfig(tournaments=min(chunk, events - first), players=players, rounds=rounds,
@@ -100,14 +108,11 @@ def make_mix_archive(root: Path, *, events: int, seed: int) -> Archive:
     byes, forfeits, withdrawals and unrated players drawn like a real archive), written block by block as TRF
     files, 1,000 per directory. Nothing here is timed; a finished archive is reused."""
     archive = Archive(root)
-    if (root / "meta.json").is_file():
+    if not _fresh(archive):
         return archive
     from tbstats.io.trf import write_trf
     from tbstats.simulation.mix import MixConfig, iter_mix
 
-    if root.exists():
-        shutil.rmtree(root)
-    archive.trf.mkdir(parents=True)
     config = MixConfig(events=events, seed=seed)
     rows = size = 0
     kinds: dict[str, int] = {}

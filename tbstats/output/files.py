@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 #: piece is the same, byte for byte, whatever the pieces' sizes (and its footer stays small).
 ROW_GROUP_ROWS: Final = 65_536
 
+
 def write_strings(columns: Sequence[str], rows: Sequence[Sequence[str | None]], fmt: str, path: str | Path | None,
                   *, csv_escape: bool = True) -> None:
     """:func:`write_table` of a table of text cells; the text formats without numpy or polars."""
