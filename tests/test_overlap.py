@@ -154,12 +154,37 @@ def test_the_command_with_two_workers_prints_nothing_else_and_writes_the_same_ta
     tables = []
     for workers in ("1", "2"):
         out = tmp_path / f"out{workers}.csv"
-        done = subprocess.run([sys.executable, "-m", "tbstats", "compute", str(inputs), "-t", "BH,SB", "-q",
-                               "--format", "csv", "-o", str(out), "--workers", workers],
-                              capture_output=True, text=True, check=False)
-        assert done.returncode == 0 and done.stderr == "", done.stderr
+        done = subprocess.Popen([sys.executable, "-m", "tbstats", "compute", str(inputs), "-t", "BH,SB", "-q",
+                                 "--format", "csv", "-o", str(out), "--workers", workers],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        _, stderr = done.communicate(timeout=120)
+        assert done.returncode == 0 and stderr == "", stderr
+        # the program ends without the interpreter's teardown (tbstats.cli.base): its workers, forkserver and
+        # resource tracker end with it, nothing of its session stays behind
+        assert _session_empty(done.pid), _session_empty
         tables.append(out.read_text())
     assert tables[0] == tables[1] and tables[0].count("\n") == 4 * (pieces + 1) + 1
+
+
+def _session_empty(session: int, wait: float = 10.0) -> bool:
+    """Whether no live process of ``session`` is left (Linux's /proc; waits up to ``wait`` seconds for the
+    resource tracker, which ends once it reads that the others are gone)."""
+    if not os.path.isdir("/proc"):
+        return True
+    deadline = time.monotonic() + wait
+    while True:
+        left = []
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    fields = Path(entry.path, "stat").read_text().rpartition(")")[2].split()
+                except OSError:
+                    continue
+                if int(fields[3]) == session and fields[0] != "Z":
+                    left.append(entry.name)
+        if not left or time.monotonic() > deadline:
+            return not left
+        time.sleep(0.05)
 
 
 def test_without_worker_processes_two_workers_run_threads_with_the_same_results(
