@@ -151,13 +151,12 @@ class Context:
         if key in self._values:
             return self._values[key]
         if self._parts:
-            result = _scatter(self.roster.players,
-                              [(rows, part.values(spec, edition, kernel)) for rows, part in self._parts])
+            result = self._scatter([(rows, part, part.values(spec, edition, kernel)) for rows, part in self._parts])
         elif edition == "auto":
             per_player = self.edition_of[self.dense.tix]
             parts = {e: self.values(spec.without_edition(), str(e), kernel) for e in np.unique(self.edition_of)}
-            result = _scatter(self.dense.players, [(np.nonzero(per_player == e)[0], v.take(per_player == e))
-                                                   for e, v in parts.items()])
+            result = self._scatter([(np.nonzero(per_player == e)[0], self, v.take(per_player == e))
+                                    for e, v in parts.items()])
         else:
             result = kernel(self, spec, edition)
         self._values[key] = result
@@ -165,23 +164,47 @@ class Context:
 
     def unit(self, power: int = 1) -> np.ndarray:
         """Per-player denominator of points (``scale``), squared for products of points (shared, read-only)."""
-        return self._shared_array(f"unit{power}", lambda: self.roster.per_player(self.roster.scale) ** power)
+        return self._shared_array(f"unit{power}")
 
     def ones(self) -> np.ndarray:
         """A denominator of 1 for every player (shared, read-only)."""
-        return self._shared_array("ones", lambda: np.ones(self.roster.players, dtype=np.int64))
+        return self._shared_array("ones")
 
     def everyone(self) -> np.ndarray:
         """``defined`` True for every player (shared, read-only)."""
-        return self._shared_array("everyone", lambda: np.ones(self.roster.players, dtype=bool))
+        return self._shared_array("everyone")
 
-    def _shared_array(self, key: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+    def _shared_array(self, key: str) -> np.ndarray:
         """One array per context instead of one per tie-break: read-only, so no kernel can change another's."""
         if key not in self._shared:
-            out = make()
+            ro = self.roster
+            if key.startswith("unit"):
+                out = ro.per_player(ro.scale) ** int(key[4:])
+            else:
+                out = np.ones(ro.players, dtype=np.int64 if key == "ones" else bool)
             out.flags.writeable = False
             self._shared[key] = out
         return self._shared[key]
+
+    def _scatter(self, parts: list[tuple[np.ndarray, Context, Values]]) -> Values:
+        """One :class:`Values` for the batch from its parts' values (disjoint rows). A denominator or ``defined``
+        that is the same shared array in every part (:meth:`unit`, :meth:`everyone`: the usual case) is this
+        context's shared array, not a copy of theirs."""
+        def shared_key(part: Context, array: np.ndarray) -> str | None:
+            return next((k for k, a in part._shared.items() if a is array), None)
+
+        out = {}
+        for field, fill, dtype in (("num", 0, np.int64), ("den", 1, np.int64), ("defined", False, bool)):
+            keys = {shared_key(part, getattr(v, field)) for _, part, v in parts} if field != "num" else {None}
+            key = keys.pop() if len(keys) == 1 else None
+            if key is not None:
+                out[field] = self._shared_array(key)
+                continue
+            array = np.full(self.roster.players, fill, dtype=dtype)
+            for rows, _, v in parts:
+                array[rows] = getattr(v, field)
+            out[field] = array
+        return Values(out["num"], out["den"], out["defined"])
 
     def release_stages(self, *, gathers: bool = False) -> None:
         """Drop the cached unplayed-round stages (players x rounds arrays; values stay cached), and with
@@ -201,16 +224,6 @@ class Context:
         if self._parts:
             return [(rows, part) for rows, part in self._parts]
         return [(None, self)]
-
-
-def _scatter(players: int, parts: list[tuple[np.ndarray, Values]]) -> Values:
-    """One :class:`Values` for all players from values of disjoint row sets."""
-    num = np.zeros(players, dtype=np.int64)
-    den = np.ones(players, dtype=np.int64)
-    defined = np.zeros(players, dtype=bool)
-    for rows, v in parts:
-        num[rows], den[rows], defined[rows] = v.num, v.den, v.defined
-    return Values(num, den, defined)
 
 
 # ----------------------------------------------------------------------------------- row-wise selection
