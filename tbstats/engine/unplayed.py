@@ -174,7 +174,8 @@ def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np
     oppscore = d.through(as_opponent.astype(dtype))
     if len(games[0]):
         oppscore[games] = as_opponent[d.opp[games]]
-    rows, cols = cells(own)
+    at = np.flatnonzero(own)   # flat positions (one index array: faster than rows and columns)
+    rows, cols = np.divmod(at, max(d.rounds, 1))
     cap = np.zeros(len(rows), dtype=np.int8)
     if not len(rows):
         return oppscore, Dummies(rows, cols, np.zeros(0, dtype=dtype), cap)
@@ -182,8 +183,8 @@ def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np
         value = score[rows]
         uncapped = value
         if rules.dummy_caps:
-            opp = d.opp[rows, cols]
-            forfeit = _FORFEIT[d.gtype[rows, cols]] & (opp != NO_OPP)
+            opp = np.take(d.opp, at)
+            forfeit = _FORFEIT[np.take(d.gtype, at)] & (opp != NO_OPP)
             cap_value = np.where(forfeit, as_opponent[np.maximum(opp, 0)], (d.D * d.n)[d.tix[rows]])
             over = value > cap_value
             cap = np.where(over, np.where(forfeit, CAP_OPPONENT, CAP_DRAWS), CAP_NONE).astype(np.int8)
@@ -198,7 +199,7 @@ def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np
     else:
         value = np.zeros(len(rows), dtype=np.int64)
         uncapped = np.zeros(len(rows), dtype=dtype)
-    oppscore[rows, cols] = value
+    oppscore.reshape(-1)[at] = value   # (a fresh array from through: C order)
     return oppscore, Dummies(rows, cols, uncapped.astype(dtype), cap)
 
 
@@ -248,7 +249,7 @@ def final_round_cells(d: Dense) -> tuple[np.ndarray, np.ndarray]:
     last = d.per_player(np.where(final, d.n - 1, -1))
     rows = np.nonzero(last >= 0)[0]
     cols = last[rows]
-    paired = d.opp[rows, cols] != NO_OPP
+    paired = np.take(d.opp, rows * d.rounds + cols) != NO_OPP
     return rows[paired], cols[paired]
 
 
@@ -262,34 +263,36 @@ def fore_elements(base: Elements) -> Elements:
     rows, cols = final_round_cells(d)
     if not len(rows):
         return base
-    Dp = d.per_player(d.D)
-    pts = base.pts.copy()
-    pts[rows, cols] = Dp[rows]
+    at = rows * d.rounds + cols   # the cells as flat positions: one index array instead of two
+    Dp = d.per_player(d.D)[rows]
+    pts = _with_cells(base.pts, at, Dp)
     score = base.score.copy()
-    score[rows] += Dp[rows] - base.pts[rows, cols]
-    cat = base.category.copy()
-    cat[rows, cols] = PLAYED
+    score[rows] += Dp - np.take(base.pts, at)
+    cat = _with_cells(base.category, at, PLAYED)
     # a forfeit loss turned into a game: the requested byes before it are now followed (16.2.3)
-    was_vur = rows[_VUR[d.gtype[rows, cols]]]
+    was_vur = rows[_VUR[np.take(d.gtype, at)]]
     if len(was_vur):
         sub = cat[was_vur]
         sub[sub == CAT_BYE_TRAILING] = CAT_BYE_FOLLOWED
         cat[was_vur] = sub
     as_opponent = _adjusted(d, rules, score, cat, pts, base.predetermined)
-    game_like = base.game_like.copy()
-    game_like[rows, cols] = True
-    own = base.own.copy()
-    own[rows, cols] = False
-    present = base.present.copy()
-    present[rows, cols] = True
-    vur = base.vur.copy()
-    vur[rows, cols] = False
+    game_like = _with_cells(base.game_like, at, True)
+    own = _with_cells(base.own, at, False)
+    present = _with_cells(base.present, at, True)
+    vur = _with_cells(base.vur, at, False)
     # the final round's forfeits are games now, and so are the forfeits counted as games before (15.2, /P)
-    forfeits = ~d.played[rows, cols]
+    forfeits = ~np.take(d.played, at)
     games = _merge_cells((rows[forfeits], cols[forfeits]), base.forfeit_games)
     oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
     return replace(base, score=score, as_opponent=as_opponent, category=cat, present=present, oppscore=oppscore,
                    vur=vur, dummies=dummies, game_like=game_like, own=own, pts=pts, forfeit_games=games)
+
+
+def _with_cells(grid: np.ndarray, at: np.ndarray, value: np.ndarray | int | bool) -> np.ndarray:
+    """A copy of a players x rounds array with its flat positions ``at`` set to ``value``."""
+    out = grid.copy()   # (C order: its flat view is the array itself)
+    out.reshape(-1)[at] = value
+    return out
 
 
 def _merge_cells(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
