@@ -18,9 +18,8 @@ from typing import IO, Any, Final
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io import tabular
 from tbstats.io.trf import ERROR_SCHEMA, read_trf
-from tbstats.model.games import Batch, empty
+from tbstats.model.games import Batch, empty, renumber
 
 #: Default cap on the decompressed size of one archive member (``--max-member-bytes``).
 MAX_MEMBER_BYTES: Final = 64 * 2**20
@@ -306,7 +305,7 @@ def read_trf_isolated(raw: list[tuple[str, bytes]], first_id: int) -> tuple[Batc
     half = len(raw) // 2
     first, first_errors = read_trf_isolated(raw[:half], first_id)
     second, second_errors = read_trf_isolated(raw[half:], first_id + first.n_tournaments)
-    batch = tabular.renumber(Batch.concat([first, second]), first_id)
+    batch = renumber(Batch.concat([first, second]), first_id)
     return batch, pl.concat([first_errors, second_errors])
 
 
