@@ -22,7 +22,7 @@ from tbstats.engine import compute as engine
 from tbstats.engine.declared import FROM_FILE
 from tbstats.model.games import Batch, append_merged, empty
 from tbstats.model.spec import TieBreakSpec
-from tbstats.model.teams.records import team_event_ids
+from tbstats.model.teams import team_event_ids
 from tbstats.output import Rendered, TableFile
 from tbstats.run import checks
 from tbstats.run.pipeline import Run, nothing, shift_ids
