@@ -43,8 +43,8 @@ def test_compute_of_a_trf_file_loads_no_analysis_no_model_reader_or_writer() -> 
     assert out.startswith("source,tournament,start_no"), out
     unwanted = ("tbstats.analysis", "tbstats.report", "tbstats.engine.configs", "tbstats.io.tabular.read",
                 "tbstats.io.tabular.sparse", "tbstats.io.tabular.write", "tbstats.io.parts", "tbstats.io.check",
-                "tbstats.io.flat", "tbstats.io.recover", "tbstats.model.teams.batch", "tbstats.run.info",
-                "tbstats.run.account")
+                "tbstats.io.flat", "tbstats.io.recover", "tbstats.io.trf.write", "tbstats.model.teams.batch",
+                "tbstats.model.teams.records", "tbstats.run.info", "tbstats.run.account")
     assert [m for m in loaded if m.startswith(unwanted)] == []
 
 
