@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -51,6 +50,8 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     >>> did_you_mean("BHH", ["BH", "SB"])
     " Hint: did you mean 'BH'?"
     """
+    import difflib  # (only a message being made needs it)
+
     close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.5)
     if not close:
         return ""

@@ -36,6 +36,18 @@ def test_compute_loads_neither_other_commands_nor_team_work() -> None:
         assert module not in loaded, module
 
 
+def test_compute_of_a_trf_file_loads_no_analysis_no_model_reader_or_writer() -> None:
+    """What only other inputs or commands need stays unloaded: analysis, reports and configurations (compare,
+    audit, evaluate), the columnar model's readers, checks and writers (models, ingest), the team model."""
+    loaded, out = _modules_after("compute", str(EXAMPLE), "-t", "BH,SB", "-q")
+    assert out.startswith("source,tournament,start_no"), out
+    unwanted = ("tbstats.analysis", "tbstats.report", "tbstats.engine.configs", "tbstats.io.tabular.read",
+                "tbstats.io.tabular.sparse", "tbstats.io.tabular.write", "tbstats.io.parts", "tbstats.io.check",
+                "tbstats.io.flat", "tbstats.io.recover", "tbstats.io.trf.write", "tbstats.model.teams.batch",
+                "tbstats.model.teams.records", "tbstats.run.info", "tbstats.run.account")
+    assert [m for m in loaded if m.startswith(unwanted)] == []
+
+
 def test_help_lists_every_command() -> None:
     _, out = _modules_after("--help")
     listed = {line.split()[0] for line in out.split("Commands:")[1].split("Exit codes:")[0].splitlines()

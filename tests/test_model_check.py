@@ -260,9 +260,9 @@ def test_rows_of_a_tournament_outside_every_run_are_reported_not_skipped(orphan:
 def test_damage_in_a_later_part_names_its_row_in_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A part read as a slice of each file, proven clean or else located: a bad game in the third part is named
     by its row in the games file, as a whole read names it."""
-    from tbstats.io import parts
+    from tbstats.io import batches
 
-    monkeypatch.setattr(parts, "UNIT_TOURNAMENTS", 1)
+    monkeypatch.setattr(batches, "UNIT_TOURNAMENTS", 1)
     tables = good()
     copies = [{name: t.with_columns(pl.col("tournament") + k) if name != "warnings" else t.head(0)
                for name, t in tables.items()} for k in range(4)]

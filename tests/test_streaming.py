@@ -17,8 +17,8 @@ from helpers import REAL, ROOT
 from tbstats.analysis.compare import breakdown
 from tbstats.cli import main
 from tbstats.engine.configs import parse_config
+from tbstats.io import batches, parts, sources, tabular
 from tbstats.io import flat as flat_io
-from tbstats.io import parts, sources, tabular
 from tbstats.io.tabular import write_model
 from tbstats.model.games import Batch
 from tbstats.run import commands, pipeline
@@ -34,7 +34,7 @@ REAL_PARTS = ("chessresults", "icu_krause", "heltour", "held_exercises", "chessf
 def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parts of a model of at least 3 tournaments (not 512): the small inputs here are then read in several
     parts, each cut into several batches when the batch size is 1."""
-    monkeypatch.setattr(parts, "UNIT_TOURNAMENTS", 3)
+    monkeypatch.setattr(batches, "UNIT_TOURNAMENTS", 3)
 
 
 def _run(args: list[str]) -> str:
@@ -231,11 +231,11 @@ def test_a_part_is_a_slice_of_each_file_in_tournament_order_else_a_filter(tmp_pa
     key = ["tournament", "player", "round"]
     assert pl.concat([b.games for b in got]).sort(key).equals(batch.games.sort(key))
     for part in (got[1], got[3]):   # cut by slices (tables in order) and by filters (games out of order)
-        cut = list(parts.runs(part, 7, by_source=False))
+        cut = list(batches.runs(part, 7, by_source=False))
         assert [b.n_tournaments for b in cut] == [7, 7, 7, 7, 2]
         assert [b.tournaments["tournament"][0] for b in cut] == part.tournaments["tournament"].gather_every(7).to_list()
         assert pl.concat([b.games for b in cut]).sort(key).equals(part.games.sort(key))
-    assert parts._cuts(got[1], 7) is not None and parts._cuts(got[3], 7) is None
+    assert batches._cuts(got[1], 7) is not None and batches._cuts(got[3], 7) is None
 
 
 def test_flat_file_is_read_in_runs_of_tournaments(tmp_path: Path) -> None:

@@ -18,8 +18,7 @@ import polars as pl
 from tbstats.analysis import fairness, quality, strength
 from tbstats.engine.configs import Config
 from tbstats.errors import TbstatsError
-from tbstats.io import tabular
-from tbstats.model.games import Batch, append_merged
+from tbstats.model.games import Batch, append_merged, renumber
 from tbstats.model.teams.batch import team_event_ids
 
 #: What :func:`evaluate_whole` gives for one batch: the team events left out, and each run's partials.
@@ -78,7 +77,7 @@ def evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config]
     from tbstats.engine.compute import chunks
 
     if first_id is not None:
-        whole = tabular.renumber(whole, first_id)
+        whole = renumber(whole, first_id)
     teams = set(team_event_ids(whole))
     batch = whole.select([t for t in whole.tournaments["tournament"].to_list() if t not in teams]) if teams else whole
     if not batch.n_tournaments:

@@ -9,13 +9,12 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Final, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast, overload
 
 import click
 import polars as pl
 
 from tbstats.cli.base import EXIT_OK, EXIT_REJECTED, SHOWN_PROBLEMS
-from tbstats.engine.configs import Config, parse_config, read_configs
 from tbstats.engine.tiebreaks import get_tiebreak, parse_specs
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.io import expand, sources
@@ -27,8 +26,11 @@ from tbstats.model.rules import EDITIONS, check_edition
 from tbstats.model.spec import TieBreakSpec
 from tbstats.output import write_table
 from tbstats.run import checks
-from tbstats.run.account import Account, warning_kinds
 from tbstats.run.pipeline import Run, scheduler_client
+
+if TYPE_CHECKING:
+    from tbstats.engine.configs import Config
+    from tbstats.run.account import Account
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -198,6 +200,8 @@ def report_warnings(inputs: Inputs, warnings: pl.DataFrame) -> int:
         write_table(warnings.select(list(WARNING_SCHEMA)), "csv", inputs.warnings)
     if inputs.quiet or warnings.is_empty():
         return warnings.height
+    from tbstats.run.account import warning_kinds
+
     kinds = ", ".join(f"{n} {kind}" for kind, n in warning_kinds(warnings).select("kind", "n").iter_rows())
     click.echo(f"{warnings.height} reader warnings: {kinds}", err=True)
     for row in warnings.head(SHOWN_WARNINGS).iter_rows(named=True):
@@ -215,6 +219,8 @@ def account(inputs: Inputs, run: Run, *, team_events: int = 0, team_events_as: s
     """What went into a command's result, for its report page: the run's files, tournaments, ledger and reader
     warnings, the team events and the warnings and notes the command printed (:class:`tbstats.run.account.
     Account`), with where ``--errors``/``--warnings FILE`` wrote the full lists."""
+    from tbstats.run.account import Account
+
     return Account.of(run, inputs.paths, tournaments=run.tournaments, warnings=run.warnings,
                       team_events=team_events, team_events_as=team_events_as, checks=checks, notes=notes,
                       errors_file=inputs.errors, warnings_file=inputs.warnings)
@@ -366,6 +372,8 @@ class Configs:
 
     def parse(self, rules: str = "fide-2026") -> list[Config]:
         """The configurations; one without an EDITION uses ``rules``. A malformed one is a usage error."""
+        from tbstats.engine.configs import parse_config, read_configs
+
         out = []
         for text in self.texts:
             name, eq, rest = text.partition("=")

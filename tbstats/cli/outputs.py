@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +147,8 @@ def report_options(f: F) -> F:
 
 def about_run(output: ReportOutput, account: Account) -> About:
     """What a report page records: the command line as typed, the account of its inputs, a date if asked."""
+    import shlex
+
     from tbstats.report.frame import About  # the report pages are imported by the commands that write them
 
     argv = click.get_current_context().find_root().meta.get(ARGV_KEY, [])

@@ -3,12 +3,13 @@
 A model (a directory dataset, with tables as single files or as directories of part files, hive-partitioned
 ones such as ``games/year=2024/part-0.parquet`` included; or one flat file) is planned without reading its
 data: only the ``tournament`` column is scanned to list the tournament ids, which, sorted, are cut into
-parts (a stream asks for parts of :func:`unit_size` tournaments: whole batches, at least
-:data:`UNIT_TOURNAMENTS`, cut into batches once read by :func:`runs`). In each Parquet/Arrow file whose rows
-are in tournament order (``ingest`` writes them so, in row groups of whole tournaments) the plan finds the
-rows each part covers, and a part reads that slice, from the row groups that hold it; another file is read
-through the filter ``lo <= tournament <= hi``, which skips the row groups whose statistics lie outside it.
-A part holds paths, bounds and row numbers only: it travels to a worker process, which reads its own data.
+parts (a stream asks for parts of :func:`~tbstats.io.batches.unit_size` tournaments: whole batches, at least
+:data:`~tbstats.io.batches.UNIT_TOURNAMENTS`, cut into batches once read by :func:`~tbstats.io.batches.runs`).
+In each Parquet/Arrow file whose rows are in tournament order (``ingest`` writes them so, in row groups of whole
+tournaments) the plan finds the rows each part covers, and a part reads that slice, from the row groups that
+hold it; another file is read through the filter ``lo <= tournament <= hi``, which skips the row groups whose
+statistics lie outside it. A part holds paths, bounds and row numbers only: it travels to a worker process,
+which reads its own data.
 
 CSV models have no row groups: the plan scans each file's ``tournament`` column (as text) once and, when
 every table is in tournament order (a flat file may have rows without a tournament: its warnings), gives each
@@ -30,7 +31,7 @@ import polars as pl
 from tbstats.errors import SchemaError
 from tbstats.io import check, flat, tabular
 from tbstats.io.tabular import TABLES, Format
-from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, source_files, stack
+from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
 
 
 @dataclass(frozen=True)
@@ -112,24 +113,9 @@ def _tournament_ids(files: tuple[str, ...], fmt: Format, where: str) -> np.ndarr
     return np.sort(ids["tournament"].to_numpy())
 
 
-#: A part of a model holds at least this many tournaments (whole runs of ``batch_size``): its scans and its
-#: check are paid once for many small batches, which are then cut from it in memory (a few MB of rows).
-UNIT_TOURNAMENTS: Final = 512
-
-
-def unit_size(batch_size: int, least: int = UNIT_TOURNAMENTS) -> int:
-    """The tournaments of one part of a model: the smallest multiple of ``batch_size`` of at least ``least``
-    (:data:`UNIT_TOURNAMENTS`), so that a part's batches are cut where runs of ``batch_size`` would be.
-
-    >>> unit_size(1), unit_size(100), unit_size(2000), unit_size(2000, 5000)
-    (512, 600, 2000, 6000)
-    """
-    return batch_size * max(1, -(-least // batch_size))
-
-
 def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
-    """Parts of ``batch_size`` tournaments of a model (:func:`unit_size` of a stream's batch size), or None
-    when it is read whole (CSV).
+    """Parts of ``batch_size`` tournaments of a model (:func:`~tbstats.io.batches.unit_size` of a stream's batch
+    size), or None when it is read whole (CSV).
 
     Each Parquet/Arrow file whose rows are in tournament order gives each part the rows it covers (one
     slice, read from the row groups holding it); other files are read with a filter on the part's ids.
@@ -420,68 +406,3 @@ def _located(file: str, fmt: Format) -> pl.LazyFrame:
     scan = (pl.scan_parquet(file, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
             else pl.scan_ipc(file, hive_partitioning=False, row_index_name="_row"))
     return scan.with_columns(pl.lit(file, check.FILE).alias("_file"), pl.col("_row").cast(check.ROW))
-
-
-def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[Batch]:
-    """A batch cut into runs of at most ``batch_size`` whole tournaments, in the order of its tournaments table.
-
-    With ``by_source`` the warnings go with the run of their source's first tournament (the last run when
-    none), ordered by that tournament, so that the order is the same however the batch is cut; otherwise
-    they all go with the first run, in their order.
-    """
-    ids = batch.tournaments["tournament"]
-    warnings = batch.warnings
-    run_of = pl.Series([0] * warnings.height, dtype=pl.Int64)
-    if by_source:
-        file_of = source_files()
-        rows = batch.tournaments.with_row_index("_row")
-        firsts = pl.concat([rows.select("source", "_row"), rows.select(file_of.alias("source"), "_row")]).group_by(
-            "source").agg(pl.col("_row").min())
-        row = warnings.join(firsts, on="source", how="left", maintain_order="left")["_row"].fill_null(
-            max(len(ids) - 1, 0)).cast(pl.Int64)
-        order = np.argsort(row.to_numpy(), kind="stable")
-        warnings, run_of = warnings[order], row.gather(order) // batch_size
-    if len(ids) <= batch_size:
-        yield Batch.of_checked(batch.tournaments, batch.players, batch.games, warnings)
-        return
-    cuts = _cuts(batch, batch_size)
-    # the warnings are in run order: each run's are one slice
-    bounds = np.searchsorted(run_of.to_numpy(), np.arange(-(-len(ids) // batch_size) + 1))
-    for k, lo in enumerate(range(0, len(ids), batch_size)):
-        mine = warnings.slice(int(bounds[k]), int(bounds[k + 1] - bounds[k]))
-        if cuts is not None:   # tables in tournament order: each run is one slice of each
-            t, p, g = (df.slice(int(at[k]), int(at[k + 1] - at[k])) for df, at in zip(
-                (batch.tournaments, batch.players, batch.games), cuts, strict=True))
-            yield Batch.of_checked(t, p, g, mine)
-            continue
-        chosen = ids.slice(lo, batch_size)
-        keep = pl.col("tournament").is_in(chosen.implode())
-        yield Batch.of_checked(batch.tournaments.filter(keep), batch.players.filter(keep),
-                               batch.games.filter(keep), mine)
-
-
-def _cuts(batch: Batch, batch_size: int) -> list[np.ndarray] | None:
-    """Where each run of ``batch_size`` tournaments starts in each table (and where the tables end), when the
-    tournaments are in id order and every row of the players and games is in order of a known tournament;
-    else None."""
-    ids = batch.tournaments["tournament"]
-    if ids.null_count():
-        return None
-    known = ids.to_numpy()
-    if len(known) > 1 and not (known[1:] > known[:-1]).all():
-        return None
-    firsts = known[::batch_size]
-    out = [np.r_[np.arange(0, len(known), batch_size), len(known)]]
-    for df in (batch.players, batch.games):
-        column = df["tournament"]
-        if column.null_count():
-            return None
-        values = column.to_numpy()
-        if len(values) > 1 and not (values[1:] >= values[:-1]).all():
-            return None
-        distinct = values[np.r_[0, np.flatnonzero(values[1:] != values[:-1]) + 1]] if len(values) else values
-        at = np.minimum(np.searchsorted(known, distinct), len(known) - 1)
-        if not (known[at] == distinct).all():
-            return None
-        out.append(np.r_[np.searchsorted(values, firsts), len(values)])
-    return out

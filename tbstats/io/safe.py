@@ -10,17 +10,18 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tarfile
 import zipfile
 from collections.abc import Iterator
-from typing import IO, Any, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io import tabular
 from tbstats.io.trf import ERROR_SCHEMA, read_trf
-from tbstats.model.games import Batch, empty
+from tbstats.model.games import Batch, empty, renumber
+
+if TYPE_CHECKING:
+    import tarfile
 
 #: Default cap on the decompressed size of one archive member (``--max-member-bytes``).
 MAX_MEMBER_BYTES: Final = 64 * 2**20
@@ -229,6 +230,8 @@ def list_members(path: str) -> tuple[list[tuple[str, str | None]], str | None]:
             with zipfile.ZipFile(path) as z:
                 members = [(i.filename, zip_member_problem(i)) for i in z.infolist() if not i.is_dir()]
         else:
+            import tarfile  # (tar archives only)
+
             with tarfile.open(path, "r:*") as t:
                 for m in t:  # one by one: a truncated stream still yields the members before the cut
                     if not m.isdir():
@@ -268,6 +271,8 @@ class Archives:
             if path.lower().endswith(".zip"):
                 z = zipfile.ZipFile(path)  # kept open across members; close() ends them all
                 return z, {i.filename: i for i in z.infolist()}
+            import tarfile
+
             t = tarfile.open(path, "r:*")  # noqa: SIM115 - kept open like the zip
         except Exception as exc:
             raise UnreadableInput(f"not a readable archive ({describe(exc)})") from None
@@ -306,7 +311,7 @@ def read_trf_isolated(raw: list[tuple[str, bytes]], first_id: int) -> tuple[Batc
     half = len(raw) // 2
     first, first_errors = read_trf_isolated(raw[:half], first_id)
     second, second_errors = read_trf_isolated(raw[half:], first_id + first.n_tournaments)
-    batch = tabular.renumber(Batch.concat([first, second]), first_id)
+    batch = renumber(Batch.concat([first, second]), first_id)
     return batch, pl.concat([first_errors, second_errors])
 
 

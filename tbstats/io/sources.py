@@ -23,19 +23,22 @@ import dataclasses
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io import parts, progress, recover, safe, tabular
+from tbstats.io import batches, progress, safe, tabular
 from tbstats.io.expand import (
     SKIPPED,
     _expand,
     _Item,
 )
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.model.games import Batch, empty
+from tbstats.model.games import Batch, empty, renumber
+
+if TYPE_CHECKING:
+    from tbstats.io import parts
 
 OnError = Literal["raise", "collect"]
 
@@ -107,7 +110,7 @@ class Plan:
 
 
 def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 2000,
-         max_member_bytes: int = safe.MAX_MEMBER_BYTES, part_size: int = parts.UNIT_TOURNAMENTS) -> Plan:
+         max_member_bytes: int = safe.MAX_MEMBER_BYTES, part_size: int = batches.UNIT_TOURNAMENTS) -> Plan:
     """Expand the inputs and cut them into parts: ``batch_files`` TRF files, or whole batches of ``batch_size``
     tournaments of a columnar model, at least ``part_size`` (only its tournament column is scanned here). An
     archive member larger than ``max_member_bytes`` once decompressed is rejected without reading it all."""
@@ -135,8 +138,10 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
         if chunk:
             out.append(Part(tuple(chunk), max_member_bytes=max_member_bytes))
             chunk, n_trf = [], 0
+        from tbstats.io import parts  # (the model readers load only for a model)
+
         try:
-            runs = parts.plan_model(item.path, item.name, parts.unit_size(batch_size, part_size))
+            runs = parts.plan_model(item.path, item.name, batches.unit_size(batch_size, part_size))
         except Exception as exc:  # one model is one input: whatever fails, only this input is lost
             reason = safe.model_ledger(item.name, item.path, exc)["reason"][0]
             out.append(Part((_Item(item.name, "reject", item.path, reason=reason),)))
@@ -210,6 +215,8 @@ def read_piece(piece: Part) -> tuple[pl.DataFrame, Batch | None]:
         finally:
             archives.close()
     assert piece.model is not None
+    from tbstats.io import parts
+
     try:
         problem = safe.not_regular(piece.model.path)
         if problem is not None:
@@ -219,6 +226,8 @@ def read_piece(piece: Part) -> tuple[pl.DataFrame, Batch | None]:
     except Exception as exc:  # one model is one input: whatever fails, only this input is lost
         if piece.table is None:
             return safe.model_ledger(piece.model.name, piece.model.path, exc), None
+        from tbstats.io import recover
+
         ledger, good = recover.run(piece.model, piece.table, exc)
         return ledger, Batch.stacked(good) if good else None
 
@@ -230,7 +239,7 @@ def assemble(part: Part, read: Sequence[tuple[pl.DataFrame, Batch | None]], batc
     got, next_id = [], 0
     for _, batch in read:
         if batch is not None and batch.n_tournaments:
-            got.append(tabular.renumber(batch, next_id) if next_id else batch)
+            got.append(renumber(batch, next_id) if next_id else batch)
             next_id += batch.n_tournaments
     ledger = pl.concat([ledger for ledger, _ in read])
     if part.items:   # the ledger of TRF files in input order (the reader orders the rows of a file)
@@ -241,7 +250,7 @@ def assemble(part: Part, read: Sequence[tuple[pl.DataFrame, Batch | None]], batc
     if not got:
         return ledger, []
     batch = got[0] if len(got) == 1 else Batch.stacked(got)
-    return ledger, [tabular.renumber(b, 0) for b in parts.runs(batch, batch_size, by_source=bool(part.items))]
+    return ledger, [renumber(b, 0) for b in batches.runs(batch, batch_size, by_source=bool(part.items))]
 
 
 def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[pl.DataFrame, Batch | None]:
@@ -358,7 +367,7 @@ class BatchStream(Tally):
                 done = progress_shares(the_plan, part, [b.n_tournaments for b in batches])
                 for k, batch in enumerate(batches or [Batch(empty("tournaments"), empty("players"),
                                                             empty("games"))]):
-                    yield tabular.renumber(batch, next_id), ledger if k == 0 else ledger.clear()
+                    yield renumber(batch, next_id), ledger if k == 0 else ledger.clear()
                     next_id += batch.n_tournaments
                     bar.advance(done[k], batch.games.height)
 

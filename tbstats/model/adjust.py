@@ -31,8 +31,7 @@ import polars as pl
 
 from tbstats.errors import FormatError
 from tbstats.model.games import DRAW, GAME_TYPE, LOSS, WIN, Batch
-from tbstats.model.teams.matches import AS_GAME_TYPE, MATCH_TYPES
-from tbstats.model.teams.records import team_event_ids
+from tbstats.model.teams import team_event_ids
 from tbstats.model.teams.where import record_lines, source_of
 
 #: A 299 type: the kind of round it re-scores (blank: a penalty or bonus).
@@ -241,6 +240,8 @@ def team_deltas(batch: Batch, events: pl.DataFrame, teams: pl.DataFrame, matches
     team's match of that round, as the team views read it, tbstats.engine.teams.dense): ``tournament``, ``team``,
     ``round``, ``mp`` and ``gp`` (units of 1/mp_scale and of 1/scale) and ``in_event`` (the event has that
     round). Empty when the batch has no 299 record; FormatError as :func:`team_changes`."""
+    from tbstats.model.teams.matches import AS_GAME_TYPE, MATCH_TYPES  # (team events only)
+
     if not has_adjustments(batch):
         return pl.DataFrame(schema=DELTA_SCHEMA)
     changes = team_changes(batch, events, teams)

@@ -283,6 +283,32 @@ class Batch:
                      self.warnings.filter(pl.col("source").is_in(srcs.implode())))
 
 
+def renumber(batch: Batch, first_id: int) -> Batch:
+    """The batch with tournament ids ``first_id, first_id + 1, ...`` in the order of its tournaments table.
+
+    >>> renumber(Batch(empty("tournaments"), empty("players"), empty("games")), 5).n_tournaments
+    0
+    """
+    ids = batch.tournaments["tournament"]
+    new = pl.int_range(first_id, first_id + len(ids), eager=True, dtype=pl.Int64)
+    if ids.equals(new, check_names=False):
+        return batch
+    # one new column per table (the others are shared, not copied): a shift when the ids run on by one, else a
+    # lookup (an id that no tournament has becomes null, as a left join would make it)
+    first = ids[0]
+    shift = ids.null_count() == 0 and (ids - first).equals(new - first_id, check_names=False)
+
+    def apply(df: pl.DataFrame) -> pl.DataFrame:
+        column = df["tournament"]
+        column = column + (first_id - first) if shift else column.replace_strict(ids, new, default=None,
+                                                                                return_dtype=pl.Int64)
+        out = df.clone()   # shallow: the other columns are shared
+        out.replace_column(df.get_column_index("tournament"), column)
+        return out
+
+    return Batch.of_checked(apply(batch.tournaments), apply(batch.players), apply(batch.games), batch.warnings)
+
+
 #: A ``source`` names a file, or ``file#N`` for the N-th event of a file with several.
 EVENT_SUFFIX: Final = r"#\d+$"
 

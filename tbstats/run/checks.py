@@ -29,7 +29,7 @@ from tbstats.errors import TbstatsError
 from tbstats.model.games import Batch
 from tbstats.model.rules import DEFAULT_EDITION
 from tbstats.model.spec import TieBreakSpec
-from tbstats.model.teams.batch import team_event_ids
+from tbstats.model.teams import team_event_ids
 
 #: Tie-breaks that C.07 (2026) Art. 8 says not to use in round robins.
 BUCHHOLZ_FAMILY: Final = frozenset({"BH", "FB", "AOB"})

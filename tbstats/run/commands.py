@@ -2,7 +2,8 @@
 
 Every function takes the inputs (paths, directories, globs, archives, models) and a :class:`Run` setting
 (batch size, threads or a ``dask.distributed.Client``); the result is the same for every batch size and
-executor, row for row. The map functions are module-level so they travel to Dask workers.
+executor, row for row. The map functions are module-level so they travel to Dask workers. Each command's
+analysis module is imported by its functions, so that ``compute`` loads none of the others'.
 """
 
 from __future__ import annotations
@@ -17,21 +18,20 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from tbstats.analysis import compare as cmp
 from tbstats.engine import compute as engine
-from tbstats.engine.configs import Config
 from tbstats.engine.declared import FROM_FILE
-from tbstats.io.tabular import ArchiveWriter, write_part
 from tbstats.model.games import Batch, append_merged, empty
 from tbstats.model.spec import TieBreakSpec
-from tbstats.model.teams.batch import team_event_ids
+from tbstats.model.teams import team_event_ids
 from tbstats.output import Rendered, TableFile
 from tbstats.run import checks
-from tbstats.run.info import partial_summary, summary_from
 from tbstats.run.pipeline import Run, nothing, shift_ids
 
 if TYPE_CHECKING:
+    from tbstats.analysis import compare as cmp
     from tbstats.analysis.evaluate import ArchiveEvaluation
+    from tbstats.engine.configs import Config
+    from tbstats.io.tabular import ArchiveWriter
 
 _EMPTY = Batch(empty("tournaments"), empty("players"), empty("games"))
 
@@ -96,6 +96,8 @@ def compute(run: Run, specs: str | Sequence[TieBreakSpec], *, seen: list[pl.Data
 
 def info(run: Run, *, by_tournament: bool = False) -> pl.DataFrame:
     """The :func:`tbstats.run.info.summary_table` of all inputs, from per-batch counts."""
+    from tbstats.run.info import partial_summary, summary_from
+
     parts = [(shift_ids(m.value[0], m.first_id), m.value[1]) for m in run.map(partial_summary)]
     return summary_from(parts, by_tournament=by_tournament)
 
@@ -144,6 +146,8 @@ def _empty_audit() -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def _compare_one(batch: Batch, configs: Sequence[Config], top: int, drilldown_limit: int | None,
                  context: dict[str, Any] | None = None) -> cmp.Partial:
+    from tbstats.analysis import compare as cmp
+
     # run by run (bounded engine memory); the runs' partials are one batch's
     return cmp.merge([cmp.partial(part, configs, top=top, drilldown_limit=drilldown_limit,
                                   ctx=engine.make_context(part, **context) if context else None)
@@ -155,6 +159,8 @@ def compare(run: Run, configs: Sequence[Config], *, top: int = 10, drilldown_lim
     """:func:`tbstats.analysis.compare.compare` over all inputs from per-batch partials (the drill-down keeps the first
     ``drilldown_limit`` tournaments of each pair; ``context``: :func:`tbstats.engine.compute.make_context` options;
     ``seen`` collects :func:`tbstats.run.checks.events`)."""
+    from tbstats.analysis import compare as cmp
+
     cmp.check_configs(configs)
     work = functools.partial(_compare_one, configs=tuple(configs), top=top, drilldown_limit=drilldown_limit,
                              context=context)
@@ -237,6 +243,8 @@ def ingest(run: Run, writer: ArchiveWriter) -> None:
     """Write every batch of the run into ``writer``'s model. A directory target's part files are written where
     each batch was read (on a Dask worker: only its part's names and first id travel there, and the count
     back); a single-file target is one stream, written here."""
+    from tbstats.io.tabular import write_part
+
     pending: deque[Callable[[], int]] = deque()
     try:
         for m in run.map(nothing, keep=True):

@@ -31,13 +31,12 @@ import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.io import sources
-from tbstats.io.parts import UNIT_TOURNAMENTS
+from tbstats.io.batches import UNIT_TOURNAMENTS
 from tbstats.io.progress import Progress
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
-from tbstats.io.tabular import renumber
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.model.games import Batch, empty, source_file, source_files
+from tbstats.model.games import Batch, empty, renumber, source_file, source_files
 from tbstats.run import portable
 
 P = TypeVar("P")

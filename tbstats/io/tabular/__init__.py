@@ -43,41 +43,71 @@ and the column.
 
 from __future__ import annotations
 
-from tbstats.io.tabular.layout import (
-    ANY_ID,
-    EXTENSIONS,
-    FIRST,
-    FLAT_COLUMNS,
-    FLAT_OPTIONAL,
-    FLAT_SIGNATURE,
-    SPARSE_MARK,
-    SUFFIX,
-    TABLES,
-    Format,
-    _table_source,
-    is_model_dir,
-    model_format,
-)
-from tbstats.io.tabular.read import (
-    _first_line,
-    iter_model,
-    read_model,
-    split_flat,
-)
-from tbstats.io.tabular.sparse import (
-    is_sparse,
-    sparsify,
-    split_sparse,
-)
-from tbstats.io.tabular.write import (
-    ROW_GROUP_ROWS,
-    ArchiveWriter,
-    PartFiles,
-    flatten,
-    renumber,
-    write_model,
-    write_part,
-)
+import importlib
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from tbstats.io.tabular.layout import (
+        ANY_ID,
+        EXTENSIONS,
+        FIRST,
+        FLAT_COLUMNS,
+        FLAT_OPTIONAL,
+        FLAT_SIGNATURE,
+        SPARSE_MARK,
+        SUFFIX,
+        TABLES,
+        Format,
+        _table_source,
+        is_model_dir,
+        model_format,
+    )
+    from tbstats.io.tabular.read import (
+        _first_line,
+        iter_model,
+        read_model,
+        split_flat,
+    )
+    from tbstats.io.tabular.sparse import (
+        is_sparse,
+        sparsify,
+        split_sparse,
+    )
+    from tbstats.io.tabular.write import (
+        ROW_GROUP_ROWS,
+        ArchiveWriter,
+        PartFiles,
+        flatten,
+        write_model,
+        write_part,
+    )
+
+#: The module of each name above. A name's module is imported when the name is first used (PEP 562), so that
+#: reading TRF files, which looks up nothing here, loads none of the model's readers and writers.
+_MODULES: Final = {
+    **dict.fromkeys(["ANY_ID", "EXTENSIONS", "FIRST", "FLAT_COLUMNS", "FLAT_OPTIONAL", "FLAT_SIGNATURE",
+                     "SPARSE_MARK", "SUFFIX", "TABLES", "Format", "_table_source", "is_model_dir", "model_format"],
+                    "layout"),
+    **dict.fromkeys(["_first_line", "iter_model", "read_model", "split_flat"], "read"),
+    **dict.fromkeys(["is_sparse", "sparsify", "split_sparse"], "sparse"),
+    **dict.fromkeys(["ROW_GROUP_ROWS", "ArchiveWriter", "PartFiles", "flatten", "write_model", "write_part"], "write"),
+}
+
+
+def __getattr__(name: str) -> object:
+    """A name above, its module imported on first use (a submodule too: ``tabular.read``)."""
+    if name in ("layout", "read", "sparse", "write"):
+        return importlib.import_module(f"{__name__}.{name}")
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES})
+
 
 __all__ = [
     "ANY_ID",
@@ -101,7 +131,6 @@ __all__ = [
     "iter_model",
     "model_format",
     "read_model",
-    "renumber",
     "sparsify",
     "split_flat",
     "split_sparse",

@@ -28,6 +28,7 @@ import polars as pl
 from tbstats.errors import TbstatsError
 from tbstats.model.adjust import team_deltas
 from tbstats.model.games import WARNING_SCHEMA, Batch
+from tbstats.model.teams import team_event_ids
 from tbstats.model.teams.boards import team_games
 from tbstats.model.teams.checks import check_references, empty_teams
 from tbstats.model.teams.matches import derive_matches
@@ -37,7 +38,6 @@ from tbstats.model.teams.records import (
     exploded,
     parse_team_scoring,
     scoring,
-    team_event_ids,
     team_records,
     units_of,
     unplayed_records,

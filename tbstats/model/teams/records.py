@@ -19,7 +19,6 @@ from typing import Final
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.model.games import Batch
 from tbstats.model.teams.matches import BYE_SCHEMA, FORFEIT_SCHEMA, PAB_SCHEMA
 
 TEAM_SCHEMA: Final[dict[str, pl.DataType]] = {
@@ -31,16 +30,8 @@ MEMBER_SCHEMA: Final[dict[str, pl.DataType]] = {
 SCORING_SCHEMA: Final[dict[str, pl.DataType]] = {
     "_362": pl.String(), "mp_scale": pl.Int32(), "mp_win": pl.Int32(), "mp_draw": pl.Int32(),
     "mp_loss": pl.Int32()}
-TEAM_RECORDS: Final = ("013", "310")
 CODES: Final = ("013", "310", "300", "320", "330", "240", "362")
 _SEP: Final = "\n"   # joins an event's 362 texts into one key (records hold no newline)
-
-
-def team_event_ids(batch: Batch) -> list[int]:
-    """Tournaments that are team events: a team type (192/092) or team records (310/013)."""
-    t = batch.tournaments
-    has_teams = t["records"].list.eval(pl.element().str.slice(0, 3).is_in(TEAM_RECORDS)).list.any()
-    return t.filter((pl.col("event_type") == "team") | has_teams.fill_null(False))["tournament"].to_list()
 
 
 def parse_team_scoring(records: list[str]) -> dict[str, Fraction]:
