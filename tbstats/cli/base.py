@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import os
 import signal
@@ -34,6 +35,9 @@ Exit codes:
 """
 
 
+
+#: Set by :func:`run`: this process is the ``tbstats`` program (not a host that calls :func:`main`).
+_program = False
 
 #: Where the group keeps the arguments as typed (for the provenance line of reports).
 ARGV_KEY: Final = "tbstats.argv"
@@ -88,6 +92,8 @@ class _Commands(MutableMapping[str, click.Command]):
         if module is not None and name not in self._known:
             importlib.import_module(module)
             _reclaim_ctrl_c()
+            if _program:   # the modules stay for the whole process: later collections need not walk them (-8 ms)
+                gc.freeze()
 
     def __getitem__(self, name: str) -> click.Command:
         self._load(name)
@@ -184,6 +190,8 @@ def run(args: list[str] | None = None) -> None:
     """The ``tbstats`` program: :func:`main` in a process of its own, where Ctrl-C stops at once
     (:func:`_stop_at_once`). Calling ``main`` in another program (click's test runner) leaves that
     program's Ctrl-C handling as it is; the command then turns ``KeyboardInterrupt`` into exit code 130."""
+    global _program
+    _program = True
     signal.signal(signal.SIGINT, _stop_at_once)
     try:
         main(args, prog_name="tbstats")
