@@ -9,11 +9,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 import polars as pl
+import pytest
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import to_trf, tournaments
 
+from tbstats.engine import standings
 from tbstats.engine.compute import compute, make_context, tiebreak_values
 from tbstats.engine.standings import ranks
 from tbstats.engine.tiebreaks import parse_spec, parse_specs
@@ -145,6 +147,21 @@ def test_batch_equals_tournaments_one_by_one(events: list[reference.RefTournamen
     together = compute(read_trf(texts).batch, specs, rules=edition)
     alone = pl.concat([compute(read_trf([x]).batch, specs, rules=edition) for x in texts])
     assert together.drop("tournament").equals(alone.drop("tournament"))
+
+
+@SETTINGS
+@given(st.lists(tournaments(max_players=10, max_rounds=7), min_size=2, max_size=6), st.sampled_from(EDITIONS),
+       st.sampled_from(["DE", "BH/C1,DE", "BH/C1,SB,DE/P", "WIN,DE,KS"]))
+def test_direct_encounter_among_the_tied_alone_or_among_all(events: list[reference.RefTournament], edition: str,
+                                                            specs: str) -> None:
+    """DE's passes on the tied players alone (renumbered: what it does when few are left) rank as on all."""
+    batch = read_trf([(f"t{i}.trf", to_trf(t).encode()) for i, t in enumerate(events)]).batch
+    tables = []
+    for few in (10 ** 9, 1):   # the passes on all players, then on the tied alone (unless all are tied)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(standings, "FEW_TIED", few)
+            tables.append(compute(batch, specs, rules=edition))
+    assert tables[0].equals(tables[1])
 
 
 @SETTINGS

@@ -17,6 +17,8 @@ from tbstats.model.dense import FORFEIT_TYPES, type_table
 from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
+#: DE works on the tied players alone when they are fewer than one in this many of the batch's players
+FEW_TIED = 4
 _FORFEIT = type_table(FORFEIT_TYPES)
 
 
@@ -146,7 +148,12 @@ def _meetings(ctx: Context, forfeits: bool, among: np.ndarray) -> _Meetings:
     for rows, part in ctx.parts():
         d = part.dense
         mask = among if rows is None else among[rows]
-        i, r = np.nonzero(d.played & mask[:, None])
+        if int(mask.sum()) * FEW_TIED < len(mask):   # their rows only: DE late in a list has few tied players
+            players = np.flatnonzero(mask)
+            i, r = np.nonzero(d.played[players])
+            i = players[i]
+        else:
+            i, r = np.nonzero(d.played & mask[:, None])
         fi, fr = d.forfeit_cells
         keep = mask[fi] & _FORFEIT[d.gtype[fi, fr]] & (forfeits | d.per_player(d.round_robin)[fi])
         if keep.any():
@@ -193,19 +200,48 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
     decide, reapplied to any still-tied subset. 6.3 (``partial``, Swiss): a player alone on top whatever the
     missing games is ranked first, and so on; DE then restarts on the rest. All tied groups of the batch
     are processed together; each pass splits or settles every group still open.
+
+    When few players are still tied, the passes run on them alone, numbered 0..k-1 in the order of their
+    rows, with their groups' labels renumbered as positions among them (a group keeps its members, so the
+    split of each group is the same as among all players); the new labels are then shifted back.
     """
     d = ctx.roster
-    P = d.players
-    size = np.bincount(labels, minlength=P)[labels]
-    m = _meetings(ctx, forfeits, size > 1)
-    within = (size[m.i] > 1) & (labels[m.i] == labels[m.j])   # only games inside tied groups can matter
+    tied = tied_players(labels)
+    if not len(tied):
+        return labels
+    if len(tied) * FEW_TIED >= d.players:   # most players tied (DE early in a list): renumbering costs more
+        m = _meetings(ctx, forfeits, np.bincount(labels, minlength=d.players)[labels] > 1)
+        return _encounters(labels, m.i, m.j, m.pts, d.per_player(d.round_robin), d.per_player(d.W),
+                           partial=partial)
+    lab = labels[tied]
+    local = np.searchsorted(np.sort(lab), lab)     # each group's first position among the tied players
+    among = np.zeros(d.players, dtype=bool)
+    among[tied] = True
+    m = _meetings(ctx, forfeits, among)
+    index = np.full(d.players, -1, dtype=np.int64)   # batch row -> number among the tied players
+    index[tied] = np.arange(len(tied))
+    i, j = index[m.i], index[m.j]
+    found = (i >= 0) & (j >= 0)
+    i, j, pts = i[found], j[found], m.pts[found]
+    refined = _encounters(local, i, j, pts, d.per_player(d.round_robin)[tied], d.per_player(d.W)[tied],
+                          partial=partial)
+    out = labels.copy()
+    out[tied] = lab + (refined - local)
+    return out
+
+
+def _encounters(labels: np.ndarray, i: np.ndarray, j: np.ndarray, pts: np.ndarray, rr: np.ndarray,
+                W: np.ndarray, *, partial: bool) -> np.ndarray:
+    """:func:`direct_encounter`'s passes over players 0..P-1 with position ``labels``: games ``i`` against ``j``
+    (``pts`` the points of ``i``), ``rr`` the players of round robins, ``W`` the points of a win."""
+    P = len(labels)
+    within = labels[i] == labels[j]   # only games inside tied groups can matter
     # each pair of players once (6.1.2: repeated meetings count as their average, scaled by L to stay exact);
     # the passes below only choose which pairs are still inside an open group
-    uniq, inv, cnt = np.unique(m.i[within] * P + m.j[within], return_inverse=True, return_counts=True)
+    uniq, inv, cnt = np.unique(i[within] * P + j[within], return_inverse=True, return_counts=True)
     L = int(np.lcm.reduce(np.arange(1, int(cnt.max()) + 1))) if len(cnt) else 1
-    pair_score = np.bincount(inv, weights=m.pts[within], minlength=len(uniq)).astype(np.int64) * (L // cnt)
+    pair_score = np.bincount(inv, weights=pts[within], minlength=len(uniq)).astype(np.int64) * (L // cnt)
     owner, partner = uniq // P, uniq % P
-    rr = d.per_player(d.round_robin)
     done = np.zeros(P, dtype=bool)
     while True:
         size = np.bincount(labels, minlength=P)[labels]
@@ -225,7 +261,7 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
         sub = np.zeros(P, dtype=np.int64)
         unresolved = np.zeros(P, dtype=bool)
         if partial and open_63.any():
-            best = score + d.per_player(d.W) * L * (size - 1 - met)   # a rival winning every missing game
+            best = score + W * L * (size - 1 - met)   # a rival winning every missing game
             sub, unresolved = place_from_top(labels, score, best, open_63, size)
         else:
             unresolved |= open_63
