@@ -51,19 +51,22 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
         hi = int(k[k != _BIG].max()) + 1
         k = np.minimum(k, hi)
     span = hi - lo + 1
-    groups = np.zeros(len(labels) + 1, dtype=np.int64)
-    groups[lab] = 1
-    n_groups = int(groups.sum())
+    if FEW_TIED * len(tied) < len(labels):   # few: their groups numbered by a sort of their labels alone
+        _, gid = np.unique(lab, return_inverse=True)
+        gid = gid.reshape(-1)
+    else:   # many: by a pass over every position
+        groups = np.zeros(len(labels) + 1, dtype=np.int64)
+        groups[lab] = 1
+        gid = np.cumsum(groups)[lab] - 1
+    n_groups = int(gid.max()) + 1
     if n_groups * span <= 4 * len(tied) + 4096:
         # small integer keys: a part's position is its group's label plus the members with a smaller key
-        gid = np.cumsum(groups)[lab] - 1
         cell = gid * span + (k - lo)
         below = np.zeros(n_groups * span + 1, dtype=np.int64)
         np.cumsum(np.bincount(cell, minlength=n_groups * span), out=below[1:])
         out[tied] = lab + below[cell] - below[gid * span]
         return out
     if n_groups * span < 2 ** 62:
-        gid = np.cumsum(groups)[lab] - 1
         order = radix_order((gid * span + (k - lo)).astype(np.uint64), n_groups * span)
     else:
         order = np.lexsort((k, lab))
