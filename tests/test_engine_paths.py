@@ -169,3 +169,25 @@ def test_score_changes_are_placed_alike_on_both_paths() -> None:
     for a, b in zip(fast, general, strict=True):
         assert np.array_equal(a.bonus, b.bonus)  # type: ignore[arg-type]
     assert compute(batch, "BH,SB").equals(compute(shuffled, "BH,SB"))
+
+
+def test_per_game_repeats_in_tournament_order_and_gathers_otherwise() -> None:
+    """Per-tournament values spread over the games rows alike whether the rows are in tournament order
+    (repeated) or not (gathered); tournaments without games and ids with gaps included."""
+    import polars as pl
+
+    from tbstats.model.columns import PerGame
+
+    t_ids = np.array([3, 4, 7, 8, 10])
+    games = np.array([3, 3, 4, 8, 8, 8, 10])          # tournament 7 has no games
+    values = np.array([30, 40, 70, 80, 100])
+    in_order = PerGame(pl.Series(games), t_ids)
+    assert in_order.counts is not None
+    rng = np.random.default_rng(0)
+    shuffled = rng.permutation(games)
+    other = PerGame(pl.Series(shuffled), t_ids)
+    assert other.counts is None
+    assert in_order(values).tolist() == (games * 10).tolist()
+    assert other(values).tolist() == (shuffled * 10).tolist()
+    rows = np.array([0, 2, 3, 6])
+    assert in_order.of(rows).tolist() == in_order.rows[rows].tolist() == [0, 1, 3, 4]

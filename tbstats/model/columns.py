@@ -1,5 +1,6 @@
 """The games table's columns as arrays for the dense view (:mod:`tbstats.model.dense`): each game's outcome from
-its result code, read from the Arrow buffers, and whether the table already is the grid of the view."""
+its result code, read from the Arrow buffers, each game's tournament, and whether the table already is the grid
+of the view."""
 
 from __future__ import annotations
 
@@ -84,3 +85,49 @@ def in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, p
     if P == 0 or not t.is_sorted():
         return P == 0
     return all(bool((t.gather_every(R, first).to_numpy() == player_t).all()) for first in (0, R - 1))
+
+
+def rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
+    """Positions of ``keys`` in the sorted unique ``sorted_ids`` (an offset when the ids are consecutive)."""
+    if len(sorted_ids) and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:
+        return np.subtract(keys, sorted_ids[0], dtype=np.intp)
+    return np.searchsorted(sorted_ids, keys)
+
+
+class PerGame:
+    """Each game's tournament, for spreading per-tournament values over the games table's rows.
+
+    When the table lists the tournaments in order (as the readers write it), a value is repeated over each
+    tournament's rows (several times faster than a gather, and no row-to-tournament array is made); else it
+    is gathered through each row's tournament row. ``t_ids``: the tournaments' ids, sorted."""
+
+    def __init__(self, tournament: pl.Series, t_ids: np.ndarray) -> None:
+        self.counts: np.ndarray | None = None
+        if len(t_ids) and tournament.is_sorted():
+            ids = pl.Series(t_ids)
+            starts = tournament.search_sorted(ids, side="left").to_numpy().astype(np.int64)
+            counts = tournament.search_sorted(ids, side="right").to_numpy().astype(np.int64) - starts
+            if int(counts.sum()) == len(tournament):   # every row is a game of one of the tournaments
+                self.counts, self.starts = counts, starts
+        self._rows = None if self.counts is not None else rows_of(tournament.to_numpy(), t_ids).astype(
+            np.intp, copy=False)
+
+    def __call__(self, per_tournament: np.ndarray) -> np.ndarray:
+        """``per_tournament`` (one value per tournament row) for every games row."""
+        if self.counts is not None:
+            return np.repeat(per_tournament, self.counts)
+        return per_tournament[self.rows]
+
+    def of(self, rows: np.ndarray) -> np.ndarray:
+        """The tournament rows of some games rows."""
+        if self.counts is not None:
+            return np.searchsorted(self.starts, rows, side="right") - 1
+        return self.rows[rows]
+
+    @property
+    def rows(self) -> np.ndarray:
+        """Every games row's tournament row (intp)."""
+        if self._rows is None:
+            assert self.counts is not None
+            self._rows = np.repeat(np.arange(len(self.counts), dtype=np.intp), self.counts)
+        return self._rows

@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.model.adjust import bonus_cells
-from tbstats.model.columns import game_outcomes, in_grid_order
+from tbstats.model.columns import PerGame, game_outcomes, in_grid_order, rows_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE, Batch
 from tbstats.model.games import LOSS as LOSS
@@ -285,13 +285,6 @@ def _fields(ro: Roster) -> dict[str, np.ndarray]:
                                         "start_no", "rating")}
 
 
-def _rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
-    """Positions of ``keys`` in the sorted unique ``sorted_ids`` (an offset when the ids are consecutive)."""
-    if len(sorted_ids) and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:
-        return np.subtract(keys, sorted_ids[0], dtype=np.intp)
-    return np.searchsorted(sorted_ids, keys)
-
-
 def _is_sorted(major: np.ndarray, minor: np.ndarray) -> bool:
     """Whether rows are in strictly increasing (major, minor) order."""
     if len(major) < 2:
@@ -332,14 +325,14 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     if not _is_sorted(p_t, start_no):
         player_order = np.argsort((p_t.astype(np.int64) << 32) | start_no, kind="stable")
         p_t, start_no, rating = p_t[player_order], start_no[player_order], rating[player_order]
-    tix = _rows_of(p_t, t_ids).astype(np.int64)
+    tix = rows_of(p_t, t_ids).astype(np.int64)
     P = len(tix)
     n = t["rounds_played"].to_numpy().astype(np.int64)
     g = batch.games
     g_round = g["round"].to_numpy()
     g_tix: np.ndarray | None = None
     if after_round is not None:
-        g_tix = _rows_of(g["tournament"].to_numpy(), t_ids)
+        g_tix = rows_of(g["tournament"].to_numpy(), t_ids)
         in_file = np.zeros(T, dtype=np.int64)
         if len(g_tix):
             np.maximum.at(in_file, g_tix, g_round)
@@ -394,29 +387,39 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
         opp_found = ((grid_opp > 0) & (grid_opp <= count.astype(np.int32)[tix][:, None])).reshape(-1)
         opp_local = (grid_opp + (first[tix] - 1).astype(np.int32)[:, None]).reshape(-1)
     else:
-        g_tix = (g_tix if g_tix is not None else _rows_of(g["tournament"].to_numpy(), t_ids)).astype(
-            np.intp, copy=False)
-        if numbered:
-            # a row is an offset from the tournament's first player's
+        per_game = PerGame(g["tournament"], t_ids) if g_tix is None else None
+        if numbered and per_game is not None:
+            # a row is an offset from the tournament's first player's; per-tournament values spread over
+            # each tournament's games (repeated when the table is in tournament order)
             head = np.minimum(first, max(P - 1, 0))
             R_t = R_of[t_bucket]
-            cell = (row_cell[head] - R_t - 1)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int64)
-            cell += player_no * (R_t.astype(np.int32)[g_tix] if len(widths) != 1 else np.int32(R_of[0]))
+            cell = per_game(row_cell[head] - R_t - 1) if P else np.zeros(g.height, dtype=np.int64)
+            cell += player_no * (per_game(R_t.astype(np.int32)) if len(widths) != 1 else np.int32(R_of[0]))
             cell += g_round
             opp_found = opp_no > 0
-            opp_found &= opp_no <= count.astype(np.int32)[g_tix]
-            opp_local = (local[head] - 1).astype(np.int32)[g_tix] if P else np.zeros(len(g_tix), dtype=np.int32)
+            opp_found &= opp_no <= per_game(count.astype(np.int32))
+            opp_local = per_game((local[head] - 1).astype(np.int32)) if P else np.zeros(g.height, dtype=np.int32)
             opp_local += opp_no
+            beyond = per_game(n.astype(np.int16 if n.max(initial=0) < 2 ** 15 else np.int64)) if \
+                len(g_round) and int(g_round.max()) > int(n.min(initial=0)) else None
         else:
-            p_keys = (tix << 24) | start_no
-            g_t = g_tix.astype(np.int64) << 24
-            rows = np.searchsorted(p_keys, g_t | player_no)
-            opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
-            opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
-            cell = row_cell[rows] + g_round - 1
-            opp_local = local[opp_rows].astype(np.int32) if P else np.zeros(len(rows), dtype=np.int32)
-        if len(g_round) and int(g_round.max()) > int(n.min(initial=0)):
-            cell[g_round > n.astype(np.int16 if n.max(initial=0) < 2 ** 15 else np.int64)[g_tix]] = trash
+            g_tix = (g_tix if g_tix is not None else per_game.rows).astype(np.intp, copy=False)  # type: ignore[union-attr]
+            head = np.minimum(first, max(P - 1, 0))
+            if numbered:   # (part-way through an event: after_round)
+                cell = (row_cell[head] - R_of[t_bucket] - 1)[g_tix] + player_no * R_of[t_bucket][g_tix] + g_round
+                opp_found = (opp_no > 0) & (opp_no <= count[g_tix])
+                opp_local = ((local[head] - 1)[g_tix] + opp_no).astype(np.int32)
+            else:
+                p_keys = (tix << 24) | start_no
+                g_t = g_tix.astype(np.int64) << 24
+                rows = np.searchsorted(p_keys, g_t | player_no)
+                opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
+                opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
+                cell = row_cell[rows] + g_round - 1
+                opp_local = local[opp_rows].astype(np.int32) if P else np.zeros(len(rows), dtype=np.int32)
+            beyond = n[g_tix] if len(g_round) and int(g_round.max()) > int(n.min(initial=0)) else None
+        if beyond is not None:
+            cell[g_round > beyond] = trash
     opp_local[~opp_found] = NO_OPP
 
     def flat(values: np.ndarray, fill: int, dtype: type) -> np.ndarray:
@@ -433,7 +436,9 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
     g_outcome = game_outcomes(g["result"])
     unplayed = np.flatnonzero(g_type != GAME_TYPE["played"])
-    u_pts, u_t = points[unplayed], tix[unplayed // R_of[0]] if g_tix is None else g_tix[unplayed]
+    u_pts = points[unplayed]
+    u_t = tix[unplayed // R_of[0]] if cell is None else g_tix[unplayed] if g_tix is not None else \
+        per_game.of(unplayed)  # type: ignore[union-attr]
     g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
     outcome = flat(g_outcome, LOSS, np.int8)
     bonus = bonus_cells(batch, t_ids, tix, start_no, row_cell, n, trash, (pts, gtype, outcome))
