@@ -321,6 +321,10 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
                         return
                     elif entry is not None and isinstance(entry, Future):
                         run = _steal(shared, fn)
+                elif shared.exhausted and isinstance(entry, Future):
+                    # nothing left to take: an item a worker holds but has not started runs here, however many
+                    # results wait here (at most what a worker holds more), rather than this process idling
+                    ready, run = None, _steal(shared, fn)
                 else:
                     ready, run = None, None
                 if ready is None and run is None:
