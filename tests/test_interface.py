@@ -312,3 +312,20 @@ def test_audit_names_a_202_list_it_cannot_parse(tmp_path: Path) -> None:
     row = next(csv.DictReader(io.StringIO(plain.stdout)))
     # no list at all: the usual orders are tried (issue 21 item 22); ranks = start numbers follow none of them
     assert row["status"] == "no usual order agrees" and row["order"] and int(row["order_differ"]) > 0
+
+
+def test_the_program_exits_at_once_yet_a_profiler_gets_its_data(tmp_path: Path) -> None:
+    """The tbstats program skips the interpreter's teardown once a command is done (tbstats.cli.base): its
+    output is complete and its exit code kept, and under a profiler, which writes at exit, it exits as usual."""
+    out, profile = tmp_path / "table.csv", tmp_path / "run.prof"
+    plain = subprocess.run([sys.executable, "-m", "tbstats", "compute", E2, "-t", "BH", "-o", str(out), "-q"],
+                           capture_output=True, text=True, check=False)
+    assert plain.returncode == 0 and plain.stderr == "", plain.stderr
+    assert out.read_text().startswith("source,tournament,start_no")
+    bad = subprocess.run([sys.executable, "-m", "tbstats", "compute", E2, "-t", "XX"], capture_output=True,
+                         text=True, check=False)
+    assert bad.returncode == 2 and "unknown tie-break 'XX'" in bad.stderr
+    profiled = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m", "tbstats", "compute",
+                               E2, "-t", "BH", "-q"], capture_output=True, text=True, check=False)
+    assert profiled.returncode == 0, profiled.stderr
+    assert profile.stat().st_size > 0 and "source,tournament" in profiled.stdout
