@@ -136,6 +136,20 @@ def workers_asked(args: list[str]) -> int:
     return 1
 
 
+def may_read_trf(args: list[str]) -> bool:
+    """Whether a command line may read TRF files (whose reading ``--workers`` gives to worker processes): some
+    argument names an existing path, or a glob pattern, that is not surely a columnar model (a model alone is
+    read on threads: starting the processes would only take a core from it). Told before the command's modules
+    are imported, from names and directory entries only.
+
+    >>> may_read_trf(["compute", "data/examples", "-t", "BH"]), may_read_trf(["info", "x/*.parquet", "-q"])
+    (True, False)
+    """
+    from tbstats.io.kinds import is_pattern, surely_columnar
+
+    return any((os.path.exists(a) or is_pattern(a)) and not surely_columnar(a) for a in args)
+
+
 class _Group(click.Group):
     """A click group that turns tbstats errors into a message on stderr and exit code 3, Ctrl-C into 130;
     its commands are imported when first needed (:class:`_Commands`)."""
@@ -167,7 +181,8 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            if workers_asked(ctx.meta.get(ARGV_KEY, [])) > 1:
+            argv = ctx.meta.get(ARGV_KEY, [])
+            if workers_asked(argv) > 1 and may_read_trf(argv):
                 from tbstats.run import processes
 
                 processes.prestart()

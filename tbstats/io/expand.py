@@ -15,20 +15,19 @@ from typing import Final, Literal
 
 import polars as pl
 
-from tbstats.io import safe, tabular
+from tbstats.io import kinds, safe, tabular
+from tbstats.io.kinds import is_pattern as is_pattern
 
 Kind = Literal["trf", "tabular", "skip", "reject"]
 
 #: Reader by file extension (lower case).
 READERS: Final[dict[str, Literal["trf", "tabular"]]] = {
-    ".trf": "trf", ".txt": "trf", ".tab": "trf",
-    ".parquet": "tabular", ".arrow": "tabular", ".ipc": "tabular", ".feather": "tabular", ".csv": "tabular",
+    ".trf": "trf", ".txt": "trf", ".tab": "trf", **dict.fromkeys(kinds.EXTENSIONS, "tabular"),
 }
 ARCHIVES: Final = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 MISSING: Final = "no such file or directory"
 #: How every skip reason starts; skipped files are listed in the ledger but are not problems.
 SKIPPED: Final = "not a tournament file ("
-_GLOB_CHARS: Final = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -65,11 +64,6 @@ def is_archive(path: str) -> bool:
     (True, False)
     """
     return _suffix(path) in ARCHIVES
-
-
-def is_pattern(text: str) -> bool:
-    """Whether an input is a glob pattern (it has ``*``, ``?`` or ``[``)."""
-    return bool(_GLOB_CHARS & set(text))
 
 
 def _skip(name: str, ext: str, note: str = "") -> _Item:

@@ -34,7 +34,6 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, TypeVar
 
 from tbstats.errors import TbstatsError
-from tbstats.run import portable
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -48,6 +47,14 @@ IN_HAND: Final = 4
 
 #: Items below which a run does not start workers: this process reads them before the workers are up.
 FEWEST: Final = 4
+
+
+def _portable() -> Any:
+    """:mod:`tbstats.run.portable`, imported when first used: it imports polars, which would delay the start of
+    the forkserver (:func:`prestart`) by a tenth of a second."""
+    from tbstats.run import portable
+
+    return portable
 
 
 def pickles(obj: object) -> bool:
@@ -270,7 +277,7 @@ def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
                 return
             k, item = got
             try:
-                future = here.executor.submit(portable.call, fn, item)   # packed there, unpacked in _result
+                future = here.executor.submit(_portable().call, fn, item)   # packed there, unpacked in _result
             except (RuntimeError, BrokenProcessPool):   # the pool is shut down or broken: this run is ending
                 shared.stop = True
                 shared.cond.notify_all()
@@ -283,7 +290,7 @@ def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
 
 def _result(item: Future[Any] | _Here) -> Any:
     try:
-        return portable.unpack(item.result()) if isinstance(item, Future) else item.result()
+        return _portable().unpack(item.result()) if isinstance(item, Future) else item.result()
     except BrokenProcessPool:
         shutdown()
         raise TbstatsError("a worker process of --workers died (out of memory, or killed); run again, with "

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final
 
 import polars as pl
 
 from tbstats.errors import SchemaError
+from tbstats.io.kinds import EXTENSIONS as EXTENSIONS  # model file formats by extension
+from tbstats.io.kinds import Format as Format
+from tbstats.io.kinds import is_model_dir as is_model_dir
 from tbstats.model.games import OPTIONAL, SCHEMAS, cast_checked, fits
 
-Format = Literal["parquet", "arrow", "csv"]
-
-#: Model file formats by file extension (lower case).
-EXTENSIONS: Final[dict[str, Format]] = {
-    ".parquet": "parquet", ".arrow": "arrow", ".ipc": "arrow", ".feather": "arrow", ".csv": "csv",
-}
 #: The extension each format is written with.
 SUFFIX: Final[dict[Format, str]] = {"parquet": ".parquet", "arrow": ".arrow", "csv": ".csv"}
 TABLES: Final = ("tournaments", "players", "games", "warnings")
@@ -105,14 +102,6 @@ def _table_source(directory: Path, table: str) -> Path | None:
         raise SchemaError(f"{directory}: table {table} is stored more than once "
                           f"({', '.join(p.name for p in found)}); keep one")
     return found[0] if found else None
-
-
-def is_model_dir(path: str | Path) -> bool:
-    """Whether ``path`` is a directory dataset: it holds a ``tournaments`` table file or part directory."""
-    p = Path(path)
-    return p.is_dir() and (any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS)
-                           or ((p / "tournaments").is_dir() and any(
-                               q.is_file() and q.suffix.lower() in EXTENSIONS for q in (p / "tournaments").rglob("*"))))
 
 
 def _parts(directory: Path) -> list[Path]:

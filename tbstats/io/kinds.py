@@ -1,0 +1,38 @@
+"""What a path holds, told from its name and the directory entries beside it: no file is opened and nothing
+heavy is imported, so the command line can ask before anything else (whether worker processes for TRF files
+are worth starting at once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final, Literal
+
+Format = Literal["parquet", "arrow", "csv"]
+
+#: Columnar model file formats by file extension (lower case).
+EXTENSIONS: Final[dict[str, Format]] = {
+    ".parquet": "parquet", ".arrow": "arrow", ".ipc": "arrow", ".feather": "arrow", ".csv": "csv",
+}
+
+
+def is_pattern(text: str) -> bool:
+    """Whether an input is a glob pattern (it has ``*``, ``?`` or ``[``)."""
+    return bool(frozenset("*?[") & set(text))
+
+
+def is_model_dir(path: str | Path) -> bool:
+    """Whether ``path`` is a directory dataset: it holds a ``tournaments`` table file or part directory."""
+    p = Path(path)
+    return p.is_dir() and (any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS)
+                           or ((p / "tournaments").is_dir() and any(
+                               q.is_file() and q.suffix.lower() in EXTENSIONS for q in (p / "tournaments").rglob("*"))))
+
+
+def surely_columnar(path: str) -> bool:
+    """Whether an input certainly holds no TRF file: a directory dataset, or a file (or a glob pattern) of a
+    columnar format by its extension.
+
+    >>> surely_columnar("x/games.parquet"), surely_columnar("arc/**/*.csv"), surely_columnar("a.trf")
+    (True, True, False)
+    """
+    return Path(path).suffix.lower() in EXTENSIONS or is_model_dir(path)
