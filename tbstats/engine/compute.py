@@ -32,8 +32,8 @@ from tbstats.model.spec import TieBreakSpec
 
 #: players per run of tournaments that the engine computes at once (:func:`chunks`: larger batches are split,
 #: so that its players x rounds arrays, about 80 bytes a game row, are bounded by the run, not by the batch).
-#: Runs of 150,000 players on two threads computed the 10k mix 1.25x faster than runs of 90,000 (fewer,
-#: larger runs: less of the work that holds the GIL); one thread is as fast either way.
+#: Runs of 150,000 players on two threads computed the 10k mix 1.25x faster than runs of 90,000 (measured, see
+#: benchmarks/RESULTS.md, 2026-12-02 05:03); one thread is as fast either way.
 CHUNK_PLAYERS = 150_000
 
 

@@ -17,7 +17,8 @@ from tbstats.model.dense import FORFEIT_TYPES, type_table
 from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
-#: DE works on the tied players alone when they are fewer than one in this many of the batch's players
+#: DE's passes, and refine's numbering of the tied groups, work on the tied players alone when they are fewer
+#: than one in this many of the batch's players (else one pass over every player costs less)
 FEW_TIED = 4
 _FORFEIT = type_table(FORFEIT_TYPES)
 
