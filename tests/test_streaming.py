@@ -37,6 +37,12 @@ def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batches, "UNIT_TOURNAMENTS", 3)
 
 
+def test_the_small_parts_fixture_takes_effect(inputs: list[str]) -> None:
+    """The fixture above reaches the planner (its value is read when a plan is made, not bound at import)."""
+    flat = next(i for i in inputs if i.endswith("flat.parquet"))
+    assert len(sources.plan([flat], batch_size=1).parts) == 25 // 3 + 1
+
+
 def _run(args: list[str]) -> str:
     result = CliRunner().invoke(main, [*args, "-q"])
     assert result.exit_code in (0, 1), result.output

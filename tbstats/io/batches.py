@@ -16,13 +16,15 @@ from tbstats.model.games import Batch, source_files
 UNIT_TOURNAMENTS: Final = 512
 
 
-def unit_size(batch_size: int, least: int = UNIT_TOURNAMENTS) -> int:
+def unit_size(batch_size: int, least: int | None = None) -> int:
     """The tournaments of one part of a model: the smallest multiple of ``batch_size`` of at least ``least``
-    (:data:`UNIT_TOURNAMENTS`), so that a part's batches are cut where runs of ``batch_size`` would be.
+    (by default :data:`UNIT_TOURNAMENTS`, read when called), so that a part's batches are cut where runs of
+    ``batch_size`` would be.
 
     >>> unit_size(1), unit_size(100), unit_size(2000), unit_size(2000, 5000)
     (512, 600, 2000, 6000)
     """
+    least = UNIT_TOURNAMENTS if least is None else least
     return batch_size * max(1, -(-least // batch_size))
 
 

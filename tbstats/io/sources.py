@@ -110,9 +110,10 @@ class Plan:
 
 
 def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 2000,
-         max_member_bytes: int = safe.MAX_MEMBER_BYTES, part_size: int = batches.UNIT_TOURNAMENTS) -> Plan:
+         max_member_bytes: int = safe.MAX_MEMBER_BYTES, part_size: int | None = None) -> Plan:
     """Expand the inputs and cut them into parts: ``batch_files`` TRF files, or whole batches of ``batch_size``
-    tournaments of a columnar model, at least ``part_size`` (only its tournament column is scanned here). An
+    tournaments of a columnar model, at least ``part_size`` (:data:`~tbstats.io.batches.UNIT_TOURNAMENTS` when
+    None; only its tournament column is scanned here). An
     archive member larger than ``max_member_bytes`` once decompressed is rejected without reading it all."""
     if isinstance(inputs, str | os.PathLike):
         raise TbstatsError("inputs must be a list of paths, not one string")

@@ -30,8 +30,7 @@ from typing import Any, Final, Generic, TypeVar, cast, overload
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io import sources
-from tbstats.io.batches import UNIT_TOURNAMENTS
+from tbstats.io import batches, sources
 from tbstats.io.progress import Progress
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
@@ -75,10 +74,10 @@ def _work_kept(part: Part, batch_size: int, f: Callable[[Batch], P]) -> tuple[_D
     return _mapped(*sources.read_part(part, batch_size), f)
 
 
-def _mapped(ledger: pl.DataFrame, batches: list[Batch], f: Callable[[Batch], P]) -> tuple[_Done[P], list[Batch]]:
-    """The done of a part read: ``f`` of each of its batches, with the part's ledger and warnings."""
+def _mapped(ledger: pl.DataFrame, part: list[Batch], f: Callable[[Batch], P]) -> tuple[_Done[P], list[Batch]]:
+    """The done of a part read: ``f`` of each of its batches (``part``), with the part's ledger and warnings."""
     rejected: list[pl.DataFrame] = []
-    done = [_map_rejecting(b, f, rejected) for b in batches]
+    done = [_map_rejecting(b, f, rejected) for b in part]
     kept = [b for b, _ in done]
     warnings = pl.concat([b.warnings for b in kept]) if kept else empty("warnings")
     return _Done(pl.concat([ledger, *rejected]), [(b.n_tournaments, b.games.height, value) for b, value in done],
@@ -356,7 +355,7 @@ class Run(Tally):
         if self._started:
             raise TbstatsError("a Run can be mapped only once")
         self._started = True
-        least = UNIT_TOURNAMENTS if self.client is None else max(UNIT_TOURNAMENTS, CLUSTER_BATCHES * self.batch_size)
+        least = None if self.client is None else max(batches.UNIT_TOURNAMENTS, CLUSTER_BATCHES * self.batch_size)
         plan = sources.plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
                             max_member_bytes=self.max_member_bytes, part_size=least)
         bar = sources.progress_of(plan, self.progress, self.label)
