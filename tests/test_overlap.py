@@ -121,6 +121,21 @@ def test_trf_read_in_worker_processes_gives_the_same_tournaments_ledger_and_erro
     assert raised.value.path == str(tmp_path / "04.trf")
 
 
+def test_items_of_a_trf_run_are_smaller_when_the_run_is_small(tmp_path: Path) -> None:
+    """READ_FILES files an item, fewer so that each process gets about four, never below half of it."""
+    for n in (8, 12):
+        (tmp_path / f"{n}").mkdir()
+        _files(tmp_path / f"{n}", n)
+    plan = {n: sources.plan([str(tmp_path / f"{n}")]).parts for n in (8, 12)}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sources, "READ_FILES", 2)
+        assert [pipeline.item_files(plan[n], 2) for n in (8, 12)] == [1, 2]   # 8 files: 8 items of 1
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sources, "READ_FILES", 4)
+        assert [pipeline.item_files(plan[n], 2) for n in (8, 12)] == [2, 2]   # at least half of READ_FILES
+    assert pipeline.item_files(plan[8], 2) == sources.READ_FILES // 2
+
+
 def _fours(players: list[str]) -> list[list[str]]:
     """A batch's player names cut into its four-player tournaments."""
     return [players[k:k + 4] for k in range(0, len(players), 4)]
@@ -146,7 +161,7 @@ def test_the_command_with_two_workers_prints_nothing_else_and_writes_the_same_ta
     import subprocess
     import sys
 
-    pieces = processes.FEWEST * sources.READ_FILES   # enough files for the command to start a worker
+    pieces = processes.FEWEST * sources.READ_FILES // 2   # enough files for the command to start a worker
     inputs = tmp_path / "in"
     inputs.mkdir()
     for k in range(pieces + 1):

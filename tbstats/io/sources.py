@@ -197,8 +197,9 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
 
 #: TRF files parsed at a time (a piece of a part): the reader's working arrays (several times the game rows'
 #: size) then stay bounded whatever ``--batch-files`` is, and a worker process reads one piece of a part
-#: while another reads the next; the batches are the same.
-READ_FILES: Final = 500
+#: while another reads the next; the batches are the same. Each read has fixed costs: pieces of 1,000 files
+#: computed the 10k mix 3% faster than pieces of 500 with one process, 6% with two (benchmarks/RESULTS.md).
+READ_FILES: Final = 1000
 
 
 def pieces(part: Part) -> list[Part]:

@@ -301,6 +301,16 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
         reads.close()
 
 
+def item_files(parts: Sequence[Part], workers: int) -> int:
+    """TRF files in one item of a ``--workers`` run from TRF: :data:`~tbstats.io.sources.READ_FILES` (an item's
+    fixed costs, the reader's, the batch's and the result's trip, are shared by more files), fewer in a run
+    too small for about four items a process, where the last items would not even out, but not below half
+    of it: a run of fewer than :data:`~tbstats.run.processes.FEWEST` items starts no worker processes (it would
+    end before they are up)."""
+    files = sum(item.kind == "trf" for part in parts for item in part.items)
+    return max(sources.READ_FILES // 2, min(sources.READ_FILES, -(-files // (4 * workers))))
+
+
 # -------------------------------------------------------------------------------------------------- a run
 
 #: Batches of a model a Dask task reads and maps at least: each task has a fixed cost on a cluster (the
@@ -365,9 +375,10 @@ class Run(Tally):
         if not in_processes(parts, self.workers, self.client):
             results = Executor(self.workers, self.client).run(work, parts, keep, then)
         elif not keep and _processes().pickles(work) and len(
-                split := [p for part in parts for p in sources.split(part, sources.READ_FILES)]) >= _processes().FEWEST:
-            # parts of at most READ_FILES TRF files read and mapped there or here: a result is the same for
-            # any cut into batches (only the batches kept by ingest show theirs: they take the other way)
+                split := [p for part in parts for p in sources.split(part, item_files(parts, self.workers))]
+        ) >= _processes().FEWEST:
+            # parts of TRF files read and mapped there or here: a result is the same for any cut into batches
+            # (only the batches kept by ingest show theirs: they take the other way)
             parts = tuple(split)
             results = _processes().ordered(work, parts, self.workers)
         else:   # pieces read there, batches mapped here
