@@ -2,8 +2,8 @@
 threads cannot read two pieces of an archive at once, but processes can.
 
 :func:`ordered` runs a function over items on ``workers - 1`` worker processes *and* in this process: a
-feeder thread keeps each worker holding :data:`IN_HAND` items; this process, while it waits for the next
-result in order, runs the next item itself; the results come back in input order. With ``--workers N`` on
+feeder thread keeps each worker holding :data:`IN_HAND` items (near the end only the one it runs); this process,
+while it waits for the next result in order, runs the next item itself; the results come back in input order. With ``--workers N`` on
 TRF inputs (:meth:`tbstats.run.pipeline.Run.map`) the items are parts of at most 500 files, read and mapped
 where they go (only their names travel, and the partial results back), or, when the batches must stay
 here, pieces of parts whose batches come back (Arrow buffers, about 20 ms per 500 files).
@@ -28,7 +28,7 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sized
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, TypeVar
@@ -237,9 +237,11 @@ class _Shared:
     """The items, in order, taken one at a time by the feeder (for the workers) and by this process, with
     what became of each: a worker's future or a result made here (``cond`` guards it all)."""
 
-    def __init__(self, items: Iterable[Any], cap: int) -> None:
+    def __init__(self, items: Iterable[Any], cap: int, workers: int) -> None:
+        self.total = len(items) if isinstance(items, Sized) else None
         self.items = enumerate(items)
         self.cap = cap                    # items the workers hold at most
+        self.workers = workers
         self.taken = 0
         self.exhausted = False
         self.stop = False
@@ -258,6 +260,14 @@ class _Shared:
         self.taken += 1
         return got
 
+    def room(self) -> bool:
+        """Whether the workers may be handed another item: while they hold fewer than ``cap``, and near the end
+        (no more items left than ``cap``) only one each, the one they run: an item handed over is queued in the
+        pool and can no longer be taken back, so the last ones would keep this process idle while a worker
+        finishes them one after the other."""
+        near_end = self.total is not None and self.total - self.taken <= self.cap
+        return self.away < (self.workers if near_end else self.cap)
+
     def finished(self, _: Future[Any]) -> None:
         with self.cond:
             self.away -= 1
@@ -269,7 +279,7 @@ def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
     here.ready.wait()
     while here.failed is None:
         with shared.cond:
-            while not shared.stop and shared.away >= shared.cap:
+            while not shared.stop and not shared.room():
                 shared.cond.wait()
             got = None if shared.stop else shared.take()
             if got is None:
@@ -307,7 +317,7 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
     if workers < 2:
         raise TbstatsError(f"ordered needs at least 2 workers, not {workers}")
     here = pool(workers - 1)
-    shared = _Shared(items, IN_HAND * here.workers)
+    shared = _Shared(items, IN_HAND * here.workers, here.workers)
     threading.Thread(target=_feed, args=(shared, here, fn), name="tbstats-feeder", daemon=True).start()
     k = 0
     try:
