@@ -87,6 +87,9 @@ def check_text(path: str, raw: bytes) -> None:
 
 def character_codes(path: str, raw: bytes) -> tuple[bytes | np.ndarray, str | None]:
     """The characters of a file as codes: the bytes themselves when they are ASCII, else decoded codes."""
+    if raw.isascii() and raw.find(b"\x00", 0, 4096) < 0:   # (UTF-16 text without a BOM has NULs near the start)
+        check_text(path, raw)
+        return raw, None
     if raw.isascii() and _utf16(raw) is None:
         check_text(path, raw)
         return raw, None
