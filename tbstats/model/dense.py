@@ -405,7 +405,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
         else:
             g_tix = (g_tix if g_tix is not None else per_game.rows).astype(np.intp, copy=False)  # type: ignore[union-attr]
             head = np.minimum(first, max(P - 1, 0))
-            if numbered:   # (part-way through an event: after_round)
+            if numbered and P:   # (part-way through an event: after_round)
                 cell = (row_cell[head] - R_of[t_bucket] - 1)[g_tix] + player_no * R_of[t_bucket][g_tix] + g_round
                 opp_found = (opp_no > 0) & (opp_no <= count[g_tix])
                 opp_local = ((local[head] - 1)[g_tix] + opp_no).astype(np.int32)
