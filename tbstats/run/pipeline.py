@@ -269,7 +269,7 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     """Whether ``--workers`` reads the parts in worker processes: when some are TRF files, whose reading holds
     the GIL (a columnar model is read and computed by numpy and polars, which release it: threads then).
 
-    Each part of at most 500 files is then read and mapped by a worker or here (:func:`tbstats.run.processes.
+    Each part of :func:`item_files` files is then read and mapped by a worker or here (:func:`tbstats.run.processes.
     ordered`) when ``f`` travels, the batches need not stay and there are enough parts; else the pieces of
     the parts are read there and here and the batches mapped here (:func:`read_in_processes`), the very
     batches of one process."""
