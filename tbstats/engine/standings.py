@@ -152,17 +152,19 @@ def _meetings(ctx: Context, forfeits: bool, among: np.ndarray) -> _Meetings:
     for rows, part in ctx.parts():
         d = part.dense
         mask = among if rows is None else among[rows]
+        R = max(d.rounds, 1)
+        # the games' cells as flat positions (one index array, read with np.take)
         if int(mask.sum()) * FEW_TIED < len(mask):   # their rows only: DE late in a list has few tied players
             players = np.flatnonzero(mask)
-            i, r = np.nonzero(d.played[players])
-            i = players[i]
+            k, r = np.nonzero(d.played[players])
+            at = players[k] * R + r
         else:
-            i, r = np.nonzero(d.played & mask[:, None])
+            at = np.flatnonzero(d.played & mask[:, None])
         fi, fr = d.forfeit_cells
         keep = mask[fi] & _FORFEIT[d.gtype[fi, fr]] & (forfeits | d.per_player(d.round_robin)[fi])
         if keep.any():
-            i, r = np.concatenate([i, fi[keep]]), np.concatenate([r, fr[keep]])
-        j, p = d.opp[i, r].astype(np.int64), d.pts[i, r].astype(np.int64)
+            at = np.concatenate([at, fi[keep] * R + fr[keep]])
+        i, j, p = at // R, np.take(d.opp, at).astype(np.int64), np.take(d.pts, at).astype(np.int64)
         parts.append((i, j, p) if rows is None else (rows[i], rows[j], p))
     if not parts:
         return _Meetings(*(np.zeros(0, dtype=np.int64) for _ in range(3)))
