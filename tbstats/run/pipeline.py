@@ -311,6 +311,12 @@ def item_files(parts: Sequence[Part], workers: int) -> int:
     return max(sources.READ_FILES // 2, min(sources.READ_FILES, -(-files // (4 * workers))))
 
 
+def cut_for_processes(parts: Sequence[Part], workers: int) -> tuple[Part, ...]:
+    """The parts cut into items of :func:`item_files` TRF files (a model's parts stay whole)."""
+    each = item_files(parts, workers)
+    return tuple(p for part in parts for p in sources.split(part, each))
+
+
 # -------------------------------------------------------------------------------------------------- a run
 
 #: Batches of a model a Dask task reads and maps at least: each task has a fixed cost on a cluster (the
@@ -375,11 +381,10 @@ class Run(Tally):
         if not in_processes(parts, self.workers, self.client):
             results = Executor(self.workers, self.client).run(work, parts, keep, then)
         elif not keep and _processes().pickles(work) and len(
-                split := [p for part in parts for p in sources.split(part, item_files(parts, self.workers))]
-        ) >= _processes().FEWEST:
+                split := cut_for_processes(parts, self.workers)) >= _processes().FEWEST:
             # parts of TRF files read and mapped there or here: a result is the same for any cut into batches
             # (only the batches kept by ingest show theirs: they take the other way)
-            parts = tuple(split)
+            parts = split
             results = _processes().ordered(work, parts, self.workers)
         else:   # pieces read there, batches mapped here
             results = read_in_processes(parts, self.batch_size, f, keep, self.workers)
