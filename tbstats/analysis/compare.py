@@ -324,26 +324,26 @@ def _drilldown(ctx: Context, sources: np.ndarray, names: pl.Series, a: Config, b
     d = ctx.roster
     rows = np.nonzero(changed[d.tix] & ((sa.steps[-1] == 1) | (sb.steps[-1] == 1)))[0]
     pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
-    out = pl.DataFrame({
-        "a": [a.name] * len(rows), "b": [b.name] * len(rows),
-        "source": sources[d.tix[rows]], "tournament": d.t_ids[d.tix[rows]],
-        "start_no": d.start_no[rows], "name": names.gather(rows),
+    source, start_no = sources[d.tix[rows]], d.start_no[rows]
+    columns: dict[str, object] = {
+        "a": [a.name] * len(rows), "b": [b.name] * len(rows), "source": source, "tournament": d.t_ids[d.tix[rows]],
+        "start_no": start_no, "name": names.gather(rows),
         "points": pts.take(rows).as_float(), "rank_a": sa.steps[-1][rows].astype(np.int64),
-        "rank_b": sb.steps[-1][rows].astype(np.int64)},
-        schema_overrides={"name": pl.String, "source": pl.String})
+        "rank_b": sb.steps[-1][rows].astype(np.int64)}
     for cfg in (a, b):
         for spec in cfg.specs or ():
-            tb = get_tiebreak(spec.name)
             col = f"{cfg.name}:{spec}"
-            if tb.kind == "partition" or col in out.columns:
+            if get_tiebreak(spec.name).kind == "partition" or col in columns:
                 continue
             v = ctx.values(spec, FIXED_EDITION.get(spec.name, spec.edition or cfg.rules), kernel_of(spec.name))
-            out = out.with_columns(pl.Series(col, v.take(rows).as_float()).fill_nan(None))
+            # undefined values are nulls (no NaN in the output); built at once, not one frame per column
+            columns[col] = pl.Series(col, v.take(rows).as_float(), nan_to_null=True)
     first = next((s for s in (a.specs or ()) if get_tiebreak(s.name).kind == "value"), None)
     spec_text = str(first) if first else "BH"
-    hints = [f"tbstats explain {shlex.quote(src.split('#')[0])} --player {no} --tiebreak {spec_text} --rules {a.rules}"
-             + (f" --tournament {int(src.rsplit('#', 1)[1]) - 1}" if "#" in src else "")
-             for src, no in zip(out["source"], out["start_no"], strict=True)]
-    return out.with_columns(pl.Series("explain", hints, dtype=pl.String))
+    columns["explain"] = pl.Series("explain", [
+        f"tbstats explain {shlex.quote(src.split('#')[0])} --player {no} --tiebreak {spec_text} --rules {a.rules}"
+        + (f" --tournament {int(src.rsplit('#', 1)[1]) - 1}" if "#" in src else "")
+        for src, no in zip(source.tolist(), start_no.tolist(), strict=True)], dtype=pl.String)
+    return pl.DataFrame(columns, schema_overrides={"name": pl.String, "source": pl.String})
 
 

@@ -149,16 +149,15 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
     m_values, m_code = np.unique(np.stack([shared[n] for n in names]) if names else np.zeros((0, d.players), np.int64),
                                  return_inverse=True)
     m_code = m_code.reshape(len(names), d.players)
-    rows_k = k_code[rows]
-    singles_key, singles_n = _tally([np.repeat(np.arange(len(names)), len(rows)), np.tile(feature, len(names)),
-                                     np.tile(rows_k, len(names)), m_code[:, rows].reshape(-1)],
-                                    [len(names), len(found), len(k_values), len(m_values)])
-    at = {n: i for i, n in enumerate(names)}
-    pair_key, pair_n = _tally([np.repeat(np.arange(len(pairs)), len(rows)), np.tile(feature, len(pairs)),
-                               np.tile(rows_k, len(pairs)),
-                               m_code[[at[a] for a, _ in pairs]][:, rows].reshape(-1),
-                               m_code[[at[b] for _, b in pairs]][:, rows].reshape(-1)],
-                              [len(pairs), len(found), len(k_values), len(m_values), len(m_values)])
+    # one whole number per row and combination (feature, group size, first-place shares), built per
+    # configuration and pair from the players' codes (never a copy of every column per configuration)
+    n_k, n_m = len(k_values), len(m_values)
+    fk = (feature.astype(np.int64) * n_k + k_code[rows]) * n_m
+    m_rows = {n: np.take(m_code[i], rows) for i, n in enumerate(names)}
+    singles_key, singles_n = _tally([i * len(found) * n_k * n_m + fk + m_rows[n] for i, n in enumerate(names)],
+                                    [len(names), len(found), n_k, n_m])
+    pair_key, pair_n = _tally([(i * len(found) * n_k * n_m + fk) * n_m + m_rows[a] * n_m + m_rows[b]
+                               for i, (a, b) in enumerate(pairs)], [len(pairs), len(found), n_k, n_m, n_m])
     c, f, kk, m = singles_key
     singles = pl.DataFrame({"_c": c, "_f": f.astype(np.uint32), "k": k_values[kk], "m": m_values[m], "n": singles_n}
                            ).join(where, on="_f").select(_named(pl.col("_c"), names).alias("config"), "breakdown",
@@ -172,17 +171,17 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
                   _add(pl.DataFrame(schema=_PAIR_SCHEMA), _cast([joint], _PAIR_SCHEMA), _PAIR_KEYS))
 
 
-def _tally(codes: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    """The distinct rows of ``codes`` (columns of whole numbers below ``sizes``) and how often each occurs."""
-    if not len(codes[0]) or not all(sizes):
-        return tuple(np.zeros(0, dtype=np.int64) for _ in codes), np.zeros(0, dtype=np.int64)
-    key = np.ravel_multi_index(tuple(codes), tuple(sizes))
+def _tally(keys: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The distinct combinations among ``keys`` (parts of one array of whole numbers, each a combination of
+    codes below ``sizes`` raveled in C order) as one column per code, and how often each occurs."""
     total = int(np.prod(sizes, dtype=np.float64))
-    if total <= 4 * len(key) + 65536:
-        counts = np.bincount(key, minlength=total)
+    if not keys or not sum(len(k) for k in keys) or not total:
+        return tuple(np.zeros(0, dtype=np.int64) for _ in sizes), np.zeros(0, dtype=np.int64)
+    if total <= 4 * sum(len(k) for k in keys) + 65536:
+        counts = sum((np.bincount(k, minlength=total) for k in keys[1:]), start=np.bincount(keys[0], minlength=total))
         present = np.flatnonzero(counts)
         return np.unravel_index(present, tuple(sizes)), counts[present]
-    present, counts = np.unique(key, return_counts=True)
+    present, counts = np.unique(np.concatenate(keys), return_counts=True)
     return np.unravel_index(present, tuple(sizes)), counts
 
 

@@ -48,17 +48,20 @@ def _sorted(group: np.ndarray, x: np.ndarray, y: np.ndarray
     if len(group):
         bx, by = int(x.max()).bit_length(), int(y.max()).bit_length()
         if int(group.max()).bit_length() + bx + by < 63:
-            key = np.sort((group << (bx + by)) | (x << by) | y)
+            key = np.sort((group << (bx + by)) | (x << by) | y, kind="stable")   # timsort: runs in order are cheap
             return key >> (bx + by), key & ((1 << by) - 1), (key,)
     order = np.lexsort((y, x, group))
     return group[order], y[order], (x[order], y[order])
 
 
 def _group_sums(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
-    """Per group, the sum of ``values`` (int64, exact) over the items of ``group`` (sorted)."""
-    total = np.concatenate([[0], np.cumsum(values, dtype=np.int64)])
-    ids = np.arange(n_groups)
-    return total[np.searchsorted(group, ids, "right")] - total[np.searchsorted(group, ids, "left")]
+    """Per group, the sum of ``values`` (int64, exact) over the items of ``group`` (sorted): one sum per run
+    of equal groups, so the cost follows the items, not ``n_groups``."""
+    out = np.zeros(n_groups, dtype=np.int64)
+    if len(group):
+        first = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))
+        out[group[first]] = np.add.reduceat(np.asarray(values, dtype=np.int64), first)
+    return out
 
 
 def _tied_pairs(group: np.ndarray, keys: Sequence[np.ndarray], n_groups: int) -> np.ndarray:
@@ -118,7 +121,7 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
             break
         f, p, u = first[:rows], pos[:rows], v[:rows]
         base = (f + (p >> (level + 1))) * span   # one number per pair of blocks, in row order
-        merged = np.sort(((base + u) << 1) | ((p >> level) & 1))
+        merged = np.sort(((base + u) << 1) | ((p >> level) & 1), kind="stable")
         v[:rows] = (merged >> 1) - base
         places[:rows] += (merged & 1) * (p & ((2 << level) - 1))
         level += 1

@@ -67,41 +67,25 @@ def _mean_ci(x: np.ndarray, bounds: tuple[float, float] = (-np.inf, np.inf)) -> 
     return m, max(m - half, bounds[0]), min(m + half, bounds[1])
 
 
-def _padded(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """[G, width] matrix of ``values`` per group (rows sorted by group), and the mask of real entries."""
-    counts = np.bincount(group, minlength=n_groups)
-    width = int(counts.max()) if n_groups else 0
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    col = np.arange(len(group)) - start[group]
-    out = np.zeros((n_groups, width), dtype=values.dtype)
-    mask = np.zeros((n_groups, width), dtype=bool)
-    out[group, col] = values
-    mask[group, col] = True
-    return out, mask
-
-
 def spearman(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Spearman's rho per group between ``-rank`` and ``strength`` (average ranks for ties); NaN if undefined.
+
+    Pearson's correlation of the average ranks, from per-group sums (means, then the deviations' products):
+    a few passes over the rows, whatever the groups' sizes.
 
     >>> spearman(np.array([1, 2, 3, 1, 2]), np.array([3., 1., 2., 5., 5.]), np.array([0, 0, 0, 1, 1]), 2)
     array([0.5, nan])
     """
-    order = np.argsort(group, kind="stable")
-    ar, m = _padded(average_ranks(-rank.astype(np.float64), group)[order], group[order], n_groups)
-    as_, _ = _padded(average_ranks(strength.astype(np.float64), group)[order], group[order], n_groups)
-    out = np.full(n_groups, np.nan)
-    step = max(1, 2_000_000 // max(ar.shape[1], 1))
-    for lo in range(0, n_groups, step):
-        sl = slice(lo, lo + step)
-        mm = m[sl]
-        n = mm.sum(axis=1)
-        mr = ar[sl].sum(axis=1) / np.maximum(n, 1)
-        ms = as_[sl].sum(axis=1) / np.maximum(n, 1)
-        dr = np.where(mm, ar[sl] - mr[:, None], 0)
-        ds = np.where(mm, as_[sl] - ms[:, None], 0)
-        denom = np.sqrt((dr * dr).sum(axis=1) * (ds * ds).sum(axis=1))
-        out[sl] = np.where(denom > 0, (dr * ds).sum(axis=1) / np.where(denom > 0, denom, 1), np.nan)
-    return out
+    group = np.asarray(group, dtype=np.int64)
+    ar = average_ranks(-rank.astype(np.float64), group)
+    as_ = average_ranks(strength.astype(np.float64), group)
+    n = np.maximum(np.bincount(group, minlength=n_groups), 1)
+    dr = ar - (np.bincount(group, weights=ar, minlength=n_groups) / n)[group]
+    ds = as_ - (np.bincount(group, weights=as_, minlength=n_groups) / n)[group]
+    cov = np.bincount(group, weights=dr * ds, minlength=n_groups)
+    denom = np.sqrt(np.bincount(group, weights=dr * dr, minlength=n_groups)
+                    * np.bincount(group, weights=ds * ds, minlength=n_groups))
+    return np.where(denom > 0, cov / np.where(denom > 0, denom, 1), np.nan)
 
 
 def average_ranks(values: np.ndarray, group: np.ndarray) -> np.ndarray:
