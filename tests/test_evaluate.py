@@ -7,7 +7,8 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 
-from tbstats.analysis.quality import run, spearman, sweep, tau_b
+from tbstats.analysis.kendall import tau_b
+from tbstats.analysis.quality import run, spearman, sweep
 from tbstats.cli import main
 from tbstats.engine.configs import parse_config
 from tbstats.errors import TbstatsError

@@ -83,19 +83,30 @@ def player_features(d: Dense) -> dict[str, list[tuple[str, np.ndarray]]]:
     """Per breakdown: (value, mask over players) pairs; a player may fall under several unplayed kinds."""
     counted = d.counted
     out: dict[str, list[tuple[str, np.ndarray]]] = {"all": [("all", np.ones(d.players, dtype=bool))]}
-    kinds = [(name, (d.gtype == GAME_TYPE[name]) & counted) for name in UNPLAYED[:7]]
-    absent = (d.gtype == GAME_TYPE["absent"]) & counted
-    present = counted & ~absent
+    # the game types of each player's counted rounds: one count over the cells, not one pass per type
+    player = np.broadcast_to(np.arange(d.players)[:, None], d.gtype.shape)[counted]
+    n_types = len(GAME_TYPE)
+    cells = np.bincount(player * n_types + d.gtype[counted], minlength=d.players * n_types).reshape(
+        d.players, n_types)
+    kinds = [(name, cells[:, GAME_TYPE[name]] > 0) for name in UNPLAYED[:7]]
+    # runs of rounds not paired: only the players who have one are looked at round by round
+    some = np.flatnonzero(cells[:, GAME_TYPE["absent"]])
+    absent = (d.gtype[some] == GAME_TYPE["absent"]) & counted[some]
+    present = counted[some] & ~absent
     r = np.arange(d.rounds)[None, :]
     first_present = np.where(present.any(axis=1), np.where(present, r, d.rounds).min(axis=1), d.rounds)
     last_present = np.where(present, r, -1).max(axis=1)
     late = absent & (r < first_present[:, None])
     withdrawn = absent & (r > last_present[:, None]) & ~late
-    kinds += [("withdrawal", withdrawn), ("late_entry", late), ("absent", absent & ~late & ~withdrawn)]
-    unplayed = [(name, mask.any(axis=1)) for name, mask in kinds]
-    unplayed.append(("none", ~(counted & ~d.played).any(axis=1)))
-    out["unplayed"] = unplayed
-    balance = (d.played & ~d.black).sum(axis=1) - (d.played & d.black).sum(axis=1)
+    for name, mask in (("withdrawal", withdrawn), ("late_entry", late), ("absent", absent & ~late & ~withdrawn)):
+        found = np.zeros(d.players, dtype=bool)
+        found[some] = mask.any(axis=1)
+        kinds.append((name, found))
+    out["unplayed"] = [*kinds, ("none", cells[:, GAME_TYPE["played"]] == cells.sum(axis=1))]
+    played = d.played
+    whites = np.bincount(player, weights=(played & ~d.black)[counted], minlength=d.players)
+    blacks = np.bincount(player, weights=(played & d.black)[counted], minlength=d.players)
+    balance = (whites - blacks).astype(np.int64)
     out["colour"] = [(label, mask) for label, mask in (
         ("<=-2", balance <= -2), ("-1", balance == -1), ("0", balance == 0), ("+1", balance == 1),
         (">=+2", balance >= 2))]

@@ -164,26 +164,46 @@ def _undefined(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarr
     return np.bincount(group[bad], minlength=n_groups) > 0
 
 
+class Against:
+    """One strength per item of many groups, prepared once to be paired with many rankings: its codes, ties,
+    undefined groups and the groups' pair counts do not depend on the ranking (``tbstats evaluate`` pairs
+    every configuration's standings with one strength)."""
+
+    def __init__(self, strength: np.ndarray, group: np.ndarray, n_groups: int) -> None:
+        self.y = np.asarray(strength).astype(np.float64)
+        self.group = np.asarray(group, dtype=np.int64)
+        self.n_groups = n_groups
+        self.codes = _codes(self.y)
+        g, _, same = _sorted(self.group, self.codes, np.zeros_like(self.group))
+        self.tied = _tied_pairs(g, same, n_groups)
+        m = np.bincount(self.group, minlength=n_groups)
+        self.pairs = m * (m - 1) // 2
+        self.undefined = _undefined(self.y, self.group, n_groups)
+
+    def tau_b(self, rank: np.ndarray) -> np.ndarray:
+        """Kendall's tau-b per group between ``-rank`` (1 = best) and the strength (see :func:`tau_b`)."""
+        rank = np.asarray(rank)
+        x = -(rank if rank.dtype.kind == "i" else rank.astype(np.float64))
+        xs = _codes(x)
+        discordant, tied_both = _discordant(self.group, xs, self.codes, self.n_groups)
+        g, _, same = _sorted(self.group, xs, np.zeros_like(self.group))
+        n0, n1, n2 = self.pairs, _tied_pairs(g, same, self.n_groups), self.tied
+        num = (n0 - n1 - n2 + tied_both - 2 * discordant).astype(np.float64)
+        denom = np.sqrt((n0 - n1) * (n0 - n2).astype(np.float64))
+        out = np.where(denom > 0, num / np.where(denom > 0, denom, 1), np.nan)
+        out[_undefined(x.astype(np.float64), self.group, self.n_groups) | self.undefined] = np.nan
+        return out
+
+
 def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Kendall's tau-b per group between ``-rank`` (1 = best) and ``strength``; NaN where undefined (a group
-    whose members are all tied in either, or a strength that is NaN).
+    whose members are all tied in either, or a strength that is NaN). Many rankings against one strength:
+    :class:`Against`.
 
     >>> tau_b(np.array([1, 2, 3, 1, 1]), np.array([3., 2., 1., 1., 2.]), np.array([0, 0, 0, 1, 1]), 2)
     array([ 1., nan])
     """
-    rank = np.asarray(rank)
-    x = -(rank if rank.dtype.kind == "i" else rank.astype(np.float64))
-    y = np.asarray(strength).astype(np.float64)
-    g = np.asarray(group, dtype=np.int64)
-    counts = pair_counts(x, y, g, n_groups)
-    m = np.bincount(g, minlength=n_groups)
-    n0 = m * (m - 1) // 2
-    n1, n2 = counts.tied_x, counts.tied_y
-    num = (n0 - n1 - n2 + counts.tied_both - 2 * counts.discordant).astype(np.float64)
-    denom = np.sqrt((n0 - n1) * (n0 - n2).astype(np.float64))
-    out = np.where(denom > 0, num / np.where(denom > 0, denom, 1), np.nan)
-    out[_undefined(x.astype(np.float64), g, n_groups) | _undefined(y, g, n_groups)] = np.nan
-    return out
+    return Against(strength, group, n_groups).tau_b(rank)
 
 
 def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, int]], need: np.ndarray,

@@ -33,7 +33,7 @@ import polars as pl
 import polars.selectors as cs
 
 from tbstats.analysis.compare import wilson
-from tbstats.analysis.kendall import tau_b
+from tbstats.analysis.kendall import Against
 from tbstats.engine.configs import Config, parse_config, standings
 from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
@@ -70,21 +70,24 @@ def _mean_ci(x: np.ndarray, bounds: tuple[float, float] = (-np.inf, np.inf)) -> 
 def spearman(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Spearman's rho per group between ``-rank`` and ``strength`` (average ranks for ties); NaN if undefined.
 
-    Pearson's correlation of the average ranks, from per-group sums (means, then the deviations' products):
-    a few passes over the rows, whatever the groups' sizes.
+    :func:`pearson` of the average ranks: a few passes over the rows, whatever the groups' sizes.
 
     >>> spearman(np.array([1, 2, 3, 1, 2]), np.array([3., 1., 2., 5., 5.]), np.array([0, 0, 0, 1, 1]), 2)
     array([0.5, nan])
     """
     group = np.asarray(group, dtype=np.int64)
-    ar = average_ranks(-rank.astype(np.float64), group)
-    as_ = average_ranks(strength.astype(np.float64), group)
+    return pearson(average_ranks(-rank.astype(np.float64), group), average_ranks(strength.astype(np.float64), group),
+                   group, n_groups)
+
+
+def pearson(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Pearson's correlation per group (``group`` int64); NaN where either side is constant or the group empty."""
     n = np.maximum(np.bincount(group, minlength=n_groups), 1)
-    dr = ar - (np.bincount(group, weights=ar, minlength=n_groups) / n)[group]
-    ds = as_ - (np.bincount(group, weights=as_, minlength=n_groups) / n)[group]
-    cov = np.bincount(group, weights=dr * ds, minlength=n_groups)
-    denom = np.sqrt(np.bincount(group, weights=dr * dr, minlength=n_groups)
-                    * np.bincount(group, weights=ds * ds, minlength=n_groups))
+    dx = x - (np.bincount(group, weights=x, minlength=n_groups) / n)[group]
+    dy = y - (np.bincount(group, weights=y, minlength=n_groups) / n)[group]
+    cov = np.bincount(group, weights=dx * dy, minlength=n_groups)
+    denom = np.sqrt(np.bincount(group, weights=dx * dx, minlength=n_groups)
+                    * np.bincount(group, weights=dy * dy, minlength=n_groups))
     return np.where(denom > 0, cov / np.where(denom > 0, denom, 1), np.nan)
 
 
@@ -167,6 +170,10 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
     first_shared = np.bincount(d.tix, weights=(pts_labels == initial_labels(d.tix, np.zeros(
         d.players, dtype=np.int64))) & tied, minlength=T) > 0
     out = Partial(tuple(configs), G, int((~measured_group).sum()), int((~known).sum()), int(first_shared.sum()))
+    # the strength's side of each measure, prepared once for every configuration
+    tix_known = d.tix[known].astype(np.int64)
+    in_tied, in_event = Against(strength[m_rows], m_group, M), Against(strength[known], tix_known, T)
+    strength_ranks = average_ranks(strength[known], tix_known)
     for config in configs:
         st = standings(ctx, batch, config)
         final = st.steps[-1]
@@ -180,9 +187,10 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
         out.values[config.name] = {
             # the player ranked first (by lots among those sharing first) is one of the strongest
             "strongest_first": top_first / np.maximum(n_best, 1),
-            "kendall_tied": tau_b(final[m_rows], strength[m_rows], m_group, M),
-            "kendall": tau_b(final[known], strength[known], d.tix[known], T),
-            "spearman": spearman(final[known], strength[known], d.tix[known], T),
+            "kendall_tied": in_tied.tau_b(final[m_rows]),
+            "kendall": in_event.tau_b(final[known]),
+            "spearman": pearson(average_ranks(-final[known].astype(np.float64), tix_known), strength_ranks,
+                                tix_known, T),
             "unbroken": _distinct_per_group(final[g_rows], group, G) < np.bincount(group, minlength=G),
             "first_settles_first": settled[first_shared],
         }
