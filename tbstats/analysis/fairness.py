@@ -156,10 +156,9 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
     feature = np.repeat(np.arange(len(found), dtype=np.uint32), [len(r) for _, _, r in found])
     names = list(shared)
     # small codes for the group sizes and first-place shares, then one count over every combination
-    k_values, k_code = np.unique(k, return_inverse=True)
-    m_values, m_code = np.unique(np.stack([shared[n] for n in names]) if names else np.zeros((0, d.players), np.int64),
-                                 return_inverse=True)
-    m_code = m_code.reshape(len(names), d.players)
+    k_values, k_code = _small_codes(k)
+    m_values, m_code = _small_codes(np.stack([shared[n] for n in names]) if names else np.zeros((0, d.players),
+                                                                                                 np.int64))
     # one whole number per row and combination (feature, group size, first-place shares), built per
     # configuration and pair from the players' codes (never a copy of every column per configuration)
     n_k, n_m = len(k_values), len(m_values)
@@ -180,6 +179,15 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
         "breakdown", "value", "k", "m_a", "m_b", "n")
     return Counts(_add(pl.DataFrame(schema=_COUNT_SCHEMA), _cast([singles], _COUNT_SCHEMA), _KEYS),
                   _add(pl.DataFrame(schema=_PAIR_SCHEMA), _cast([joint], _PAIR_SCHEMA), _PAIR_KEYS))
+
+
+def _small_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of an array of small non-negative integers (group sizes, shares of a first place),
+    ascending, and each value's index among them (same shape): ``np.unique`` by a count, not a sort."""
+    if not values.size:
+        return np.zeros(0, dtype=np.int64), np.zeros(values.shape, dtype=np.int64)
+    present = np.bincount(values.reshape(-1)) > 0
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
 
 
 def _tally(keys: Sequence[np.ndarray], sizes: Sequence[int]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
