@@ -55,13 +55,9 @@ def _sorted(group: np.ndarray, x: np.ndarray, y: np.ndarray
 
 
 def _group_sums(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndarray:
-    """Per group, the sum of ``values`` (int64, exact) over the items of ``group`` (sorted): one sum per run
-    of equal groups, so the cost follows the items, not ``n_groups``."""
-    out = np.zeros(n_groups, dtype=np.int64)
-    if len(group):
-        first = np.flatnonzero(np.concatenate([[True], group[1:] != group[:-1]]))
-        out[group[first]] = np.add.reduceat(np.asarray(values, dtype=np.int64), first)
-    return out
+    """Per group, the sum of ``values`` (whole numbers, int64) over the items of ``group``."""
+    # float sums are exact below 2 ** 53 (pairs of a group of 90 million)
+    return np.bincount(group, weights=values, minlength=n_groups).astype(np.int64)
 
 
 def _tied_pairs(group: np.ndarray, keys: Sequence[np.ndarray], n_groups: int) -> np.ndarray:
@@ -103,7 +99,9 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
     n = len(group)
     span = int(values.max()) + 1 if n else 1
     dtype = np.int32 if 2 * (n + 1) * span < np.iinfo(np.int32).max else np.int64
-    by_size = np.argsort(-size, kind="stable")
+    largest = int(size.max()) if n_groups else 0
+    # a radix sort of 16-bit keys when the groups are smaller than 65,536 items
+    by_size = np.argsort((largest - size).astype(np.uint16 if largest < 1 << 16 else np.int64), kind="stable")
     sizes = size[by_size]
     start = np.zeros(n_groups, dtype=np.int64)
     start[by_size] = np.cumsum(sizes) - sizes
@@ -121,7 +119,7 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
             break
         f, p, u = first[:rows], pos[:rows], v[:rows]
         base = (f + (p >> (level + 1))) * span   # one number per pair of blocks, in row order
-        merged = np.sort(((base + u) << 1) | ((p >> level) & 1), kind="stable")
+        merged = np.sort(((base + u) << 1) | ((p >> level) & 1))
         v[:rows] = (merged >> 1) - base
         places[:rows] += (merged & 1) * (p & ((2 << level) - 1))
         level += 1
@@ -232,7 +230,9 @@ def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, in
     by: dict[int, tuple[np.ndarray, ...]] = {}
     for c in sorted({c for pair in pairs for c in pair}):
         code = _codes(np.asarray(ranks[c]))
-        order = np.lexsort((code, tix))
+        # by event, then rank (players tied in a ranking in any order): one sort of a combined key if it fits
+        bits = int(code.max()).bit_length() if rows else 0
+        order = np.argsort((tix << bits) | code) if (T - 1).bit_length() + bits < 63 else np.lexsort((code, tix))
         place = np.empty(rows, dtype=np.int64)
         place[order] = at
         r, t = code[order], tix[order]
