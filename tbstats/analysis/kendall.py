@@ -88,23 +88,27 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
     [2, 0]
     """
     size = np.bincount(group, minlength=n_groups)
-    found = np.zeros(n_groups, dtype=np.int64)
-    width = 1
-    while width < (int(size.max()) if n_groups else 0):   # the counts from the sizes alone, level by level
-        full, rest = np.divmod(size, 2 * width)
-        r = np.clip(rest - width, 0, None)
-        found += full * (width * width + width * (width - 1) // 2) + r * width + r * (r - 1) // 2
-        width *= 2
-    # the groups largest first: the groups still merging at a level are then the first rows (a slice, no copy)
     n = len(group)
     span = int(values.max()) + 1 if n else 1
     dtype = np.int32 if 2 * (n + 1) * span < np.iinfo(np.int32).max else np.int64
     largest = int(size.max()) if n_groups else 0
-    # a radix sort of 16-bit keys when the groups are smaller than 65,536 items
+    # the groups largest first (a radix sort of 16-bit keys below 65,536 items): the groups still merging at
+    # a level are then a prefix, of the groups here and of the rows below (a slice, no copy)
     by_size = np.argsort((largest - size).astype(np.uint16 if largest < 1 << 16 else np.int64), kind="stable")
     sizes = size[by_size]
+    found_by_size = np.zeros(n_groups, dtype=np.int64)
+    width = 1
+    while width < largest:   # the counts from the sizes alone, level by level (groups larger than the width)
+        k = int(np.searchsorted(-sizes, -width, "left"))
+        full, rest = np.divmod(sizes[:k], 2 * width)
+        r = np.clip(rest - width, 0, None)
+        found_by_size[:k] += full * (width * width + width * (width - 1) // 2) + r * width + r * (r - 1) // 2
+        width *= 2
+    found = np.empty(n_groups, dtype=np.int64)
+    found[by_size] = found_by_size
+    ends = np.cumsum(sizes)
     start = np.zeros(n_groups, dtype=np.int64)
-    start[by_size] = np.cumsum(sizes) - sizes
+    start[by_size] = ends - sizes
     position = np.arange(n) - (np.cumsum(size) - size)[group]
     at = start[group] + position
     v: np.ndarray = np.empty(n, dtype=dtype)
@@ -114,9 +118,10 @@ def _inversions(group: np.ndarray, values: np.ndarray, n_groups: int) -> np.ndar
     places: np.ndarray = np.zeros(n, dtype=dtype)    # per row: the places of right-block items merged there
     level = 0
     while True:
-        rows = int(sizes[sizes > 1 << level].sum())
-        if not rows:
+        k = int(np.searchsorted(-sizes, -(1 << level), "left"))   # groups larger than a block
+        if not k:
             break
+        rows = int(ends[k - 1])
         f, p, u = first[:rows], pos[:rows], v[:rows]
         base = (f + (p >> (level + 1))) * span   # one number per pair of blocks, in row order
         merged = np.sort(((base + u) << 1) | ((p >> level) & 1))
