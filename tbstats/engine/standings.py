@@ -68,7 +68,9 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
         out[tied] = lab + below[cell] - below[gid * span]
         return out
     if n_groups * span < 2 ** 62:
-        order = radix_order((gid * span + (k - lo)).astype(np.uint64), n_groups * span)
+        # members equal in group and key get the same label, so their order does not matter: numpy's
+        # (vectorised) quicksort of one combined key
+        order = np.argsort(gid * span + (k - lo))
     else:
         order = np.lexsort((k, lab))
     lab, k = lab[order], k[order]
@@ -81,20 +83,6 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
     group_first = np.maximum.accumulate(np.where(new_group, pos, 0))
     out[tied[order]] = lab + part_first - group_first
     return out
-
-
-def radix_order(keys: np.ndarray, bound: int) -> np.ndarray:
-    """A stable sorting permutation of non-negative integer ``keys`` < ``bound``, in linear time.
-
-    Least significant digit first, 16 bits a pass: numpy's stable sort of 16-bit integers is a radix sort.
-    """
-    order = np.arange(len(keys))
-    shift = 0
-    while shift == 0 or (bound - 1) >> shift:
-        digit = ((keys[order] >> np.uint64(shift)) & np.uint64(0xFFFF)).astype(np.uint16)
-        order = order[np.argsort(digit, kind="stable")]
-        shift += 16
-    return order
 
 
 def tournament_first(tix: np.ndarray) -> np.ndarray:
@@ -313,11 +301,8 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *,
     Each tie-break refines only the groups still tied; players tied at the end share a rank.
     """
     d = ctx.roster
-    pts = ctx.values(TieBreakSpec("PTS"), edition, kernel_of("PTS"))
-    first = tournament_first(d.tix)
-    labels = refine(first, -pts.num)
+    first, labels, tied = _by_points(ctx)   # tied: only they can still change; values are computed for every spec
     steps = [competition_rank(labels, d.tix, first, dtype=dtype)]
-    tied = tied_players(labels)     # only they can still change; values are computed for every spec anyway
     for spec in specs:
         tb = get_tiebreak(spec.name)
         if tb.kind == "partition":
@@ -330,6 +315,21 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *,
         tied = tied_players(labels, tied)
         steps.append(competition_rank(labels, d.tix, first, dtype=dtype))
     return steps
+
+
+def _by_points(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each player's tournament's first position, the position labels of the groups tied on points and the
+    players in groups of two or more: once per context (the score is the same under every edition, C.07 4)."""
+    key = "\0points"
+    cached = ctx.standings_cache.get(key)
+    if cached is None:
+        pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
+        first = tournament_first(ctx.roster.tix)
+        labels = refine(first, -pts.num)
+        cached = ctx.standings_cache[key] = (first, labels, tied_players(labels))
+        for array in cached:   # shared by every configuration's steps: read-only
+            array.flags.writeable = False
+    return cached  # type: ignore[return-value]
 
 
 def ranks(ctx: Context, specs: list[TieBreakSpec], edition: str) -> np.ndarray:
