@@ -21,7 +21,8 @@ from tbstats.engine.configs import parse_config
 from tbstats.errors import TbstatsError
 from tbstats.io import sources, tabular
 from tbstats.io.trf import read_trf
-from tbstats.model.games import Batch
+from tbstats.model.dense import Dense
+from tbstats.model.games import GAME_TYPE, Batch
 from tbstats.model.teams.batch import team_event_ids
 from tbstats.simulation import SimulationConfig, simulate
 
@@ -168,6 +169,40 @@ def test_withdrawal_and_late_entry_are_told_apart() -> None:
     assert unplayed["half_bye"] == [2]
     assert unplayed["none"] == [0]
     assert unplayed["absent"] == []
+
+
+def _slow_unplayed(d: Dense) -> dict[str, list[int]]:
+    """The unplayed kinds and colour balances of every player, read round by round from the dense view."""
+    names = {code: name for name, code in GAME_TYPE.items()}
+    labels = {-2: "<=-2", -1: "-1", 0: "0", 1: "+1", 2: ">=+2"}
+    out: dict[str, list[int]] = {}
+    for i in range(d.players):
+        kinds = [names[int(d.gtype[i, r])] for r in range(d.rounds) if d.counted[i, r]]   # the first rounds
+        present = [k != "absent" for k in kinds]
+        found = {k for k in kinds if k in fairness.UNPLAYED[:7]}
+        for r, k in enumerate(kinds):
+            if k == "absent":
+                before, after = not any(present[:r]), any(present) and not any(present[r + 1:])
+                found.add("late_entry" if before else "withdrawal" if after else "absent")
+        if all(k == "played" for k in kinds):
+            found.add("none")
+        balance = sum(-1 if d.black[i, r] else 1 for r, k in enumerate(kinds) if k == "played")
+        found.add(f"colour {labels[max(-2, min(2, balance))]}")
+        for name in found:
+            out.setdefault(name, []).append(i)
+    return out
+
+
+def test_player_features_follow_the_rounds(batch: Batch) -> None:
+    """Unplayed kinds and colour balances counted over the cells at once equal them read round by round
+    (a simulated archive with byes, forfeits, withdrawals and late rounds)."""
+    d = make_context(batch).dense
+    feats = fairness.player_features(d)
+    fast = {name: mask.nonzero()[0].tolist() for name, mask in feats["unplayed"] if mask.any()}
+    fast.update({f"colour {label}": mask.nonzero()[0].tolist() for label, mask in feats["colour"] if mask.any()})
+    slow = _slow_unplayed(d)
+    assert fast == slow
+    assert {"withdrawal", "half_bye", "forfeit_win"} <= set(fast)   # the archive has them
 
 
 def _pool_games(seed: int = 4) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
