@@ -129,6 +129,34 @@ def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
     assert r.exit_code == 130 and "Interrupted." in r.stderr
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_output_closed_by_its_reader_ends_quietly_with_141(workers: str) -> None:
+    """``tbstats compute ... | head -1``: the reader closes the pipe after one line; the program stops without a
+    message (exit 141, as a shell reports SIGPIPE), whether it writes from one process or several."""
+    command = [sys.executable, "-m", "tbstats", "compute", str(ROOT / "data" / "sample_archive.parquet"), "-t",
+               "BH,SB", "-q", "--workers", workers]   # about 220 kB of CSV: more than a pipe holds
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert process.stdout is not None and process.stderr is not None
+    with process.stdout, process.stderr:
+        assert process.stdout.readline().startswith(b"source,tournament,")
+        process.stdout.close()
+        err = process.stderr.read().decode()
+        assert process.wait(timeout=120) == 141, err   # (a guard against hanging, not a timing assertion)
+    assert err == ""
+
+
+def test_a_broken_pipe_elsewhere_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A broken pipe that is not standard output's (here: raised inside the command) is reported, exit 3."""
+    from tbstats.engine import compute as engine
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(engine, "compute", broken)
+    r = run("compute", E2, "-t", "BH", "-q")
+    assert r.exit_code == 3 and "Error: Broken pipe" in r.stderr
+
+
 def _rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):

@@ -6,6 +6,7 @@ import contextlib
 import gc
 import importlib
 import os
+import select
 import signal
 import sys
 import threading
@@ -22,6 +23,9 @@ EXIT_REJECTED: Final = 1
 EXIT_USAGE: Final = 2
 EXIT_INVALID: Final = 3
 EXIT_INTERRUPTED: Final = 130
+#: Standard output was closed by its reader before the command wrote everything (``tbstats ... | head``): what a
+#: shell reports for a program stopped by SIGPIPE (128 + 13).
+EXIT_BROKEN_PIPE: Final = 141
 #: At most this many problems are printed on stderr; ``--errors FILE`` has them all.
 SHOWN_PROBLEMS: Final = 10
 
@@ -32,6 +36,7 @@ Exit codes:
   2  usage error (unknown option, bad value, missing argument)
   3  invalid input in raise mode, or a file that cannot be read or written
   130  interrupted (Ctrl-C)
+  141  standard output closed by its reader before the end (e.g. piped into head)
 """
 
 
@@ -195,10 +200,28 @@ class _Group(click.Group):
         except TbstatsError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(EXIT_INVALID)
+        except BrokenPipeError as exc:
+            if not _stdout_gone():   # another pipe (a FIFO given as -o, a worker's): an error like any other
+                click.echo(f"Error: {f'{exc.filename}: ' if exc.filename else ''}{exc.strerror or exc}", err=True)
+                ctx.exit(EXIT_INVALID)
+            # the reader of the output has gone (``| head``): nothing to say, and nothing more can be written there
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:
             name = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"Error: {name}{exc.strerror or exc}", err=True)
             ctx.exit(EXIT_INVALID)
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (polled: an error on the write end)."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poll.poll(0))
+    except (OSError, ValueError, AttributeError):   # no file descriptor (a test runner's stream), no poll
+        return False
 
 
 def run(args: list[str] | None = None) -> None:
