@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pytest
 import reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -129,6 +131,33 @@ def test_allocator_tuning_is_done_once_and_can_be_left_out() -> None:
             "print(m._tuned)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "None"
+
+
+RELEASE = """
+import numpy as np, tbstats.run.memory as m
+def rss():
+    return next(int(line.split()[1]) // 1024 for line in open("/proc/self/status") if line.startswith("VmRSS"))
+untouched = m.release_freed_memory()                   # a library does not touch its host's allocator
+m.keep_freed_memory()
+blocks = [np.ones(1 << 20) for _ in range(60)]         # 60 blocks of 8 MB, from the heap (below 32 MB)
+del blocks
+kept = rss()
+released = m.release_freed_memory()
+print(untouched, released, kept - rss())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the resident size from /proc")
+def test_freed_memory_kept_by_the_tuning_can_be_released() -> None:
+    """The freed heap the tuning keeps (up to 512 MB) goes back to the system on request (before a step whose
+    memory comes from other allocators: ``simulate --archive`` writing its file)."""
+    out = subprocess.run([sys.executable, "-c", RELEASE], capture_output=True, text=True, check=True)
+    untouched, released, dropped = out.stdout.split()
+    assert untouched == "False"
+    if keep_freed_memory():   # glibc
+        assert released == "True" and int(dropped) > 300, out.stdout   # of the 480 MB freed and kept
+    else:
+        assert released == "False"
 
 
 def test_row_sums_with_a_bound_equal_int64_sums() -> None:

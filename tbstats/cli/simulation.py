@@ -139,6 +139,7 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
     from tbstats.io.trf import write_trf
     from tbstats.run import checks
     from tbstats.run.account import Account
+    from tbstats.run.memory import release_freed_memory
     from tbstats.simulation import Simulation, SimulationConfig
 
     parsed = configs.parse(engine.rules) or [parse_config(c) for c in DEFAULT_ORDERS[kind]]
@@ -161,6 +162,7 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
             click.echo(f"Warning: {note}", err=True)
     def write_archive(sim: Simulation) -> None:
         if archive:
+            release_freed_memory()   # the simulation's freed arrays, not kept under the writer's memory
             tabular.write_model(quality.with_strength(sim), archive)
 
     sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers, progress=not quiet,

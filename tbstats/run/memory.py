@@ -50,3 +50,21 @@ def _tune() -> bool:
     mallopt.restype = ctypes.c_int
     return all(mallopt(option, value) == 1 for option, value in (
         (_M_MMAP_THRESHOLD, MMAP_THRESHOLD), (_M_TRIM_THRESHOLD, TRIM_THRESHOLD), (_M_ARENA_MAX, 1)))
+
+
+def release_freed_memory() -> bool:
+    """Hand the freed memory that :func:`keep_freed_memory` keeps back to the system now (glibc's
+    ``malloc_trim``); True when it was released. For a step whose memory comes from other allocators (polars'
+    and Arrow's, writing files) after one that freed many arrays: kept, the freed heap would stay resident
+    under the new memory and add to the process's peak."""
+    if not _tuned:
+        return False
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    trim(0)
+    return True
+
