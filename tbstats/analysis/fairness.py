@@ -162,6 +162,9 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
     # one whole number per row and combination (feature, group size, first-place shares), built per
     # configuration and pair from the players' codes (never a copy of every column per configuration)
     n_k, n_m = len(k_values), len(m_values)
+    if max(len(names), len(pairs), 1) * len(found) * n_k * n_m * n_m >= 1 << 62:   # (keys are int64)
+        raise TbstatsError(f"too many combinations to count in one batch ({len(found)} feature values, {n_k} group "
+                           f"sizes, {n_m} shares of a first place); use a smaller --batch-size")
     fk = (feature.astype(np.int64) * n_k + k_code[rows]) * n_m
     m_rows = {n: np.take(m_code[i], rows) for i, n in enumerate(names)}
     singles_key, singles_n = _tally([i * len(found) * n_k * n_m + fk + m_rows[n] for i, n in enumerate(names)],
