@@ -16,6 +16,7 @@ the pair-by-pair definition gives.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -139,13 +140,7 @@ def pair_counts(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_groups: int) 
     >>> [c.tolist() for c in counts]   # discordant, tied in x, tied in y, tied in both
     [[2, 0], [0, 1], [1, 0], [0, 0]]
     """
-    g = np.asarray(group, dtype=np.int64)
-    xs, ys = _codes(np.asarray(x)), _codes(np.asarray(y))
-    discordant, tied_both = _discordant(g, xs, ys, n_groups)
-    zeros = np.zeros_like(g)
-    by_x, by_y = _sorted(g, xs, zeros), _sorted(g, ys, zeros)
-    return PairCounts(discordant, _tied_pairs(by_x[0], by_x[2], n_groups), _tied_pairs(by_y[0], by_y[2], n_groups),
-                      tied_both)
+    return Against(y, group, n_groups).counts(x)
 
 
 def _discordant(group: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -168,34 +163,45 @@ def _undefined(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarr
 
 
 class Against:
-    """One strength per item of many groups, prepared once to be paired with many rankings: its codes, ties,
-    undefined groups and the groups' pair counts do not depend on the ranking (``tbstats evaluate`` pairs
-    every configuration's standings with one strength)."""
+    """One side of :func:`pair_counts` (``values`` per item of many groups) prepared once to be paired with
+    many others: its codes, its ties and the groups' pairs do not depend on the other side (``tbstats evaluate``
+    pairs every configuration's standings with one strength)."""
 
-    def __init__(self, strength: np.ndarray, group: np.ndarray, n_groups: int) -> None:
-        self.y = np.asarray(strength).astype(np.float64)
+    def __init__(self, values: np.ndarray, group: np.ndarray, n_groups: int) -> None:
+        self.values = np.asarray(values)
         self.group = np.asarray(group, dtype=np.int64)
         self.n_groups = n_groups
-        self.codes = _codes(self.y)
-        g, _, same = _sorted(self.group, self.codes, np.zeros_like(self.group))
-        self.tied = _tied_pairs(g, same, n_groups)
+        self.codes = _codes(self.values)
+        self.tied = self._tied(self.codes)
         m = np.bincount(self.group, minlength=n_groups)
         self.pairs = m * (m - 1) // 2
-        self.undefined = _undefined(self.y, self.group, n_groups)
+
+    def _tied(self, codes: np.ndarray) -> np.ndarray:
+        g, _, same = _sorted(self.group, codes, np.zeros_like(self.group))
+        return _tied_pairs(g, same, self.n_groups)
+
+    def counts(self, x: np.ndarray) -> PairCounts:
+        """The :class:`PairCounts` of ``x`` (the x side) against these values (the y side)."""
+        xs = _codes(np.asarray(x))
+        discordant, tied_both = _discordant(self.group, xs, self.codes, self.n_groups)
+        return PairCounts(discordant, self._tied(xs), self.tied, tied_both)
 
     def tau_b(self, rank: np.ndarray) -> np.ndarray:
-        """Kendall's tau-b per group between ``-rank`` (1 = best) and the strength (see :func:`tau_b`)."""
+        """Kendall's tau-b per group between ``-rank`` (1 = best) and these values, a strength (:func:`tau_b`)."""
         rank = np.asarray(rank)
         x = -(rank if rank.dtype.kind == "i" else rank.astype(np.float64))
-        xs = _codes(x)
-        discordant, tied_both = _discordant(self.group, xs, self.codes, self.n_groups)
-        g, _, same = _sorted(self.group, xs, np.zeros_like(self.group))
-        n0, n1, n2 = self.pairs, _tied_pairs(g, same, self.n_groups), self.tied
-        num = (n0 - n1 - n2 + tied_both - 2 * discordant).astype(np.float64)
+        c = self.counts(x)
+        n0, n1, n2 = self.pairs, c.tied_x, c.tied_y
+        num = (n0 - n1 - n2 + c.tied_both - 2 * c.discordant).astype(np.float64)
         denom = np.sqrt((n0 - n1) * (n0 - n2).astype(np.float64))
         out = np.where(denom > 0, num / np.where(denom > 0, denom, 1), np.nan)
         out[_undefined(x.astype(np.float64), self.group, self.n_groups) | self.undefined] = np.nan
         return out
+
+    @functools.cached_property
+    def undefined(self) -> np.ndarray:
+        """Groups where these values leave the order of some pair undefined (:func:`_undefined`)."""
+        return _undefined(self.values.astype(np.float64), self.group, self.n_groups)
 
 
 def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
@@ -206,7 +212,7 @@ def tau_b(rank: np.ndarray, strength: np.ndarray, group: np.ndarray, n_groups: i
     >>> tau_b(np.array([1, 2, 3, 1, 1]), np.array([3., 2., 1., 1., 2.]), np.array([0, 0, 0, 1, 1]), 2)
     array([ 1., nan])
     """
-    return Against(strength, group, n_groups).tau_b(rank)
+    return Against(np.asarray(strength).astype(np.float64), group, n_groups).tau_b(rank)
 
 
 def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, int]], need: np.ndarray,

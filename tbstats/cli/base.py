@@ -200,15 +200,13 @@ class _Group(click.Group):
         except TbstatsError as exc:
             click.echo(f"Error: {exc}", err=True)
             ctx.exit(EXIT_INVALID)
-        except BrokenPipeError as exc:
-            if not _stdout_gone():   # another pipe (a FIFO given as -o, a worker's): an error like any other
-                click.echo(f"Error: {f'{exc.filename}: ' if exc.filename else ''}{exc.strerror or exc}", err=True)
-                ctx.exit(EXIT_INVALID)
-            # the reader of the output has gone (``| head``): nothing to say, and nothing more can be written there
-            with contextlib.suppress(OSError, ValueError):
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            ctx.exit(EXIT_BROKEN_PIPE)
         except OSError as exc:
+            if isinstance(exc, BrokenPipeError) and _stdout_gone():
+                # the reader of the output has gone (``| head``): nothing to say, nor anywhere to write more
+                with contextlib.suppress(OSError, ValueError):
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                ctx.exit(EXIT_BROKEN_PIPE)
+            # (another broken pipe, a FIFO given as -o or a worker's, is an error like any other)
             name = f"{exc.filename}: " if exc.filename else ""
             click.echo(f"Error: {name}{exc.strerror or exc}", err=True)
             ctx.exit(EXIT_INVALID)
