@@ -117,7 +117,7 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
                                         "no tie-break list")
     status[bad_points & (inv > 0)] = "points differ"
     status[~has_ranks] = "no declared ranks"
-    fits = fit_usual_orders(ctx, batch, declared, ~base.computable & ~listed & has_ranks, rules)
+    fits = fit_usual_orders(ctx, declared, ~base.computable & ~listed & has_ranks, rules)
     searched = fits.chosen >= 0
     rank = np.where(searched[d.tix], fits.ranks, base.steps[-1]).astype(np.int64)
     inv = np.where(searched, inversions(rank, declared, d.tix, T), inv)
@@ -159,7 +159,7 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
                                     declared_pts[rows] / scale[rows]),
         "points": pts.as_float()[rows], "declared_rank": np.where(declared[rows] >= 0, declared[rows], -1),
         "rank": rank[rows], "order": pl.Series(labels[d.tix[rows]], dtype=pl.String),
-        "values": values_text(ctx, batch, fits, rows)},
+        "values": values_text(ctx, fits, rows)},
         schema_overrides={"name": pl.String, "source": pl.String}).with_columns(
         pl.col("declared_points").fill_nan(None), pl.col("declared_rank").replace(-1, None))
     return per_t, per_p

@@ -17,7 +17,7 @@ import polars as pl
 import polars.selectors as cs
 
 from tbstats.analysis.kendall import kendall_distances
-from tbstats.engine.configs import Config, Standings, standings
+from tbstats.engine.configs import Config, Standings, rank_all
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
@@ -138,15 +138,7 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     d = ctx.roster
     T = len(d.n)
     feats = features(batch, ctx)
-    found: dict[int, Standings] = {}
-    # the configurations of one edition one after another: its unplayed-round stage is built once, and dropped
-    # (the values stay cached) when the next edition's turn comes
-    by_edition = sorted(range(len(configs)), key=lambda k: configs[k].rules)
-    for k, after in zip(by_edition, [*by_edition[1:], None], strict=True):
-        found[k] = standings(ctx, batch, configs[k])
-        if after is None or configs[after].rules != configs[k].rules:
-            ctx.release_stages()
-    results = [found[k] for k in range(len(configs))]
+    results = rank_all(ctx, batch, configs)
     ctx.release_stages(gathers=True)   # the rest reads ranks and cached values only
     pairs = list(combinations(range(len(configs)), 2))
     final = [r.steps[-1] for r in results]

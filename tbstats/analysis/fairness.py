@@ -34,7 +34,7 @@ import polars as pl
 import polars.selectors as cs
 
 from tbstats.analysis.compare import wilson
-from tbstats.engine.configs import Config, standings
+from tbstats.engine.configs import Config, rank_all
 from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
@@ -139,8 +139,8 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
     features = player_features(d)
     features["seed_in_group"] = _seed_in_group(d, labels, tied)
     shared: dict[str, np.ndarray] = {}
-    for config in configs:
-        final = standings(ctx, batch, config).steps[-1]
+    for config, ranked in zip(configs, rank_all(ctx, batch, configs), strict=True):
+        final = ranked.steps[-1]
         best = np.full(d.players, np.iinfo(np.int64).max)
         np.minimum.at(best, labels[tied], final[tied])
         first = tied & (final == best[labels])

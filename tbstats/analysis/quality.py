@@ -34,7 +34,7 @@ import polars.selectors as cs
 
 from tbstats.analysis.compare import wilson
 from tbstats.analysis.kendall import Against
-from tbstats.engine.configs import Config, parse_config, standings
+from tbstats.engine.configs import Config, parse_config, rank_all
 from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.engine.tiebreaks.results import lots_keys
@@ -174,8 +174,7 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
     tix_known = d.tix[known].astype(np.int64)
     in_tied, in_event = Against(strength[m_rows], m_group, M), Against(strength[known], tix_known, T)
     strength_ranks = average_ranks(strength[known], tix_known)
-    for config in configs:
-        st = standings(ctx, batch, config)
+    for config, st in zip(configs, rank_all(ctx, batch, configs), strict=True):
         final = st.steps[-1]
         best = np.full(M, np.iinfo(np.int64).max)
         np.minimum.at(best, m_group, final[m_rows])

@@ -13,16 +13,17 @@ distance to the declared ranks (:mod:`tbstats.analysis.kendall`; a pair tied in 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from tbstats.analysis.kendall import kendall_distances
-from tbstats.engine.configs import Config, standings
+from tbstats.engine.configs import Config, Standings
+from tbstats.engine.standings import SharedSteps, rank_dtype, rank_steps, step_keys
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.engine.tiebreaks.base import Context
-from tbstats.model.games import Batch
 from tbstats.model.orders import UNRATED_RATINGS, USUAL_ORDERS, UsualOrder
 from tbstats.model.spec import TieBreakSpec
 
@@ -87,7 +88,20 @@ def _groups(ranks: np.ndarray, tix: np.ndarray) -> np.ndarray:
     return counts[inverse]
 
 
-def fit_usual_orders(ctx: Context, batch: Batch, declared: np.ndarray, search: np.ndarray, rules: str) -> Fits:
+def _in_step_order(candidates: list[Try], which: Iterable[int]) -> list[int]:
+    """The tries ``which`` in the order of their steps (:func:`step_keys`): lists that begin alike are ranked one
+    after another and share those steps (:class:`SharedSteps`)."""
+    return sorted(which, key=lambda k: step_keys(list(candidates[k].specs), candidates[k].rules))
+
+
+def _steps(ctx: Context, c: Try, shared: SharedSteps, dtype: type) -> list[np.ndarray]:
+    """The rank steps of a try: the ones cached for its configuration, else ranked (with ``shared``), not cached."""
+    cached = ctx.standings_cache.get(str(Config("usual", c.rules, c.specs)))
+    return cached.steps if isinstance(cached, Standings) else rank_steps(ctx, list(c.specs), c.rules, dtype=dtype,
+                                                                          shared=shared)
+
+
+def fit_usual_orders(ctx: Context, declared: np.ndarray, search: np.ndarray, rules: str) -> Fits:
     """The usual order that reproduces each searched tournament's declared ranks, or the nearest one.
 
     ``declared``: per player (in the roster's order) the declared rank, -1 where none; ``search``: [T] the
@@ -102,17 +116,16 @@ def fit_usual_orders(ctx: Context, batch: Batch, declared: np.ndarray, search: n
     tied = np.full((K, T), _BIG, dtype=np.int64)
     rank_of: dict[int, np.ndarray] = {}
     ranked = declared >= 0
-    for k, c in enumerate(candidates):
+    # tries taken in the order of their steps: lists that begin alike share those steps
+    shared, dtype = SharedSteps(), rank_dtype(d.tix)   # (int16 ranks below 32,767 players)
+    for k in _in_step_order(candidates, range(K)):
+        c = candidates[k]
         applies = search & (d.round_robin == (c.order.event == "round robin"))
         if c.unrated is not None:
             applies &= has_unrated
         if not applies.any():
             continue
-        config = Config("usual", c.rules, c.specs)
-        cached = str(config) in ctx.standings_cache
-        kept = standings(ctx, batch, config).steps[-1]   # int16 for events below 32,767 players
-        if not cached:   # only the final ranks are kept: the steps of many tries would add up
-            ctx.standings_cache.pop(str(config), None)
+        kept = _steps(ctx, c, shared, dtype)[-1]   # only the final ranks are kept: the steps of tries add up
         ranks = kept.astype(np.int64)
         size = _groups(ranks, d.tix)
         off = ranked & ((declared < ranks) | (declared > ranks + size - 1))
@@ -157,17 +170,18 @@ def fit_usual_orders(ctx: Context, batch: Batch, declared: np.ndarray, search: n
                 .astype(np.int64), kendall, matching, ranks, outside)
 
 
-def values_text(ctx: Context, batch: Batch, fits: Fits, rows: np.ndarray) -> pl.Series:
+def values_text(ctx: Context, fits: Fits, rows: np.ndarray) -> pl.Series:
     """For the given players, the values of the tie-breaks of their tournament's chosen try, as text
     (``SPEC VALUE`` joined by ``, ``; ``undef`` where undefined; DE gives the rank it leads to); null for
     players of tournaments not searched."""
     which = fits.chosen[ctx.roster.tix[rows]]
     out = pl.Series("values", [None] * len(rows), dtype=pl.String)
-    for k in np.unique(which[which >= 0]):
-        c = fits.tries[int(k)]
+    shared, dtype = SharedSteps(), rank_dtype(ctx.roster.tix)
+    for k in _in_step_order(fits.tries, (int(k) for k in np.unique(which[which >= 0]))):
+        c = fits.tries[k]
         here = np.nonzero(which == k)[0]
         players = rows[here]
-        steps = standings(ctx, batch, Config("usual", c.rules, c.specs)).steps
+        steps = _steps(ctx, c, shared, dtype)
         parts: list[pl.Expr] = []
         for i, spec in enumerate(c.specs):
             tb = get_tiebreak(spec.name)

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from tbstats.engine.declared import FROM_FILE, declared_lists
-from tbstats.engine.standings import rank_dtype, rank_steps
+from tbstats.engine.standings import SharedSteps, StepKey, rank_dtype, rank_steps, step_keys
 from tbstats.engine.tiebreaks import parse_specs
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
@@ -86,8 +87,9 @@ class Standings:
     computable: np.ndarray        # [T] False where a from-file list could not be used
 
 
-def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
-    """Rank every tournament of the batch under ``config`` (one pass; from-file groups events by list)."""
+def standings(ctx: Context, batch: Batch, config: Config, *, shared: SharedSteps | None = None) -> Standings:
+    """Rank every tournament of the batch under ``config`` (one pass; from-file groups events by list), cached
+    in the context; ``shared``: steps shared with the configurations ranked before it (see :func:`rank_all`)."""
     d = ctx.roster
     T = len(d.n)
     cached = ctx.standings_cache.get(str(config))
@@ -95,7 +97,7 @@ def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
         return cached
     dtype = rank_dtype(d.tix)   # ranks of many configurations are kept: int16 for events below 32,767 players
     if config.specs is not None:
-        result = Standings(config, rank_steps(ctx, list(config.specs), config.rules, dtype=dtype),
+        result = Standings(config, rank_steps(ctx, list(config.specs), config.rules, dtype=dtype, shared=shared),
                            np.ones(T, dtype=bool))
         ctx.standings_cache[str(config)] = result
         return result
@@ -111,3 +113,20 @@ def standings(ctx: Context, batch: Batch, config: Config) -> Standings:
     result = Standings(config, steps, computable)
     ctx.standings_cache[str(config)] = result
     return result
+
+
+def rank_all(ctx: Context, batch: Batch, configs: Sequence[Config]) -> list[Standings]:
+    """The standings of every configuration (cached in the context), in their order, ranked edition by edition:
+    an edition's unplayed-round stage is built once and let go before the next edition's (the values stay
+    cached), and its lists that begin alike share those steps (:class:`tbstats.engine.standings.SharedSteps`)."""
+    def key(k: int) -> tuple[str, tuple[StepKey, ...]]:
+        c = configs[k]
+        return c.rules, step_keys(list(c.specs or ()), c.rules)
+
+    order = sorted(range(len(configs)), key=key)
+    shared, found = SharedSteps(), {}
+    for k, after in zip(order, [*order[1:], None], strict=True):
+        found[k] = standings(ctx, batch, configs[k], shared=shared)
+        if after is None or configs[after].rules != configs[k].rules:
+            ctx.release_stages()
+    return [found[k] for k in range(len(configs))]

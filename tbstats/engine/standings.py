@@ -293,17 +293,61 @@ def _segment_cumand(ok: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return bad - (bad[first] - (~ok[first])) == 0
 
 
+#: A step of a ranking: a spec and the edition its values are computed under ('' for DE: no edition applies)
+StepKey = tuple[str, str]
+
+
+def step_keys(specs: list[TieBreakSpec], edition: str) -> tuple[StepKey, ...]:
+    """What each step of :func:`rank_steps` depends on: two lists whose keys begin alike give the same steps
+    as far as they agree (points come first under every edition)."""
+    return tuple((str(s), "" if get_tiebreak(s.name).kind == "partition" else FIXED_EDITION.get(s.name, edition))
+                 for s in specs)
+
+
+class SharedSteps:
+    """Steps shared by rankings whose lists begin alike (``BH/C1,BH`` in several lists of one edition, ``DE``
+    first under any edition): a caller ranking many lists passes one to :func:`rank_steps` and takes the lists
+    in the order of their :func:`step_keys`, so that a beginning is computed once and let go as soon as a list
+    does not begin with it (no later list does). It holds the steps of one list at most."""
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[StepKey, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def begin(self, keys: tuple[StepKey, ...]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The held steps (labels, tied players, ranks) of the longest beginning of ``keys``, in order; what
+        ``keys`` does not begin with is let go."""
+        self._held = {k: v for k, v in self._held.items() if keys[:len(k)] == k}
+        out = []
+        for n in range(1, len(keys) + 1):
+            if keys[:n] not in self._held:
+                break
+            out.append(self._held[keys[:n]])
+        return out
+
+    def hold(self, keys: tuple[StepKey, ...], labels: np.ndarray, tied: np.ndarray, ranks: np.ndarray) -> None:
+        for array in (labels, tied, ranks):   # shared by the rankings: read-only
+            array.flags.writeable = False
+        self._held[keys] = (labels, tied, ranks)
+
+
 def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *,
-               dtype: type = np.int64) -> list[np.ndarray]:
+               dtype: type = np.int64, shared: SharedSteps | None = None) -> list[np.ndarray]:
     """Competition ranks after points, then after each spec in turn (C.07 4.2): ``len(specs) + 1`` arrays
-    of ``dtype`` (a caller that keeps many may pass :func:`rank_dtype`).
+    of ``dtype`` (a caller that keeps many may pass :func:`rank_dtype`; with ``shared`` the arrays of steps
+    other lists share are read-only).
 
     Each tie-break refines only the groups still tied; players tied at the end share a rank.
     """
     d = ctx.roster
     first, labels, tied = _by_points(ctx)   # tied: only they can still change; values are computed for every spec
     steps = [competition_rank(labels, d.tix, first, dtype=dtype)]
-    for spec in specs:
+    keys = step_keys(specs, edition)
+    held = shared.begin(keys) if shared is not None else []
+    if held:   # the steps of the longest beginning computed for another list
+        labels, tied = held[-1][:2]
+        steps += [ranks if ranks.dtype == dtype else ranks.astype(dtype) for _, _, ranks in held]
+    for n in range(len(steps) - 1, len(specs)):
+        spec = specs[n]
         tb = get_tiebreak(spec.name)
         if tb.kind == "partition":
             if len(tied):
@@ -314,6 +358,8 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *,
                 labels = refine(labels, sort_key(values, tb.higher_is_better != spec.reverse), tied)
         tied = tied_players(labels, tied)
         steps.append(competition_rank(labels, d.tix, first, dtype=dtype))
+        if shared is not None:
+            shared.hold(keys[:n + 1], labels, tied, steps[-1])
     return steps
 
 
