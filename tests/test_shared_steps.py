@@ -1,4 +1,5 @@
-"""Rankings whose lists begin alike share those steps (SharedSteps): each must equal its list ranked alone.
+"""Rankings whose lists begin alike share those steps (SharedSteps), or rank some tournaments only (``among``):
+each must equal its list ranked alone, over the whole batch.
 
 ``rank_all`` (compare, evaluate) and the usual-order search of ``audit`` rank many lists over one context and
 reuse the steps of a common beginning (one edition's values; DE under any edition). Sharing must never change a
@@ -43,11 +44,18 @@ def test_shared_steps_equal_each_list_alone(events: list[reference.RefTournament
     batch = _batch(events)
     configs = [Config(f"c{k}", edition, tuple(parse_specs(order))) for k, (order, edition) in enumerate(lists)]
     ctx = make_context(batch)
+    some = np.array([k % 2 == len(lists) % 2 for k in range(len(events))])   # every other tournament
+    shared = SharedSteps()
     for config, got in zip(configs, rank_all(ctx, batch, configs), strict=True):
         alone = rank_steps(make_context(batch), list(config.specs or ()), config.rules)
         assert len(got.steps) == len(alone)
         for step, (a, b) in enumerate(zip(got.steps, alone, strict=True)):
             assert np.array_equal(a.astype(np.int64), b), (str(config), step)
+        # ranked among some tournaments only (sharing steps with the lists before it): the same there
+        among = some[ctx.roster.tix]
+        part = rank_steps(ctx, list(config.specs or ()), config.rules, among=among, shared=shared)
+        for step, (a, b) in enumerate(zip(part, alone, strict=True)):
+            assert np.array_equal(a[among], b[among]), (str(config), "among", step)
 
 
 def test_each_list_on_a_mixed_archive() -> None:

@@ -13,7 +13,6 @@ distance to the declared ranks (:mod:`tbstats.analysis.kendall`; a pair tied in 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +20,7 @@ import polars as pl
 
 from tbstats.analysis.kendall import kendall_distances
 from tbstats.engine.configs import Config, Standings
-from tbstats.engine.standings import SharedSteps, rank_dtype, rank_steps, step_keys
+from tbstats.engine.standings import SharedSteps, rank_dtype, rank_steps, step_keys, tournament_first
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.model.orders import UNRATED_RATINGS, USUAL_ORDERS, UsualOrder
@@ -81,24 +80,23 @@ class Fits:
     outside: np.ndarray    # [P] bool: the player differs under the chosen try
 
 
-def _groups(ranks: np.ndarray, tix: np.ndarray) -> np.ndarray:
-    """The size of each player's group of players sharing its rank in its tournament."""
-    key = tix.astype(np.int64) * (int(ranks.max(initial=0)) + 1) + ranks
-    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    return counts[inverse]
+def _groups(ranks: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """The size of each player's group of players sharing its competition rank in its tournament (``first``:
+    each player's tournament's first row, :func:`tournament_first`); players of rank 0 (not ranked) are put
+    aside together (their size means nothing).
+
+    A rank r of a tournament is at most its number of players: the position ``first + r - 1`` names the group.
+    """
+    key = np.where(ranks > 0, first + ranks - 1, len(ranks))
+    return np.bincount(key, minlength=len(ranks) + 1)[key]
 
 
-def _in_step_order(candidates: list[Try], which: Iterable[int]) -> list[int]:
-    """The tries ``which`` in the order of their steps (:func:`step_keys`): lists that begin alike are ranked one
-    after another and share those steps (:class:`SharedSteps`)."""
-    return sorted(which, key=lambda k: step_keys(list(candidates[k].specs), candidates[k].rules))
-
-
-def _steps(ctx: Context, c: Try, shared: SharedSteps, dtype: type) -> list[np.ndarray]:
-    """The rank steps of a try: the ones cached for its configuration, else ranked (with ``shared``), not cached."""
+def _steps(ctx: Context, c: Try, among: np.ndarray, shared: SharedSteps | None, dtype: type) -> list[np.ndarray]:
+    """The rank steps of a try: the ones cached for its configuration, else ranked among the players ``among``
+    (with ``shared``), not cached."""
     cached = ctx.standings_cache.get(str(Config("usual", c.rules, c.specs)))
     return cached.steps if isinstance(cached, Standings) else rank_steps(ctx, list(c.specs), c.rules, dtype=dtype,
-                                                                          shared=shared)
+                                                                          shared=shared, among=among)
 
 
 def fit_usual_orders(ctx: Context, declared: np.ndarray, search: np.ndarray, rules: str) -> Fits:
@@ -116,18 +114,28 @@ def fit_usual_orders(ctx: Context, declared: np.ndarray, search: np.ndarray, rul
     tied = np.full((K, T), _BIG, dtype=np.int64)
     rank_of: dict[int, np.ndarray] = {}
     ranked = declared >= 0
-    # tries taken in the order of their steps: lists that begin alike share those steps
-    shared, dtype = SharedSteps(), rank_dtype(d.tix)   # (int16 ranks below 32,767 players)
-    for k in _in_step_order(candidates, range(K)):
+    first = tournament_first(d.tix)
+    dtype = rank_dtype(d.tix)   # (int16 ranks below 32,767 players)
+
+    def scope(k: int) -> tuple[str, bool]:   # the tournaments a try applies to: its kind of event, unrated or not
+        return candidates[k].order.event, candidates[k].unrated is not None
+
+    # a try ranks the tournaments it applies to only; the tries of one scope are taken in the order of their
+    # steps, so that lists that begin alike share those steps
+    shared, last = SharedSteps(), None
+    for k in sorted(range(K), key=lambda k: (scope(k), step_keys(list(candidates[k].specs), candidates[k].rules))):
         c = candidates[k]
         applies = search & (d.round_robin == (c.order.event == "round robin"))
         if c.unrated is not None:
             applies &= has_unrated
         if not applies.any():
             continue
-        kept = _steps(ctx, c, shared, dtype)[-1]   # only the final ranks are kept: the steps of tries add up
+        if scope(k) != last:
+            shared, last = SharedSteps(), scope(k)
+        # only the final ranks are kept (the steps of tries add up); they are read where the try applies only
+        kept = _steps(ctx, c, applies[d.tix], shared, dtype)[-1]
         ranks = kept.astype(np.int64)
-        size = _groups(ranks, d.tix)
+        size = _groups(ranks, first)
         off = ranked & ((declared < ranks) | (declared > ranks + size - 1))
         differ[k, applies] = np.bincount(d.tix, weights=off, minlength=T)[applies]
         tied[k, applies] = np.bincount(d.tix, weights=ranked & (size > 1), minlength=T)[applies]
@@ -160,7 +168,7 @@ def fit_usual_orders(ctx: Context, declared: np.ndarray, search: np.ndarray, rul
     for k in np.unique(chosen[named]):
         rows = per_player == k
         ranks[rows] = rank_of[int(k)][rows]
-    size = _groups(ranks, d.tix)
+    size = _groups(ranks, first)
     outside = named[d.tix] & ranked & ((declared < ranks) | (declared > ranks + size - 1))
     labels = np.array([c.label for c in candidates], dtype=object)
     matching: list[str | None] = [None] * T
@@ -176,12 +184,16 @@ def values_text(ctx: Context, fits: Fits, rows: np.ndarray) -> pl.Series:
     players of tournaments not searched."""
     which = fits.chosen[ctx.roster.tix[rows]]
     out = pl.Series("values", [None] * len(rows), dtype=pl.String)
-    shared, dtype = SharedSteps(), rank_dtype(ctx.roster.tix)
-    for k in _in_step_order(fits.tries, (int(k) for k in np.unique(which[which >= 0]))):
-        c = fits.tries[k]
+    dtype = rank_dtype(ctx.roster.tix)
+    for k in np.unique(which[which >= 0]):
+        c = fits.tries[int(k)]
         here = np.nonzero(which == k)[0]
         players = rows[here]
-        steps = _steps(ctx, c, shared, dtype)
+        # ranks are shown for DE only: the list is ranked again as far as its last DE, in the tournaments of
+        # which it is the chosen try
+        upto = max((i + 1 for i, s in enumerate(c.specs) if get_tiebreak(s.name).kind == "partition"), default=0)
+        steps = rank_steps(ctx, list(c.specs[:upto]), c.rules, dtype=dtype, among=(fits.chosen == k)[ctx.roster.tix]) \
+            if upto else []
         parts: list[pl.Expr] = []
         for i, spec in enumerate(c.specs):
             tb = get_tiebreak(spec.name)

@@ -187,7 +187,8 @@ def place_from_top(labels: np.ndarray, score: np.ndarray, best: np.ndarray, cand
     return sub, nothing
 
 
-def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partial: bool) -> np.ndarray:
+def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partial: bool,
+                     tied: np.ndarray | None = None) -> np.ndarray:
     """Refine ``labels`` by Direct Encounter within every tied group (C.07 6; rules.md 5.1).
 
     6.1.2: repeat meetings count as the average of their games. 6.2: when all have met, separate standings
@@ -198,19 +199,23 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
     When few players are still tied, the passes run on them alone, numbered 0..k-1 in the order of their
     rows, with their groups' labels renumbered as positions among them (a group keeps its members, so the
     split of each group is the same as among all players); the new labels are then shifted back.
+
+    ``tied``: the players whose groups are refined (whole groups of :func:`tied_players`; default: all of them);
+    other players' labels are then left undefined.
     """
     d = ctx.roster
-    tied = tied_players(labels)
+    if tied is None:
+        tied = tied_players(labels)
     if not len(tied):
         return labels
+    among = np.zeros(d.players, dtype=bool)
+    among[tied] = True
     if len(tied) * FEW_TIED >= d.players:   # most players tied (DE early in a list): renumbering costs more
-        m = _meetings(ctx, forfeits, np.bincount(labels, minlength=d.players)[labels] > 1)
+        m = _meetings(ctx, forfeits, among)
         return _encounters(labels, m.i, m.j, m.pts, d.per_player(d.round_robin), d.per_player(d.W),
                            partial=partial)
     lab = labels[tied]
     local = np.searchsorted(np.sort(lab), lab)     # each group's first position among the tied players
-    among = np.zeros(d.players, dtype=bool)
-    among[tied] = True
     m = _meetings(ctx, forfeits, among)
     index = np.full(d.players, -1, dtype=np.int64)   # batch row -> number among the tied players
     index[tied] = np.arange(len(tied))
@@ -330,16 +335,19 @@ class SharedSteps:
         self._held[keys] = (labels, tied, ranks)
 
 
-def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *,
-               dtype: type = np.int64, shared: SharedSteps | None = None) -> list[np.ndarray]:
+def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *, dtype: type = np.int64,
+               shared: SharedSteps | None = None, among: np.ndarray | None = None) -> list[np.ndarray]:
     """Competition ranks after points, then after each spec in turn (C.07 4.2): ``len(specs) + 1`` arrays
     of ``dtype`` (a caller that keeps many may pass :func:`rank_dtype`; with ``shared`` the arrays of steps
-    other lists share are read-only).
+    other lists share are read-only). ``among`` (a mask of whole tournaments' players): rank those only,
+    the others' ranks are left undefined (a :class:`SharedSteps` then serves lists ranked among the same).
 
     Each tie-break refines only the groups still tied; players tied at the end share a rank.
     """
     d = ctx.roster
     first, labels, tied = _by_points(ctx)   # tied: only they can still change; values are computed for every spec
+    if among is not None:
+        tied = tied[among[tied]]
     steps = [competition_rank(labels, d.tix, first, dtype=dtype)]
     keys = step_keys(specs, edition)
     held = shared.begin(keys) if shared is not None else []
@@ -351,7 +359,7 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *,
         tb = get_tiebreak(spec.name)
         if tb.kind == "partition":
             if len(tied):
-                labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE")
+                labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE", tied=tied)
         else:
             values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
             if len(tied):
