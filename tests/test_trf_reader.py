@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pytest
 from helpers import REAL, requires_shared
-from trf_samples import GOOD, player, variant
+from trf_samples import GOOD, LINES, player, variant
 
 from tbstats.io.trf import read_trf, write_trf
 from tbstats.io.trf.buffer import PAD, parse_int, windows
@@ -49,6 +49,32 @@ def test_a_batch_reads_like_its_files_one_by_one() -> None:
     assert whole.batch.warnings.sort(pl.all()).equals(batch.warnings.sort(pl.all()))
     assert whole.errors.sort(pl.all()).equals(errors.sort(pl.all()))
     assert whole.batch.n_tournaments > 60 and whole.batch.games.height > 10_000
+
+
+def _renumbered(base: int) -> str:
+    """The good file with starting ranks ``base + 1`` to ``base + 4``."""
+    blocks = {1: [(2, "w 1"), (3, "b =")], 2: [(1, "b 0"), (4, "w 1")], 3: [(4, "w ="), (1, "w =")],
+              4: [(3, "b ="), (2, "b 0")]}
+    lines = [LINES[0], LINES[1]] + [player(base + k, f"Player {k}", "2000",
+                                           [f"{base + o:>4} {rest}" for o, rest in blocks[k]]) for k in blocks]
+    return "\n".join(lines) + "\n"
+
+
+def test_sparse_and_bad_starting_ranks_read_like_their_files_one_by_one() -> None:
+    """Starting ranks far above an event's size (9996-9999 in three events) make the reader find opponents by
+    sorted keys instead of a table per event; each file alone is read by the table. A line whose starting
+    rank is not a number from 1 (a problem) is never anyone's opponent, whichever way."""
+    bad = variant(2, LINES[2][:4] + "  -2" + LINES[2][8:])
+    inputs = [("good.trf", GOOD.encode()), ("bad.trf", bad.encode()), ("low.trf", _renumbered(10).encode()),
+              *((f"sparse{k}.trf", _renumbered(9995).encode()) for k in range(3))]
+    for some in (inputs[:3], inputs):   # (without the sparse events, the batch too is read by the table)
+        whole = read_trf(some)
+        batch, errors = one_by_one(some)
+        same_tables(whole.batch, batch)
+        assert whole.errors.sort(pl.all()).equals(errors.sort(pl.all()))
+        assert set(errors["path"]) == {"bad.trf"}
+    games = whole.batch.games   # the good, low and sparse events (the bad file is rejected): every opponent found
+    assert games.height == 5 * 4 * 2 and games["opponent"].is_not_null().all()
 
 
 @requires_shared()

@@ -128,19 +128,21 @@ def _opponent_blocks(p: Players, n_blocks: np.ndarray, r0: np.ndarray, event: np
                      opp: np.ndarray, rnd: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For each block: the opponent's block in the same round, whether found, and whether the opponent exists.
 
-    With starting ranks 1-9999 everywhere, a table per event maps a starting rank to its first line; other
-    batches (bad starting ranks) use sorted int64 keys. Both take the first line of a duplicated rank.
+    Only a line whose starting rank is a number from 1 is an opponent (a line with a bad one is a problem the
+    reader reports; its own blocks are still read). When the events' starting ranks are not too sparse, a table
+    per event maps a starting rank to its first line; else sorted int64 keys do. Both take the first line of a
+    duplicated rank.
     """
     n = len(p.event)
+    valid = p.start_ok & (p.start_no > 0)   # (at most 9999: four columns)
     top = np.zeros(int(p.event.max()) + 1 if n else 0, dtype=np.int64)
-    if n and p.start_ok.all() and (p.start_no > 0).all():
-        np.maximum.at(top, p.event, p.start_no)
-    if n and p.start_ok.all() and (p.start_no > 0).all() and int(top.sum()) <= 8 * n + 10_000:
+    np.maximum.at(top, p.event[valid], p.start_no[valid])
+    if n and int(top.sum()) <= 8 * n + 10_000:
         # each event's slots: 0 (no opponent), its ranks 1..top, then top + 1 for any higher rank
         offset = np.concatenate([[0], np.cumsum(top + 2)[:-1]])
         table = np.full(int((top + 2).sum()), -1, dtype=np.int64)  # the first block of each rank's line
-        first = np.ones(n, dtype=bool)
-        first[1:] = (p.event[1:] != p.event[:-1]) | (p.start_no[1:] != p.start_no[:-1])
+        first = valid.copy()   # lines are sorted by event and starting rank (bad ones, all below 1, first)
+        first[1:] &= (p.event[1:] != p.event[:-1]) | (p.start_no[1:] != p.start_no[:-1])
         block_start = np.concatenate([[0], np.cumsum(n_blocks)[:-1]])
         table[(offset[p.event] + p.start_no)[first]] = block_start[first]
         # per line, then repeated over its blocks (a repeat is much cheaper than a gather per block)
