@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import polars as pl
 
 from tbstats.io.trf.buffer import PAD, SPACE, parse_int, repeated_windows, text_column, windows
 
@@ -31,6 +32,21 @@ def test_text_column_blank_null() -> None:
     codes = np.frombuffer(b"ab  " b"    " b" c  ", dtype=np.uint8).reshape(3, 4).T.copy()
     assert text_column(codes, "t").to_list() == ["ab", "", "c"]
     assert text_column(codes, "t", blank_null=True).to_list() == ["ab", None, "c"]
+
+
+def test_text_column_strips_and_encodes_any_character_as_polars_does() -> None:
+    """Fields of code points of every width (Latin-1, the Basic Multilingual Plane and beyond), with the
+    whitespace polars strips beyond ASCII (NEL, no-break space, em space, ideographic space) at the ends and
+    inside: the text column is the UTF-8 text of each field, stripped as polars strips it."""
+    rng = np.random.default_rng(3)
+    pool = np.array([32, 9, 0x85, 0xA0, 0x2003, 0x3000, 65, 0x7A, 0xE9, 0x141, 0x4E2D, 0x1D538, 0x1F600])
+    for dtype in (np.uint16, np.uint32):
+        chars = pool if dtype == np.uint32 else pool[pool < 65536]
+        win = rng.choice(chars, size=(12, 500)).astype(dtype)   # 12 columns x 500 fields
+        win[:, :50] = 32   # blank fields
+        texts = ["".join(map(chr, win[:, i].tolist())) for i in range(win.shape[1])]
+        want = pl.Series(texts).str.strip_chars().to_list()
+        assert text_column(win, "t").to_list() == want, dtype
 
 
 def test_repeated_windows_are_each_lines_blocks_blank_past_its_end() -> None:

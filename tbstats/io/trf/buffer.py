@@ -108,9 +108,9 @@ def is_whitespace(codes: np.ndarray) -> np.ndarray:
         if not (codes >= 0x85).any():
             return ws
         return ws | (codes == 0x85) | (codes == 0xA0)
-    high = codes >= 0x85
-    if high.any():
-        ws |= high & _IS_WS[np.minimum(codes, 65535)]
+    high = np.nonzero(codes >= 0x85)   # (few: letters beyond ASCII) looked up one by one, not the whole window
+    if len(high[0]):
+        ws[high] = _IS_WS[np.minimum(codes[high], 65535)]
     return ws
 
 
@@ -448,22 +448,18 @@ def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, bla
 
 
 def _utf8(codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """UTF-8 bytes of code points, and the new byte count of each group of ``counts`` characters."""
-    cp = codes.astype(np.int64)
-    width = 1 + (cp >= 0x80) + (cp >= 0x800) + (cp >= 0x10000)
-    end = np.cumsum(width)
-    out = np.zeros(int(end[-1]) if end.size else 0, dtype=np.uint8)
-    start = end - width
-    lead_mark = np.array([0, 0, 0xC0, 0xE0, 0xF0])[width]
-    shift = 6 * (width - 1)
-    out[start] = (lead_mark | (cp >> shift)) & np.where(width == 1, 0x7F, 0xFF)
-    for k in range(1, 4):
-        has = width > k
-        out[start[has] + k] = 0x80 | ((cp[has] >> (6 * (width[has] - 1 - k))) & 0x3F)
+    """UTF-8 bytes of code points (decoded text: never a lone surrogate), and the new byte count of each group
+    of ``counts`` characters. Python's codecs make the bytes; a character beyond ASCII adds 1 to 3 bytes."""
+    text = codes.astype("<u4", copy=False).tobytes().decode("utf-32-le")
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    extra = (codes >= 0x80).astype(np.int8)
+    extra += codes >= 0x800
+    if codes.dtype.itemsize > 2:
+        extra += codes >= 0x10000
+    ends = np.zeros(len(codes) + 1, dtype=np.int64)
+    np.cumsum(extra, out=ends[1:])
     group_end = np.cumsum(counts)
-    char_ends = np.concatenate([[0], end])
-    per_group = char_ends[group_end] - char_ends[group_end - counts]
-    return out, per_group
+    return data, counts + ends[group_end] - ends[group_end - counts]
 
 
 def int_column(name: str, values: np.ndarray, dtype: type[np.signedinteger[Any]], null: np.ndarray) -> pl.Series:
