@@ -17,7 +17,7 @@ Ratios and what issue 22 asks of them:
 - ``evaluate / compare`` (2 configurations, TRF): at most 2;
 - ``compare flat / TRF`` (2 configurations): at most 1;
 - ``compare x10 / compute x1`` (per input): at most 3;
-- ``TRF / model`` per command (compute, compare, evaluate; directory and flat file): at least 2;
+- ``TRF / model`` per command (compute, compare, evaluate, audit, info; directory and flat file): at least 2;
 - ``load flat / directory`` (seconds per row of ``tbstats.io.tabular.read_model``, in this process): at most 1.25;
 - ``simulate --archive / simulate`` (peak RSS): at most 1.25.
 """
@@ -155,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
                 measure("compare", source, configs(TWO), "out.csv")
             if "evaluate" in parts or "sources" in parts:
                 measure("evaluate", source, configs(TWO), "out.csv")
+            if "sources" in parts:   # the other whole commands that read an archive
+                measure("audit", source, ["--rules", "fide-2026", "--per-player"], "out.csv")
+                measure("info", source, [], "out.csv")
             if "compare" in parts:
                 measure("compare x10", source, configs(TEN), "out.csv")
         loads = load_rows_per_second([model, flat], args.repeat, out_dir) if "load" in parts else []
@@ -178,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     for source in ("TRF", "dir", "flat"):
         if ("compare x10", source) in f and ("compute", source) in f:
             ratio(f"compare x10 / compute x1 ({source})", f["compare x10", source], f["compute", source], "at most 3")
-    for command in ("compute", "compare", "evaluate", "compare x10"):
+    for command in ("compute", "compare", "evaluate", "compare x10", "audit", "info"):
         for source in ("dir", "flat"):
             if (command, source) in f and (command, "TRF") in f:
                 ratio(f"{command} TRF / {source}", f[command, "TRF"], f[command, source], "at least 2")

@@ -108,9 +108,9 @@ def is_whitespace(codes: np.ndarray) -> np.ndarray:
         if not (codes >= 0x85).any():
             return ws
         return ws | (codes == 0x85) | (codes == 0xA0)
-    high = np.nonzero(codes >= 0x85)   # (few: letters beyond ASCII) looked up one by one, not the whole window
-    if len(high[0]):
-        ws[high] = _IS_WS[np.minimum(codes[high], 65535)]
+    high = np.flatnonzero(codes >= 0x85)   # (few: letters beyond ASCII) looked up alone, not the whole window
+    if len(high):
+        np.put(ws, high, _IS_WS[np.minimum(np.take(codes, high), 65535)])   # (flat positions, any layout)
     return ws
 
 
@@ -241,12 +241,10 @@ def build_buffer(parts: list[bytes | np.ndarray]) -> tuple[np.ndarray, np.ndarra
     pad = b" " * PAD
     if all(isinstance(p, bytes) for p in parts):
         buf = np.frombuffer(b"\n".join([*parts, pad]), dtype=np.uint8)  # type: ignore[list-item]
-    else:
+    else:   # some files beyond Latin-1: every file widened in one concatenation
         arrays = [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytes) else p for p in parts]
-        buf = np.full(int(offsets[-1]) + PAD, SPACE, dtype=np.result_type(*arrays))
-        for a, lo in zip(arrays, offsets[:-1], strict=True):
-            buf[lo:lo + len(a)] = a
-            buf[lo + len(a)] = 10
+        line_feed, blanks = np.array([10], dtype=np.uint8), np.full(PAD, SPACE, dtype=np.uint8)
+        buf = np.concatenate([x for a in arrays for x in (a, line_feed)] + [blanks], dtype=np.result_type(*arrays))
     return buf, offsets
 
 
@@ -383,10 +381,20 @@ def _parse_pairs(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ((k0 & 127) * _FIRST_PAIR[code] + (k1 & 127)) * sign, sign != 0
 
 
+def _as_bytes(win: np.ndarray) -> np.ndarray:
+    """A window of wide codes as bytes of the same character classes: a character beyond Latin-1 becomes a
+    blank when it is whitespace, else 0x80 (neither a digit nor a sign), so that it parses the same."""
+    out = win.astype(np.uint8)
+    high = np.flatnonzero(win > 255)   # (few)
+    if len(high):
+        np.put(out, high, np.where(_IS_WS[np.minimum(np.take(win, high), 65535)], SPACE, 0x80))
+    return out
+
+
 def _parse_small(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`parse_int` of a field of at most 4 columns: its pattern of character classes, looked up."""
-    if win.shape[0] == 4 and win.dtype == np.uint8:
-        return _parse_pairs(win)
+    if win.shape[0] == 4:
+        return _parse_pairs(win if win.dtype == np.uint8 else _as_bytes(win))
     valid, negative, weight = _SMALL[win.shape[0]]
     code = np.zeros(win.shape[1], dtype=np.int64)
     digits = []
