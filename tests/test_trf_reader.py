@@ -183,14 +183,19 @@ def test_the_real_corpus_reads_to_its_known_totals() -> None:
     assert batch.warnings.filter(pl.col("field") == "points (cols 81-84)").height == 48
 
 
-def test_byte_fields_parse_like_wide_fields() -> None:
-    """A 4-column field of a byte buffer is read two columns per lookup; it must agree with the per-column
-    reading of wider buffers on every pattern of blanks, signs, digits and other characters."""
-    chars = [ord(c) for c in " 0159+-x\t.,\r\x85\xa0"]
-    fields = np.array(list(itertools.product(chars, repeat=4)), dtype=np.uint8).T
-    narrow, wide = parse_int(fields), parse_int(fields.astype(np.uint16))
-    assert narrow[1].any() and not narrow[1].all()
-    assert np.array_equal(narrow[0], wide[0]) and np.array_equal(narrow[1], wide[1])
+def test_small_fields_parse_as_polars_casts_their_stripped_text() -> None:
+    """A 4-column field is read two columns per lookup, from bytes or from wide codes mapped to bytes: every
+    pattern of blanks, signs, digits and other characters reads as polars' cast of the stripped text, also
+    with characters beyond Latin-1 whose low byte is a digit, a sign or a blank (U+0130, U+012B, U+0120)."""
+    for extra in ("", "\u0130\u012b\u0120\u3000\u2003"):
+        chars = [ord(c) for c in " 0159+-x\t.,\r\x85\xa0" + extra]
+        fields = np.array(list(itertools.product(chars, repeat=4)), dtype=np.uint16 if extra else np.uint8).T
+        texts = pl.Series(["".join(map(chr, f)) for f in fields.T.tolist()]).str.strip_chars()
+        want = texts.cast(pl.Int64, strict=False)
+        value, ok = parse_int(fields)
+        assert ok.any() and not ok.all()
+        assert np.array_equal(ok, want.is_not_null().to_numpy()), extra
+        assert np.array_equal(value[ok], want.drop_nulls().to_numpy()), extra
     assert parse_int(np.array([[32], [45], [49], [50]], dtype=np.uint8))[0].tolist() == [-12]
 
 
