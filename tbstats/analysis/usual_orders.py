@@ -1,8 +1,9 @@
 """Which usual tie-break order reproduces a tournament's declared ranks, or comes nearest (rules.md 8).
 
 For the tournaments searched (those that declare ranks but no usable list), every order of
-:data:`tbstats.model.orders.USUAL_ORDERS` for its kind of event (Swiss or round robin) is ranked over the
-whole batch in one pass per order, edition and rating for unrated players (a *try*). A player *differs*
+:data:`tbstats.model.orders.USUAL_ORDERS` for its kind of event (Swiss or round robin) is ranked in one pass
+over the searched tournaments it applies to, per order, edition and rating for unrated players (a *try*; tries
+that begin alike share those steps, :class:`tbstats.engine.standings.SharedSteps`). A player *differs*
 under a try when its declared rank lies outside the ranks its group of tied players shares (ties the order
 leaves may be broken either way). A try *reproduces* the declared ranks when no player differs; among those
 the one leaving the fewest players tied is named first, then the tournament's own edition, then the table's
