@@ -387,7 +387,7 @@ def _as_bytes(win: np.ndarray) -> np.ndarray:
     out = win.astype(np.uint8)
     high = np.flatnonzero(win > 255)   # (few)
     if len(high):
-        np.put(out, high, np.where(_IS_WS[np.minimum(np.take(win, high), 65535)], SPACE, 0x80))
+        np.put(out, high, np.where(is_whitespace(np.take(win, high)), SPACE, 0x80))
     return out
 
 
