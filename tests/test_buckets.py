@@ -2,13 +2,15 @@
 
 ``make_context`` computes every value per bucket and puts it back in the batch's player order; a context
 built from ``build_dense`` (one block padded to the longest event, the engine before buckets) must give
-exactly the same values, ranks and elements on batches that mix round counts.
+exactly the same values, ranks and elements on batches that mix round counts, whatever the blocks: one per
+round count, close round counts sharing one (:func:`tbstats.model.dense.width_groups`), or all in one.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pytest
 import reference
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -19,8 +21,10 @@ from tbstats.engine.standings import rank_steps
 from tbstats.engine.tiebreaks import parse_spec, parse_specs
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.io.trf import read_trf
-from tbstats.model.dense import build_buckets, build_dense, cells, row_sum
-from tbstats.model.games import Batch
+from tbstats.model import dense as dense_module
+from tbstats.model.columns import _translate, is_black
+from tbstats.model.dense import build_buckets, build_dense, cells, lookup, row_sum, width_groups
+from tbstats.model.games import Batch, ColourEnum
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
 SPECS = ["PTS", "WIN", "WON", "BPG", "BWG", "REP", "STD", "TPN", "PS", "PS/C1", "KS", "BH", "BH/C1", "BH/C2",
@@ -42,18 +46,36 @@ def _padded(batch: Batch, bucketed: Context, **kwargs: object) -> Context:
     return Context(dense, bucketed.edition_of, unrated_rating=bucketed.unrated_rating)
 
 
+#: (pad share, small block) of the layouts compared: one block per round count; close ones sharing a block;
+#: the default (a test's few players: all in one block)
+LAYOUTS = [(0.0, 0), (0.5, 0), (dense_module.PAD_SHARE, dense_module.SMALL_BLOCK)]
+
+
 @SETTINGS
 @given(st.lists(tournaments(max_players=9, max_rounds=7), min_size=2, max_size=6), st.sampled_from(EDITIONS),
-       st.sampled_from([None, 2, 4]))
+       st.sampled_from([None, 2, 4]), st.sampled_from(LAYOUTS))
 def test_buckets_equal_the_padded_view(events: list[reference.RefTournament], edition: str,
-                                       after_round: int | None) -> None:
+                                       after_round: int | None, layout: tuple[float, int]) -> None:
     batch = _batch(events)
     kwargs = {} if after_round is None else {"after_round": after_round}
-    ctx = make_context(batch, **kwargs)  # type: ignore[arg-type]
+    saved = dense_module.PAD_SHARE, dense_module.SMALL_BLOCK
+    dense_module.PAD_SHARE, dense_module.SMALL_BLOCK = layout
+    try:
+        ctx = make_context(batch, **kwargs)  # type: ignore[arg-type]
+        blocks = len(build_buckets(batch, **kwargs).parts)  # type: ignore[arg-type]
+    finally:
+        dense_module.PAD_SHARE, dense_module.SMALL_BLOCK = saved
     rounds = ctx.roster.n
     assume(len(np.unique(rounds)) > 1)
+    widths, players = np.unique(rounds[ctx.roster.tix], return_counts=True)
+    assert blocks == len(np.unique(width_groups(widths, players, pad_share=layout[0], small=layout[1])))
+    if layout == (0.0, 0):
+        assert blocks == len(np.unique(rounds))
+    _same_as_padded(batch, ctx, edition, kwargs)
+
+
+def _same_as_padded(batch: Batch, ctx: Context, edition: str, kwargs: dict[str, int]) -> None:
     flat = _padded(batch, ctx, **kwargs)
-    assert len(build_buckets(batch, **kwargs).parts) == len(np.unique(rounds))  # type: ignore[arg-type]
     for spec in SPECS:
         a, b = tiebreak_values(ctx, parse_spec(spec), edition), tiebreak_values(flat, parse_spec(spec), edition)
         assert np.array_equal(a.defined, b.defined), spec
@@ -70,6 +92,19 @@ def test_buckets_equal_the_padded_view(events: list[reference.RefTournament], ed
     for fore in (False, True):
         x, y = ctx.elements(edition, fore), flat.elements(edition, fore)
         assert np.array_equal(x.oppscore, y.oppscore) and np.array_equal(x.present, y.present)
+
+
+def test_width_groups() -> None:
+    """Close round counts share a block up to the padding allowed; small ones join whatever the padding."""
+    widths = np.arange(3, 15)
+    many = np.full(len(widths), 10_000)
+    assert width_groups(widths, many, pad_share=0.0, small=0).tolist() == list(range(12))
+    # 14 pads 10-13 by at most half their cells; 9 is 14 - 5 > 4.5: a block of its own, and so on down
+    assert width_groups(widths, many, pad_share=0.5, small=0).tolist() == [0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3]
+    assert width_groups(widths, np.full(len(widths), 10), pad_share=0.0, small=100).tolist() == [0] * 12
+    assert width_groups(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)).tolist() == []
+    # a batch of events without counted rounds and one-round events: one block (width at least 1)
+    assert width_groups(np.array([0, 1]), np.array([10_000, 10_000]), pad_share=0.0, small=0).tolist() == [0, 0]
 
 
 def test_row_sum_and_cells_match_numpy() -> None:
@@ -117,3 +152,32 @@ def test_large_batches_are_computed_in_runs(monkeypatch) -> None:  # type: ignor
     monkeypatch.setattr(engine, "split_batch", lambda b, n: calls.append(n) or split(b, n))
     assert engine.compute(batch, specs, rules="auto").equals(whole)
     assert calls == [5]
+
+
+@pytest.mark.parametrize("size", [3, 10, 16, 21, 64, 200])
+def test_lookup_matches_a_gather(size: int) -> None:
+    """``lookup`` (a packed table shifted per cell) equals ``table[codes]`` for bool and int8 tables of any
+    range, negative values included, and tables too large to pack."""
+    rng = np.random.default_rng(size)
+    codes = rng.integers(0, min(size, 128), (300, 7)).astype(np.int8)
+    for table in (rng.random(size) > 0.5, rng.integers(0, 4, size).astype(np.int8),
+                  rng.integers(-1, 6, size).astype(np.int8), rng.integers(-128, 128, size).astype(np.int8)):
+        got = lookup(table, codes)
+        assert got.dtype == table.dtype and got.shape == codes.shape
+        assert np.array_equal(got, table[codes])
+
+
+def test_result_bytes_and_colours_match_polars() -> None:
+    """A game's outcome from its result's first byte, and its colour, equal the plain gather and comparison."""
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        table = np.full(256, rng.integers(-128, 128), dtype=np.int8)
+        some = rng.integers(0, 256, rng.integers(0, 6))
+        table[some] = rng.integers(-128, 128, len(some))
+        first = rng.integers(0, 256, 500).astype(np.uint8)
+        assert np.array_equal(_translate(table, first), table[first])
+    colours = pl.Series(rng.choice(["w", "b", None], 1000).tolist(), dtype=ColourEnum)
+    want = (colours.cast(pl.String) == "b").fill_null(False).to_numpy()
+    for series in (colours, colours.drop_nulls(), colours.cast(pl.String)):
+        expected = want if series.len() == colours.len() else (series.cast(pl.String) == "b").to_numpy()
+        assert np.array_equal(is_black(series), expected)

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.model.games import DRAW, LOSS, WIN
+from tbstats.model.games import DRAW, LOSS, WIN, ColourEnum
 
 
 def game_outcomes(results: pl.Series) -> np.ndarray:
@@ -23,6 +23,20 @@ def game_outcomes(results: pl.Series) -> np.ndarray:
     parts = [_chunk_outcomes(chunk.to_arrow(compat_level=pl.CompatLevel.newest()), table)
              for chunk in results.cast(pl.String).get_chunks()]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8)
+
+
+def is_black(colour: pl.Series) -> np.ndarray:
+    """Whether each game was played with black (null colours are not), from the Enum's codes: a numpy
+    comparison, not a polars boolean column converted under the GIL."""
+    if colour.dtype != ColourEnum:
+        out: np.ndarray = (colour == "b").fill_null(False).to_numpy()
+        return out
+    categories = ColourEnum.categories.to_list()
+    codes = colour.to_physical()
+    if codes.null_count():
+        codes = codes.fill_null(len(categories))   # no colour's code
+    black: np.ndarray = codes.to_numpy() == categories.index("b")
+    return black
 
 
 def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
@@ -53,10 +67,18 @@ def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
 
 
 def _translate(table: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """``table[first]`` for a 256-entry int8 table and uint8 bytes, by one ``bytes.translate`` (a gather would
-    convert the bytes to an index array 8 times their size first); writable."""
-    out: np.ndarray = np.frombuffer(bytearray(first.tobytes().translate(table.tobytes())), dtype=np.int8)
-    return out
+    """``table[first]`` for a 256-entry int8 table with few entries that differ from its most common value, and
+    uint8 bytes: one comparison per such entry, elementwise ufuncs that release the GIL (a gather would convert
+    the bytes to an index array 8 times their size first; ``bytes.translate`` holds the GIL); writable."""
+    entries = table.view(np.uint8)
+    base = int(np.bincount(entries).argmax())
+    out = np.full(first.shape, base, dtype=np.uint8)
+    for value in np.unique(entries[entries != base]).tolist():
+        hit = np.zeros(first.shape, dtype=bool)
+        for byte in np.flatnonzero(entries == value).tolist():
+            hit |= first == byte
+        out += hit.view(np.uint8) * np.uint8((value - base) % 256)   # modulo 256: base + step = value
+    return out.view(np.int8)
 
 
 def _valid(arr: pa.Array) -> np.ndarray:

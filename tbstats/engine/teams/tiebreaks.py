@@ -47,7 +47,7 @@ class TeamContext:
     def values(self, spec: TieBreakSpec, edition: str) -> Values:
         """Values of a team value tie-break under ``edition`` ('auto': each event's own edition), cached."""
         edition = spec.edition or edition
-        key = (str(spec.without_edition()), edition)
+        key = (spec.plain, edition)
         if key not in self._values:
             if edition == "auto":
                 per_team = self.edition_of[self.td.mp.tix]

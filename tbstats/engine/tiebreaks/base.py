@@ -147,7 +147,7 @@ class Context:
                kernel: Callable[[Context, TieBreakSpec, str], Values]) -> Values:
         """Values of ``spec`` under ``edition`` ('auto' picks each tournament's own edition), cached."""
         edition = spec.edition or edition
-        key = (str(spec.without_edition()), edition)
+        key = (spec.plain, edition)
         if key in self._values:
             return self._values[key]
         if self._parts:
