@@ -24,12 +24,10 @@ from tbstats.model.dense import (
     REQUESTED_BYE_TYPES,
     VUR_TYPES,
     Dense,
-    cells,
-    lookup,
-    row_sum,
     type_table,
 )
 from tbstats.model.games import GAME_TYPE
+from tbstats.model.grid import cells, lookup, row_sum
 from tbstats.model.rules import RuleSet
 
 # C.07 16.2 categories of a player-round (0 = game played over the board)

@@ -48,7 +48,8 @@ def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
         # 16-byte views: int32 length, then up to 12 bytes inline
         views = arr.buffers()[1]
         lengths = np.frombuffer(views, dtype=np.int32).reshape(-1, 4)[arr.offset: arr.offset + len(arr), 0]
-        first = np.frombuffer(views, dtype=np.uint8).reshape(-1, 16)[arr.offset: arr.offset + len(arr), 4]
+        first = np.ascontiguousarray(   # one strided copy, then each comparison runs on contiguous bytes
+            np.frombuffer(views, dtype=np.uint8).reshape(-1, 16)[arr.offset: arr.offset + len(arr), 4])
         out = _translate(table, first)
         out[lengths != 1] = LOSS
     else:

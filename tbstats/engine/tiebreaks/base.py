@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
-from tbstats.model.dense import Buckets, Dense, Roster, row_extreme, row_sum
+from tbstats.model.dense import Buckets, Dense, Roster
+from tbstats.model.grid import row_extreme, row_sum
 from tbstats.model.rules import get_ruleset
 from tbstats.model.spec import TieBreakSpec
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from tbstats.engine.tiebreaks.base import Context, Values, cut_sum, round_half_up
 from tbstats.engine.unplayed import value_bound
-from tbstats.model.dense import row_sum
+from tbstats.model.grid import row_sum
 from tbstats.model.spec import TieBreakSpec
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tbstats.engine.tiebreaks.base import Context, Values, cut_sum, round_half_up
-from tbstats.model.dense import row_sum
+from tbstats.model.grid import row_sum
 from tbstats.model.spec import TieBreakSpec
 
 #: dp for p = 0..50 per cent (FIDE Rating Regulations; rules.md 5.5); dp(100 - p) = -dp(p).

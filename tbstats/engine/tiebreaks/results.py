@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from tbstats.engine.tiebreaks.base import Context, Values
-from tbstats.model.dense import NO_OPP, WIN, row_sum
+from tbstats.model.dense import NO_OPP, WIN
+from tbstats.model.grid import row_sum
 from tbstats.model.rules import get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
