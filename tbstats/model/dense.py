@@ -270,8 +270,8 @@ def width_groups(widths: np.ndarray, players: np.ndarray, *, pad_share: float | 
     every padded cell adds to its per-cell costs. Going down from the longest round count, a shorter one
     joins the current block while padding it to the block's width adds at most ``pad_share`` of its cells
     (default :data:`PAD_SHARE`), or while it has fewer than ``small`` players (:data:`SMALL_BLOCK`). On the
-    10k mix (rounds 3 to 14) in the command line's batches of 2,000 events this made about 5 blocks of 12
-    and the engine 1.1x (one thread) to 1.5x (two) faster (benchmarks/RESULTS.md, 2026-12-02 11:55).
+    10k mix (rounds 3 to 14) in the command line's batches of 2,000 events this makes 3 blocks of 12, and
+    the engine was 1.1x (one thread) and 1.5x (two) faster (benchmarks/RESULTS.md, 2026-12-02 11:20-12:10).
     """
     pad_share = PAD_SHARE if pad_share is None else pad_share
     small = SMALL_BLOCK if small is None else small
