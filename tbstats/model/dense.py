@@ -330,8 +330,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     # buckets by counted rounds, each a block of one flat buffer per array; close round counts share a block
     counts_n, n_bucket = np.unique(n, return_inverse=True)
     n_bucket = n_bucket.reshape(-1)
-    group = width_groups(counts_n, np.bincount(n_bucket[tix], minlength=len(counts_n)) if P else
-                         np.zeros(len(counts_n), dtype=np.int64))
+    group = width_groups(counts_n, np.bincount(n_bucket[tix], minlength=len(counts_n)))
     widths = np.maximum.reduceat(counts_n, np.flatnonzero(np.diff(group, prepend=-1))) if len(counts_n) else counts_n
     t_bucket = group[n_bucket].astype(np.int16 if len(widths) < 2 ** 15 else np.int64)  # radix sorts
     R_of = np.maximum(widths, 1)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property
 from typing import Final
 
 from tbstats.errors import UnknownTieBreakError
@@ -56,13 +56,13 @@ class TieBreakSpec:
         return kinds
 
     def without_edition(self) -> TieBreakSpec:
-        return _without_edition(self)
+        return replace(self, edition=None)
 
-    @property
+    @cached_property
     def plain(self) -> str:
         """The spec as written, without its edition override: what its values are cached under (a context asks
         for it thousands of times a batch, so it is made once per spec)."""
-        return _plain(self)
+        return str(self.without_edition())
 
     def __str__(self) -> str:
         text = self.name + (f":{self.reference}" if self.reference else "")
@@ -131,12 +131,3 @@ def split_specs(text: str | list[str]) -> list[str]:
 
 __all__ = ["EDITIONS", "TieBreakSpec", "read_spec", "split_specs"]
 
-
-@lru_cache(maxsize=4096)
-def _without_edition(spec: TieBreakSpec) -> TieBreakSpec:
-    return replace(spec, edition=None)
-
-
-@lru_cache(maxsize=4096)
-def _plain(spec: TieBreakSpec) -> str:
-    return str(_without_edition(spec))
