@@ -22,6 +22,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """Compile tbstats' modules to bytecode before the tests start hundreds of ``tbstats`` processes: each then
     reads it instead of compiling every module it imports afresh (where ``PYTHONDONTWRITEBYTECODE`` is set, as
     on some CI machines, an import never writes it: about a tenth of a second per process)."""
+    if hasattr(session.config, "workerinput"):
+        return      # an xdist worker: the controlling process compiled them
     spec = importlib.util.find_spec("tbstats")
     for location in (spec.submodule_search_locations or []) if spec else []:
         compileall.compile_dir(location, quiet=1)
