@@ -30,7 +30,7 @@ import polars as pl
 
 from tbstats.errors import SchemaError
 from tbstats.io import check, flat, tabular
-from tbstats.io.tabular import TABLES, Format
+from tbstats.io.tabular import TABLES, Format, proof
 from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
 
 
@@ -295,8 +295,8 @@ def read_part(part: TablePart) -> Batch:
         return _read_csv_part(part)
     run = pl.col("tournament").is_between(part.lo, part.hi)
     rows = dict(part.rows)
-    # every file sliced: the tables are read without the rows' location, which is added only when the
-    # checker's proof fails (see tbstats.io.check.proven_clean)
+    # every file sliced: the tables are read without the rows' location, which is added only when neither the
+    # proofs the writer recorded (tbstats.io.tabular.proof) nor the checker's proof (check.proven_clean) hold
     plain = sliced(part)
     tables: dict[str, pl.DataFrame] = {}
     pieces: dict[str, list[tuple[str, int, pl.DataFrame]]] = {}
@@ -323,7 +323,7 @@ def read_part(part: TablePart) -> Batch:
         tables[table] = _checked(table, frame, where)
     if not plain:
         check.raise_problems(check.check_model(tables))
-    elif not check.proven_clean(tables):
+    elif not (proof.vouched(f for piece in pieces.values() for f, _, _ in piece) or check.proven_clean(tables)):
         located = {}
         for table, base, files in part.files:
             if table in pieces:

@@ -96,7 +96,7 @@ _MODULES: Final = {
 
 def __getattr__(name: str) -> object:
     """A name above, its module imported on first use (a submodule too: ``tabular.read``)."""
-    if name in ("layout", "read", "sparse", "write"):
+    if name in ("layout", "proof", "read", "sparse", "write"):
         return importlib.import_module(f"{__name__}.{name}")
     if name not in _MODULES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

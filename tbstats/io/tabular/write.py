@@ -15,6 +15,8 @@ from typing import Any, Final
 import polars as pl
 
 from tbstats.errors import TbstatsError
+from tbstats.io import check
+from tbstats.io.tabular import proof
 from tbstats.io.tabular.layout import (
     EXTENSIONS,
     FLAT_COLUMNS,
@@ -184,16 +186,21 @@ class PartFiles:
     first_id: int
     files: tuple[str, ...]      # in the order of TABLES
     format: Format
+    proof: bool = False         # record the checks it passed (tbstats.io.tabular.proof)
 
 
 def write_part(batch: Batch, part: PartFiles) -> int:
     """Write a batch as the part files ``part`` names, its tournaments numbered from ``part.first_id``, sorted
-    by tournament in row groups of whole tournaments; return the tournaments written (module level: a Dask
-    worker writes the batch it read, and only this count travels back)."""
+    by tournament in row groups of whole tournaments, and with ``part.proof`` the proof that it passed the
+    reader's checks (when they find it clean); return the tournaments written (module level: a Dask worker
+    writes the batch it read, and only this count travels back)."""
     batch = _sorted(renumber(batch, part.first_id))
     for table, path in zip(TABLES, part.files, strict=True):
         _write_file(getattr(batch, table), Path(path), part.format)
-    return batch.n_tournaments
+    n = batch.n_tournaments
+    if part.proof and n and check.proven_clean({t: getattr(batch, t) for t in TABLES}):
+        proof.record(part.files, part.first_id, part.first_id + n - 1)
+    return n
 
 
 class ArchiveWriter:
@@ -271,6 +278,13 @@ class ArchiveWriter:
             raise TbstatsError(f"{self.path}: a single-file model is written here, batch by batch")
         name = f"part-{self._part:05d}{SUFFIX[self.format]}"
         files = []
+        proved = self.format != "csv"   # CSV parts are always checked row by row when read
+        if proved:
+            proofs = self.path / proof.PROOFS
+            if not proofs.exists():
+                proofs.mkdir()
+                self._created.append(proofs)
+            self._created.append(proof.proof_path(self.path / TABLES[0] / name))
         for table in TABLES:
             directory = self.path / table
             if not directory.exists():
@@ -278,7 +292,7 @@ class ArchiveWriter:
                 self._created.append(directory)
             self._created.append(directory / name)
             files.append(str(directory / name))
-        part = PartFiles(self._next_id, tuple(files), self.format)
+        part = PartFiles(self._next_id, tuple(files), self.format, proved)
         self._next_id += tournaments
         self.tournaments_written += tournaments
         self._part += 1

@@ -1,0 +1,126 @@
+"""The proofs a directory dataset keeps of the checks its parts passed (``tbstats.io.tabular.proof``): written by
+``ingest``, they spare a reader the checks only while they hold; any change to a part, its proof or the
+dataset around it and every command gives exactly what it gives without proofs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from helpers import ROOT
+
+from tbstats.cli import main
+from tbstats.io.tabular import proof
+
+EXAMPLES = ROOT / "data" / "examples"
+COMPUTE = ["compute", "-t", "BH/C1,BH,SB,DE,WIN", "--rules", "fide-2026", "--format", "csv", "--batch-size", "3"]
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    """The sample events ingested two a part: three parts, each with its proof."""
+    out = tmp_path / "model"
+    done = CliRunner().invoke(main, ["ingest", str(EXAMPLES), "-o", str(out), "--batch-size", "2", "-q"])
+    assert done.exit_code == 0, done.output
+    return out
+
+
+def _part_files(root: Path) -> list[str]:
+    return sorted(str(p) for table in ("tournaments", "players", "games") for p in (root / table).glob("*.parquet"))
+
+
+def _run(root: Path) -> tuple[int, str]:
+    done = CliRunner().invoke(main, [*COMPUTE, str(root)])
+    return done.exit_code, done.output
+
+
+def test_each_part_has_a_proof_that_holds_and_reading_by_it_changes_nothing(dataset: Path) -> None:
+    proofs = sorted((dataset / proof.PROOFS).glob("*.json"))
+    assert [p.stem for p in proofs] == ["part-00000", "part-00001", "part-00002"]
+    ids = [json.loads(p.read_text())["ids"] for p in proofs]
+    assert ids == [[0, 1], [2, 3], [4, 4]]
+    assert proof.vouched(_part_files(dataset))
+    with_proofs = _run(dataset)
+    shutil.rmtree(dataset / proof.PROOFS)
+    assert not proof.vouched(_part_files(dataset))
+    assert with_proofs == _run(dataset) and with_proofs[0] == 0 and with_proofs[1].count("\n") > 20
+
+
+def _edit(path: Path, column: str, value: object) -> None:
+    """Set ``column`` of a part file's first row to ``value``, keeping the file's schema."""
+    table = pq.read_table(path)
+    col = table.column(column)
+    first = pa.array([value], type=col.type)
+    changed = pa.concat_arrays([first, col.slice(1).combine_chunks()])
+    table = table.set_column(table.schema.get_field_index(column), column, changed)
+    assert not pc.all(pc.equal(table.column(column), col)).as_py()
+    pq.write_table(table, path)
+
+
+def _copied_in(root: Path) -> None:
+    """Part 0 copied in as part 9 with a proof that holds for the copy: its tournament ids are part 0's."""
+    for table in ("tournaments", "players", "games", "warnings"):
+        shutil.copy(root / table / "part-00000.parquet", root / table / "part-00009.parquet")
+    body = json.loads((root / proof.PROOFS / "part-00000.json").read_text())
+    body["files"] = {k.replace("part-00000", "part-00009"): v for k, v in body["files"].items()}
+    (root / proof.PROOFS / "part-00009.json").write_text(json.dumps(body))
+
+
+def _stale(root: Path) -> None:
+    where = root / proof.PROOFS / "part-00001.json"
+    body = json.loads(where.read_text())
+    body["checks"] = "0" * 32
+    where.write_text(json.dumps(body))
+
+
+DAMAGE: dict[str, Callable[[Path], None]] = {
+    "a game's points out of range": lambda r: _edit(r / "games" / "part-00001.parquet", "points", 10 ** 6),
+    "a rating changed (a valid value)": lambda r: _edit(r / "players" / "part-00000.parquet", "rating", 1234),
+    "a game's round beyond the event's": lambda r: _edit(r / "games" / "part-00002.parquet", "round", 40),
+    "a part's tournaments file removed": lambda r: (r / "tournaments" / "part-00001.parquet").unlink(),
+    "a proof made by other checks": _stale,
+    "a part copied in with its proof (ids taken twice)": _copied_in,
+    "a proof that is not JSON": lambda r: (r / proof.PROOFS / "part-00002.json").write_text("{"),
+}
+
+#: changes to the proofs alone: the data, and so the output, are the same as before
+PROOF_ONLY = {"a proof made by other checks", "a proof that is not JSON"}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_changed_dataset_reads_as_without_proofs(dataset: Path, damage: str) -> None:
+    before = _run(dataset)
+    DAMAGE[damage](dataset)
+    assert not proof.vouched(_part_files(dataset))
+    with_proofs = _run(dataset)
+    shutil.rmtree(dataset / proof.PROOFS)
+    assert with_proofs == _run(dataset)
+    if damage not in PROOF_ONLY:   # the change is seen: in the table, or as an error naming the file
+        assert with_proofs != before
+
+
+def test_a_proof_is_made_only_for_a_part_proven_clean(dataset: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      tmp_path: Path) -> None:
+    from tbstats.io import check
+
+    monkeypatch.setattr(check, "proven_clean", lambda tables: False)
+    out = tmp_path / "unproven"
+    done = CliRunner().invoke(main, ["ingest", str(EXAMPLES), "-o", str(out), "--batch-size", "2", "-q"])
+    assert done.exit_code == 0, done.output
+    assert not list((out / proof.PROOFS).glob("*.json"))
+    monkeypatch.undo()
+    assert _run(out) == _run(dataset)
+
+
+def test_csv_parts_get_no_proof(tmp_path: Path) -> None:
+    out = tmp_path / "csv"
+    done = CliRunner().invoke(main, ["ingest", str(EXAMPLES), "-o", str(out), "--format", "csv", "-q"])
+    assert done.exit_code == 0, done.output
+    assert not (out / proof.PROOFS).exists()
