@@ -124,3 +124,24 @@ def test_csv_parts_get_no_proof(tmp_path: Path) -> None:
     done = CliRunner().invoke(main, ["ingest", str(EXAMPLES), "-o", str(out), "--format", "csv", "-q"])
     assert done.exit_code == 0, done.output
     assert not (out / proof.PROOFS).exists()
+
+
+def test_without_the_checks_source_no_proof_is_made_and_none_holds(dataset: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   tmp_path: Path) -> None:
+    """Where the checking modules' source cannot be read (a sourceless install), nothing is skipped."""
+    assert proof.vouched(_part_files(dataset))
+    monkeypatch.setattr(proof, "checks_digest", lambda: None)
+    assert not proof.vouched(_part_files(dataset))
+    out = tmp_path / "sourceless"
+    done = CliRunner().invoke(main, ["ingest", str(EXAMPLES), "-o", str(out), "--batch-size", "2", "-q"])
+    assert done.exit_code == 0, done.output
+    assert not list((out / proof.PROOFS).glob("*.json"))
+
+
+def test_parts_written_by_worker_processes_get_the_same_proofs(dataset: Path, tmp_path: Path) -> None:
+    out = tmp_path / "two"
+    done = CliRunner().invoke(main, ["ingest", str(EXAMPLES), "-o", str(out), "--batch-size", "2", "-q",
+                                     "--workers", "2"])
+    assert done.exit_code == 0, done.output
+    mine = {p.name: p.read_bytes() for p in (dataset / proof.PROOFS).iterdir()}
+    assert {p.name: p.read_bytes() for p in (out / proof.PROOFS).iterdir()} == mine and len(mine) == 3

@@ -32,13 +32,20 @@ _CHECKING: Final = ("tbstats.io.check", "tbstats.io.clean", "tbstats.model.games
 
 
 @functools.cache
-def checks_digest() -> str:
-    """A digest of the checking modules' source: a proof made by other checks does not hold."""
+def checks_digest() -> str | None:
+    """A digest of the checking modules' source: a proof made by other checks does not hold. None when the
+    source cannot be read (then no proof is made, and none holds)."""
     import importlib
 
     h = hashlib.blake2b(digest_size=16)
     for name in _CHECKING:
-        h.update(Path(importlib.import_module(name).__file__ or name).read_bytes())
+        file = importlib.import_module(name).__file__
+        if not file:
+            return None
+        try:
+            h.update(Path(file).read_bytes())
+        except OSError:
+            return None
     return h.hexdigest()
 
 
@@ -65,13 +72,16 @@ def proof_path(part_file: str | Path) -> Path:
 
 def record(files: Sequence[str | Path], first_id: int, last_id: int) -> None:
     """Write the proof of one part just written and proven clean: its files and tournament ids."""
+    checks = checks_digest()
+    if checks is None:
+        return
     where = proof_path(files[0])
     root = where.parent.parent
     entries = {}
     for f in files:
         size, digest = _digest(Path(f))
         entries[Path(f).relative_to(root).as_posix()] = {"size": size, "blake2b": digest}
-    body = {"checks": checks_digest(), "ids": [first_id, last_id], "files": entries}
+    body = {"checks": checks, "ids": [first_id, last_id], "files": entries}
     where.parent.mkdir(exist_ok=True)
     tmp = where.with_name(f".{where.name}.{os.getpid()}")
     tmp.write_text(json.dumps(body, indent=1), encoding="utf-8")
@@ -89,7 +99,7 @@ def _load(where: Path) -> dict[str, Any] | None:
 def _holding(where: Path) -> dict[str, Any] | None:
     """The proof at ``where`` if it still holds (same checks, every file of its part unchanged), else None."""
     body = _load(where)
-    if body is None or body.get("checks") != checks_digest():
+    if body is None or checks_digest() is None or body.get("checks") != checks_digest():
         return None
     files, ids = body.get("files"), body.get("ids")
     if not isinstance(files, dict) or not files or not (isinstance(ids, list) and len(ids) == 2
