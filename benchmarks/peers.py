@@ -126,12 +126,24 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
             "ranks": ranks}
 
 
-def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[int, int]:
-    """How many of TieBreakServer's (file, start number, rank) triples tbstats' ``compute`` agrees with."""
+def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """How many of TieBreakServer's (file, competitor, rank) triples tbstats agrees with, of how many: in the
+    individual events (players by start number, ``compute``) and in the team events, where the checker ranks
+    the teams (by team number: ``compute_teams``)."""
+    import polars as pl
+
     from tbstats.engine.compute import compute
+    from tbstats.engine.teams.standings import compute_teams
     from tbstats.io.trf import read_trf
 
     files = sorted(Archive(root).trf.rglob("*.trf"))
-    table = compute(read_trf([(str(p), p.read_bytes()) for p in files]).batch, STANDARD_LIST, rules=rules)
-    mine = {(s, n): r for s, n, r in table.select("source", "start_no", "rank").iter_rows()}
-    return sum(mine.get((s, n)) == r for s, n, r in ranks), len(ranks)
+    batch = read_trf([(str(p), p.read_bytes()) for p in files]).batch
+    teams = set(batch.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
+    players = compute(batch, STANDARD_LIST, rules=rules).select("source", "start_no", "rank")
+    team_rows = compute_teams(batch, STANDARD_LIST, rules=rules).select("source", "team", "rank")
+    out = []
+    for table, team in ((players, False), (team_rows, True)):
+        mine = {(s, n): r for s, n, r in table.iter_rows()}
+        compared = [(s, n, r) for s, n, r in ranks if (s in teams) == team]
+        out.append((sum(mine.get((s, n)) == r for s, n, r in compared), len(compared)))
+    return out[0], out[1]

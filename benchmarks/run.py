@@ -308,10 +308,11 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         return (f"{_sec(r['seconds'])} | {_rate(r['rows'], r['seconds'])} | {r['rows'] / r['seconds'] / tbs_rate:,.1f}x"
                 f" | {r['cpu']:.2f} | {_rate(r['rows'], r['cpu'])} | "
                 f"{r['rows'] / max(r['cpu'], 1e-9) / tbs_cpu_rate:,.1f}x")
-    equal, total = peers.same_ranks(sample.root, tbs["ranks"], rules)
+    (equal, total), (team_equal, team_total) = peers.same_ranks(sample.root, tbs["ranks"], rules)
     lines.append(f"| TieBreakServer {tbs['version']} (one process, {tbs['events']} files) | {tbs['events']:,} | "
                  f"{tbs['rows']:,} | {versus(tbs)} | {tbs['nonzero']} files with a non-zero status; "
-                 f"{equal:,}/{total:,} ranks equal to tbstats |")
+                 f"ranks equal to tbstats: {equal:,}/{total:,} players of individual events, "
+                 f"{team_equal:,}/{team_total:,} teams of team events |")
     if "error" not in mine:
         lines.append(f"| tbstats compute from TRF (CLI, same files) | {tbs['events']:,} | {mine['rows']:,} | "
                      f"{versus(mine)} | whole process, interpreter start included |")
