@@ -80,6 +80,15 @@ def _stale(root: Path) -> None:
     where.write_text(json.dumps(body))
 
 
+def _points_elsewhere(root: Path) -> None:
+    """A proof that names a file outside its dataset: it does not hold (and is not read)."""
+    where = root / proof.PROOFS / "part-00000.json"
+    body = json.loads(where.read_text())
+    shutil.copy(root / "games" / "part-00000.parquet", root.parent / "outside.parquet")   # the same bytes
+    body["files"]["../outside.parquet"] = body["files"]["games/part-00000.parquet"]
+    where.write_text(json.dumps(body))
+
+
 DAMAGE: dict[str, Callable[[Path], None]] = {
     "a game's points out of range": lambda r: _edit(r / "games" / "part-00001.parquet", "points", 10 ** 6),
     "a rating changed (a valid value)": lambda r: _edit(r / "players" / "part-00000.parquet", "rating", 1234),
@@ -88,10 +97,12 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "a proof made by other checks": _stale,
     "a part copied in with its proof (ids taken twice)": _copied_in,
     "a proof that is not JSON": lambda r: (r / proof.PROOFS / "part-00002.json").write_text("{"),
+    "a proof that names a file outside the dataset": _points_elsewhere,
 }
 
 #: changes to the proofs alone: the data, and so the output, are the same as before
-PROOF_ONLY = {"a proof made by other checks", "a proof that is not JSON"}
+PROOF_ONLY = {"a proof made by other checks", "a proof that is not JSON",
+              "a proof that names a file outside the dataset"}
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))

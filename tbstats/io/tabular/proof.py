@@ -21,6 +21,7 @@ import hashlib
 import itertools
 import json
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -107,8 +108,13 @@ def _holding(where: Path) -> dict[str, Any] | None:
         return None
     root = where.parent.parent
     for name, entry in files.items():
-        try:
-            if not isinstance(entry, dict) or _digest(root / name) != (entry.get("size"), entry.get("blake2b")):
+        if not isinstance(entry, dict) or Path(name).is_absolute() or ".." in Path(name).parts:
+            return None
+        try:   # a regular file of the recorded size before its bytes are read
+            st = (root / name).stat()
+            if not stat.S_ISREG(st.st_mode) or st.st_size != entry.get("size"):
+                return None
+            if _digest(root / name) != (entry.get("size"), entry.get("blake2b")):
                 return None
         except OSError:
             return None
