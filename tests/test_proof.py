@@ -1,6 +1,7 @@
-"""The proofs a directory dataset keeps of the checks its parts passed (``tbstats.io.tabular.proof``): written by
-``ingest``, they spare a reader the checks only while they hold; any change to a part, its proof or the
-dataset around it and every command gives exactly what it gives without proofs."""
+"""The proofs a model keeps of the checks its files passed (``tbstats.io.tabular.proof``): written by ``ingest``
+(per part of a directory dataset, beside a flat Parquet file), they spare a reader the checks only while they
+hold; after any change to a file, its proof or the dataset around it, every command gives exactly what it
+gives without proofs."""
 
 from __future__ import annotations
 
@@ -156,3 +157,56 @@ def test_parts_written_by_worker_processes_get_the_same_proofs(dataset: Path, tm
     assert done.exit_code == 0, done.output
     mine = {p.name: p.read_bytes() for p in (dataset / proof.PROOFS).iterdir()}
     assert {p.name: p.read_bytes() for p in (out / proof.PROOFS).iterdir()} == mine and len(mine) == 3
+
+
+@pytest.fixture
+def flat_file(tmp_path: Path) -> Path:
+    out = tmp_path / "flat" / "archive.parquet"
+    done = CliRunner().invoke(main, ["ingest", str(EXAMPLES), "-o", str(out), "--batch-size", "2", "-q"])
+    assert done.exit_code == 0, done.output
+    return out
+
+
+def _stale_flat(file: Path) -> None:
+    where = proof.flat_proof_path(file)
+    body = json.loads(where.read_text())
+    body["checks"] = "0" * 32
+    where.write_text(json.dumps(body))
+
+
+FLAT_DAMAGE: dict[str, Callable[[Path], None]] = {
+    "a game's points out of range": lambda f: _edit(f, "points", 10 ** 6),
+    "a rating changed (a valid value)": lambda f: _edit(f, "rating", 1234),
+    "a proof made by other checks": _stale_flat,
+}
+
+
+def test_a_flat_file_has_its_proof_beside_it_and_reading_by_it_changes_nothing(flat_file: Path) -> None:
+    assert proof.flat_proof_path(flat_file).is_file() and proof.vouched_flat(str(flat_file))
+    with_proof = _run(flat_file)
+    proof.flat_proof_path(flat_file).unlink()
+    assert not proof.vouched_flat(str(flat_file))
+    assert with_proof == _run(flat_file) and with_proof[0] == 0 and with_proof[1].count("\n") > 20
+
+
+@pytest.mark.parametrize("damage", sorted(FLAT_DAMAGE))
+def test_a_changed_flat_file_reads_as_without_its_proof(flat_file: Path, damage: str) -> None:
+    before = _run(flat_file)
+    FLAT_DAMAGE[damage](flat_file)
+    assert not proof.vouched_flat(str(flat_file))
+    with_proof = _run(flat_file)
+    proof.flat_proof_path(flat_file).unlink()
+    assert with_proof == _run(flat_file)
+    if damage not in PROOF_ONLY:
+        assert with_proof != before
+
+
+def test_a_flat_file_written_whole_or_over_an_old_one_has_no_stale_proof(flat_file: Path) -> None:
+    from tbstats.io.tabular import write_model
+    from tbstats.io.trf import read_trf
+
+    old = proof.flat_proof_path(flat_file)
+    assert old.is_file()
+    path = EXAMPLES / "e2_cut_exception.trf"
+    write_model(read_trf([(str(path), path.read_bytes())]).batch, flat_file)   # as it is: no proof made
+    assert not old.exists() and not proof.vouched_flat(str(flat_file))

@@ -1,10 +1,11 @@
-"""The record a directory dataset keeps of the checks its parts passed when tbstats wrote them.
+"""The record a model keeps of the checks its files passed when tbstats wrote them.
 
-``ArchiveWriter`` (``tbstats ingest -o DIR``) proves each batch clean with the reader's own checks
-(:func:`tbstats.io.check.proven_clean`) before it writes the batch as part files, and then records the proof
-beside them in ``DIR/checked/part-NNNNN.json``: the tournament ids of the part, the size and BLAKE2b digest of
-each of its files, and a digest of the checks' own source. A reader skips the checks for the rows it takes
-from such files only when the proofs still hold, recomputed from the bytes on disk:
+``ArchiveWriter`` (``tbstats ingest -o ...``) proves each batch clean with the reader's own checks
+(:func:`tbstats.io.check.proven_clean`) as it writes it, and records the proof: for a directory dataset one per
+part, ``DIR/checked/part-NNNNN.json``; for a flat Parquet file one beside it, ``FILE.parquet.checked.json``, once
+the whole file is written. A proof holds the tournament ids, the size and BLAKE2b digest of each file, and a
+digest of the checks' own source. A reader skips the checks for the rows it takes from such files only when the
+proofs still hold, recomputed from the bytes on disk:
 
 - every file of each part it reads from has the recorded size and digest, and none is missing;
 - each proof was made by the same checks (the same source of the checking modules);
@@ -71,19 +72,25 @@ def proof_path(part_file: str | Path) -> Path:
     return p.parent.parent / PROOFS / f"{p.stem}.json"
 
 
-def record(files: Sequence[str | Path], first_id: int, last_id: int) -> None:
-    """Write the proof of one part just written and proven clean: its files and tournament ids."""
+def flat_proof_path(file: str | Path) -> Path:
+    """Where the proof of a flat file is kept: beside it."""
+    return Path(f"{file}.checked.json")
+
+
+def record(files: Sequence[str | Path], first_id: int, last_id: int, *, flat: bool = False) -> None:
+    """Write the proof of one part just written and proven clean (``flat``: of a flat file, whole), its files
+    and tournament ids."""
     checks = checks_digest()
     if checks is None:
         return
-    where = proof_path(files[0])
-    root = where.parent.parent
+    where = flat_proof_path(files[0]) if flat else proof_path(files[0])
+    root = where.parent if flat else where.parent.parent
     entries = {}
     for f in files:
         size, digest = _digest(Path(f))
         entries[Path(f).relative_to(root).as_posix()] = {"size": size, "blake2b": digest}
     body = {"checks": checks, "ids": [first_id, last_id], "files": entries}
-    where.parent.mkdir(exist_ok=True)
+    where.parent.mkdir(parents=True, exist_ok=True)
     tmp = where.with_name(f".{where.name}.{os.getpid()}")
     tmp.write_text(json.dumps(body, indent=1), encoding="utf-8")
     os.replace(tmp, where)     # a reader never sees half a proof
@@ -97,8 +104,9 @@ def _load(where: Path) -> dict[str, Any] | None:
     return body if isinstance(body, dict) else None
 
 
-def _holding(where: Path) -> dict[str, Any] | None:
-    """The proof at ``where`` if it still holds (same checks, every file of its part unchanged), else None."""
+def _holding(where: Path, root: Path) -> dict[str, Any] | None:
+    """The proof at ``where`` if it still holds (same checks, every file it names, relative to ``root``,
+    unchanged), else None."""
     body = _load(where)
     if body is None or checks_digest() is None or body.get("checks") != checks_digest():
         return None
@@ -106,7 +114,6 @@ def _holding(where: Path) -> dict[str, Any] | None:
     if not isinstance(files, dict) or not files or not (isinstance(ids, list) and len(ids) == 2
                                                         and all(isinstance(i, int) for i in ids)):
         return None
-    root = where.parent.parent
     for name, entry in files.items():
         if not isinstance(entry, dict) or Path(name).is_absolute() or ".." in Path(name).parts:
             return None
@@ -130,9 +137,15 @@ def vouched(files: Iterable[str]) -> bool:
         proofs.setdefault(where, set()).add(Path(f).relative_to(where.parent.parent).as_posix())
     ranges = []
     for where, names in proofs.items():
-        body = _holding(where)
+        body = _holding(where, where.parent.parent)
         if body is None or not names <= set(body["files"]):
             return False
         ranges.append(tuple(body["ids"]))
     ranges.sort()
     return bool(ranges) and all(prev[1] < nxt[0] for prev, nxt in itertools.pairwise(ranges))
+
+
+def vouched_flat(file: str) -> bool:
+    """Whether the proof beside a flat file still holds for it."""
+    body = _holding(flat_proof_path(file), Path(file).parent)
+    return body is not None and Path(file).name in body["files"]

@@ -224,12 +224,15 @@ class ArchiveWriter:
         self._writer: Any = None
         self._schema: Any = None
         self._columns: list[str] | None = None
+        self._proven = self.format == "parquet"   # a flat Parquet file: every batch proven clean so far
+        self._first_written: int | None = None
         self._closed = False
         unfinished(self.abort)   # removed if the command line must stop at once (Ctrl-C)
         if self.single:
             if append:
                 raise TbstatsError(f"{self.path}: cannot append to a single-file model; write a directory")
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            proof.flat_proof_path(self.path).unlink(missing_ok=True)   # a proof of the file this one replaces
             return
         if self.path.exists() and any(self.path.iterdir()):
             if not append:
@@ -256,15 +259,20 @@ class ArchiveWriter:
             if self._closed:
                 raise TbstatsError(f"{self.path}: writer is closed")
             batch = _sorted(renumber(batch, self._next_id))
+            if batch.n_tournaments and self._first_written is None:
+                self._first_written = self._next_id
             self._next_id += batch.n_tournaments
-            self._write_batch(batch)
+            self._write_batch(batch, proven=self._proven and (not batch.n_tournaments or check.proven_clean(
+                {t: getattr(batch, t) for t in TABLES})))
             return
         write_part(batch, self.reserve(batch.n_tournaments))
 
-    def _write_batch(self, batch: Batch) -> None:
-        """Write a batch into a single-file target as it is (its ids and order), piece by piece."""
+    def _write_batch(self, batch: Batch, *, proven: bool = False) -> None:
+        """Write a batch into a single-file target as it is (its ids and order), piece by piece; unless
+        ``proven`` (clean, and numbered by :meth:`write`), the file gets no proof."""
         if self._closed:
             raise TbstatsError(f"{self.path}: writer is closed")
+        self._proven = self._proven and proven
         self.tournaments_written += batch.n_tournaments
         for piece in flat_pieces(batch, json_lists=self.format == "csv"):
             self._write_flat(piece)
@@ -339,6 +347,9 @@ class ArchiveWriter:
             self.write(Batch(empty("tournaments"), empty("players"), empty("games")))
         if self._writer is not None:
             self._writer.close()
+        if self.single and self._proven and self._first_written is not None:
+            self._created.append(proof.flat_proof_path(self.path))
+            proof.record([self.path], self._first_written, self._next_id - 1, flat=True)
         self._closed = True
         finished(self.abort)
 
