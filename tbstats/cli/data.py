@@ -38,8 +38,10 @@ def ingest(ctx: click.Context, inputs: Inputs, target: str, model_format: tabula
     """Read tournaments (TRF files, directories, globs, zip/tar archives, models) and write the model.
 
     Batches are written as they are read, so archives larger than memory can be ingested: a directory gets
-    one part file per table and batch, sorted by tournament, in row groups of whole tournaments.
-    The closing line on stderr is 'N files: K loaded, E rejected'.
+    one part file per table and batch, sorted by tournament, in row groups of whole tournaments. Each
+    Parquet or Arrow part (and a flat Parquet file) gets the proof that it passed the reader's checks
+    (checked/part-NNNNN.json, FILE.parquet.checked.json): commands that read it again skip them while it is
+    unchanged. The closing line on stderr is 'N files: K loaded, E rejected'.
     """
     with streamed(inputs, batches) as run, tabular.ArchiveWriter(target, model_format, append=append) as writer:
         commands.ingest(run, writer)
