@@ -168,6 +168,7 @@ def _walk_into(root: str, items: list[_Item]) -> None:
     base = os.path.normpath(root)
     prefix = "" if base == "." else base if base.endswith("/") else f"{base}/"
     dirs = [e for e in entries if _is_dir(e)]
+    names = {e.name for e in entries}
     for e in dirs:
         path = prefix + e.name
         if tabular.is_model_dir(path):
@@ -175,7 +176,7 @@ def _walk_into(root: str, items: list[_Item]) -> None:
         elif not e.is_symlink():
             _walk_into(path, items)
     for e in entries:
-        if e in dirs:
+        if e in dirs or kinds.is_proof_of(e.name, names):   # a flat model file's proof: read with it
             continue
         path = prefix + e.name  # == normpath(join(root, name)): a listed name holds no separator
         ext = _name_suffix(e.name)

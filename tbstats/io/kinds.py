@@ -14,6 +14,19 @@ EXTENSIONS: Final[dict[str, Format]] = {
     ".parquet": "parquet", ".arrow": "arrow", ".ipc": "arrow", ".feather": "arrow", ".csv": "csv",
 }
 
+#: The end of the name of the proof ``ingest`` keeps beside a flat model file it wrote (tbstats.io.tabular.proof):
+#: part of that file, not an input of its own.
+PROOF_SUFFIX: Final = ".checked.json"
+
+
+def is_proof_of(name: str, names: frozenset[str] | set[str]) -> bool:
+    """Whether ``name`` is the proof of a model file among ``names`` (the entries of the same directory).
+
+    >>> is_proof_of("a.parquet.checked.json", {"a.parquet"}), is_proof_of("a.parquet.checked.json", set())
+    (True, False)
+    """
+    return name.endswith(PROOF_SUFFIX) and name[:-len(PROOF_SUFFIX)] in names
+
 
 def is_pattern(text: str) -> bool:
     """Whether an input is a glob pattern (it has ``*``, ``?`` or ``[``)."""

@@ -27,6 +27,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from tbstats.io.kinds import PROOF_SUFFIX
+
 #: The directory of a dataset that holds the proofs, one per part.
 PROOFS: Final = "checked"
 #: The modules whose source defines what a proof vouches for.
@@ -74,7 +76,7 @@ def proof_path(part_file: str | Path) -> Path:
 
 def flat_proof_path(file: str | Path) -> Path:
     """Where the proof of a flat file is kept: beside it."""
-    return Path(f"{file}.checked.json")
+    return Path(f"{file}{PROOF_SUFFIX}")
 
 
 def record(files: Sequence[str | Path], first_id: int, last_id: int, *, flat: bool = False) -> None:
