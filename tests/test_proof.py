@@ -215,8 +215,10 @@ def test_a_flat_file_written_whole_or_over_an_old_one_has_no_stale_proof(flat_fi
 def test_a_flat_files_proof_is_no_input_of_its_own(flat_file: Path) -> None:
     """A directory walk reads the flat file and passes over its proof (it is not listed as skipped); a proof
     whose file is gone is an ordinary file that is not a tournament file."""
-    done = CliRunner().invoke(main, ["info", str(flat_file.parent), "--format", "csv"])
-    assert done.exit_code == 0 and "skipped" not in done.output, done.output
+    for source in (str(flat_file.parent), f"{flat_file.parent}/*"):   # walked, or matched by a pattern
+        done = CliRunner().invoke(main, ["info", source, "--format", "csv"])
+        assert done.exit_code == 0 and "skipped" not in done.output, done.output
+        assert "1 files: 1 loaded, 0 rejected" in done.output, done.output
     flat_file.unlink()
     done = CliRunner().invoke(main, ["info", str(flat_file.parent), "--format", "csv"])
     assert "skipped 1 files that are not tournament files" in done.output, done.output

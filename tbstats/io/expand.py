@@ -88,7 +88,10 @@ def _expand(inputs: Sequence[str]) -> list[_Item]:
             matches = sorted(os.path.normpath(m) for m in glob.glob(text, recursive=True))
             if not matches:
                 items.append(_Item(text, "reject", reason="no file matches the pattern"))
+            matched = set(matches)
             for m in matches:
+                if kinds.is_proof_of(m, matched):   # a flat model file's proof, matched with the file
+                    continue
                 model = _model_of(m)
                 items.extend(_walk(model or m) if model or os.path.isdir(m) else _explicit(m))
         else:
