@@ -196,27 +196,21 @@ def repeated_windows(buf: np.ndarray, at: np.ndarray, count: np.ndarray, width: 
     """:func:`windows` at ``count[i]`` consecutive positions ``at[i], at[i] + width, ...`` of each line (its
     round blocks), line after line; ``room`` is per window.
 
-    Each line's ``count[i] * width`` characters are copied at once (lines grouped by count), then transposed
-    once: about half the cost of a gather per column and window. A line whose windows would run past the
-    buffer's end (the last lines, short ones of long events) is taken window by window.
+    Every window is copied whole by one gather of ``width``-character rows, then transposed once: about
+    two thirds of the cost of copying each line's windows at once and placing them (and a third of a gather
+    per column and window). A window that would run past the buffer's end is taken by :func:`windows`.
     """
     total = int(count.sum())
-    rows = np.empty((total, width), dtype=buf.dtype)
     first = np.cumsum(count) - count
-    for k in np.unique(count[count > 0]).tolist():
-        lines = np.flatnonzero(count == k)
-        fits = at[lines] + k * width <= len(buf)
-        alone, lines = lines[~fits], lines[fits]
-        if len(lines):
-            got = sliding_window_view(buf, k * width)[at[lines]].reshape(-1, width)
-            if len(got) == total:
-                rows = got
-            else:
-                rows[(first[lines][:, None] + np.arange(k)).reshape(-1)] = got
-        if len(alone):
-            idx = ranges(first[alone], count[alone])
-            pos = np.repeat(at[alone] - width * first[alone], count[alone]) + width * idx
-            rows[idx] = windows(buf, pos, width, np.full(len(idx), width)).T
+    pos = np.repeat((at - width * first).astype(np.int64), count) + width * np.arange(total, dtype=np.int64)
+    fits = pos + width <= len(buf)
+    if fits.all():
+        rows = sliding_window_view(buf, width)[pos]
+    else:
+        rows = np.empty((total, width), dtype=buf.dtype)
+        rows[fits] = sliding_window_view(buf, width)[pos[fits]]
+        past = np.flatnonzero(~fits)
+        rows[past] = windows(buf, pos[past], width, np.full(len(past), width)).T
     return _blank_past_end(np.ascontiguousarray(rows.T), room)
 
 
