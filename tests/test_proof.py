@@ -74,8 +74,8 @@ def _copied_in(root: Path) -> None:
     (root / proof.PROOFS / "part-00009.json").write_text(json.dumps(body))
 
 
-def _stale(root: Path) -> None:
-    where = root / proof.PROOFS / "part-00001.json"
+def _stale(where: Path) -> None:
+    """The proof at ``where`` as if made by other checks."""
     body = json.loads(where.read_text())
     body["checks"] = "0" * 32
     where.write_text(json.dumps(body))
@@ -95,7 +95,7 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
     "a rating changed (a valid value)": lambda r: _edit(r / "players" / "part-00000.parquet", "rating", 1234),
     "a game's round beyond the event's": lambda r: _edit(r / "games" / "part-00002.parquet", "round", 40),
     "a part's tournaments file removed": lambda r: (r / "tournaments" / "part-00001.parquet").unlink(),
-    "a proof made by other checks": _stale,
+    "a proof made by other checks": lambda r: _stale(r / proof.PROOFS / "part-00001.json"),
     "a part copied in with its proof (ids taken twice)": _copied_in,
     "a proof that is not JSON": lambda r: (r / proof.PROOFS / "part-00002.json").write_text("{"),
     "a proof that names a file outside the dataset": _points_elsewhere,
@@ -106,16 +106,23 @@ PROOF_ONLY = {"a proof made by other checks", "a proof that is not JSON",
               "a proof that names a file outside the dataset"}
 
 
-@pytest.mark.parametrize("damage", sorted(DAMAGE))
-def test_a_changed_dataset_reads_as_without_proofs(dataset: Path, damage: str) -> None:
-    before = _run(dataset)
-    DAMAGE[damage](dataset)
-    assert not proof.vouched(_part_files(dataset))
-    with_proofs = _run(dataset)
-    shutil.rmtree(dataset / proof.PROOFS)
-    assert with_proofs == _run(dataset)
+def _reads_as_without_proofs(target: Path, damage: str, change: Callable[[Path], None],
+                             holds: Callable[[Path], bool], drop: Callable[[Path], None]) -> None:
+    """After ``change``, the proofs of ``target`` do not hold and every command reads it as without them."""
+    before = _run(target)
+    change(target)
+    assert not holds(target)
+    with_proofs = _run(target)
+    drop(target)
+    assert with_proofs == _run(target)
     if damage not in PROOF_ONLY:   # the change is seen: in the table, or as an error naming the file
         assert with_proofs != before
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_changed_dataset_reads_as_without_proofs(dataset: Path, damage: str) -> None:
+    _reads_as_without_proofs(dataset, damage, DAMAGE[damage], lambda r: proof.vouched(_part_files(r)),
+                             lambda r: shutil.rmtree(r / proof.PROOFS))
 
 
 def test_a_proof_is_made_only_for_a_part_proven_clean(dataset: Path, monkeypatch: pytest.MonkeyPatch,
@@ -167,17 +174,10 @@ def flat_file(tmp_path: Path) -> Path:
     return out
 
 
-def _stale_flat(file: Path) -> None:
-    where = proof.flat_proof_path(file)
-    body = json.loads(where.read_text())
-    body["checks"] = "0" * 32
-    where.write_text(json.dumps(body))
-
-
 FLAT_DAMAGE: dict[str, Callable[[Path], None]] = {
     "a game's points out of range": lambda f: _edit(f, "points", 10 ** 6),
     "a rating changed (a valid value)": lambda f: _edit(f, "rating", 1234),
-    "a proof made by other checks": _stale_flat,
+    "a proof made by other checks": lambda f: _stale(proof.flat_proof_path(f)),
 }
 
 
@@ -191,14 +191,8 @@ def test_a_flat_file_has_its_proof_beside_it_and_reading_by_it_changes_nothing(f
 
 @pytest.mark.parametrize("damage", sorted(FLAT_DAMAGE))
 def test_a_changed_flat_file_reads_as_without_its_proof(flat_file: Path, damage: str) -> None:
-    before = _run(flat_file)
-    FLAT_DAMAGE[damage](flat_file)
-    assert not proof.vouched_flat(str(flat_file))
-    with_proof = _run(flat_file)
-    proof.flat_proof_path(flat_file).unlink()
-    assert with_proof == _run(flat_file)
-    if damage not in PROOF_ONLY:
-        assert with_proof != before
+    _reads_as_without_proofs(flat_file, damage, FLAT_DAMAGE[damage], lambda f: proof.vouched_flat(str(f)),
+                             lambda f: proof.flat_proof_path(f).unlink())
 
 
 def test_a_flat_file_written_whole_or_over_an_old_one_has_no_stale_proof(flat_file: Path) -> None:

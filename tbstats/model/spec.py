@@ -130,4 +130,3 @@ def split_specs(text: str | list[str]) -> list[str]:
 
 
 __all__ = ["EDITIONS", "TieBreakSpec", "read_spec", "split_specs"]
-

@@ -109,8 +109,8 @@ def _load(where: Path) -> dict[str, Any] | None:
 def _holding(where: Path, root: Path) -> dict[str, Any] | None:
     """The proof at ``where`` if it still holds (same checks, every file it names, relative to ``root``,
     unchanged), else None."""
-    body = _load(where)
-    if body is None or checks_digest() is None or body.get("checks") != checks_digest():
+    body, checks = _load(where), checks_digest()
+    if body is None or checks is None or body.get("checks") != checks:
         return None
     files, ids = body.get("files"), body.get("ids")
     if not isinstance(files, dict) or not files or not (isinstance(ids, list) and len(ids) == 2

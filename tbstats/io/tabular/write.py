@@ -198,9 +198,14 @@ def write_part(batch: Batch, part: PartFiles) -> int:
     for table, path in zip(TABLES, part.files, strict=True):
         _write_file(getattr(batch, table), Path(path), part.format)
     n = batch.n_tournaments
-    if part.proof and n and check.proven_clean({t: getattr(batch, t) for t in TABLES}):
+    if part.proof and n and _proven(batch):
         proof.record(part.files, part.first_id, part.first_id + n - 1)
     return n
+
+
+def _proven(batch: Batch) -> bool:
+    """Whether the reader's checks find ``batch`` clean, as written (what a proof records)."""
+    return check.proven_clean({t: getattr(batch, t) for t in TABLES})
 
 
 class ArchiveWriter:
@@ -262,8 +267,7 @@ class ArchiveWriter:
             if batch.n_tournaments and self._first_written is None:
                 self._first_written = self._next_id
             self._next_id += batch.n_tournaments
-            self._write_batch(batch, proven=self._proven and (not batch.n_tournaments or check.proven_clean(
-                {t: getattr(batch, t) for t in TABLES})))
+            self._write_batch(batch, proven=self._proven and (not batch.n_tournaments or _proven(batch)))
             return
         write_part(batch, self.reserve(batch.n_tournaments))
 
