@@ -49,22 +49,19 @@ def wins_with_black(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 
 
 def progressive(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
-    """PS: sum of the running scores after each round; /Cn leaves out the first n of them (C.07 7.5, 14.1.2c)."""
+    """PS: sum of the running scores after each round; /Cn leaves out the first n of them (C.07 7.5, 14.1.2c).
+
+    Round c's points (from 0) enter the running scores of rounds max(c, n)..N-1 of an event of N counted
+    rounds: PS = N x score - sum of points_c x max(c, n), one weighted row sum (0 when N <= n: no running
+    score is left).
+    """
     d = ctx.dense
     n = d.per_player(d.n)
-    if d.all_counted and bool((n == d.rounds).all()):
-        # every row counts all R rounds: round c's points enter the running scores of rounds max(c, n)..R
-        weight = d.rounds - np.maximum(np.arange(d.rounds), spec.cut_low)
-        weight = np.maximum(weight, 0)
-        fits = d.max_abs_points * int(weight.sum()) < 2 ** 31   # then int32 accumulates exactly
-        value = np.einsum("ij,j->i", d.pts, weight.astype(np.int32 if fits else np.int64),
-                          dtype=np.int32 if fits else np.int64).astype(np.int64)
-    else:
-        running = np.cumsum(d.points, axis=1)
-        keep = d.counted.copy()
-        keep[:, : spec.cut_low] = False
-        value = row_sum(running, keep)
-    return Values(value, ctx.unit(), ctx.everyone())
+    weight = np.maximum(np.arange(d.rounds), spec.cut_low)
+    fits = d.max_abs_points * int(weight.sum()) < 2 ** 31   # then int32 accumulates exactly
+    dtype = np.int32 if fits else np.int64
+    later = np.einsum("ij,j->i", d.points, weight.astype(dtype), dtype=dtype).astype(np.int64)
+    return Values(np.where(n > spec.cut_low, n * d.score - later, 0), ctx.unit(), ctx.everyone())
 
 
 def rounds_elected(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
