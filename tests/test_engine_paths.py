@@ -217,6 +217,8 @@ def test_per_game_repeats_in_tournament_order_and_gathers_otherwise() -> None:
     shuffled = rng.permutation(games)
     other = PerGame(pl.Series(shuffled), t_ids)
     assert other.counts is None
+    for stray in ([3, 5, 5], [3, 3, 11], [1, 3]):   # sorted, with an id that is none of the tournaments'
+        assert PerGame(pl.Series(np.array(stray)), t_ids).counts is None
     assert in_order(values).tolist() == (games * 10).tolist()
     assert other(values).tolist() == (shuffled * 10).tolist()
     rows = np.array([0, 2, 3, 6])

@@ -42,7 +42,7 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
     """Build the bucketed dense view and each tournament's own edition once; one context serves every edition
     and spec."""
     buckets = build_buckets(batch, force_type=force_type, after_round=after_round)
-    t = batch.tournaments.sort("tournament")
+    t = batch.tournaments_by_id
     # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
     dates, which = np.unique(t["start_date"].cast(pl.Int32).fill_null(np.iinfo(np.int32).min).to_numpy(),
                              return_inverse=True)
@@ -83,8 +83,8 @@ def split_batch(batch: Batch, parts: int) -> list[Batch]:
             a, b = int(k.search_sorted(lo, side="left")), int(k.search_sorted(hi, side="right"))
             sliced.append(df.slice(a, b - a))
         srcs = sliced[0]["source"]
-        out.append(Batch(sliced[0], sliced[1], sliced[2],
-                         batch.warnings.filter(pl.col("source").is_in(srcs.implode()))))
+        out.append(Batch.of_checked(sliced[0], sliced[1], sliced[2],   # slices of checked tables
+                                    batch.warnings.filter(pl.col("source").is_in(srcs.implode()))))
     return out
 
 
@@ -155,7 +155,7 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
     d = ctx.roster
     players = players_in_order(batch.players.select("tournament", "start_no", "name", "rating"),
                                ctx.player_order)
-    t = batch.tournaments.sort("tournament")
+    t = batch.tournaments_by_id
     pts = ctx.values(TieBreakSpec("PTS"), rules, kernel_of("PTS"))
     columns: dict[str, pl.Series] = {
         "source": t["source"].gather(d.tix),
@@ -190,7 +190,7 @@ def _compute_from_file(batch: Batch, **options: object) -> pl.DataFrame:
 
     Tournaments without a (readable) list are ranked by points alone, with a null ``tiebreaks``.
     """
-    ids = batch.tournaments.sort("tournament")["tournament"].to_list()
+    ids = batch.tournaments_by_id["tournament"].to_list()
     groups: dict[tuple[TieBreakSpec, ...], list[int]] = {}
     for tid, listed in zip(ids, declared_lists(batch), strict=True):
         groups.setdefault(tuple(listed or ()), []).append(tid)

@@ -19,7 +19,7 @@ FROM_FILE: Final = "from-file"
 def declared_lists(batch: Batch) -> list[list[TieBreakSpec] | None]:
     """Each tournament's own tie-break list (202, else 212 without PTS); None when absent or unknown."""
     out: list[list[TieBreakSpec] | None] = []
-    t = batch.tournaments.sort("tournament")
+    t = batch.tournaments_by_id
     for tb202, tb212 in zip(t["tiebreaks"].to_list(), t["standings_tiebreaks"].to_list(), strict=True):
         listed = tb202 or [x for x in (tb212 or []) if x.strip().upper() != "PTS"]
         try:

@@ -292,11 +292,8 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     the rounds up to that one (standings part-way through an event, rules.md 4.8), instead of the rounds
     the reader found complete.
     """
-    t = batch.tournaments
+    t = batch.tournaments_by_id
     t_ids = t["tournament"].to_numpy()
-    if not _is_sorted(t_ids, t_ids):
-        t = t.sort("tournament")
-        t_ids = t["tournament"].to_numpy()
     T = len(t_ids)
     p = batch.players
     p_t, start_no = p["tournament"].to_numpy(), p["start_no"].to_numpy().astype(np.int64)
