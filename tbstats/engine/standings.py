@@ -53,8 +53,7 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
         k = np.minimum(k, hi)
     span = hi - lo + 1
     if FEW_TIED * len(tied) < len(labels):   # few: their groups numbered by a sort of their labels alone
-        _, gid = np.unique(lab, return_inverse=True)
-        gid = gid.reshape(-1)
+        _, gid, _ = _unique(lab)
     else:   # many: by a pass over every position
         groups = np.zeros(len(labels) + 1, dtype=np.int64)
         groups[lab] = 1

@@ -33,8 +33,10 @@ class Values:
 
     def as_float(self) -> np.ndarray:
         """Decimal values for output (exact for the usual scales), NaN when undefined."""
-        out = self.num / self.den
-        return np.where(self.defined, out, np.nan)
+        out: np.ndarray = np.divide(self.num, self.den, dtype=np.float64)
+        if not self.defined.all():
+            out[~self.defined] = np.nan
+        return out
 
 
 def round_half_up(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
