@@ -2,57 +2,65 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from tbstats.engine.tiebreaks.base import Context, Values, cut_elements
+from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.engine.tiebreaks.results import progressive
 from tbstats.model.dense import DRAW, LOSS, WIN
+from tbstats.model.grid import row_sum
 from tbstats.model.spec import TieBreakSpec
 
 US = "uscf"
 
 
-def _solkoff_elements(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+def _solkoff_sums(ctx: Context) -> Callable[[np.ndarray | int, np.ndarray | int], np.ndarray]:
+    """``sums(low, high)``: per player, the sum of its Solkoff elements (adjusted opponent scores, own unplayed
+    rounds as 0) less its ``low`` lowest and then its ``high`` highest (per player or for all; fewer when it
+    has fewer; 34E has no VUR preferences). One sort of each row and its running sums serve every cut that
+    USCF-MM and USCF-MEDIAN make: the sum left is the same whichever of equal values a cut takes."""
     el = ctx.elements(US)
-    return el.present, el.oppscore
+    present, values = el.present, el.oppscore
+    P, R = present.shape
+    count = row_sum(present)
+    ordered = np.sort(np.where(present, values, np.iinfo(values.dtype).max), axis=1).astype(np.int64)
+    ordered[np.arange(R)[None, :] >= count[:, None]] = 0   # absent elements sort last: nothing to add
+    running = np.zeros((P, R + 1), dtype=np.int64)        # column j: the sum of the j lowest
+    np.cumsum(ordered, axis=1, out=running[:, 1:])
+    rows = np.arange(P)
+
+    def sums(low: np.ndarray | int, high: np.ndarray | int) -> np.ndarray:
+        lowest = np.minimum(low, count)
+        out: np.ndarray = running[rows, count - np.minimum(high, count - lowest)] - running[rows, lowest]
+        return out
+
+    return sums
 
 
-def _cut_sum(ctx: Context, low: int, high: int) -> np.ndarray:
-    present, score = _solkoff_elements(ctx)
-    keep = cut_elements(present, score, score, np.zeros_like(present), low, high, by_oppscore=False)
-    return np.where(keep, score, 0).sum(axis=1)
-
-
-def _wide(ctx: Context) -> np.ndarray:
+def _cuts(ctx: Context) -> np.ndarray:
     """Two cuts instead of one from 9 rounds on (34E1, 34E4)."""
-    return ctx.dense.per_player(ctx.dense.n) >= 9
+    return np.where(ctx.dense.per_player(ctx.dense.n) >= 9, 2, 1)
 
 
 def solkoff(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """USCF-SOLKOFF (34E2): sum of adjusted opponent scores, own unplayed rounds as 0."""
-    return Values(_cut_sum(ctx, 0, 0), ctx.unit(), ctx.everyone())
+    el = ctx.elements(US)
+    return Values(row_sum(el.oppscore, el.present), ctx.unit(), ctx.everyone())
 
 
 def median(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """USCF-MEDIAN (34E4): Solkoff less the highest and lowest (two of each from 9 rounds)."""
-    value = np.where(_wide(ctx), _cut_sum(ctx, 2, 2), _cut_sum(ctx, 1, 1))
-    return Values(value, ctx.unit(), ctx.everyone())
+    k = _cuts(ctx)
+    return Values(_solkoff_sums(ctx)(k, k), ctx.unit(), ctx.everyone())
 
 
 def modified_median(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """USCF-MM (34E1): plus score drops the lowest, even score both, minus score the highest (x2 from 9 rounds)."""
     d = ctx.dense
-    el = ctx.elements(US)
-    doubled, half_max = 2 * el.score, d.per_player(d.n * d.W)
-    k = np.where(_wide(ctx), 2, 1)
-    plus, even = doubled > half_max, doubled == half_max
-    value = np.zeros(d.players, dtype=np.int64)
-    for cuts in (1, 2):
-        rows = k == cuts
-        low = np.where(plus | even, _cut_sum(ctx, cuts, 0), 0)
-        value = np.where(rows & plus, low, value)
-        value = np.where(rows & even, _cut_sum(ctx, cuts, cuts), value)
-        value = np.where(rows & ~plus & ~even, _cut_sum(ctx, 0, cuts), value)
+    doubled, half_max = 2 * ctx.elements(US).score, d.per_player(d.n * d.W)
+    k, sums = _cuts(ctx), _solkoff_sums(ctx)
+    value = np.where(doubled > half_max, sums(k, 0), np.where(doubled == half_max, sums(k, k), sums(0, k)))
     return Values(value, ctx.unit(), ctx.everyone())
 
 
