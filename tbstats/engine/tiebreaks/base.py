@@ -359,7 +359,8 @@ def cut_sum(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray,
     A single cut removes one value, so only that value is needed, not which of tied elements it was: the
     row's highest contribution (high cut), else its lowest VUR contribution when it has a VUR element (the
     VUR is cut when it is the LSV and when it is not lower than the LSV, and it never is, 16.5), else its
-    lowest contribution. SB's cuts by opponent score and several cuts go through :func:`cut_elements`.
+    lowest contribution. Two cuts remove values found column by column (:func:`_cut_values`); SB's cuts by
+    opponent score and more cuts go through :func:`cut_elements` (an arg-min per cut).
     """
     if total is None:
         total = row_sum(contribution, present)
@@ -367,9 +368,20 @@ def cut_sum(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray,
         count = row_sum(present)
     if low + high == 0:
         return total, count
-    if low + high > 1 or by_oppscore:
+    if low + high > 2 or by_oppscore:
         keep = cut_elements(present, contribution, oppscore, vur, low, high, by_oppscore)
         return row_sum(contribution, keep), row_sum(keep)
+    if low + high == 2:
+        # the values that two cuts remove, one pass per round column; the rows with a VUR element take its
+        # preferences (16.5) element by element: they are few
+        removed = _cut_values(present, contribution, low, high, count)
+        total, count = total - removed, count - np.minimum(count, low + high)
+        v_rows = np.flatnonzero(row_sum(vur) > 0) if low else np.zeros(0, dtype=np.int64)
+        if len(v_rows):
+            keep = cut_elements(present[v_rows], contribution[v_rows], oppscore[v_rows], vur[v_rows], low, high,
+                                by_oppscore)
+            total[v_rows], count[v_rows] = row_sum(contribution[v_rows], keep), row_sum(keep)
+        return total, count
     removed = row_extreme(contribution, present, highest=high > 0)
     if low:
         own_vur = present & vur
@@ -378,3 +390,28 @@ def cut_sum(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray,
             removed = np.where(has_vur, row_extreme(contribution, own_vur, highest=False), removed)
     has = count > 0
     return total - np.where(has, removed, 0), count - has
+
+
+def _cut_values(present: np.ndarray, contribution: np.ndarray, low: int, high: int, count: np.ndarray) -> np.ndarray:
+    """Per row, the sum of the contributions that ``low`` + ``high`` = 2 cuts remove (int64), VUR preferences
+    aside: lows first, then highs among what is left, no more than the row's ``count`` elements."""
+    if low == high:   # one of each: the lowest, then the highest of the rest (the highest of all, if any is left)
+        return (np.where(count > 0, row_extreme(contribution, present, highest=False), 0).astype(np.int64)
+                + np.where(count > 1, row_extreme(contribution, present, highest=True), 0))
+    first, second = _two_extremes(contribution, present, highest=high > 0)
+    return np.where(count > 0, first, 0).astype(np.int64) + np.where(count > 1, second, 0)
+
+
+def _two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the lowest (highest) two of ``values`` where ``mask``, equal values counted twice; the dtype's
+    maximum (minimum) where there are fewer. One pass per round column, as :func:`row_extreme`."""
+    fill = np.iinfo(values.dtype).min if highest else np.iinfo(values.dtype).max
+    masked = np.where(mask, values, fill)
+    first = np.full(masked.shape[0], fill, dtype=values.dtype)
+    second = first.copy()
+    best, worst = (np.maximum, np.minimum) if highest else (np.minimum, np.maximum)
+    for c in range(masked.shape[1]):
+        column = masked[:, c]
+        best(second, worst(first, column), out=second)
+        best(first, column, out=first)
+    return first, second
