@@ -25,7 +25,7 @@ from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, par
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
-from tbstats.model.dense import build_buckets, players_in_order
+from tbstats.model.dense import build_buckets, players_in_order, tournaments_by_id
 from tbstats.model.games import Batch, arrow_series
 from tbstats.model.rules import auto_edition, check_edition
 from tbstats.model.spec import TieBreakSpec
@@ -42,7 +42,7 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
     """Build the bucketed dense view and each tournament's own edition once; one context serves every edition
     and spec."""
     buckets = build_buckets(batch, force_type=force_type, after_round=after_round)
-    t = batch.tournaments_by_id
+    t = tournaments_by_id(batch)
     # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
     dates, which = np.unique(t["start_date"].cast(pl.Int32).fill_null(np.iinfo(np.int32).min).to_numpy(),
                              return_inverse=True)
@@ -155,7 +155,7 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
     d = ctx.roster
     players = players_in_order(batch.players.select("tournament", "start_no", "name", "rating"),
                                ctx.player_order)
-    t = batch.tournaments_by_id
+    t = tournaments_by_id(batch)
     pts = ctx.values(TieBreakSpec("PTS"), rules, kernel_of("PTS"))
     columns: dict[str, pl.Series] = {
         "source": t["source"].gather(d.tix),
@@ -190,7 +190,7 @@ def _compute_from_file(batch: Batch, **options: object) -> pl.DataFrame:
 
     Tournaments without a (readable) list are ranked by points alone, with a null ``tiebreaks``.
     """
-    ids = batch.tournaments_by_id["tournament"].to_list()
+    ids = tournaments_by_id(batch)["tournament"].to_list()
     groups: dict[tuple[TieBreakSpec, ...], list[int]] = {}
     for tid, listed in zip(ids, declared_lists(batch), strict=True):
         groups.setdefault(tuple(listed or ()), []).append(tid)

@@ -9,6 +9,7 @@ from typing import Final
 
 from tbstats.engine.tiebreaks import parse_specs
 from tbstats.errors import TbstatsError
+from tbstats.model.dense import tournaments_by_id
 from tbstats.model.games import Batch
 from tbstats.model.spec import TieBreakSpec
 
@@ -19,7 +20,7 @@ FROM_FILE: Final = "from-file"
 def declared_lists(batch: Batch) -> list[list[TieBreakSpec] | None]:
     """Each tournament's own tie-break list (202, else 212 without PTS); None when absent or unknown."""
     out: list[list[TieBreakSpec] | None] = []
-    t = batch.tournaments_by_id
+    t = tournaments_by_id(batch)
     for tb202, tb212 in zip(t["tiebreaks"].to_list(), t["standings_tiebreaks"].to_list(), strict=True):
         listed = tb202 or [x for x in (tb212 or []) if x.strip().upper() != "PTS"]
         try:

@@ -68,7 +68,7 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
         return out
     if n_groups * span < 2 ** 62:
         # members equal in group and key get the same label, so their order does not matter: one combined key,
-        # sorted by numpy's stable sort (its runs: the tied players come in row order, twice as fast as quicksort)
+        # sorted by numpy's stable sort (the tied players come in row order, in runs: 1.3-2x faster than quicksort)
         order = np.argsort(gid * span + (k - lo), kind="stable")
     else:
         order = np.lexsort((k, lab))

@@ -228,6 +228,12 @@ class Buckets:
                      bonus=bonus)
 
 
+def tournaments_by_id(batch: Batch) -> pl.DataFrame:
+    """The tournaments table in the order of the ids: the table itself when it is (as the readers write it)."""
+    t = batch.tournaments
+    return t if t["tournament"].is_sorted() else t.sort("tournament")
+
+
 def _fields(ro: Roster) -> dict[str, np.ndarray]:
     return {k: getattr(ro, k) for k in ("t_ids", "n", "planned", "W", "D", "scale", "round_robin", "tix",
                                         "start_no", "rating")}
@@ -292,7 +298,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     the rounds up to that one (standings part-way through an event, rules.md 4.8), instead of the rounds
     the reader found complete.
     """
-    t = batch.tournaments_by_id
+    t = tournaments_by_id(batch)
     t_ids = t["tournament"].to_numpy()
     T = len(t_ids)
     p = batch.players

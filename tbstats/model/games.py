@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Final
 
 import polars as pl
@@ -228,11 +227,6 @@ class Batch:
     def __post_init__(self) -> None:
         for name in ("tournaments", "players", "games", "warnings"):
             object.__setattr__(self, name, check_schema(name, getattr(self, name)))
-
-    @cached_property
-    def tournaments_by_id(self) -> pl.DataFrame:
-        """The tournaments table in the order of the ids: the table itself when it is (as the readers write it)."""
-        return self.tournaments if self.tournaments["tournament"].is_sorted() else self.tournaments.sort("tournament")
 
     @classmethod
     def of_checked(cls, tournaments: pl.DataFrame, players: pl.DataFrame, games: pl.DataFrame,
