@@ -69,6 +69,21 @@ def row_extreme(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> np.nd
     return out
 
 
+
+def row_two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per player, the lowest (highest) two of ``values`` where ``mask``, equal values counted twice; the dtype's
+    maximum (minimum) where there are fewer. One pass per round column, as :func:`row_extreme`."""
+    fill = np.iinfo(values.dtype).min if highest else np.iinfo(values.dtype).max
+    masked = np.where(mask, values, fill)
+    first = np.full(masked.shape[0], fill, dtype=values.dtype)
+    second = first.copy()
+    best, worst = (np.maximum, np.minimum) if highest else (np.minimum, np.maximum)
+    for c in range(masked.shape[1]):
+        column = masked[:, c]
+        best(second, worst(first, column), out=second)
+        best(first, column, out=first)
+    return first, second
+
 def cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row and column of every True cell of a players x rounds mask, row-major (faster than ``nonzero``)."""
     return np.divmod(np.flatnonzero(mask), max(mask.shape[1], 1))

@@ -9,7 +9,7 @@ import numpy as np
 
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 from tbstats.model.dense import Buckets, Dense, Roster
-from tbstats.model.grid import row_extreme, row_sum
+from tbstats.model.grid import row_extreme, row_sum, row_two_extremes
 from tbstats.model.rules import get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
@@ -398,20 +398,6 @@ def _cut_values(present: np.ndarray, contribution: np.ndarray, low: int, high: i
     if low == high:   # one of each: the lowest, then the highest of the rest (the highest of all, if any is left)
         return (np.where(count > 0, row_extreme(contribution, present, highest=False), 0).astype(np.int64)
                 + np.where(count > 1, row_extreme(contribution, present, highest=True), 0))
-    first, second = _two_extremes(contribution, present, highest=high > 0)
+    first, second = row_two_extremes(contribution, present, highest=high > 0)
     return np.where(count > 0, first, 0).astype(np.int64) + np.where(count > 1, second, 0)
 
-
-def _two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, the lowest (highest) two of ``values`` where ``mask``, equal values counted twice; the dtype's
-    maximum (minimum) where there are fewer. One pass per round column, as :func:`row_extreme`."""
-    fill = np.iinfo(values.dtype).min if highest else np.iinfo(values.dtype).max
-    masked = np.where(mask, values, fill)
-    first = np.full(masked.shape[0], fill, dtype=values.dtype)
-    second = first.copy()
-    best, worst = (np.maximum, np.minimum) if highest else (np.minimum, np.maximum)
-    for c in range(masked.shape[1]):
-        column = masked[:, c]
-        best(second, worst(first, column), out=second)
-        best(first, column, out=first)
-    return first, second
