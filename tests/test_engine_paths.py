@@ -223,3 +223,42 @@ def test_per_game_repeats_in_tournament_order_and_gathers_otherwise() -> None:
     assert other(values).tolist() == (shuffled * 10).tolist()
     rows = np.array([0, 2, 3, 6])
     assert in_order.of(rows).tolist() == in_order.rows[rows].tolist() == [0, 1, 3, 4]
+
+
+@pytest.mark.parametrize("parts", [2, 3, 5])
+def test_runs_are_slices_of_whole_tournaments_with_their_warnings(parts: int) -> None:
+    """``split_batch`` of sorted tables (a games column of many chunks, searched chunk by chunk): each run
+    holds whole tournaments, the same ones in every table, with the warnings of its sources, every row once
+    and in order; its tournament columns are flagged sorted. Unsorted tables give the same runs, filtered."""
+    from tbstats.engine.compute import split_batch
+    from tbstats.model.columns import SortedChunks
+    from tbstats.model.games import WARNING_SCHEMA
+    from tbstats.simulation import SimulationConfig, simulate
+
+    batch = simulate(SimulationConfig(tournaments=23, players=9, rounds=5, seed=11)).batch
+    g = batch.games
+    many = pl.concat([g.slice(lo, 37) for lo in range(0, g.height, 37)], rechunk=False)
+    assert many["tournament"].n_chunks() > 10
+    sources = batch.tournaments["source"].to_list()
+    warnings = pl.DataFrame({"source": sources[::4], "line": list(range(len(sources[::4]))),
+                             "field": "x", "message": "m"}, schema=WARNING_SCHEMA)
+    whole = Batch(batch.tournaments, batch.players, many, warnings)
+    runs = split_batch(whole, parts)
+    assert len(runs) == parts
+    for name in ("tournaments", "players", "games", "warnings"):
+        assert pl.concat([getattr(r, name) for r in runs]).equals(getattr(whole, name)), name
+    for run in runs:
+        ids = set(run.tournaments["tournament"].to_list())
+        assert set(run.players["tournament"].to_list()) == ids == set(run.games["tournament"].to_list())
+        assert set(run.warnings["source"].to_list()) <= set(run.tournaments["source"].to_list())
+        assert all(run_table["tournament"].flags["SORTED_ASC"] for run_table in (run.tournaments, run.games))
+    shuffled = Batch(whole.tournaments, whole.players, many.sample(fraction=1.0, shuffle=True, seed=1), warnings)
+    for a, b in zip(split_batch(shuffled, parts), runs, strict=True):
+        assert a.tournaments.equals(b.tournaments) and a.warnings.equals(b.warnings)
+        assert a.games.sort("tournament", "player", "round").equals(b.games.sort("tournament", "player", "round"))
+    column = many["tournament"]
+    values = column.to_numpy()
+    search = SortedChunks(column)
+    for value in range(int(values.min()) - 2, int(values.max()) + 3):
+        for side in ("left", "right"):
+            assert search.search(value, side) == int(np.searchsorted(values, value, side)), (value, side)

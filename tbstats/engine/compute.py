@@ -25,6 +25,7 @@ from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, par
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
+from tbstats.model.columns import SortedChunks
 from tbstats.model.dense import build_buckets, players_in_order, tournaments_by_id
 from tbstats.model.games import Batch, arrow_series
 from tbstats.model.rules import auto_edition, check_edition
@@ -55,36 +56,43 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
 def split_batch(batch: Batch, parts: int) -> list[Batch]:
     """Split a batch into ``parts`` runs of whole tournaments with about as many players each.
 
-    Tables sorted by tournament (as the readers write them) are cut into slices, without copies;
-    others are filtered.
+    Tables sorted by tournament (as the readers write them) are cut into slices, without copies, their
+    tournament columns flagged as sorted (so that the engine's runs need not check them again); others are
+    filtered.
     """
-    ids = batch.tournaments["tournament"].to_numpy()
-    if not bool((ids[1:] > ids[:-1]).all()):
-        ids = np.sort(ids)
-    p_t = batch.players["tournament"]
-    if not len(ids):
-        counts = np.zeros(0, np.int64)
-    elif p_t.is_sorted():   # each tournament's first player found in place
-        starts = p_t.search_sorted(pl.Series(ids), side="left").to_numpy().astype(np.int64)
-        counts = np.diff(np.append(starts, p_t.len()))
+    t_ids = batch.tournaments["tournament"].to_numpy()
+    t_sorted = bool((t_ids[1:] > t_ids[:-1]).all())
+    ids = t_ids if t_sorted else np.sort(t_ids)
+    p_t = batch.players["tournament"].to_numpy()
+    p_sorted = bool((p_t[1:] >= p_t[:-1]).all())
+    if p_sorted:   # each tournament's first player found in place
+        counts = np.diff(np.append(np.searchsorted(p_t, ids, side="left"), len(p_t)))
     else:
-        counts = np.bincount(np.searchsorted(ids, p_t.to_numpy()), minlength=len(ids))
+        counts = np.bincount(np.searchsorted(ids, p_t), minlength=len(ids))
     bounds = np.searchsorted(np.cumsum(counts), np.linspace(0, counts.sum(), parts + 1)[1:-1])
     chunks = [chunk for chunk in np.split(ids, bounds) if len(chunk)]
-    tables = (batch.tournaments, batch.players, batch.games)
-    keys = [df["tournament"] for df in tables]   # searched in place (polars): no copy of the games' column
-    if not all(k.is_sorted() for k in keys):
+    g_t = batch.games["tournament"]   # searched in place (polars): no copy of the games' column
+    if not (t_sorted and p_sorted and g_t.is_sorted()):
         return [batch.select(chunk.tolist()) for chunk in chunks]
+    g_rows = SortedChunks(g_t)
+    tables = [_flagged_sorted(df) for df in (batch.tournaments, batch.players, batch.games)]
     out = []
     for chunk in chunks:
         lo, hi = int(chunk[0]), int(chunk[-1])
-        sliced = []
-        for df, k in zip(tables, keys, strict=True):
-            a, b = int(k.search_sorted(lo, side="left")), int(k.search_sorted(hi, side="right"))
-            sliced.append(df.slice(a, b - a))
-        srcs = sliced[0]["source"]
-        out.append(Batch.of_checked(sliced[0], sliced[1], sliced[2],   # slices of checked tables
-                                    batch.warnings.filter(pl.col("source").is_in(srcs.implode()))))
+        rows = [(int(np.searchsorted(t_ids, lo, "left")), int(np.searchsorted(t_ids, hi, "right"))),
+                (int(np.searchsorted(p_t, lo, "left")), int(np.searchsorted(p_t, hi, "right"))),
+                (g_rows.search(lo, "left"), g_rows.search(hi, "right"))]
+        t, p, g = (df.slice(a, b - a) for df, (a, b) in zip(tables, rows, strict=True))
+        warnings = batch.warnings if batch.warnings.is_empty() else batch.warnings.filter(
+            pl.col("source").is_in(t["source"].implode()))
+        out.append(Batch.of_checked(t, p, g, warnings))   # slices of checked tables
+    return out
+
+
+def _flagged_sorted(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` (a shallow copy) with its tournament column, found in order, flagged as sorted."""
+    out = df.clone()
+    out.replace_column(out.get_column_index("tournament"), out["tournament"].set_sorted())
     return out
 
 
