@@ -5,7 +5,9 @@
 - one cut of the lowest or highest contribution is a row minimum or maximum (the VUR first, 16.5), not a
   masked pass per cut: the sums and counts equal those left by :func:`cut_elements` on every row;
 - opponents' values in games come from one gather through a padded index: equal to the masked gather;
-- the allocator tuning is done once, and ``TBSTATS_MALLOC=system`` leaves the allocator alone.
+- the allocator tuning is done once, and ``TBSTATS_MALLOC=system`` leaves the allocator alone;
+- a batch's runs are slices of whole tournaments (searched chunk by chunk), and the game codes scattered as
+  one byte come back apart.
 """
 
 from __future__ import annotations
@@ -262,3 +264,21 @@ def test_runs_are_slices_of_whole_tournaments_with_their_warnings(parts: int) ->
     for value in range(int(values.min()) - 2, int(values.max()) + 3):
         for side in ("left", "right"):
             assert search.search(value, side) == int(np.searchsorted(values, value, side)), (value, side)
+
+
+def test_game_codes_scattered_as_one_byte_come_back_apart() -> None:
+    """Game type, black and outcome packed in one byte per game, scattered once and unpacked, equal three
+    scatters of their own; cells without a game are absent, not black, a loss."""
+    from tbstats.model.dense import _flat_codes
+    from tbstats.model.games import GAME_TYPE, GAME_TYPES, LOSS
+
+    types, outcomes = np.arange(len(GAME_TYPES)), np.array([0, 1, 2])
+    gtype, outcome, black = (a.reshape(-1) for a in np.meshgrid(types, outcomes, [False, True], indexing="ij"))
+    cell = np.random.default_rng(3).permutation(2 * len(gtype))[:len(gtype)]
+    trash = 2 * len(gtype) - 1
+    got = _flat_codes(cell, trash, gtype.astype(np.uint32), black.astype(bool), outcome.astype(np.int8))
+    for values, fill, array in ((gtype, GAME_TYPE["absent"], got[0]), (black, False, got[1]), (outcome, LOSS, got[2])):
+        want = np.full(trash + 1, fill, dtype=array.dtype)
+        want[cell] = values
+        assert np.array_equal(array, want)
+    assert [a.dtype for a in got] == [np.int8, np.bool_, np.int8]

@@ -417,8 +417,6 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
 
     opp = flat(opp_local, NO_OPP, np.int32)
     pts = flat(points, 0, np.int32)
-    gtype = flat(g_type, GAME_TYPE["absent"], np.int8)       # a round without a row is a round not paired
-    black = flat(is_black(g["colour"]), False, np.bool_)
     # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
     g_outcome = game_outcomes(g["result"])
     unplayed = np.flatnonzero(g_type != GAME_TYPE["played"])
@@ -426,7 +424,11 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     u_t = tix[unplayed // R_of[0]] if cell is None else g_tix[unplayed] if g_tix is not None else \
         per_game.of(unplayed)  # type: ignore[union-attr]
     g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
-    outcome = flat(g_outcome, LOSS, np.int8)
+    black = is_black(g["colour"])
+    if cell is None:
+        gtype, outcome = g_type.astype(np.int8, copy=False), g_outcome
+    else:   # a round without a row is a round not paired
+        gtype, black, outcome = _flat_codes(cell, trash, g_type, black, g_outcome)
     bonus = bonus_cells(batch, t_ids, tix, start_no, row_cell, n, trash, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):
@@ -448,6 +450,20 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
                       outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus))
         parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
     return Buckets(roster, parts, player_order)
+
+
+def _flat_codes(cell: np.ndarray, trash: int, gtype: np.ndarray, black: np.ndarray, outcome: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The game types, black flags and outcomes of the games placed at their ``cell`` of the flat buffers
+    (cells without a game: absent, not black, a loss), as one byte per game scattered once: a scatter costs
+    mostly its index, not its bytes (three int8 scatters took 2.5 times one)."""
+    code = gtype.astype(np.uint8)                     # 4 bits (10 game types), then the outcome, then black
+    code |= outcome.view(np.uint8) << np.uint8(4)
+    code |= black.view(np.uint8) << np.uint8(6)
+    out = np.full(trash + 1, GAME_TYPE["absent"] | LOSS << 4, dtype=np.uint8)
+    out[cell] = code
+    return ((out & np.uint8(15)).view(np.int8), (out >> np.uint8(6)).view(np.bool_),
+            ((out >> np.uint8(4)) & np.uint8(3)).view(np.int8))
 
 
 def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:
