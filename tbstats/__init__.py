@@ -2,7 +2,7 @@
 
 The Python API is these plain functions; each takes its tournaments as a path (a file, a directory, a glob,
 an archive: ``str`` or :class:`~pathlib.Path`), a list of paths, a loaded batch
-(:class:`~tbstats.model.games.Batch`, :class:`~tbstats.io.sources.LoadResult`) or a simulation, and returns
+(:class:`~tbstats.model.batch.Batch`, :class:`~tbstats.io.sources.LoadResult`) or a simulation, and returns
 polars DataFrames or a small result object whose tables are DataFrames:
 
 - :func:`load` reads tournaments; :func:`compute` gives standings with tie-break columns;
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from tbstats.analysis.explain import Explanation
     from tbstats.engine.configs import Config
     from tbstats.io.sources import LoadResult, OnError, Paths
-    from tbstats.model.games import Batch
+    from tbstats.model.batch import Batch
     from tbstats.model.spec import TieBreakSpec
     from tbstats.simulation import Simulation, SimulationConfig
 
@@ -78,7 +78,7 @@ def load(inputs: Paths, *, on_error: OnError | None = None, progress: bool = Fal
 
 def _batch(tournaments: Tournaments) -> Batch:
     from tbstats.io.sources import LoadResult
-    from tbstats.model.games import Batch
+    from tbstats.model.batch import Batch
     from tbstats.simulation import Simulation
 
     if isinstance(tournaments, Batch):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tbstats.io.trf import read_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

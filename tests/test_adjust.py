@@ -21,7 +21,7 @@ from tbstats.engine.teams.standings import compute_teams
 from tbstats.errors import FormatError
 from tbstats.io.trf import read_trf
 from tbstats.model.adjust import parse_adjustment
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.model.teams.batch import build_teams
 
 TEAM_SWISS = ROOT / "data" / "teams" / "team_swiss.trf"

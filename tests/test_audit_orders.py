@@ -22,7 +22,7 @@ from tbstats.analysis.audit import audit
 from tbstats.cli import main
 from tbstats.engine.compute import compute, make_context
 from tbstats.io import sources
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.model.orders import USUAL_ORDERS
 
 ROUND_ROBIN_ORDERS = {o.name for o in USUAL_ORDERS if o.event == "round robin"}

@@ -22,9 +22,10 @@ from tbstats.engine.tiebreaks import parse_spec, parse_specs
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.io.trf import read_trf
 from tbstats.model import dense as dense_module
+from tbstats.model.batch import Batch
 from tbstats.model.columns import _translate, is_black
 from tbstats.model.dense import build_buckets, build_dense, width_groups
-from tbstats.model.games import Batch, ColourEnum
+from tbstats.model.games import ColourEnum
 from tbstats.model.grid import cells, lookup, row_sum
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]

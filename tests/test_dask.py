@@ -71,7 +71,7 @@ def test_ingest_to_a_directory_brings_no_batch_back_to_the_driver(tmp_path) -> N
 
 
 def _has_batch(value: object) -> bool:
-    from tbstats.model.games import Batch
+    from tbstats.model.batch import Batch
 
     if isinstance(value, Batch):
         return True

@@ -27,9 +27,9 @@ from strategies import swiss_events, to_trf
 
 from tbstats.engine.tiebreaks.base import cut_elements, cut_sum
 from tbstats.io.trf import read_trf
+from tbstats.model.batch import Batch
 from tbstats.model.columns import in_grid_order
 from tbstats.model.dense import NO_OPP, Dense, build_buckets
-from tbstats.model.games import Batch
 from tbstats.model.grid import lookup, row_extreme, row_sum
 from tbstats.run.memory import keep_freed_memory
 

@@ -12,7 +12,7 @@ from helpers import FIXTURES, ROOT, requires_shared
 from tbstats.analysis.explain import EXPLAINERS, explain
 from tbstats.engine.tiebreaks import TIEBREAKS
 from tbstats.io.sources import load
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 
 EXAMPLES = ROOT / "data" / "examples"
 #: Every registry entry, with the modifiers that change which rounds count.

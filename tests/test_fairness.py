@@ -21,8 +21,9 @@ from tbstats.engine.configs import parse_config
 from tbstats.errors import TbstatsError
 from tbstats.io import sources, tabular
 from tbstats.io.trf import read_trf
+from tbstats.model.batch import Batch
 from tbstats.model.dense import Dense
-from tbstats.model.games import GAME_TYPE, Batch
+from tbstats.model.games import GAME_TYPE
 from tbstats.model.teams.batch import team_event_ids
 from tbstats.simulation import SimulationConfig, simulate
 

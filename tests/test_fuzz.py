@@ -24,7 +24,7 @@ from tbstats.errors import FormatError, TbstatsError
 from tbstats.io.sources import load
 from tbstats.io.tabular import read_model, write_model
 from tbstats.io.trf import read_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 
 SEED = int(os.environ.get("FUZZ_SEED", "20261201"))
 SHORT, LONG = 8, 250          # TRF mutants per class

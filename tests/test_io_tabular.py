@@ -13,7 +13,8 @@ from trf_samples import GOOD, player, variant
 from tbstats.errors import FormatError, SchemaError, TbstatsError
 from tbstats.io.tabular import FLAT_COLUMNS, ArchiveWriter, flatten, iter_model, read_model, write_model
 from tbstats.io.trf import read_trf
-from tbstats.model.games import Batch, empty
+from tbstats.model.batch import Batch
+from tbstats.model.games import empty
 
 TABLES = ("tournaments", "players", "games", "warnings")
 SINGLE = ["archive.parquet", "archive.arrow", "archive.ipc", "archive.feather", "archive.csv"]

@@ -16,7 +16,7 @@ from tbstats.io import check
 from tbstats.io.sources import iter_batches, load
 from tbstats.io.tabular import flatten, read_model, write_model
 from tbstats.io.trf import read_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 
 Tables = dict[str, pl.DataFrame]
 Mutation = Callable[[Tables], Tables]

@@ -16,7 +16,7 @@ from tbstats.errors import FormatError, TbstatsError
 from tbstats.io import sources
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.run import pipeline, processes
 
 #: Worker processes need a forkserver and a pool's semaphores (not on Windows, nor without /dev/shm).

@@ -20,7 +20,7 @@ from tbstats.engine.compute import compute, make_context, tiebreak_values
 from tbstats.engine.standings import ranks
 from tbstats.engine.tiebreaks import parse_spec, parse_specs
 from tbstats.io.trf import read_trf, write_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
 VALUE_SPECS = [

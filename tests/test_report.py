@@ -20,7 +20,7 @@ from tbstats.analysis.quality import run, sweep
 from tbstats.engine.configs import parse_config
 from tbstats.errors import TbstatsError
 from tbstats.io.sources import load
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.simulation import SimulationConfig
 
 pytestmark = requires_shared()

@@ -20,7 +20,7 @@ from tbstats.engine.configs import Config, rank_all
 from tbstats.engine.standings import SharedSteps, rank_steps, step_keys
 from tbstats.engine.tiebreaks import parse_specs
 from tbstats.io.trf import read_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.simulation import MixConfig, simulate_mix
 
 #: lists that begin alike in several ways: a value tie-break, DE (no edition), DE/P, the US order

@@ -11,7 +11,7 @@ import pytest
 
 from tbstats.errors import TbstatsError
 from tbstats.io.trf import read_trf, write_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.simulation import Simulation, SimulationConfig, expected_score, simulate
 
 RICH = dict(half_bye_rate=0.04, zero_bye_rate=0.02, forfeit_rate=0.03, double_forfeit_rate=0.01,

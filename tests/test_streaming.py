@@ -20,7 +20,7 @@ from tbstats.engine.configs import parse_config
 from tbstats.io import batches, parts, sources, tabular
 from tbstats.io import flat as flat_io
 from tbstats.io.tabular import write_model
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.run import commands, pipeline
 
 SAMPLE = ROOT / "data" / "sample_archive.parquet"

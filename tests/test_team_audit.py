@@ -17,7 +17,7 @@ from helpers import FIXTURES, REAL, ROOT, load_trf, requires_shared
 
 from tbstats.analysis.teams.audit import audit_teams
 from tbstats.cli import main
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 
 pytestmark = requires_shared()
 

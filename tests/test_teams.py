@@ -26,7 +26,7 @@ from tbstats.engine.teams.tiebreaks import parse_team_spec
 from tbstats.errors import FormatError, UnknownTieBreakError
 from tbstats.io.tabular import read_model, write_model
 from tbstats.io.trf import read_trf, write_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import build_teams
 

@@ -19,7 +19,7 @@ from trf_samples import GOOD, LINES, player, variant
 
 from tbstats.io.trf import read_trf, write_trf
 from tbstats.io.trf.buffer import PAD, parse_int, windows
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.simulation import SimulationConfig, simulate
 
 TABLES = ("tournaments", "players", "games")

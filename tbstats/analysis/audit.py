@@ -19,7 +19,7 @@ from tbstats.engine.configs import Config, standings
 from tbstats.engine.declared import FROM_FILE
 from tbstats.engine.tiebreaks import kernel_of, parse_specs
 from tbstats.engine.tiebreaks.base import Context
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.model.orders import USUAL_ORDERS
 from tbstats.model.rules import RULESETS
 from tbstats.model.spec import TieBreakSpec

@@ -21,8 +21,8 @@ from tbstats.engine.configs import Config, Standings, rank_all
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
+from tbstats.model.batch import Batch
 from tbstats.model.dense import players_in_order
-from tbstats.model.games import Batch
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import team_event_ids
 

@@ -18,7 +18,7 @@ import polars as pl
 from tbstats.analysis import fairness, quality, strength
 from tbstats.engine.configs import Config
 from tbstats.errors import TbstatsError
-from tbstats.model.games import Batch, append_merged, renumber
+from tbstats.model.batch import Batch, append_merged, renumber
 from tbstats.model.teams.batch import team_event_ids
 
 #: What :func:`evaluate_whole` gives for one batch: the team events left out, and each run's partials.

@@ -30,8 +30,9 @@ from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, par
 from tbstats.engine.tiebreaks.base import CUT_HIGHEST, CUT_LOWEST, CUT_VUR, Context, cut_order
 from tbstats.engine.unplayed import CAP_DRAWS, CAP_OPPONENT
 from tbstats.errors import TbstatsError
+from tbstats.model.batch import Batch
 from tbstats.model.dense import DRAW, LOSS, NO_OPP, WIN
-from tbstats.model.games import GAME_TYPES, Batch
+from tbstats.model.games import GAME_TYPES
 from tbstats.model.rules import get_ruleset
 from tbstats.model.spec import TieBreakSpec
 

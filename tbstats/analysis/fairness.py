@@ -38,8 +38,9 @@ from tbstats.engine.configs import Config, rank_all
 from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
+from tbstats.model.batch import Batch
 from tbstats.model.dense import Dense
-from tbstats.model.games import GAME_TYPE, Batch
+from tbstats.model.games import GAME_TYPE
 
 Z95: Final = 1.959964
 BREAKDOWNS: Final = ("all", "unplayed", "colour", "rating_band", "start_rank", "seed_in_group")

@@ -41,7 +41,7 @@ from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
 from tbstats.io.progress import Progress
 from tbstats.io.progress import progress as progress_bar
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.simulation import Simulation, SimulationConfig, simulate
 
 Z95 = 1.959964

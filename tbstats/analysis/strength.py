@@ -22,7 +22,8 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import TbstatsError
-from tbstats.model.games import OPTIONAL, PLAYER_SCHEMA, Batch
+from tbstats.model.batch import Batch
+from tbstats.model.games import OPTIONAL, PLAYER_SCHEMA
 
 PRIOR_SD: Final = 400.0
 _C: Final = math.log(10) / 400

@@ -25,9 +25,9 @@ from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, par
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
+from tbstats.model.batch import Batch, arrow_series
 from tbstats.model.columns import SortedChunks
 from tbstats.model.dense import build_buckets, players_in_order, tournaments_by_id
-from tbstats.model.games import Batch, arrow_series
 from tbstats.model.rules import auto_edition, check_edition
 from tbstats.model.spec import TieBreakSpec
 

@@ -19,7 +19,7 @@ from tbstats.engine.standings import SharedSteps, StepKey, rank_dtype, rank_step
 from tbstats.engine.tiebreaks import parse_specs
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.model.rules import check_edition
 from tbstats.model.spec import TieBreakSpec
 

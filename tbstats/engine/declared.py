@@ -9,8 +9,8 @@ from typing import Final
 
 from tbstats.engine.tiebreaks import parse_specs
 from tbstats.errors import TbstatsError
+from tbstats.model.batch import Batch
 from tbstats.model.dense import tournaments_by_id
-from tbstats.model.games import Batch
 from tbstats.model.spec import TieBreakSpec
 
 #: The list name that means "each tournament's own declared list".

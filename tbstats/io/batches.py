@@ -9,7 +9,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 
-from tbstats.model.games import Batch, source_files
+from tbstats.model.batch import Batch, source_files
 
 #: A part of a model holds at least this many tournaments (whole runs of ``batch_size``): its scans and its
 #: check are paid once for many small batches, which are then cut from it in memory (a few MB of rows).

@@ -31,7 +31,8 @@ import polars as pl
 from tbstats.errors import SchemaError
 from tbstats.io import check, flat, tabular
 from tbstats.io.tabular import TABLES, Format, proof
-from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
+from tbstats.model.batch import Batch
+from tbstats.model.games import OPTIONAL, SCHEMAS, check_schema, empty, stack
 
 
 @dataclass(frozen=True)

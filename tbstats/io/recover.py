@@ -25,7 +25,7 @@ from tbstats.errors import FormatError, SchemaError
 from tbstats.io import parts, safe
 from tbstats.io.expand import _Item
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 
 
 def run(model: _Item, part: parts.TablePart, failed: Exception) -> tuple[pl.DataFrame, list[Batch]]:

@@ -18,7 +18,8 @@ import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.io.trf import ERROR_SCHEMA, read_trf
-from tbstats.model.games import Batch, empty, renumber
+from tbstats.model.batch import Batch, renumber
+from tbstats.model.games import empty
 
 if TYPE_CHECKING:
     import tarfile

@@ -35,7 +35,8 @@ from tbstats.io.expand import (
     _Item,
 )
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.model.games import Batch, empty, renumber
+from tbstats.model.batch import Batch, renumber
+from tbstats.model.games import empty
 
 if TYPE_CHECKING:
     from tbstats.io import parts

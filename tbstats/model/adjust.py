@@ -30,7 +30,8 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.model.games import DRAW, GAME_TYPE, LOSS, WIN, Batch
+from tbstats.model.batch import Batch
+from tbstats.model.games import DRAW, GAME_TYPE, LOSS, WIN
 from tbstats.model.teams import team_event_ids
 from tbstats.model.teams.where import record_lines, source_of
 

@@ -19,9 +19,10 @@ import numpy as np
 import polars as pl
 
 from tbstats.model.adjust import bonus_cells
+from tbstats.model.batch import Batch
 from tbstats.model.columns import PerGame, game_outcomes, in_grid_order, is_black, rows_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
-from tbstats.model.games import GAME_TYPE, Batch
+from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
 from tbstats.model.games import WIN as WIN
 from tbstats.model.grid import cells, lookup, row_sum

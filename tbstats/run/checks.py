@@ -26,7 +26,7 @@ import polars as pl
 
 from tbstats.engine.tiebreaks import get_tiebreak
 from tbstats.errors import TbstatsError
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.model.rules import DEFAULT_EDITION
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams import team_event_ids

@@ -20,7 +20,8 @@ import polars as pl
 
 from tbstats.engine import compute as engine
 from tbstats.engine.declared import FROM_FILE
-from tbstats.model.games import Batch, append_merged, empty
+from tbstats.model.batch import Batch, append_merged
+from tbstats.model.games import empty
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams import team_event_ids
 from tbstats.output import Rendered, TableFile

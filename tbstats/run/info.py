@@ -6,7 +6,8 @@ from typing import Final
 
 import polars as pl
 
-from tbstats.model.games import GAME_TYPES, Batch, empty, source_files
+from tbstats.model.batch import Batch, source_files
+from tbstats.model.games import GAME_TYPES, empty
 from tbstats.model.teams.batch import team_event_ids
 
 #: The per-type count columns, in the order of :data:`tbstats.model.games.GAME_TYPES`.

@@ -35,7 +35,8 @@ from tbstats.io.progress import Progress
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.model.games import Batch, empty, renumber, source_file, source_files
+from tbstats.model.batch import Batch, renumber, source_file, source_files
+from tbstats.model.games import empty
 from tbstats.run import portable
 
 P = TypeVar("P")

@@ -19,7 +19,8 @@ from tbstats.analysis.teams.audit import EVENT_SCHEMA, TEAM_SCHEMA, audit_teams
 from tbstats.engine.teams.standings import compute_teams, compute_teams_from_file
 from tbstats.errors import TbstatsError
 from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.model.games import Batch, empty, source_file
+from tbstats.model.batch import Batch, source_file
+from tbstats.model.games import empty
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import build_teams
 from tbstats.run.pipeline import Run, shift_ids

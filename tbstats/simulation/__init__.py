@@ -1,4 +1,4 @@
-"""Seeded simulation of many Swiss or round-robin tournaments at once, as a :class:`~tbstats.model.games.Batch`.
+"""Seeded simulation of many Swiss or round-robin tournaments at once, as a :class:`~tbstats.model.batch.Batch`.
 
 :func:`simulate` draws players with a hidden true strength, pairs them round by round and plays the games
 with an Elo model, vectorised with numpy over whole blocks of tournaments: Python loops run over blocks,

@@ -1,4 +1,4 @@
-"""Assembling the simulated blocks into a :class:`~tbstats.model.games.Batch` and the truth table."""
+"""Assembling the simulated blocks into a :class:`~tbstats.model.batch.Batch` and the truth table."""
 
 from __future__ import annotations
 
@@ -8,16 +8,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from tbstats.model.games import (
-    GAME_TYPE,
-    GAME_TYPES,
-    SCORING_KINDS,
-    Batch,
-    ColourEnum,
-    EventTypeEnum,
-    GameTypeEnum,
-    empty,
-)
+from tbstats.model.batch import Batch
+from tbstats.model.games import GAME_TYPE, GAME_TYPES, SCORING_KINDS, ColourEnum, EventTypeEnum, GameTypeEnum, empty
 from tbstats.simulation.config import SimulationConfig, _units
 from tbstats.simulation.state import _BLACK, _CODES, _WHITE, _Block
 

@@ -10,9 +10,7 @@ import polars as pl
 
 from tbstats.engine.threads import map_threads
 from tbstats.io.progress import Progress
-from tbstats.model.games import (
-    Batch,
-)
+from tbstats.model.batch import Batch
 from tbstats.simulation.assemble import _assemble, _truth
 from tbstats.simulation.config import SimulationConfig, SimulationStats
 from tbstats.simulation.pairing import _round_robin_round, _swiss_round

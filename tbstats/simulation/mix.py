@@ -40,7 +40,7 @@ import polars as pl
 
 from tbstats.errors import TbstatsError
 from tbstats.io.trf import read_trf
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.simulation.config import SimulationConfig
 from tbstats.simulation.driver import simulate
 from tbstats.simulation.teams import team_event_texts

@@ -19,7 +19,7 @@ from tbstats.analysis.audit import bounded, inversions
 from tbstats.engine.declared import FROM_FILE
 from tbstats.engine.teams.standings import compute_teams, compute_teams_from_file
 from tbstats.engine.teams.tiebreaks import parse_team_specs
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.model.orders import TEAM_ORDERS
 from tbstats.model.rules import RULESETS
 from tbstats.model.spec import TieBreakSpec

@@ -21,8 +21,8 @@ from tbstats.engine.teams.tiebreaks import TeamContext, get_team_tiebreak, parse
 from tbstats.engine.tiebreaks.base import cut_order
 from tbstats.engine.unplayed import CAP_DRAWS, CAP_OPPONENT
 from tbstats.errors import TbstatsError
+from tbstats.model.batch import Batch
 from tbstats.model.dense import NO_OPP
-from tbstats.model.games import Batch
 from tbstats.model.rules import get_ruleset
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import TeamBatch

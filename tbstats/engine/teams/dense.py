@@ -17,8 +17,9 @@ import polars as pl
 
 from tbstats.model.adjust import grid as grid_of
 from tbstats.model.adjust import team_deltas
+from tbstats.model.batch import Batch
 from tbstats.model.dense import DRAW, LOSS, NO_OPP, WIN, Dense
-from tbstats.model.games import GAME_TYPE, Batch
+from tbstats.model.games import GAME_TYPE
 from tbstats.model.teams.batch import TeamBatch
 from tbstats.model.teams.matches import AS_GAME_TYPE, MATCH_TYPES
 

@@ -25,7 +25,7 @@ from tbstats.engine.tiebreaks import get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Values
 from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 from tbstats.model.rules import auto_edition, check_edition
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import TeamBatch, build_teams

@@ -30,7 +30,8 @@ from tbstats.io.tabular.layout import (
     flat_names,
     model_format,
 )
-from tbstats.model.games import OPTIONAL, SCHEMAS, Batch, check_schema, empty, stack
+from tbstats.model.batch import Batch
+from tbstats.model.games import OPTIONAL, SCHEMAS, check_schema, empty, stack
 
 # ----------------------------------------------------------------------------------------------- reading
 

@@ -47,7 +47,8 @@ from tbstats.io.tabular.layout import (
     check_flat_schema,
     flat_names,
 )
-from tbstats.model.games import Batch, check_schema
+from tbstats.model.batch import Batch
+from tbstats.model.games import check_schema
 
 _TID, _NO = pl.col("tournament"), pl.col("start_no")
 

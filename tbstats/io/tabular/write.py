@@ -34,7 +34,8 @@ from tbstats.io.tabular.read import (
     _read_table,
 )
 from tbstats.io.tabular.sparse import sparsify
-from tbstats.model.games import Batch, empty, renumber
+from tbstats.model.batch import Batch, renumber
+from tbstats.model.games import empty
 from tbstats.output import finished, unfinished
 
 # ----------------------------------------------------------------------------------------------- writing
@@ -44,7 +45,8 @@ def flatten(batch: Batch, *, json_lists: bool = False) -> pl.DataFrame:
 
     With ``json_lists`` the list columns are JSON strings (as in CSV files).
 
-    >>> from tbstats.model.games import Batch, empty
+    >>> from tbstats.model.batch import Batch
+    >>> from tbstats.model.games import empty
     >>> flatten(Batch(empty("tournaments"), empty("players"), empty("games"))).columns[:4]
     ['tournament', 'source', 'event_name', 'city']
     """

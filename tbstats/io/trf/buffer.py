@@ -18,7 +18,7 @@ import pyarrow as pa
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tbstats.errors import FormatError
-from tbstats.model.games import arrow_series
+from tbstats.model.batch import arrow_series
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
 WHITESPACE: Final = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))

@@ -20,7 +20,8 @@ import pyarrow as pa
 
 from tbstats.io.dates import resolve_dates
 from tbstats.model.adjust import describe
-from tbstats.model.games import SCORING_KINDS, TOURNAMENT_SCHEMA, arrow_series
+from tbstats.model.batch import arrow_series
+from tbstats.model.games import SCORING_KINDS, TOURNAMENT_SCHEMA
 from tbstats.model.rules import MAX_POINTS, STANDARD_SCORING, TRF26_SCORING_CODES, XXS_CODES, scoring_scale
 
 #: Records interpreted into tournament columns (the writer regenerates them); others are kept verbatim.

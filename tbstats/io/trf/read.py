@@ -20,6 +20,7 @@ from tbstats.io.trf.games import event_rounds, games, games_frame
 from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
 from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
 from tbstats.model.adjust import penalties
+from tbstats.model.batch import Batch, source_files
 from tbstats.model.games import (
     GAME_SCHEMA,
     GAME_TYPE,
@@ -27,9 +28,7 @@ from tbstats.model.games import (
     SCORING_KINDS,
     TOURNAMENT_SCHEMA,
     WARNING_SCHEMA,
-    Batch,
     empty,
-    source_files,
 )
 
 ERROR_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}

@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import polars as pl
 
-from tbstats.model.games import SCORING_KINDS, Batch
+from tbstats.model.batch import Batch
+from tbstats.model.games import SCORING_KINDS
 from tbstats.model.rules import STANDARD_SCORING
 
 

@@ -16,7 +16,7 @@ from typing import Final
 
 import polars as pl
 
-from tbstats.model.games import Batch
+from tbstats.model.batch import Batch
 
 #: The records that make an event a team event.
 TEAM_RECORDS: Final = ("013", "310")

@@ -1,6 +1,6 @@
 """The team model (rules.md 9.1): teams, members in board order, and one match row per team and round.
 
-Built from a :class:`~tbstats.model.games.Batch`: the team records the TRF reader keeps verbatim in
+Built from a :class:`~tbstats.model.batch.Batch`: the team records the TRF reader keeps verbatim in
 ``tournaments.records`` (``310``/``013`` teams, ``300`` line-ups, ``320`` team PABs, ``330`` forfeited
 matches, ``240`` team byes, ``362`` team scoring; parsed by :mod:`tbstats.model.teams.records`) and the player and
 game tables, all events at once. The reader keeps no line numbers for these records: errors and warnings
@@ -27,7 +27,8 @@ import polars as pl
 
 from tbstats.errors import TbstatsError
 from tbstats.model.adjust import team_deltas
-from tbstats.model.games import WARNING_SCHEMA, Batch
+from tbstats.model.batch import Batch
+from tbstats.model.games import WARNING_SCHEMA
 from tbstats.model.teams import team_event_ids
 from tbstats.model.teams.boards import team_games
 from tbstats.model.teams.checks import check_references, empty_teams

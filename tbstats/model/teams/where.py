@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from tbstats.model.games import source_file
+from tbstats.model.batch import source_file
 
 #: Sources larger than this are not read again for a line number (the message quotes the record).
 MAX_BYTES = 64 * 1024 * 1024
