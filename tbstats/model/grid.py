@@ -69,7 +69,6 @@ def row_extreme(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> np.nd
     return out
 
 
-
 def row_two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per player, the lowest (highest) two of ``values`` where ``mask``, equal values counted twice; the dtype's
     maximum (minimum) where there are fewer. One pass per round column, as :func:`row_extreme`."""
@@ -83,6 +82,7 @@ def row_two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> 
         best(second, worst(first, column), out=second)
         best(first, column, out=first)
     return first, second
+
 
 def cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row and column of every True cell of a players x rounds mask, row-major (faster than ``nonzero``)."""

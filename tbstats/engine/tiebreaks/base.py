@@ -400,4 +400,3 @@ def _cut_values(present: np.ndarray, contribution: np.ndarray, low: int, high: i
                 + np.where(count > 1, row_extreme(contribution, present, highest=True), 0))
     first, second = row_two_extremes(contribution, present, highest=high > 0)
     return np.where(count > 0, first, 0).astype(np.int64) + np.where(count > 1, second, 0)
-
