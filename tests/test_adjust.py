@@ -238,8 +238,8 @@ def test_explain_shows_the_adjusted_score(tmp_path: Path) -> None:
 
 
 def test_bonus_of_the_last_player_in_the_last_round() -> None:
-    """The games table of E2 is the dense grid itself (the fast path, no spare cell): a change of the
-    last cell (player 5, round 3) counts like any other."""
+    """A change of the last cell of the dense view (E2's player 5, round 3; the spare cell after it) counts
+    like any other."""
     batch, _ = _read(E2, _record("", "", "1.0", "3", 5))
     got = dict(engine.compute(batch, "BH").select("start_no", "points").iter_rows())
     assert got[5] == 2.0

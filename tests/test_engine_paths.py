@@ -1,13 +1,12 @@
 """The engine's short cuts give what the general code gives.
 
-- a games table that is the grid of one bucket row by row becomes the dense view without a scatter; the same
-  games in any other order take the general path and must give the same arrays;
+- the games table in any order of its rows gives the same dense view (the games are placed in runs of one
+  tournament's rows: one run per tournament when sorted, many when not);
 - one cut of the lowest or highest contribution is a row minimum or maximum (the VUR first, 16.5), not a
   masked pass per cut: the sums and counts equal those left by :func:`cut_elements` on every row;
 - opponents' values in games come from one gather through a padded index: equal to the masked gather;
 - the allocator tuning is done once, and ``TBSTATS_MALLOC=system`` leaves the allocator alone;
-- a batch's runs are slices of whole tournaments (searched chunk by chunk), and the game codes scattered as
-  one byte come back apart.
+- a batch's runs are slices of whole tournaments (searched chunk by chunk).
 """
 
 from __future__ import annotations
@@ -28,7 +27,6 @@ from strategies import swiss_events, to_trf
 from tbstats.engine.tiebreaks.base import cut_elements, cut_sum
 from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
-from tbstats.model.columns import in_grid_order
 from tbstats.model.dense import NO_OPP, Dense, build_buckets
 from tbstats.model.grid import lookup, row_extreme, row_sum
 from tbstats.run.memory import keep_freed_memory
@@ -44,34 +42,26 @@ def _views(batch: Batch) -> list[Dense]:
 @SETTINGS
 @given(st.integers(1, 7).flatmap(lambda r: st.lists(swiss_events(max_players=8, max_rounds=r), min_size=1,
                                                      max_size=4)), st.integers(0, 2 ** 16))
-def test_grid_ordered_games_give_the_general_view(events: list[reference.RefTournament], seed: int) -> None:
+def test_games_in_any_order_give_the_same_view(events: list[reference.RefTournament], seed: int) -> None:
     result = read_trf([(f"t{i}.trf", to_trf(t).encode()) for i, t in enumerate(events)])
     assert result.errors.is_empty(), result.errors
     batch = result.batch
     shuffled = Batch(batch.tournaments, batch.players, batch.games.sample(fraction=1.0, shuffle=True, seed=seed))
-    g = shuffled.games
-    assert not in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(),
-                              np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.array([3]))
     for fast, general in zip(_views(batch), _views(shuffled), strict=True):
         for name in ARRAYS:
             assert np.array_equal(getattr(fast, name), getattr(general, name)), name
 
 
-def test_a_complete_sorted_single_bucket_is_recognised_as_a_grid() -> None:
+def test_tournaments_in_another_order_give_the_same_view() -> None:
+    """The games of a complete single-bucket archive, its second and third tournaments' blocks swapped: the
+    runs of one tournament's rows come in another order, the view is the same."""
     from tbstats.simulation import SimulationConfig, simulate
 
     batch = simulate(SimulationConfig(tournaments=3, players=6, rounds=4, seed=9)).batch
     g, p = batch.games, batch.players
-    assert in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(), p["tournament"].to_numpy(),
-                          p["start_no"].to_numpy(), np.array([4]))
-    swapped = g[[1, 0, *range(2, g.height)]]
-    assert not in_grid_order(swapped, swapped["round"].to_numpy(), swapped["player"].to_numpy(),
-                              p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
-    # the second and third tournaments' games swapped: players and rounds repeat, tournaments do not
     block = g.height // 3
     moved = pl.concat([g[:block], g[2 * block:], g[block:2 * block]])
-    assert not in_grid_order(moved, moved["round"].to_numpy(), moved["player"].to_numpy(),
-                              p["tournament"].to_numpy(), p["start_no"].to_numpy(), np.array([4]))
+    assert not moved["tournament"].is_sorted()
     for fast, general in zip(_views(batch), _views(Batch(batch.tournaments, p, moved)), strict=True):
         for name in ARRAYS:
             assert np.array_equal(getattr(fast, name), getattr(general, name)), name
@@ -184,7 +174,7 @@ def test_lookup_equals_the_gather() -> None:
 
 def test_score_changes_are_placed_alike_on_both_paths() -> None:
     """299 records (a bonus, and a penalty from round 2) land in the same cells whether the games table is in
-    grid order (buffers without a spare cell) or not."""
+    order (one run of rows per tournament) or not."""
     from helpers import ROOT
 
     from tbstats.engine.compute import compute
@@ -193,9 +183,6 @@ def test_score_changes_are_placed_alike_on_both_paths() -> None:
     text += "\n299       1.5           4\n299      -0.5     2     2\n"
     batch = read_trf([("e2.trf", text.encode())]).batch
     shuffled = Batch(batch.tournaments, batch.players, batch.games.sample(fraction=1.0, shuffle=True, seed=3))
-    g, p = batch.games, batch.players
-    assert in_grid_order(g, g["round"].to_numpy(), g["player"].to_numpy(), p["tournament"].to_numpy(),
-                         p["start_no"].to_numpy(), np.unique(batch.tournaments["rounds_played"].to_numpy()))
     fast, general = _views(batch), _views(shuffled)
     assert all(v.bonus is not None for v in fast + general)
     for a, b in zip(fast, general, strict=True):
@@ -203,16 +190,15 @@ def test_score_changes_are_placed_alike_on_both_paths() -> None:
     assert compute(batch, "BH,SB").equals(compute(shuffled, "BH,SB"))
 
 
-def test_per_game_repeats_in_tournament_order_and_gathers_otherwise() -> None:
-    """Per-tournament values spread over the games rows alike whether the rows are in tournament order
-    (repeated) or not (gathered); tournaments without games and ids with gaps included."""
+def test_per_game_counts_runs_in_tournament_order_and_rows_otherwise() -> None:
+    """Each games row's tournament row, whether the rows are in tournament order (counted per tournament) or
+    not (searched); tournaments without games and ids with gaps included."""
     import polars as pl
 
     from tbstats.model.columns import PerGame
 
     t_ids = np.array([3, 4, 7, 8, 10])
     games = np.array([3, 3, 4, 8, 8, 8, 10])          # tournament 7 has no games
-    values = np.array([30, 40, 70, 80, 100])
     in_order = PerGame(pl.Series(games), t_ids)
     assert in_order.counts is not None
     rng = np.random.default_rng(0)
@@ -221,10 +207,10 @@ def test_per_game_repeats_in_tournament_order_and_gathers_otherwise() -> None:
     assert other.counts is None
     for stray in ([3, 5, 5], [3, 3, 11], [1, 3]):   # sorted, with an id that is none of the tournaments'
         assert PerGame(pl.Series(np.array(stray)), t_ids).counts is None
-    assert in_order(values).tolist() == (games * 10).tolist()
-    assert other(values).tolist() == (shuffled * 10).tolist()
-    rows = np.array([0, 2, 3, 6])
-    assert in_order.of(rows).tolist() == in_order.rows[rows].tolist() == [0, 1, 3, 4]
+    assert in_order.counts.tolist() == [2, 1, 0, 3, 1]
+    row_of = {3: 0, 4: 1, 7: 2, 8: 3, 10: 4}
+    assert in_order.rows.tolist() == [row_of[t] for t in games]
+    assert other.rows.tolist() == [row_of[t] for t in shuffled]
 
 
 @pytest.mark.parametrize("parts", [2, 3, 5])
@@ -264,21 +250,3 @@ def test_runs_are_slices_of_whole_tournaments_with_their_warnings(parts: int) ->
     for value in range(int(values.min()) - 2, int(values.max()) + 3):
         for side in ("left", "right"):
             assert search.search(value, side) == int(np.searchsorted(values, value, side)), (value, side)
-
-
-def test_game_codes_scattered_as_one_byte_come_back_apart() -> None:
-    """Game type, black and outcome packed in one byte per game, scattered once and unpacked, equal three
-    scatters of their own; cells without a game are absent, not black, a loss."""
-    from tbstats.model.dense import _flat_codes
-    from tbstats.model.games import GAME_TYPE, GAME_TYPES, LOSS
-
-    types, outcomes = np.arange(len(GAME_TYPES)), np.array([0, 1, 2])
-    gtype, outcome, black = (a.reshape(-1) for a in np.meshgrid(types, outcomes, [False, True], indexing="ij"))
-    cell = np.random.default_rng(3).permutation(2 * len(gtype))[:len(gtype)]
-    trash = 2 * len(gtype) - 1
-    got = _flat_codes(cell, trash, gtype.astype(np.uint32), black.astype(bool), outcome.astype(np.int8))
-    for values, fill, array in ((gtype, GAME_TYPE["absent"], got[0]), (black, False, got[1]), (outcome, LOSS, got[2])):
-        want = np.full(trash + 1, fill, dtype=array.dtype)
-        want[cell] = values
-        assert np.array_equal(array, want)
-    assert [a.dtype for a in got] == [np.int8, np.bool_, np.int8]

@@ -294,7 +294,7 @@ def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.n
                 n: np.ndarray, trash: int, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
     """The dense view's flat buffer of 299 score changes of the individual events' players (None when there
     are none); ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its
-    kind), which lack the spare ``trash`` cell when the games table was the grid itself."""
+    kind), their last cell the spare ``trash`` one."""
     if not has_adjustments(batch):
         return None
     adj = player_changes(batch)

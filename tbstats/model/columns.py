@@ -1,6 +1,5 @@
 """The games table's columns as arrays for the dense view (:mod:`tbstats.model.dense`): each game's outcome from
-its result code, read from the Arrow buffers, each game's tournament, whether the table already is the grid
-of the view, and searches of a sorted column in place."""
+its result code, read from the Arrow buffers, each game's tournament, and searches of a sorted column in place."""
 
 from __future__ import annotations
 
@@ -11,6 +10,9 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.model.games import DRAW, LOSS, WIN, ColourEnum
+from tbstats.model.loops import view_outcomes
+
+_NO_BITMAP = np.zeros(0, dtype=np.uint8)
 
 
 def game_outcomes(results: pl.Series) -> np.ndarray:
@@ -46,24 +48,23 @@ def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
         arr = arr.combine_chunks()
     if not len(arr):
         return np.zeros(0, dtype=np.int8)
-    if pa.types.is_string_view(arr.type):
-        # 16-byte views: int32 length, then up to 12 bytes inline
-        views = arr.buffers()[1]
-        lengths = np.frombuffer(views, dtype=np.int32).reshape(-1, 4)[arr.offset: arr.offset + len(arr), 0]
-        first = np.ascontiguousarray(   # one strided copy, then each comparison runs on contiguous bytes
-            np.frombuffer(views, dtype=np.uint8).reshape(-1, 16)[arr.offset: arr.offset + len(arr), 4])
-        out = _translate(table, first)
-        out[lengths != 1] = LOSS
-    else:
-        if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-            arr = arr.cast(pa.large_string())
-        _, off_buf, data_buf = arr.buffers()
-        wide = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-        offsets: np.ndarray = np.frombuffer(off_buf, dtype=wide)[arr.offset: arr.offset + len(arr) + 1]
-        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
-            1, dtype=np.uint8)
-        out = _translate(table, data[np.minimum(offsets[:-1], len(data) - 1)])
-        out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
+    if pa.types.is_string_view(arr.type):   # 16-byte views: int32 length, then up to 12 bytes inline
+        out = np.empty(len(arr), dtype=np.int8)
+        views = np.frombuffer(arr.buffers()[1], dtype=np.uint8).reshape(-1, 16)[arr.offset:]
+        bitmap = arr.buffers()[0]
+        valid = np.frombuffer(bitmap, dtype=np.uint8) if arr.null_count and bitmap is not None else _NO_BITMAP
+        view_outcomes(views, valid, arr.offset, table, out)   # compiled: one pass
+        return out
+    # strings with offsets (polars writes views; other Arrow producers may not)
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = arr.cast(pa.large_string())
+    _, off_buf, data_buf = arr.buffers()
+    wide = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets: np.ndarray = np.frombuffer(off_buf, dtype=wide)[arr.offset: arr.offset + len(arr) + 1]
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
+        1, dtype=np.uint8)
+    out = _translate(table, data[np.minimum(offsets[:-1], len(data) - 1)])
+    out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
     if arr.null_count:
         out[~_valid(arr)] = LOSS
     return out
@@ -92,26 +93,6 @@ def _valid(arr: pa.Array) -> np.ndarray:
     return mask
 
 
-def in_grid_order(g: pl.DataFrame, g_round: np.ndarray, player_no: np.ndarray, player_t: np.ndarray,
-                   start_no: np.ndarray, widths: np.ndarray) -> bool:
-    """Whether the games table is exactly the grid of a single bucket, row by row: each player's rounds 1..R
-    in order, players in the view's order (``player_t``, ``start_no``), nothing else."""
-    P = len(player_t)
-    if len(widths) != 1 or widths[0] < 1 or g.height != P * int(widths[0]):
-        return False
-    R = int(widths[0])
-    # start numbers compared in the games' own integer type (they come from an Int32 column as well)
-    if not ((g_round.reshape(P, R) == np.arange(1, R + 1, dtype=g_round.dtype)).all()
-            and (player_no.reshape(P, R) == start_no.astype(player_no.dtype)[:, None]).all()):
-        return False
-    # tournaments: a sorted column whose first and last row of every player's block are the player's
-    # tournament holds it on every row of the block (searched in place, no copy of the column)
-    t = g["tournament"]
-    if P == 0 or not t.is_sorted():
-        return P == 0
-    return all(bool((t.gather_every(R, first).to_numpy() == player_t).all()) for first in (0, R - 1))
-
-
 def rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
     """Positions of ``keys`` in the sorted unique ``sorted_ids`` (an offset when the ids are consecutive)."""
     if len(sorted_ids) and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:
@@ -120,11 +101,9 @@ def rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
 
 
 class PerGame:
-    """Each game's tournament, for spreading per-tournament values over the games table's rows.
-
-    When the table lists the tournaments in order (as the readers write it), a value is repeated over each
-    tournament's rows (several times faster than a gather, and no row-to-tournament array is made); else it
-    is gathered through each row's tournament row. ``t_ids``: the tournaments' ids, sorted."""
+    """Each game's tournament: when the table lists the tournaments in order (as the readers write it), how
+    many rows each has (``counts``; no row-to-tournament array is made), else each row's tournament row
+    (``rows``). ``t_ids``: the tournaments' ids, sorted."""
 
     def __init__(self, tournament: pl.Series, t_ids: np.ndarray) -> None:
         self.counts: np.ndarray | None = None
@@ -139,22 +118,8 @@ class PerGame:
                 # every row is a game of one of the tournaments
                 self.counts = np.zeros(T, dtype=np.int64)
                 self.counts[at] = lengths
-                self.starts = np.zeros(T, dtype=np.int64)
-                np.cumsum(self.counts[:-1], out=self.starts[1:])
         self._rows = None if self.counts is not None else rows_of(tournament.to_numpy(), t_ids).astype(
             np.intp, copy=False)
-
-    def __call__(self, per_tournament: np.ndarray) -> np.ndarray:
-        """``per_tournament`` (one value per tournament row) for every games row."""
-        if self.counts is not None:
-            return np.repeat(per_tournament, self.counts)
-        return per_tournament[self.rows]
-
-    def of(self, rows: np.ndarray) -> np.ndarray:
-        """The tournament rows of some games rows."""
-        if self.counts is not None:
-            return np.searchsorted(self.starts, rows, side="right") - 1
-        return self.rows[rows]
 
     @property
     def rows(self) -> np.ndarray:

@@ -20,12 +20,13 @@ import polars as pl
 
 from tbstats.model.adjust import bonus_cells
 from tbstats.model.batch import Batch
-from tbstats.model.columns import PerGame, game_outcomes, in_grid_order, is_black, rows_of
+from tbstats.model.columns import PerGame, game_outcomes, is_black, rows_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
 from tbstats.model.games import WIN as WIN
 from tbstats.model.grid import cells, lookup, row_sum
+from tbstats.model.loops import place_games
 
 NO_OPP = -1
 
@@ -355,81 +356,36 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     row_cell = offset[p_bucket] + local * R_of[p_bucket]   # a player's first cell
     trash = int(offset[-1])                                 # one spare cell for games beyond the counted rounds
 
-    # each game's cell and its opponent's row in the bucket, from per-tournament tables (no joins). Indices
-    # are intp (numpy converts narrower index arrays first); values that only get stored are 32-bit.
-    player_no = g["player"].to_numpy()
-    opp_no = g["opponent"].fill_null(0).to_numpy()
-    points = g["points"].to_numpy()
-    g_type = g["game_type"].to_physical().to_numpy()
+    # each game in its player's cell of its round, compiled (tbstats.model.loops): the games as runs of one
+    # tournament's rows, players and opponents numbered from 1 within their tournament
     count = np.bincount(tix, minlength=T)
     first = np.zeros(T, dtype=np.int64)
     first[1:] = np.cumsum(count)[:-1]
-    last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
-    numbered = bool((last_no == count).all())   # start numbers 1..N in every tournament (the usual case)
-    cell: np.ndarray | None = None              # each game's cell in the flat buffers (None: its row number)
-    if numbered and g_tix is None and in_grid_order(g, g_round, player_no, t_ids[tix], start_no, counts_n):
-        # one bucket, and the games table lists its grid row by row: each array is a column, reshaped
-        R = int(R_of[0])
-        grid_opp = opp_no.reshape(-1, R)   # per-player offsets broadcast over the rounds: no repeated copies
-        opp_found = ((grid_opp > 0) & (grid_opp <= count.astype(np.int32)[tix][:, None])).reshape(-1)
-        opp_local = (grid_opp + (first[tix] - 1).astype(np.int32)[:, None]).reshape(-1)
+    head = np.minimum(first, max(P - 1, 0))
+    player_no = _column(g["player"], np.int32)
+    opp_no = _column(g["opponent"].fill_null(0), np.int32)
+    if g_tix is None:
+        per_game = PerGame(g["tournament"], t_ids)
+        run_t, run_len = _runs(per_game.rows) if per_game.counts is None else (np.arange(T, dtype=np.int64),
+                                                                               per_game.counts)
     else:
-        per_game = PerGame(g["tournament"], t_ids) if g_tix is None else None
-        if numbered and per_game is not None:
-            # a row is an offset from the tournament's first player's; per-tournament values spread over
-            # each tournament's games (repeated when the table is in tournament order)
-            head = np.minimum(first, max(P - 1, 0))
-            R_t = R_of[t_bucket]
-            cell = per_game(row_cell[head] - R_t - 1) if P else np.zeros(g.height, dtype=np.int64)
-            cell += player_no * (per_game(R_t.astype(np.int32)) if len(widths) != 1 else np.int32(R_of[0]))
-            cell += g_round
-            opp_found = opp_no > 0
-            opp_found &= opp_no <= per_game(count.astype(np.int32))
-            opp_local = per_game((local[head] - 1).astype(np.int32)) if P else np.zeros(g.height, dtype=np.int32)
-            opp_local += opp_no
-            beyond = per_game(n.astype(np.int16 if n.max(initial=0) < 2 ** 15 else np.int64)) if \
-                len(g_round) and int(g_round.max()) > int(n.min(initial=0)) else None
-        else:
-            g_tix = (g_tix if g_tix is not None else per_game.rows).astype(np.intp, copy=False)  # type: ignore[union-attr]
-            head = np.minimum(first, max(P - 1, 0))
-            if numbered and P:   # (part-way through an event: after_round)
-                cell = (row_cell[head] - R_of[t_bucket] - 1)[g_tix] + player_no * R_of[t_bucket][g_tix] + g_round
-                opp_found = (opp_no > 0) & (opp_no <= count[g_tix])
-                opp_local = ((local[head] - 1)[g_tix] + opp_no).astype(np.int32)
-            else:
-                p_keys = (tix << 24) | start_no
-                g_t = g_tix.astype(np.int64) << 24
-                rows = np.searchsorted(p_keys, g_t | player_no)
-                opp_rows = np.searchsorted(p_keys, g_t | opp_no).clip(0, max(P - 1, 0))
-                opp_found = (opp_no > 0) & (p_keys[opp_rows] == (g_t | opp_no)) if P else opp_no > 0
-                cell = row_cell[rows] + g_round - 1
-                opp_local = local[opp_rows].astype(np.int32) if P else np.zeros(len(rows), dtype=np.int32)
-            beyond = n[g_tix] if len(g_round) and int(g_round.max()) > int(n.min(initial=0)) else None
-        if beyond is not None:
-            cell[g_round > beyond] = trash
-    opp_local[~opp_found] = NO_OPP
-
-    def flat(values: np.ndarray, fill: int, dtype: type) -> np.ndarray:
-        if cell is None:
-            return values.astype(dtype, copy=False)
-        out: np.ndarray = np.full(trash + 1, fill, dtype=dtype)
-        out[cell] = values
-        return out
-
-    opp = flat(opp_local, NO_OPP, np.int32)
-    pts = flat(points, 0, np.int32)
-    # a game's outcome from its result; an unplayed round's from the points awarded (C.07 16.3.1)
-    g_outcome = game_outcomes(g["result"])
-    unplayed = np.flatnonzero(g_type != GAME_TYPE["played"])
-    u_pts = points[unplayed]
-    u_t = tix[unplayed // R_of[0]] if cell is None else g_tix[unplayed] if g_tix is not None else \
-        per_game.of(unplayed)  # type: ignore[union-attr]
-    g_outcome[unplayed] = np.where(u_pts >= W[u_t], WIN, np.where(u_pts >= D[u_t], DRAW, LOSS))
-    black = is_black(g["colour"])
-    if cell is None:
-        gtype, outcome = g_type.astype(np.int8, copy=False), g_outcome
-    else:   # a round without a row is a round not paired
-        gtype, black, outcome = _flat_codes(cell, trash, g_type, black, g_outcome)
+        run_t, run_len = _runs(g_tix)
+    last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
+    if not (last_no == count).all():   # start numbers other than 1..N: their positions among the event's
+        g_of = np.repeat(run_t, run_len)
+        player_no, opp_no = (_positions(no, g_of, tix, start_no, first) for no in (player_no, opp_no))
+    size = trash + 1
+    opp = np.full(size, NO_OPP, dtype=np.int32)
+    pts = np.zeros(size, dtype=np.int32)
+    gtype = np.full(size, GAME_TYPE["absent"], dtype=np.int8)   # a round without a row is a round not paired
+    outcome = np.full(size, LOSS, dtype=np.int8)
+    black = np.zeros(size, dtype=bool)
+    first_cell, first_local = (row_cell[head], local[head]) if P else (np.zeros(T, dtype=np.int64),) * 2
+    place_games(run_t, run_len, player_no, opp_no, _column(g["round"], np.int16), _column(g["points"], np.int32),
+                _column(g["game_type"].to_physical(), np.uint8), game_outcomes(g["result"]),
+                np.ascontiguousarray(is_black(g["colour"])).view(np.uint8), GAME_TYPE["played"],
+                first_cell, R_of[t_bucket].astype(np.int64), count, first_local, n, W, D,
+                opp, pts, gtype, outcome, black.view(np.uint8))
     bonus = bonus_cells(batch, t_ids, tix, start_no, row_cell, n, trash, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):
@@ -453,18 +409,28 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     return Buckets(roster, parts, player_order)
 
 
-def _flat_codes(cell: np.ndarray, trash: int, gtype: np.ndarray, black: np.ndarray, outcome: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The game types, black flags and outcomes of the games placed at their ``cell`` of the flat buffers
-    (cells without a game: absent, not black, a loss), as one byte per game scattered once: a scatter costs
-    mostly its index, not its bytes (three int8 scatters took 2.5 times one)."""
-    code = gtype.astype(np.uint8)                     # 4 bits (10 game types), then the outcome, then black
-    code |= outcome.view(np.uint8) << np.uint8(4)
-    code |= black.view(np.uint8) << np.uint8(6)
-    out = np.full(trash + 1, GAME_TYPE["absent"] | LOSS << 4, dtype=np.uint8)
-    out[cell] = code
-    return ((out & np.uint8(15)).view(np.int8), (out >> np.uint8(6)).view(np.bool_),
-            ((out >> np.uint8(4)) & np.uint8(3)).view(np.int8))
+def _column(column: pl.Series, dtype: type) -> np.ndarray:
+    """A games column as a contiguous numpy array of ``dtype`` (the model's own: no copy beyond polars')."""
+    return np.ascontiguousarray(column.to_numpy(), dtype=dtype)
+
+
+def _runs(g_tix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The runs of consecutive games rows of one tournament: each run's tournament row and length."""
+    if not len(g_tix):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.diff(g_tix, prepend=g_tix[0] - 1))
+    return g_tix[starts].astype(np.int64), np.diff(starts, append=len(g_tix)).astype(np.int64)
+
+
+def _positions(numbers: np.ndarray, g_tix: np.ndarray, tix: np.ndarray, start_no: np.ndarray,
+               first: np.ndarray) -> np.ndarray:
+    """Each game's player (or opponent) start number as its position among its event's start numbers, from 1;
+    0 when it is none of them."""
+    keys = (tix.astype(np.int64) << 24) | start_no
+    want = (g_tix.astype(np.int64) << 24) | numbers
+    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
+    found = (numbers > 0) & (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
+    return np.where(found, rows - first[g_tix] + 1, 0).astype(np.int32)
 
 
 def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:

@@ -1,0 +1,132 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The dense view's loops over the games, compiled: each runs in one pass without the GIL.
+
+:func:`place_games` places the games table's rows in the dense view's flat buffers
+(:func:`tbstats.model.dense.build_buckets`): each game row goes to its player's cell of its round, or to the spare ``trash`` cell when the round is not
+counted or the player is not one of the event's; with it go the opponent's row in the bucket (``NO_OPP`` when
+the opponent is none of the event's players), the points, the game type, black, and the round's outcome: by
+the result for a game played over the board, else by the points awarded (C.07 16.3.1). In numpy this took
+some twenty passes over the games, each an int64 temporary; here every value is read once and written once.
+:func:`view_outcomes` reads each game's outcome from its result code (:func:`tbstats.model.columns.game_outcomes`).
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
+
+cdef enum:
+    NO_OPP = -1   # tbstats.model.dense.NO_OPP
+    LOSS = 0      # the outcome codes of tbstats.model.games
+    DRAW = 1
+    WIN = 2
+
+#: The codes compiled in, checked against the model's by the tests.
+CODES = {"NO_OPP": NO_OPP, "LOSS": LOSS, "DRAW": DRAW, "WIN": WIN}
+
+
+def place_games(const int64_t[::1] run_t, const int64_t[::1] run_len,
+                const int32_t[::1] player, const int32_t[::1] opponent, const int16_t[::1] rnd,
+                const int32_t[::1] points, const uint8_t[::1] gtype, const int8_t[::1] result_outcome,
+                const uint8_t[::1] black, uint8_t played,
+                const int64_t[::1] first_cell, const int64_t[::1] stride, const int64_t[::1] players,
+                const int64_t[::1] first_local, const int64_t[::1] counted, const int64_t[::1] win,
+                const int64_t[::1] draw,
+                int32_t[::1] out_opp, int32_t[::1] out_pts, int8_t[::1] out_type, int8_t[::1] out_outcome,
+                uint8_t[::1] out_black) -> None:
+    """Place the games, given as runs of consecutive rows of one tournament (``run_t``: its row in the
+    per-tournament arrays, ``run_len``: how many rows), in the flat buffers ``out_*`` (their last cell is
+    the trash cell).
+
+    Players and opponents are numbered 1..``players[t]`` within their tournament (start numbers, or
+    positions among the event's start numbers); opponent 0 is none. Per tournament: ``first_cell``, the
+    first player's first cell; ``stride``, the cells per player; ``first_local``, the first player's row in
+    its bucket; ``counted``, the rounds counted; ``win`` / ``draw``, the points of a win and a draw.
+    """
+    cdef Py_ssize_t n_games = player.shape[0]
+    cdef Py_ssize_t trash = out_opp.shape[0] - 1
+    cdef Py_ssize_t k, j, i = 0, end, cell
+    cdef int64_t t, base, step, count, local0, n, w, d
+    cdef int32_t p, o, pts
+    cdef int16_t r
+    cdef uint8_t g
+    cdef int8_t outcome
+    if (opponent.shape[0] != n_games or rnd.shape[0] != n_games or points.shape[0] != n_games
+            or gtype.shape[0] != n_games or result_outcome.shape[0] != n_games or black.shape[0] != n_games):
+        raise ValueError("place_games: the games' columns differ in length")
+    if not (out_pts.shape[0] == out_type.shape[0] == out_outcome.shape[0] == out_black.shape[0] == trash + 1):
+        raise ValueError("place_games: the flat buffers differ in length")
+    if run_len.shape[0] != run_t.shape[0]:
+        raise ValueError("place_games: run_t and run_len differ in length")
+    cdef Py_ssize_t T = first_cell.shape[0]
+    if not (stride.shape[0] == players.shape[0] == first_local.shape[0] == counted.shape[0] == win.shape[0]
+            == draw.shape[0] == T):
+        raise ValueError("place_games: the per-tournament arrays differ in length")
+    for k in range(run_t.shape[0]):
+        if run_t[k] < 0 or run_t[k] >= T or run_len[k] < 0:
+            raise ValueError("place_games: a run names no tournament")
+        i += run_len[k]
+    if i != n_games:
+        raise ValueError("place_games: the runs do not cover the games")
+    if n_games == 0:
+        return
+    # raw pointers: the int8 stores below may alias anything, so the memoryviews' fields would be read again
+    # after each of them
+    cdef const int32_t* g_player = &player[0]
+    cdef const int32_t* g_opp = &opponent[0]
+    cdef const int16_t* g_round = &rnd[0]
+    cdef const int32_t* g_points = &points[0]
+    cdef const uint8_t* g_type = &gtype[0]
+    cdef const int8_t* g_outcome = &result_outcome[0]
+    cdef const uint8_t* g_black = &black[0]
+    cdef int32_t* f_opp = &out_opp[0]
+    cdef int32_t* f_pts = &out_pts[0]
+    cdef int8_t* f_type = &out_type[0]
+    cdef int8_t* f_outcome = &out_outcome[0]
+    cdef uint8_t* f_black = &out_black[0]
+    i = 0
+    with nogil:
+        for k in range(run_t.shape[0]):
+            t = run_t[k]
+            base, step, count, local0 = first_cell[t], stride[t], players[t], first_local[t]
+            n, w, d = counted[t], win[t], draw[t]
+            if n > step:
+                n = step
+            end = i + run_len[k]
+            while i < end:
+                p, r, o = g_player[i], g_round[i], g_opp[i]
+                cell = base + (p - 1) * step + (r - 1)
+                if not (1 <= r <= n and 1 <= p <= count and 0 <= cell < trash):
+                    cell = trash
+                f_opp[cell] = <int32_t>(local0 + o - 1) if 1 <= o <= count else NO_OPP
+                pts = g_points[i]
+                f_pts[cell] = pts
+                g = g_type[i]
+                f_type[cell] = <int8_t>g
+                if g == played:
+                    outcome = g_outcome[i]
+                else:
+                    outcome = WIN if pts >= w else DRAW if pts >= d else LOSS
+                f_outcome[cell] = outcome
+                f_black[cell] = g_black[i]
+                i += 1
+
+
+def view_outcomes(const uint8_t[:, ::1] views, const uint8_t[::1] valid, Py_ssize_t bit_offset,
+                  const int8_t[::1] table, int8_t[::1] out) -> None:
+    """The outcome of each result code of an Arrow string-view array: ``table`` of its byte for codes of one
+    byte, a loss for other lengths and for nulls. ``views``: the array's 16-byte views (an int32 length, then
+    inline bytes), from its first row; ``valid``: its validity bitmap (empty when there are no nulls), whose
+    first row is bit ``bit_offset``."""
+    cdef Py_ssize_t n = out.shape[0], i, bit
+    if views.shape[0] < n or views.shape[1] != 16 or table.shape[0] != 256:
+        raise ValueError("view_outcomes: views of 16 bytes per row and a table of 256 entries expected")
+    if valid.shape[0] and valid.shape[0] * 8 < bit_offset + n:
+        raise ValueError("view_outcomes: the validity bitmap is too short")
+    cdef bint nulls = valid.shape[0] > 0
+    cdef int32_t length
+    with nogil:
+        for i in range(n):
+            length = views[i, 0] | (views[i, 1] << 8) | (views[i, 2] << 16) | (<int32_t>views[i, 3] << 24)
+            out[i] = table[views[i, 4]] if length == 1 else LOSS
+            if nulls:
+                bit = bit_offset + i
+                if not (valid[bit >> 3] >> (bit & 7)) & 1:
+                    out[i] = LOSS

@@ -1,0 +1,169 @@
+"""The compiled loops (tbstats.model.loops) against plain Python loops over the same arrays.
+
+- ``place_games``: every game in its player's cell of its round, or in the trash cell when its round is not
+  counted or wider than the block, or its player none of the event's; the opponent's row in the bucket or
+  ``NO_OPP``; the outcome by the result when played over the board, else by the points (C.07 16.3.1); runs in
+  any order and of any length; bad arguments raise instead of writing out of bounds;
+- ``view_outcomes``: the outcome of one-byte result codes, a loss for longer codes and nulls, on sliced Arrow
+  arrays (an offset into the views and the validity bitmap).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tbstats.model.columns import game_outcomes
+from tbstats.model.dense import NO_OPP
+from tbstats.model.games import DRAW, GAME_TYPE, GAME_TYPES, LOSS, WIN
+from tbstats.model.loops import CODES, place_games, view_outcomes
+
+PLAYED = GAME_TYPE["played"]
+
+
+def test_the_compiled_codes_are_the_models() -> None:
+    assert CODES == {"NO_OPP": NO_OPP, "LOSS": LOSS, "DRAW": DRAW, "WIN": WIN}
+
+
+def _reference(runs: list[tuple[int, int]], games: dict[str, np.ndarray], per_t: dict[str, np.ndarray],
+               size: int) -> dict[str, list[int]]:
+    """The placement, one game at a time, in plain Python."""
+    out = {"opp": [NO_OPP] * size, "pts": [0] * size, "type": [GAME_TYPE["absent"]] * size,
+           "outcome": [LOSS] * size, "black": [0] * size}
+    trash = size - 1
+    i = 0
+    for t, length in runs:
+        for _ in range(length):
+            p, r, o = int(games["player"][i]), int(games["round"][i]), int(games["opponent"][i])
+            players, stride = int(per_t["players"][t]), int(per_t["stride"][t])
+            cell = int(per_t["first_cell"][t]) + (p - 1) * stride + r - 1
+            counted = min(int(per_t["counted"][t]), stride)
+            if not (1 <= r <= counted and 1 <= p <= players and 0 <= cell < trash):
+                cell = trash
+            out["opp"][cell] = int(per_t["first_local"][t]) + o - 1 if 1 <= o <= players else NO_OPP
+            pts, g = int(games["points"][i]), int(games["gtype"][i])
+            out["pts"][cell] = pts
+            out["type"][cell] = g
+            if g == PLAYED:
+                outcome = int(games["outcome"][i])
+            else:
+                outcome = WIN if pts >= per_t["win"][t] else DRAW if pts >= per_t["draw"][t] else LOSS
+            out["outcome"][cell] = outcome
+            out["black"][cell] = int(games["black"][i])
+            i += 1
+    return out
+
+
+@st.composite
+def placements(draw: st.DrawFn) -> tuple[list[tuple[int, int]], dict[str, np.ndarray], dict[str, np.ndarray],
+                                         int]:
+    """Tournaments laid out one after another in a flat buffer, and games (some out of range) in runs."""
+    T = draw(st.integers(1, 5))
+    players = [draw(st.integers(0, 6)) for _ in range(T)]
+    stride = [draw(st.integers(1, 5)) for _ in range(T)]
+    counted = [draw(st.integers(0, 6)) for _ in range(T)]
+    first_cell = np.cumsum([0, *(p * s for p, s in zip(players, stride, strict=True))])
+    first_local = np.cumsum([0, *players])[:-1]
+    win = [draw(st.integers(0, 3)) for _ in range(T)]
+    per_t = {"first_cell": first_cell[:-1], "stride": np.array(stride), "players": np.array(players),
+             "first_local": first_local, "counted": np.array(counted), "win": np.array(win),
+             "draw": np.array([draw(st.integers(0, 3)) for _ in range(T)])}
+    runs = draw(st.lists(st.tuples(st.integers(0, T - 1), st.integers(0, 8)), max_size=8))
+    n = sum(length for _, length in runs)
+    ints = st.integers(-1, 8)
+    games = {
+        "player": np.array(draw(st.lists(ints, min_size=n, max_size=n)), dtype=np.int32),
+        "opponent": np.array(draw(st.lists(ints, min_size=n, max_size=n)), dtype=np.int32),
+        "round": np.array(draw(st.lists(ints, min_size=n, max_size=n)), dtype=np.int16),
+        "points": np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int32),
+        "gtype": np.array(draw(st.lists(st.integers(0, len(GAME_TYPES) - 1), min_size=n, max_size=n)),
+                          dtype=np.uint8),
+        "outcome": np.array(draw(st.lists(st.sampled_from([LOSS, DRAW, WIN]), min_size=n, max_size=n)),
+                            dtype=np.int8),
+        "black": np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=np.uint8),
+    }
+    return runs, games, per_t, int(first_cell[-1]) + 1
+
+
+def _place(runs: list[tuple[int, int]], games: dict[str, np.ndarray], per_t: dict[str, np.ndarray],
+           size: int) -> dict[str, np.ndarray]:
+    out = {"opp": np.full(size, NO_OPP, dtype=np.int32), "pts": np.zeros(size, dtype=np.int32),
+           "type": np.full(size, GAME_TYPE["absent"], dtype=np.int8), "outcome": np.full(size, LOSS, dtype=np.int8),
+           "black": np.zeros(size, dtype=np.uint8)}
+    run_t = np.array([t for t, _ in runs], dtype=np.int64)
+    run_len = np.array([length for _, length in runs], dtype=np.int64)
+    place_games(run_t, run_len, games["player"], games["opponent"], games["round"], games["points"],
+                games["gtype"], games["outcome"], games["black"], PLAYED,
+                *(per_t[k].astype(np.int64) for k in ("first_cell", "stride", "players", "first_local", "counted",
+                                                      "win", "draw")),
+                out["opp"], out["pts"], out["type"], out["outcome"], out["black"])
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(placements())
+def test_place_games_equals_a_loop_over_the_games(case: tuple) -> None:  # type: ignore[type-arg]
+    runs, games, per_t, size = case
+    got = _place(runs, games, per_t, size)
+    want = _reference(runs, games, per_t, size)
+    for name, values in want.items():
+        assert got[name].tolist() == values, name
+
+
+def test_place_games_refuses_arguments_it_cannot_place() -> None:
+    games = {"player": np.ones(2, dtype=np.int32), "opponent": np.ones(2, dtype=np.int32),
+             "round": np.ones(2, dtype=np.int16), "points": np.ones(2, dtype=np.int32),
+             "gtype": np.zeros(2, dtype=np.uint8), "outcome": np.zeros(2, dtype=np.int8),
+             "black": np.zeros(2, dtype=np.uint8)}
+    per_t = {k: np.ones(1, dtype=np.int64) for k in ("first_cell", "stride", "players", "first_local", "counted",
+                                                     "win", "draw")}
+    per_t["first_cell"] = np.zeros(1, dtype=np.int64)
+    assert _place([(0, 2)], games, per_t, 2)["pts"].tolist() == [1, 0]   # both in cell 0; the trash untouched
+    with pytest.raises(ValueError, match="do not cover"):
+        _place([(0, 1)], games, per_t, 2)
+    with pytest.raises(ValueError, match="names no tournament"):
+        _place([(1, 2)], games, per_t, 2)
+    with pytest.raises(ValueError, match="differ in length"):
+        _place([(0, 2)], {**games, "points": np.ones(3, dtype=np.int32)}, per_t, 2)
+    with pytest.raises(ValueError, match="differ in length"):
+        _place([(0, 2)], games, {**per_t, "win": np.ones(2, dtype=np.int64)}, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["1", "0", "=", "W", "D", "L", "", "1/2", "+", "=="]),
+                          st.text(max_size=14)), max_size=40),
+       st.integers(0, 5), st.integers(0, 5))
+def test_view_outcomes_read_one_byte_codes(codes: list[str | None], head: int, tail: int) -> None:
+    """Sliced string-view arrays (an offset into the views and the bitmap), with nulls and long strings."""
+    table = np.full(256, LOSS, dtype=np.int8)
+    table[[ord("1"), ord("W")]] = WIN
+    table[[ord("="), ord("D")]] = DRAW
+    arr = pa.array(codes, type=pa.string_view())
+    sliced = arr.slice(min(head, len(codes)), max(len(codes) - head - tail, 0))
+    views = np.frombuffer(sliced.buffers()[1], dtype=np.uint8).reshape(-1, 16)[sliced.offset:]
+    bitmap = sliced.buffers()[0]
+    valid = np.frombuffer(bitmap, dtype=np.uint8) if bitmap is not None else np.zeros(0, dtype=np.uint8)
+    out = np.empty(len(sliced), dtype=np.int8)
+    view_outcomes(views, valid, sliced.offset, table, out)
+    want = [LOSS if c is None or len(c.encode()) != 1 else int(table[c.encode()[0]]) for c in sliced.to_pylist()]
+    assert out.tolist() == want
+    # the same views under a bitmap of their own: rows marked null are losses whatever their views say
+    bits = np.array([(i * 7 + head) % 3 != 0 for i in range(len(codes))], dtype=bool)
+    masked = pa.Array.from_buffers(pa.string_view(), len(codes), [pa.py_buffer(np.packbits(bits, bitorder="little")),
+                                                                  *arr.buffers()[1:]])
+    masked = masked.slice(min(head, len(codes)), max(len(codes) - head - tail, 0))
+    out = np.empty(len(masked), dtype=np.int8)
+    view_outcomes(views, np.frombuffer(masked.buffers()[0], dtype=np.uint8), masked.offset, table, out)
+    assert out.tolist() == [w if ok else LOSS for w, ok in zip(want, bits[masked.offset:], strict=False)]
+
+
+def test_game_outcomes_of_a_column_of_many_chunks() -> None:
+    import polars as pl
+
+    chunks = [pl.Series(["1", None, "=", "0"]), pl.Series(["W", "D", "1/2", None, "L"])]
+    column = pl.concat(chunks, rechunk=False)
+    assert column.n_chunks() == 2
+    assert game_outcomes(column).tolist() == [WIN, LOSS, DRAW, LOSS, WIN, DRAW, LOSS, LOSS, LOSS]
