@@ -167,3 +167,42 @@ def test_game_outcomes_of_a_column_of_many_chunks() -> None:
     column = pl.concat(chunks, rechunk=False)
     assert column.n_chunks() == 2
     assert game_outcomes(column).tolist() == [WIN, LOSS, DRAW, LOSS, WIN, DRAW, LOSS, LOSS, LOSS]
+
+
+DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(DTYPES), st.integers(0, 12), st.integers(0, 14), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from(["contiguous", "transposed", "broadcast"]))
+def test_row_loops_equal_numpy(dtype: type, P: int, R: int, seed: int, layout: str) -> None:
+    """Row sums and extremes of every cell dtype the engine uses, masks of any strides (a broadcast mask of
+    one row, the transpose of an array), against numpy's masked reductions and sorts."""
+    from tbstats.model.grid import row_extreme, row_sum, row_two_extremes
+
+    rng = np.random.default_rng(seed)
+    if dtype is np.bool_:
+        values = rng.random((P, R)) < 0.5
+    else:
+        info = np.iinfo(dtype)
+        values = rng.integers(max(info.min, -1000), min(info.max, 1000), (P, R), endpoint=True).astype(dtype)
+        if P and R:   # the dtype's extremes too
+            values.reshape(-1)[rng.integers(0, P * R, 2)] = (info.min, info.max)
+    mask = rng.random((P, R)) < 0.6
+    if layout == "transposed":
+        values, mask = np.ascontiguousarray(values.T).T, np.ascontiguousarray(mask.T).T
+    elif layout == "broadcast":
+        mask = np.broadcast_to(rng.random((1, R)) < 0.6, (P, R))
+    wide = values.astype(np.int64)
+    assert row_sum(values).tolist() == wide.sum(axis=1).tolist()
+    assert row_sum(values, mask).tolist() == np.where(mask, wide, 0).sum(axis=1).tolist()
+    if dtype is np.bool_:
+        return
+    for highest in (False, True):
+        fill = np.iinfo(dtype).min if highest else np.iinfo(dtype).max
+        ordered = [sorted((int(v) for v, m in zip(row, keep, strict=True) if m), reverse=highest) + [fill] * 2
+                   for row, keep in zip(values, mask, strict=True)]
+        got = row_extreme(values, mask, highest=highest)
+        assert got.dtype == values.dtype and got.tolist() == [o[0] for o in ordered]
+        first, second = row_two_extremes(values, mask, highest=highest)
+        assert first.tolist() == [o[0] for o in ordered] and second.tolist() == [o[1] for o in ordered]

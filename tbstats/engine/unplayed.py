@@ -88,7 +88,7 @@ class Elements:
     @cached_property
     def oppscore_total(self) -> np.ndarray:
         """Each player's sum of the opponent scores of the elements (BH before cuts), units (int64)."""
-        return row_sum(self.oppscore, self.present, bound=value_bound(self.dense))
+        return row_sum(self.oppscore, self.present)
 
     @cached_property
     def elements(self) -> np.ndarray:
@@ -133,12 +133,6 @@ def _unplayed(d: Dense, cat: np.ndarray) -> np.ndarray:
 def _unit_bound(d: Dense) -> int:
     """The largest absolute points value of a round: any cell's points, a win's, a draw's."""
     return max(int(np.abs(d.W).max(initial=0)), int(np.abs(d.D).max(initial=0)), d.max_abs_points)
-
-
-def value_bound(d: Dense) -> int:
-    """A bound on the absolute value of every element value: scores, adjusted scores and dummies are at most
-    a round's points per round, a virtual opponent one round's more (16.4)."""
-    return 2 * _unit_bound(d) * max(d.rounds, 1)
 
 
 def _value_dtype(d: Dense) -> type:

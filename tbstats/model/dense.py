@@ -171,7 +171,7 @@ class Dense(Roster):
     @cached_property
     def score(self) -> np.ndarray:
         """Each player's score over the counted rounds, units (int64)."""
-        return row_sum(self.points, bound=self.max_abs_points)
+        return row_sum(self.points)
 
     @cached_property
     def adjusted_score(self) -> np.ndarray:

@@ -1,11 +1,16 @@
 """Helpers over players x rounds arrays (:mod:`tbstats.model.dense`): a small table looked up per cell, row-wise
 sums and extremes, the cells of a mask. Rows are a tournament's rounds, far too short for numpy's row-wise
-reductions; each helper says which faster form it takes instead.
+reductions; each helper says which faster form it takes instead (the row-wise ones: compiled loops,
+:mod:`tbstats.model.loops`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from tbstats.model.loops import row_extremes, row_sums
+
+_NO_MASK = np.zeros((0, 0), dtype=np.uint8)
 
 
 def lookup(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
@@ -35,53 +40,38 @@ def lookup(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return out
 
 
-def row_sum(values: np.ndarray, mask: np.ndarray | None = None, *, bound: int | None = None) -> np.ndarray:
-    """Per-player sum of a players x rounds array (where ``mask``), int64.
-
-    ``einsum`` runs several times faster than ``sum(axis=1)`` on rows as short as a tournament's rounds.
-    ``bound`` (the largest absolute value of ``values``, when the caller knows it) lets integer sums that
-    cannot leave int32 accumulate in int32, twice as fast.
-    """
-    if values.dtype == np.bool_:
-        values = values.view(np.uint8) if values.shape[1] < 256 else values.astype(np.int32)
-        if mask is None and values.dtype == np.uint8:
-            return np.einsum("ij->i", values).astype(np.int64)
-    acc = np.int32 if bound is not None and values.dtype.itemsize <= 4 and values.dtype.kind in "iu" and \
-        bound * max(values.shape[1], 1) < 2 ** 31 else np.int64
-    if mask is None:
-        return np.einsum("ij->i", values, dtype=acc).astype(np.int64, copy=False)
-    return np.einsum("ij,ij->i", mask.view(np.uint8), values, dtype=acc).astype(np.int64, copy=False)
+def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Per-player sum of a players x rounds array of integers or bools (where ``mask``), int64: one compiled
+    pass over the rows (:func:`tbstats.model.loops.row_sums`)."""
+    out = np.empty(values.shape[0], dtype=np.int64)
+    row_sums(_cells(values), _NO_MASK if mask is None else _cells(mask), out)
+    return out
 
 
 def row_extreme(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> np.ndarray:
-    """Per-player minimum (or maximum) of ``values`` where ``mask``; the dtype's maximum (minimum) where none.
-
-    One pass per round column: rows are a tournament's rounds, far too short for a row-wise reduction.
-    """
-    info = np.iinfo(values.dtype)
-    masked = np.where(mask, values, info.min if highest else info.max)
-    if not masked.shape[1]:
-        return np.full(masked.shape[0], info.min if highest else info.max, dtype=values.dtype)
-    out = masked[:, 0].copy()
-    step = np.maximum if highest else np.minimum
-    for c in range(1, masked.shape[1]):
-        step(out, masked[:, c], out=out)
-    return out
+    """Per-player minimum (or maximum) of ``values`` where ``mask``; the dtype's maximum (minimum) where none."""
+    return _extremes(values, mask, highest, two=False)[0]
 
 
 def row_two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per player, the lowest (highest) two of ``values`` where ``mask``, equal values counted twice; the dtype's
-    maximum (minimum) where there are fewer. One pass per round column, as :func:`row_extreme`."""
-    fill = np.iinfo(values.dtype).min if highest else np.iinfo(values.dtype).max
-    masked = np.where(mask, values, fill)
-    first = np.full(masked.shape[0], fill, dtype=values.dtype)
-    second = first.copy()
-    best, worst = (np.maximum, np.minimum) if highest else (np.minimum, np.maximum)
-    for c in range(masked.shape[1]):
-        column = masked[:, c]
-        best(second, worst(first, column), out=second)
-        best(first, column, out=first)
+    maximum (minimum) where there are fewer."""
+    first, second = _extremes(values, mask, highest, two=True)
     return first, second
+
+
+def _extremes(values: np.ndarray, mask: np.ndarray, highest: bool, two: bool) -> tuple[np.ndarray, np.ndarray]:
+    values = _cells(values)
+    fill = np.iinfo(values.dtype).min if highest else np.iinfo(values.dtype).max
+    first = np.empty(values.shape[0], dtype=values.dtype)
+    second = np.empty(values.shape[0] if two else 0, dtype=values.dtype)
+    row_extremes(values, _cells(mask), highest, fill, first, second)
+    return first, second
+
+
+def _cells(values: np.ndarray) -> np.ndarray:
+    """A players x rounds array as the compiled loops take it: bools as bytes (any strides)."""
+    return values.view(np.uint8) if values.dtype == np.bool_ else values
 
 
 def cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

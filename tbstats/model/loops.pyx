@@ -130,3 +130,66 @@ def view_outcomes(const uint8_t[:, ::1] views, const uint8_t[::1] valid, Py_ssiz
                 bit = bit_offset + i
                 if not (valid[bit >> 3] >> (bit & 7)) & 1:
                     out[i] = LOSS
+
+
+# --- over the rows of a players x rounds array: rows are a tournament's rounds, too short for numpy's
+# row-wise reductions (einsum, a pass per round column) to run at memory speed
+
+ctypedef fused cell_t:
+    uint8_t
+    int8_t
+    int16_t
+    int32_t
+    int64_t
+
+
+def row_sums(const cell_t[:, :] values, const uint8_t[:, :] mask, int64_t[::1] out) -> None:
+    """``out[i]``: the sum of row ``i`` of ``values`` where ``mask`` (every cell when ``mask`` has no rows)."""
+    cdef Py_ssize_t P = values.shape[0], R = values.shape[1], i, j
+    cdef bint masked = mask.shape[0] > 0
+    cdef int64_t acc
+    if out.shape[0] != P or (masked and (mask.shape[0] != P or mask.shape[1] != R)):
+        raise ValueError("row_sums: the mask and the output must match the values' shape")
+    with nogil:
+        for i in range(P):
+            acc = 0
+            if masked:
+                for j in range(R):
+                    if mask[i, j]:
+                        acc += values[i, j]
+            else:
+                for j in range(R):
+                    acc += values[i, j]
+            out[i] = acc
+
+
+def row_extremes(const cell_t[:, :] values, const uint8_t[:, :] mask, bint highest, cell_t fill,
+                 cell_t[::1] first, cell_t[::1] second) -> None:
+    """Per row, the highest (``highest``) or lowest value where ``mask`` in ``first``, and the next one in
+    ``second`` (equal values counted twice), ``fill`` where there are fewer; ``second`` may have no rows."""
+    cdef Py_ssize_t P = values.shape[0], R = values.shape[1], i, j
+    cdef bint two = second.shape[0] > 0
+    cdef cell_t f, s, v
+    if first.shape[0] != P or mask.shape[0] != P or mask.shape[1] != R or (two and second.shape[0] != P):
+        raise ValueError("row_extremes: the mask and the outputs must match the values' shape")
+    with nogil:
+        for i in range(P):
+            f = s = fill
+            for j in range(R):
+                if mask[i, j]:
+                    v = values[i, j]
+                    if highest:
+                        if v > f:
+                            s = f
+                            f = v
+                        elif v > s:
+                            s = v
+                    else:
+                        if v < f:
+                            s = f
+                            f = v
+                        elif v < s:
+                            s = v
+            first[i] = f
+            if two:
+                second[i] = s

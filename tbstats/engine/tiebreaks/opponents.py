@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from tbstats.engine.tiebreaks.base import Context, Values, cut_sum, round_half_up
-from tbstats.engine.unplayed import value_bound
 from tbstats.model.grid import row_sum
 from tbstats.model.spec import TieBreakSpec
 
@@ -31,9 +30,8 @@ def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """SB: sum of opponent score times points scored against them, with C/M cuts (C.07 9.1, 14.1.2, 16.5)."""
     el = ctx.elements(edition, forfeits=spec.forfeits)
     contribution = el.sb_contribution
-    bound = value_bound(ctx.dense) * ctx.dense.max_abs_points
     total, _ = cut_sum(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
-                       by_oppscore=True, total=row_sum(contribution, el.present, bound=bound), count=el.elements)
+                       by_oppscore=True, total=row_sum(contribution, el.present), count=el.elements)
     return Values(total, ctx.unit(2), ctx.everyone())
 
 
@@ -65,5 +63,5 @@ def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     max_units = d.per_player(rounds * d.W)
     limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
     qualifies = 2 * score >= max_units + limit
-    num = row_sum(pts, d.through(qualifies, False, scheduled=True), bound=d.max_abs_points)
+    num = row_sum(pts, d.through(qualifies, False, scheduled=True))
     return Values(num, ctx.unit(), ctx.everyone())

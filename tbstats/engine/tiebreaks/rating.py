@@ -43,23 +43,22 @@ def _ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray]:
     return rating, ~unrated[d.tix]
 
 
-def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The opponent's rating in each game played over the board (0 elsewhere; int32 when the row sums fit),
-    the games, the players whose ratings are usable, and the largest absolute rating."""
+def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The opponent's rating in each game played over the board (0 elsewhere; int32 when ratings fit), the
+    games, and the players whose ratings are usable."""
     d = ctx.dense
     rating, usable = _ratings(ctx, spec)
-    bound = int(np.abs(rating).max(initial=0))
-    if bound * max(d.rounds, 1) < 2 ** 31:
+    if int(np.abs(rating).max(initial=0)) < 2 ** 31:
         rating = rating.astype(np.int32)
-    return d.through(rating), d.played, usable, bound
+    return d.through(rating), d.played, usable
 
 
 def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """ARO: average rating of the opponents played over the board, cuts on ratings, rounded half up (10.1)."""
-    r, played, usable, bound = _opponent_ratings(ctx, spec)
+    r, played, usable = _opponent_ratings(ctx, spec)
     none = np.zeros_like(played)
     total, count = cut_sum(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False,
-                           total=row_sum(r, bound=bound))
+                           total=row_sum(r))
     num = round_half_up(total, np.maximum(count, 1))
     return Values(num, ctx.ones(), usable & (count > 0))
 
@@ -67,7 +66,7 @@ def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> 
 def _percentage(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """OTB score in half points, OTB games, and p = round_half_up(100 x score / games)."""
     d = ctx.dense
-    halves = row_sum(d.outcome, d.played, bound=2)
+    halves = row_sum(d.outcome, d.played)
     games = row_sum(d.played)
     p = round_half_up(100 * halves, 2 * np.maximum(games, 1))
     return halves, games, p
@@ -82,7 +81,7 @@ def performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 
 def perfect_performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """PTP: the lowest rating whose expected score reaches the OTB score (C.07 10.3), by bisection."""
-    narrow, played, usable, _ = _opponent_ratings(ctx, spec)
+    narrow, played, usable = _opponent_ratings(ctx, spec)
     r = narrow.astype(np.int64)   # the bisection's sentinels and differences need int64
     halves, games, _ = _percentage(ctx)
     big = np.iinfo(np.int64).max // 4
@@ -112,7 +111,7 @@ def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: 
     inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))
     count = row_sum(d.through(inner.defined, False))
     num = round_half_up(row_sum(d.through(np.where(inner.defined, inner.num, 0))), np.maximum(count, 1))
-    _, _, usable, _ = _opponent_ratings(ctx, spec)
+    _, _, usable = _opponent_ratings(ctx, spec)
     return Values(num, ctx.ones(), usable & (count > 0))
 
 
