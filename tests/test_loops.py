@@ -206,3 +206,23 @@ def test_row_loops_equal_numpy(dtype: type, P: int, R: int, seed: int, layout: s
         assert got.dtype == values.dtype and got.tolist() == [o[0] for o in ordered]
         first, second = row_two_extremes(values, mask, highest=highest)
         assert first.tolist() == [o[0] for o in ordered] and second.tolist() == [o[1] for o in ordered]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(DTYPES), st.integers(0, 10), st.integers(0, 9), st.integers(0, 2 ** 32 - 1))
+def test_opponents_values_equal_a_masked_gather(dtype: type, P: int, R: int, seed: int) -> None:
+    """The opponent's value where the mask says so and the opponent is a row (none: -1; out of range: too),
+    the pad elsewhere."""
+    from tbstats.model.grid import loop_view
+    from tbstats.model.loops import opponents_values
+
+    rng = np.random.default_rng(seed)
+    values = (rng.random(P) < 0.5) if dtype is np.bool_ else rng.integers(-100, 100, P).astype(dtype)
+    opp = rng.integers(-1, P + 2, (P, R)).astype(np.int32)
+    use = rng.random((P, R)) < 0.7
+    pad = 1 if dtype is np.bool_ else 7 if dtype is np.uint8 else -7
+    out = np.empty((P, R), dtype=values.dtype)
+    opponents_values(loop_view(values), opp, loop_view(use), pad, loop_view(out))
+    want = [[values[o] if u and 0 <= o < P else pad for o, u in zip(row, keep, strict=True)]
+            for row, keep in zip(opp.tolist(), use.tolist(), strict=True)]
+    assert out.tolist() == want

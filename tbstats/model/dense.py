@@ -25,8 +25,8 @@ from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the 
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
 from tbstats.model.games import WIN as WIN
-from tbstats.model.grid import cells, lookup, row_sum
-from tbstats.model.loops import place_games
+from tbstats.model.grid import cells, lookup, loop_view, row_sum
+from tbstats.model.loops import opponents_values, place_games
 
 NO_OPP = -1
 
@@ -107,7 +107,7 @@ class Dense(Roster):
 
     def release_gathers(self) -> None:
         """Drop the cached opponent-row index arrays (8 bytes a cell; rebuilt on demand)."""
-        for name in ("opp_row", "played_opp", "forfeit_cells"):
+        for name in ("opp_row", "forfeit_cells"):
             self.__dict__.pop(name, None)
 
     def in_counted(self, mask: np.ndarray) -> np.ndarray:
@@ -135,27 +135,17 @@ class Dense(Roster):
         return np.maximum(self.opp, 0).astype(np.intp)
 
     @cached_property
-    def played_opp(self) -> np.ndarray:
-        """The opponent's row in games played over the board, ``players`` elsewhere (intp): the row of the pad
-        value that :meth:`through` appends."""
-        return np.where(self.played, self.opp, np.int32(self.players)).astype(np.intp)
-
-    @cached_property
     def forfeit_cells(self) -> tuple[np.ndarray, np.ndarray]:
         """Rows and columns of the rounds with a scheduled opponent not played over the board (forfeits: few)."""
         return cells(self.has_opp & ~self.played)
 
     def through(self, values: np.ndarray, pad: int | bool = 0, *, scheduled: bool = False) -> np.ndarray:
         """Per player-round, the opponent's entry of the per-player ``values`` in games played over the board
-        (``scheduled``: in every round with a scheduled opponent), ``pad`` elsewhere: one gather, no mask
-        (the forfeits of ``scheduled`` are set after it, cell by cell)."""
-        padded = np.empty(len(values) + 1, dtype=values.dtype)
-        padded[:-1] = values
-        padded[-1] = pad
-        out: np.ndarray = np.take(padded, self.played_opp)   # (faster than indexing with the array)
-        if scheduled:
-            rows, cols = self.forfeit_cells
-            out[rows, cols] = values[self.opp[rows, cols]]
+        (``scheduled``: in every round with a scheduled opponent), ``pad`` elsewhere: one compiled pass
+        (:func:`tbstats.model.loops.opponents_values`)."""
+        out = np.empty(self.opp.shape, dtype=values.dtype)
+        opponents_values(loop_view(np.ascontiguousarray(values)), self.opp,
+                         loop_view(self.has_opp if scheduled else self.played), int(pad), loop_view(out))
         return out
 
     @cached_property

@@ -44,7 +44,7 @@ def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Per-player sum of a players x rounds array of integers or bools (where ``mask``), int64: one compiled
     pass over the rows (:func:`tbstats.model.loops.row_sums`)."""
     out = np.empty(values.shape[0], dtype=np.int64)
-    row_sums(_cells(values), _NO_MASK if mask is None else _cells(mask), out)
+    row_sums(loop_view(values), _NO_MASK if mask is None else loop_view(mask), out)
     return out
 
 
@@ -61,16 +61,16 @@ def row_two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> 
 
 
 def _extremes(values: np.ndarray, mask: np.ndarray, highest: bool, two: bool) -> tuple[np.ndarray, np.ndarray]:
-    values = _cells(values)
+    values = loop_view(values)
     fill = np.iinfo(values.dtype).min if highest else np.iinfo(values.dtype).max
     first = np.empty(values.shape[0], dtype=values.dtype)
     second = np.empty(values.shape[0] if two else 0, dtype=values.dtype)
-    row_extremes(values, _cells(mask), highest, fill, first, second)
+    row_extremes(values, loop_view(mask), highest, fill, first, second)
     return first, second
 
 
-def _cells(values: np.ndarray) -> np.ndarray:
-    """A players x rounds array as the compiled loops take it: bools as bytes (any strides)."""
+def loop_view(values: np.ndarray) -> np.ndarray:
+    """An array as the compiled loops take it: bools as bytes (any strides)."""
     return values.view(np.uint8) if values.dtype == np.bool_ else values
 
 

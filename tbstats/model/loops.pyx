@@ -193,3 +193,18 @@ def row_extremes(const cell_t[:, :] values, const uint8_t[:, :] mask, bint highe
             first[i] = f
             if two:
                 second[i] = s
+
+
+def opponents_values(const cell_t[::1] values, const int32_t[:, :] opp, const uint8_t[:, :] use, cell_t pad,
+                     cell_t[:, :] out) -> None:
+    """``out[i, j]``: the per-player ``values`` of the opponent ``opp[i, j]`` where ``use`` (and the opponent is
+    a row of ``values``), ``pad`` elsewhere."""
+    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = values.shape[0], i, j
+    cdef int32_t o
+    if use.shape[0] != P or use.shape[1] != R or out.shape[0] != P or out.shape[1] != R:
+        raise ValueError("opponents_values: the mask and the output must match the opponents' shape")
+    with nogil:
+        for i in range(P):
+            for j in range(R):
+                o = opp[i, j]
+                out[i, j] = values[o] if use[i, j] and 0 <= o < n else pad
