@@ -371,7 +371,8 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     outcome = np.full(size, LOSS, dtype=np.int8)
     black = np.zeros(size, dtype=bool)
     first_cell, first_local = (row_cell[head], local[head]) if P else (np.zeros(T, dtype=np.int64),) * 2
-    place_games(run_t, run_len, player_no, opp_no, _column(g["round"], np.int16), _column(g["points"], np.int32),
+    place_games(run_t, run_len, player_no, opp_no, np.ascontiguousarray(g_round, dtype=np.int16),
+                _column(g["points"], np.int32),
                 _column(g["game_type"].to_physical(), np.uint8), game_outcomes(g["result"]),
                 np.ascontiguousarray(is_black(g["colour"])).view(np.uint8), GAME_TYPE["played"],
                 first_cell, R_of[t_bucket].astype(np.int64), count, first_local, n, W, D,
