@@ -226,3 +226,40 @@ def test_opponents_values_equal_a_masked_gather(dtype: type, P: int, R: int, see
     want = [[values[o] if u and 0 <= o < P else pad for o, u in zip(row, keep, strict=True)]
             for row, keep in zip(opp.tolist(), use.tolist(), strict=True)]
     assert out.tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 8), st.integers(0, 9), st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_round_categories_equal_a_loop_over_the_rounds(P: int, R: int, seed: int, broadcast: bool) -> None:
+    """Categories by game type; a requested bye followed by a counted round that is not a VUR, or trailing;
+    rounds beyond the counted ones not counted (a broadcast mask of one row too); codes out of range refused."""
+    from tbstats.engine.unplayed import (
+        _BY_TYPE,
+        _REQUESTED,
+        _VUR,
+        CAT_BYE_FOLLOWED,
+        CAT_BYE_TRAILING,
+        NOT_COUNTED,
+    )
+    from tbstats.model.grid import loop_view
+    from tbstats.model.loops import round_categories
+
+    rng = np.random.default_rng(seed)
+    gtype = rng.integers(0, len(GAME_TYPES), (P, R)).astype(np.int8)
+    counted = np.broadcast_to(np.arange(R) < rng.integers(0, R + 1), (P, R)) if broadcast else \
+        rng.random((P, R)) < 0.8
+    want = []
+    for row, keep in zip(gtype.tolist(), counted.tolist(), strict=True):
+        later = [j for j in range(R) if keep[j] and not _VUR[row[j]]]
+        last = later[-1] if later else -1
+        want.append([NOT_COUNTED if not keep[j] else (CAT_BYE_FOLLOWED if j < last else CAT_BYE_TRAILING)
+                     if _REQUESTED[row[j]] else int(_BY_TYPE[row[j]]) for j in range(R)])
+    out = np.empty((P, R), dtype=np.int8)
+    round_categories(gtype, loop_view(counted), _BY_TYPE, loop_view(_REQUESTED), loop_view(_VUR),
+                     CAT_BYE_FOLLOWED, CAT_BYE_TRAILING, NOT_COUNTED, out)
+    assert out.tolist() == want
+    if P and R:
+        gtype[0, 0] = len(GAME_TYPES)
+        with pytest.raises(ValueError, match="out of range"):
+            round_categories(gtype, loop_view(counted), _BY_TYPE, loop_view(_REQUESTED), loop_view(_VUR),
+                             CAT_BYE_FOLLOWED, CAT_BYE_TRAILING, NOT_COUNTED, out)

@@ -27,7 +27,8 @@ from tbstats.model.dense import (
     type_table,
 )
 from tbstats.model.games import GAME_TYPE
-from tbstats.model.grid import cells, lookup, row_sum
+from tbstats.model.grid import cells, lookup, loop_view, row_sum
+from tbstats.model.loops import round_categories
 from tbstats.model.rules import RuleSet
 
 # C.07 16.2 categories of a player-round (0 = game played over the board)
@@ -40,6 +41,12 @@ _NO_CELLS: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.intp), np.zeros
 _VUR = type_table(VUR_TYPES)
 _FORFEIT = type_table(FORFEIT_TYPES)
 _REQUESTED = type_table(REQUESTED_BYE_TYPES)
+#: The category of a round by its game type, requested byes aside (split by what follows them)
+_BY_TYPE = np.full(len(GAME_TYPE), NOT_COUNTED, dtype=np.int8)
+_BY_TYPE[GAME_TYPE["played"]] = PLAYED
+_BY_TYPE[[GAME_TYPE["pab"], GAME_TYPE["full_bye"]]] = CAT_PAB_FPB
+_BY_TYPE[GAME_TYPE["forfeit_win"]] = CAT_FORFEIT_WIN
+_BY_TYPE[[GAME_TYPE["forfeit_loss"], GAME_TYPE["double_forfeit"]]] = CAT_FORFEIT_LOSS
 
 
 @dataclass(frozen=True)
@@ -102,26 +109,12 @@ class Elements:
 
 
 def categories(d: Dense) -> np.ndarray:
-    """C.07 16.2 category of every counted player-round; requested byes split by what follows (16.2.3/5)."""
-    table = np.full(len(GAME_TYPE), NOT_COUNTED, dtype=np.int8)
-    table[GAME_TYPE["played"]] = PLAYED
-    table[[GAME_TYPE["pab"], GAME_TYPE["full_bye"]]] = CAT_PAB_FPB
-    table[GAME_TYPE["forfeit_win"]] = CAT_FORFEIT_WIN
-    table[[GAME_TYPE["forfeit_loss"], GAME_TYPE["double_forfeit"]]] = CAT_FORFEIT_LOSS
-    cat = lookup(table, d.gtype)
-    if not d.all_counted:
-        cat[~d.counted] = NOT_COUNTED
-    rows, cols = cells(d.in_counted(lookup(_REQUESTED, d.gtype)))
-    if len(rows):
-        # a requested bye is followed when a round that is not a VUR comes after it (rows with byes only)
-        with_bye, inv = np.unique(rows, return_inverse=True)
-        non_vur = ~_VUR[d.gtype[with_bye]]
-        if not d.all_counted:
-            non_vur &= d.counted[with_bye]
-        last = d.rounds - 1 - np.argmax(non_vur[:, ::-1], axis=1)
-        last[~non_vur[np.arange(len(with_bye)), last]] = -1
-        cat[rows, cols] = np.where(cols < last[inv], CAT_BYE_FOLLOWED, CAT_BYE_TRAILING)
-    return cat
+    """C.07 16.2 category of every counted player-round; requested byes split by what follows (16.2.3/5): one
+    compiled pass per row (:func:`tbstats.model.loops.round_categories`)."""
+    out = np.empty(d.gtype.shape, dtype=np.int8)
+    round_categories(d.gtype, loop_view(d.counted), _BY_TYPE, loop_view(_REQUESTED), loop_view(_VUR),
+                     CAT_BYE_FOLLOWED, CAT_BYE_TRAILING, NOT_COUNTED, out)
+    return out
 
 
 def _unplayed(d: Dense, cat: np.ndarray) -> np.ndarray:

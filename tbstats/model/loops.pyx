@@ -208,3 +208,40 @@ def opponents_values(const cell_t[::1] values, const int32_t[:, :] opp, const ui
             for j in range(R):
                 o = opp[i, j]
                 out[i, j] = values[o] if use[i, j] and 0 <= o < n else pad
+
+
+def round_categories(const int8_t[:, :] gtype, const uint8_t[:, :] counted, const int8_t[::1] by_type,
+                     const uint8_t[::1] requested, const uint8_t[::1] vur, int8_t followed, int8_t trailing,
+                     int8_t not_counted, int8_t[:, :] out) -> None:
+    """The category of every round of every row: ``not_counted`` outside the counted rounds; for a requested
+    bye (``requested`` by game type), ``followed`` when a counted round that is not a VUR (``vur`` by game
+    type) comes after it in the row, else ``trailing``; ``by_type`` of the game type for every other round."""
+    cdef Py_ssize_t P = gtype.shape[0], R = gtype.shape[1], T = by_type.shape[0], i, j, last
+    cdef int8_t g
+    cdef bint bad = False
+    if (counted.shape[0] != P or counted.shape[1] != R or out.shape[0] != P or out.shape[1] != R
+            or requested.shape[0] != T or vur.shape[0] != T):
+        raise ValueError("round_categories: the arrays' shapes differ")
+    with nogil:
+        for i in range(P):
+            last = -1
+            for j in range(R - 1, -1, -1):
+                g = gtype[i, j]
+                if g < 0 or g >= T:
+                    bad = True
+                elif counted[i, j] and not vur[g]:
+                    last = j
+                    break
+            for j in range(R):
+                g = gtype[i, j]
+                if g < 0 or g >= T:
+                    bad = True
+                    out[i, j] = not_counted
+                elif not counted[i, j]:
+                    out[i, j] = not_counted
+                elif requested[g]:
+                    out[i, j] = followed if j < last else trailing
+                else:
+                    out[i, j] = by_type[g]
+    if bad:
+        raise ValueError("round_categories: a game type code out of range")
