@@ -317,7 +317,7 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         lines.append(f"| tbstats compute from TRF (CLI, same files) | {tbs['events']:,} | {mine['rows']:,} | "
                      f"{versus(mine)} | whole process, interpreter start included |")
     for r in sizes:
-        if r["stage"] in ("compute-cli", "compute", "compute-w2") and "error" not in r:
+        if r["stage"] in ("compute-cli", "compute-cli-w2", "compute", "compute-w2") and "error" not in r:
             lines.append(f"| tbstats {LABELS[r['stage']]}, size sweep | {r['events']:,} | {r['rows']:,} | "
                          f"{versus(r)} | |")
     notes.append(f"TieBreakServer from {where}: its checker (tiebreakchecker.py) called once per file in one "
