@@ -1,13 +1,20 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""The dense view's loops over the games, compiled: each runs in one pass without the GIL.
+"""The dense view's compiled loops (Cython): each is one pass over memory, run without the GIL, where numpy
+needed many passes (each a temporary as large as the data) for the same work.
 
-:func:`place_games` places the games table's rows in the dense view's flat buffers
-(:func:`tbstats.model.dense.build_buckets`): each game row goes to its player's cell of its round, or to the spare ``trash`` cell when the round is not
-counted or the player is not one of the event's; with it go the opponent's row in the bucket (``NO_OPP`` when
-the opponent is none of the event's players), the points, the game type, black, and the round's outcome: by
-the result for a game played over the board, else by the points awarded (C.07 16.3.1). In numpy this took
-some twenty passes over the games, each an int64 temporary; here every value is read once and written once.
-:func:`view_outcomes` reads each game's outcome from its result code (:func:`tbstats.model.columns.game_outcomes`).
+Over the games (:func:`tbstats.model.dense.build_buckets`):
+
+- :func:`place_games` puts each game row in its player's cell of its round, or in the spare ``trash`` cell when
+  the round is not counted or the player is none of the event's; with it go the opponent's row in the bucket
+  (``NO_OPP`` when the opponent is none of the event's players), the points, the game type, black, and the
+  round's outcome: by the result for a game played over the board, else by the points awarded (C.07 16.3.1);
+- :func:`view_outcomes` reads each game's outcome from its result code in the Arrow buffers
+  (:func:`tbstats.model.columns.game_outcomes`).
+
+Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
+reductions): :func:`row_sums`, :func:`row_extremes` (:mod:`tbstats.model.grid`), :func:`opponents_values`
+(:meth:`tbstats.model.dense.Dense.through`) and :func:`round_categories` (C.07 16.2, :mod:`tbstats.engine.unplayed`).
+Each is checked against a plain Python loop by tests/test_loops.py.
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
@@ -132,8 +139,7 @@ def view_outcomes(const uint8_t[:, ::1] views, const uint8_t[::1] valid, Py_ssiz
                     out[i] = LOSS
 
 
-# --- over the rows of a players x rounds array: rows are a tournament's rounds, too short for numpy's
-# row-wise reductions (einsum, a pass per round column) to run at memory speed
+# --- over the rows of a players x rounds array
 
 ctypedef fused cell_t:
     uint8_t
