@@ -31,6 +31,7 @@ import polars as pl
 
 from tbstats.errors import FormatError
 from tbstats.model.batch import Batch
+from tbstats.model.columns import player_rows
 from tbstats.model.games import DRAW, GAME_TYPE, LOSS, WIN
 from tbstats.model.teams import team_event_ids
 from tbstats.model.teams.where import record_lines, source_of
@@ -301,10 +302,7 @@ def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.n
     if adj.is_empty():
         return None
     a_tix = np.searchsorted(t_ids, adj["tournament"].to_numpy())   # t_ids: sorted
-    keys = (tix.astype(np.int64) << 24) | start_no
-    want = (a_tix.astype(np.int64) << 24) | adj["id"].to_numpy().astype(np.int64)
-    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
-    found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
+    rows, found = player_rows(tix, start_no, a_tix, adj["id"].to_numpy())
     if not found.all():
         bad = int(np.argmin(found))
         unknown_id(batch, int(adj["tournament"][bad]), str(adj["record"][bad]), f"player {adj['id'][bad]}",

@@ -100,6 +100,17 @@ def rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
     return np.searchsorted(sorted_ids, keys)
 
 
+def player_rows(tix: np.ndarray, start_no: np.ndarray, t_rows: np.ndarray, numbers: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The player row of each (tournament row, start number) pair among players sorted by (``tix``,
+    ``start_no``), and whether it is one of them (where not, the row is any valid one)."""
+    keys = (tix.astype(np.int64) << 24) | start_no
+    want = (t_rows.astype(np.int64) << 24) | numbers.astype(np.int64)
+    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
+    found = (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
+    return rows, found
+
+
 class PerGame:
     """Each game's tournament: when the table lists the tournaments in order (as the readers write it), how
     many rows each has (``counts``; no row-to-tournament array is made), else each row's tournament row

@@ -20,7 +20,7 @@ import polars as pl
 
 from tbstats.model.adjust import bonus_cells
 from tbstats.model.batch import Batch
-from tbstats.model.columns import PerGame, game_outcomes, is_black, rows_of
+from tbstats.model.columns import PerGame, game_outcomes, is_black, player_rows, rows_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
@@ -417,11 +417,8 @@ def _positions(numbers: np.ndarray, g_tix: np.ndarray, tix: np.ndarray, start_no
                first: np.ndarray) -> np.ndarray:
     """Each game's player (or opponent) start number as its position among its event's start numbers, from 1;
     0 when it is none of them."""
-    keys = (tix.astype(np.int64) << 24) | start_no
-    want = (g_tix.astype(np.int64) << 24) | numbers
-    rows = np.searchsorted(keys, want).clip(0, max(len(keys) - 1, 0))
-    found = (numbers > 0) & (keys[rows] == want) if len(keys) else np.zeros(len(want), dtype=bool)
-    return np.where(found, rows - first[g_tix] + 1, 0).astype(np.int32)
+    rows, found = player_rows(tix, start_no, g_tix, numbers)
+    return np.where(found & (numbers > 0), rows - first[g_tix] + 1, 0).astype(np.int32)
 
 
 def build_dense(batch: Batch, *, force_type: str | None = None, after_round: int | None = None) -> Dense:
