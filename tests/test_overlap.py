@@ -24,8 +24,9 @@ needs_processes = pytest.mark.skipif(not processes.available(),
                                      reason="worker processes cannot start here (no forkserver or no semaphores)")
 
 
-def test_model_parts_run_on_two_threads_the_next_read_while_a_batch_is_mapped(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_model_parts_the_next_read_while_a_batch_is_mapped_with_one_worker_or_two(
+        workers: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in "abc":
         write_model(_batch(GOOD), tmp_path / f"{name}.parquet")
     real = sources.read_part
@@ -45,16 +46,44 @@ def test_model_parts_run_on_two_threads_the_next_read_while_a_batch_is_mapped(
     overlapped: list[bool] = []
 
     def f(batch: Batch) -> int:
-        # one worker maps this batch; the other must be reading the next part meanwhile (the wait is a guard
-        # against a hang, not a timing: it returns as soon as that read starts)
+        # this batch is mapped while the next part is read (on the other worker, or on the one worker's reading
+        # thread): the wait is a guard against a hang, not a timing: it returns as soon as that read starts
         overlapped.append(second_read.wait(timeout=60))
         return batch.n_tournaments
 
-    run = pipeline.Run(inputs=[str(tmp_path)], workers=2)
+    run = pipeline.Run(inputs=[str(tmp_path)], workers=workers)
     assert [m.value for m in run.map(f)] == [1, 1, 1]
     assert overlapped == [True, True, True]
     assert sorted(read) == [str(tmp_path / f"{n}.parquet") for n in "abc"]
     assert run.summary() == "3 files: 3 loaded, 0 rejected"
+
+
+def test_one_worker_stopped_by_an_error_reads_no_more_than_the_part_ahead(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in "abcde":
+        write_model(_batch(GOOD), tmp_path / f"{name}.parquet")
+    real = sources.read_part
+    read: list[str] = []
+
+    def spy(part: sources.Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Batch]]:
+        assert part.model is not None
+        read.append(Path(part.model.name).stem)
+        return real(part, batch_size)
+
+    monkeypatch.setattr(sources, "read_part", spy)
+    mapped: list[int] = []
+
+    def f(batch: Batch) -> int:
+        if len(mapped) == 1:
+            raise TbstatsError("stop at the second batch")
+        mapped.append(batch.n_tournaments)
+        return batch.n_tournaments
+
+    run = pipeline.Run(inputs=[str(tmp_path)], workers=1)
+    with pytest.raises(TbstatsError, match="stop at the second batch"):
+        list(run.map(f))
+    assert mapped == [1]
+    assert read == ["a", "b", "c"]   # the part mapped when it failed, and the one read ahead of it; no more
 
 
 def where(x: int) -> tuple[int, int]:

@@ -163,8 +163,8 @@ def _ordered(submit: Callable[[Part], Any], result: Callable[[Any], _Done[P]], p
 
 @dataclass
 class Executor:
-    """Where parts are read and mapped: here (``workers=1``), on threads, or on a Dask client (for TRF parts
-    read in worker processes, see :func:`read_in_processes`)."""
+    """Where parts are read and mapped: on ``workers`` threads, or on a Dask client (for TRF parts read in worker
+    processes see :func:`read_in_processes`, for one worker :func:`read_ahead`)."""
 
     workers: int = 1
     client: Any = None
@@ -198,14 +198,12 @@ class Executor:
             n = max(len(futures.nthreads()), 1)
             # a kept value stays on its worker packed too, should Dask move it to another worker
             yield from _ordered(submit, result, parts, 2 * n)
-        elif self.workers > 1:
+        else:
             with ThreadPoolExecutor(max_workers=self.workers) as pool:
                 try:
                     yield from _ordered(lambda p: pool.submit(fn, p), Future.result, parts, 2 * self.workers)
                 finally:
                     pool.shutdown(wait=True, cancel_futures=True)
-        else:
-            yield from map(fn, parts)
 
 
 def remote_result(fut: Any) -> Any:
@@ -302,6 +300,29 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
         reads.close()
 
 
+def read_ahead(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool) -> Iterator[Any]:
+    """What :meth:`Executor.run` yields for ``_work`` (``_work_kept`` with ``keep``) with one worker: each part
+    is mapped here while the next one is read on a thread (a model's parts are read by polars and pyarrow,
+    which release the GIL, and so is much of a TRF file's parse). One part is read ahead: memory holds two
+    parts' batches at most, and the batches and results are those of reading each part in turn."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-read") as pool:
+        reads: deque[Future[tuple[pl.DataFrame, list[Batch]]]] = deque()
+        try:
+            for part in parts:
+                reads.append(pool.submit(sources.read_part, part, batch_size))
+                if len(reads) > 1:
+                    yield _one(reads.popleft().result(), f, keep)
+            while reads:
+                yield _one(reads.popleft().result(), f, keep)
+        finally:   # an error or an early stop: the read in flight ends, the others never start
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _one(read: tuple[pl.DataFrame, list[Batch]], f: Callable[[Batch], P], keep: bool) -> Any:
+    done = _mapped(*read, f)
+    return done if keep else done[0]
+
+
 def item_files(parts: Sequence[Part], workers: int) -> int:
     """TRF files in one item of a ``--workers`` run from TRF: :data:`~tbstats.io.sources.READ_FILES` (an item's
     fixed costs, the reader's, the batch's and the result's trip, are shared by more files), fewer in a run
@@ -379,7 +400,9 @@ class Run(Tally):
         work = functools.partial(_work_kept if keep else _work, batch_size=self.batch_size, f=f)
         parts = plan.parts
         results: Iterator[Any]
-        if not in_processes(parts, self.workers, self.client):
+        if self.workers == 1 and self.client is None:   # here, the next part read on a thread meanwhile
+            results = read_ahead(parts, self.batch_size, f, keep)
+        elif not in_processes(parts, self.workers, self.client):
             results = Executor(self.workers, self.client).run(work, parts, keep, then)
         elif not keep and _processes().pickles(work) and len(
                 split := cut_for_processes(parts, self.workers)) >= _processes().FEWEST:
