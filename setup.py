@@ -1,7 +1,24 @@
-"""The compiled kernels (Cython); everything else is in pyproject.toml."""
+"""The compiled kernels (Cython), and bytecode for editable installs; everything else is in pyproject.toml."""
+
+import compileall
+from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+
+class BuildPy(build_py):
+    """An editable install imports the checkout's sources, which setuptools does not compile (a regular install
+    is compiled by pip): they are compiled here once, so that no command compiles them again where imports cannot
+    write bytecode (``PYTHONDONTWRITEBYTECODE``, a read-only checkout): about 0.08 s of every start."""
+
+    def run(self) -> None:
+        super().run()
+        if self.editable_mode:
+            compileall.compile_dir(str(Path(__file__).resolve().parent / "tbstats"), quiet=1)
+
 
 setup(ext_modules=cythonize([Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"])],
-                            compiler_directives={"language_level": "3"}))
+                            compiler_directives={"language_level": "3"}),
+      cmdclass={"build_py": BuildPy})
