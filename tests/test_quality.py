@@ -12,7 +12,7 @@ from helpers import ROOT
 
 @pytest.mark.parametrize("command", [
     [sys.executable, "-m", "mypy"],
-    [sys.executable, "-m", "ruff", "check", "tbstats", "tests", "benchmarks"],
+    [sys.executable, "-m", "ruff", "check", "tbstats", "tests", "benchmarks", "setup.py"],
 ])
 def test_clean(command: list[str]) -> None:
     if shutil.which(command[0]) is None:  # pragma: no cover - the interpreter itself is always there
