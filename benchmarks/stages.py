@@ -4,7 +4,9 @@ Every stage loads its input untimed (the model written by ``tbstats ingest``, or
 one public entry point with ``time.perf_counter`` and prints one JSON line: seconds, CPU seconds, game rows,
 the RSS when the timer starts, the peak RSS while it runs (the peak is reset first where Linux allows), and
 a note. Stages that run a ``tbstats`` command
-time the whole child process and report the child's CPU time and peak RSS.
+time the whole child process and report the CPU time and peak RSS of it and every process it starts: on Linux
+this process adopts the ones left behind (the forkserver of ``--workers N`` outlives the command for a moment,
+and its workers' CPU time is its children's), and waits for them before reading the children's usage.
 """
 
 from __future__ import annotations
@@ -187,6 +189,31 @@ def _cpu(who: int) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _adopt_orphans() -> bool:
+    """Make this process the reaper of its descendants whose parent exits (Linux's child subreaper), so that
+    their CPU time counts in ``RUSAGE_CHILDREN`` once :func:`_reap_orphans` waits for them; True when it is."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        return int(ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)) == 0   # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def _reap_orphans(timeout: float = 10.0) -> None:
+    """Wait for the adopted descendants (a forkserver exits once its command has: its pipe closes)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return   # none left
+        if not pid:
+            time.sleep(0.01)
+
+
 def _reset_peak() -> bool:
     """Reset this process's peak RSS to its current RSS (Linux >= 4.0), so a stage's peak is its own and not
     that of loading its input; elsewhere the peak stays the process's since it started."""
@@ -214,7 +241,9 @@ class Clock:
         return resource.RUSAGE_CHILDREN if self.children else resource.RUSAGE_SELF
 
     def __enter__(self) -> Clock:
-        if not self.children:
+        if self.children:
+            _adopt_orphans()
+        else:
             _reset_peak()
         self.rss_before = 0 if self.children else _own_rss(peak=False)
         self._c0 = _cpu(self.who)
@@ -223,6 +252,8 @@ class Clock:
 
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self._t0
+        if self.children:
+            _reap_orphans()
         self.cpu = _cpu(self.who) - self._c0
         self.rss_peak = _maxrss(self.who) if self.children else _own_rss(peak=True)
 
