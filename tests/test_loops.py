@@ -5,7 +5,9 @@
   ``NO_OPP``; the outcome by the result when played over the board, else by the points (C.07 16.3.1); runs in
   any order and of any length; bad arguments raise instead of writing out of bounds;
 - ``view_outcomes``: the outcome of one-byte result codes, a loss for longer codes and nulls, on sliced Arrow
-  arrays (an offset into the views and the validity bitmap).
+  arrays (an offset into the views and the validity bitmap);
+- the row loops, ``opponents_values`` and ``round_categories`` against numpy and the C.07 16.2 rules;
+- ``refine_groups``: a tied player's new label counts its group's members with a smaller key.
 """
 
 from __future__ import annotations
@@ -263,3 +265,41 @@ def test_round_categories_equal_a_loop_over_the_rounds(P: int, R: int, seed: int
         with pytest.raises(ValueError, match="out of range"):
             round_categories(gtype, loop_view(counted), _BY_TYPE, loop_view(_REQUESTED), loop_view(_VUR),
                              CAT_BYE_FOLLOWED, CAT_BYE_TRAILING, NOT_COUNTED, out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(1, 40), max_size=12), st.integers(0, 2 ** 32 - 1), st.sampled_from([1, 3, 40]),
+       st.sampled_from([0.1, 0.7, 1.0]), st.booleans())
+def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: list[int], seed: int, spread: int,
+                                                                      share: float, undefined: bool) -> None:
+    """Each tied player's new label is its label plus its group's members with a smaller key (groups of one
+    label; equal keys share a label); groups small and large (insertion sort, quicksort, or counted when the
+    keys span few values), keys few and many, undefined ones (far above the others), few players tied (one
+    sort of them all) or many (grouped by a counting sort first); rows not listed keep their labels; bad rows
+    or labels refused."""
+    from tbstats.model.loops import refine_groups
+
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(np.cumsum([0, *sizes])[:-1], sizes).astype(np.int64)   # each group: its first position
+    P = len(labels)
+    key = rng.integers(-spread, spread + 1, P).astype(np.int64)
+    if undefined:
+        key[rng.random(P) < 0.1] = np.iinfo(np.int64).max // 4   # undefined values (standings' sort key)
+    perm = rng.permutation(P)   # players of a group need not be next to each other in row order
+    labels, key = labels[perm], key[perm]
+    tied = np.flatnonzero(rng.random(P) < share)
+    out = labels.copy()
+    refine_groups(labels, key, tied.astype(np.int64), out)
+    want = labels.tolist()
+    for r in tied.tolist():
+        want[r] = int(labels[r]) + sum(1 for s in tied.tolist() if labels[s] == labels[r] and key[s] < key[r])
+    assert out.tolist() == want
+    if P:
+        with pytest.raises(ValueError, match="out of range"):
+            refine_groups(labels, key, np.array([P], dtype=np.int64), out)
+        bad = labels.copy()
+        bad[0] = P
+        with pytest.raises(ValueError, match="out of range"):
+            refine_groups(bad, key, np.array([0], dtype=np.int64), out)
+        with pytest.raises(ValueError, match="differ in length"):
+            refine_groups(labels, key[:-1], tied.astype(np.int64), out)

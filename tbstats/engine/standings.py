@@ -14,10 +14,11 @@ import numpy as np
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.model.dense import FORFEIT_TYPES, type_table
+from tbstats.model.loops import refine_groups
 from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
-#: DE's passes, and refine's numbering of the tied groups, work on the tied players alone when they are fewer
+#: DE's passes work on the tied players alone when they are fewer
 #: than one in this many of the batch's players (else one pass over every player costs less)
 FEW_TIED = 4
 _FORFEIT = type_table(FORFEIT_TYPES)
@@ -39,48 +40,18 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
     Labels are positions: a group's label is the global position (0-based, players of all tournaments in
     order) of its first member, so a group of size s covers positions label .. label + s - 1. Splitting a
     group gives each part the position of its first member; other groups keep their labels. ``tied`` may
-    pass in :func:`tied_players` of ``labels`` when known.
+    pass in :func:`tied_players` of ``labels`` when known. Each group is sorted on its own, in one compiled
+    pass without the GIL (:func:`tbstats.model.loops.refine_groups`).
     """
     if tied is None:
         tied = tied_players(labels)
     if len(tied) == 0:
         return labels
-    lab, k = labels[tied], key[tied]
+    if key.dtype.kind not in "iub":
+        raise TypeError(f"refine: keys are exact integers, not {key.dtype}")
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
     out = labels.copy()
-    lo, hi = int(k.min()), int(k.max())
-    if hi == _BIG and lo < _BIG:   # undefined values last: just above the others, for a short key range
-        hi = int(k[k != _BIG].max()) + 1
-        k = np.minimum(k, hi)
-    span = hi - lo + 1
-    if FEW_TIED * len(tied) < len(labels):   # few: their groups numbered by a sort of their labels alone
-        _, gid, _ = _unique(lab)
-    else:   # many: by a pass over every position
-        groups = np.zeros(len(labels) + 1, dtype=np.int64)
-        groups[lab] = 1
-        gid = np.cumsum(groups)[lab] - 1
-    n_groups = int(gid.max()) + 1
-    if n_groups * span <= 4 * len(tied) + 4096:
-        # small integer keys: a part's position is its group's label plus the members with a smaller key
-        cell = gid * span + (k - lo)
-        below = np.zeros(n_groups * span + 1, dtype=np.int64)
-        np.cumsum(np.bincount(cell, minlength=n_groups * span), out=below[1:])
-        out[tied] = lab + below[cell] - below[gid * span]
-        return out
-    if n_groups * span < 2 ** 62:
-        # members equal in group and key get the same label, so their order does not matter: one combined key,
-        # sorted by numpy's stable sort (the tied players come in row order, in runs: 1.3-2x faster than quicksort)
-        order = np.argsort(gid * span + (k - lo), kind="stable")
-    else:
-        order = np.lexsort((k, lab))
-    lab, k = lab[order], k[order]
-    pos = np.arange(len(order))
-    new_part = np.ones(len(order), dtype=bool)
-    new_part[1:] = (lab[1:] != lab[:-1]) | (k[1:] != k[:-1])
-    new_group = np.ones(len(order), dtype=bool)
-    new_group[1:] = lab[1:] != lab[:-1]
-    part_first = np.maximum.accumulate(np.where(new_part, pos, 0))
-    group_first = np.maximum.accumulate(np.where(new_group, pos, 0))
-    out[tied[order]] = lab + part_first - group_first
+    refine_groups(labels, np.ascontiguousarray(key, dtype=np.int64), np.ascontiguousarray(tied, dtype=np.int64), out)
     return out
 
 

@@ -14,10 +14,16 @@ Over the games (:func:`tbstats.model.dense.build_buckets`):
 Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
 reductions): :func:`row_sums`, :func:`row_extremes` (:mod:`tbstats.model.grid`), :func:`opponents_values`
 (:meth:`tbstats.model.dense.Dense.through`) and :func:`round_categories` (C.07 16.2, :mod:`tbstats.engine.unplayed`).
+
+Over the players of a standings step: :func:`refine_groups` splits the tied groups by a key
+(:func:`tbstats.engine.standings.refine`), each group sorted on its own (they are small) instead of the whole
+batch's tied players at once.
+
 Each is checked against a plain Python loop by tests/test_loops.py.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc
 
 cdef enum:
     NO_OPP = -1   # tbstats.model.dense.NO_OPP
@@ -251,3 +257,153 @@ def round_categories(const int8_t[:, :] gtype, const uint8_t[:, :] counted, cons
                     out[i, j] = by_type[g]
     if bad:
         raise ValueError("round_categories: a game type code out of range")
+
+
+ctypedef struct KeyRow:
+    int64_t label
+    int64_t key
+    int64_t row
+
+cdef enum:
+    INSERTION_MAX = 24   # runs up to this long are sorted by insertion
+    FEW_TIED = 4         # fewer tied players than one in this many: one sort of them all, no pass over every label
+                         # (the threshold of DE's passes too: tbstats.engine.standings.FEW_TIED)
+
+
+cdef inline bint _before(const KeyRow* a, const KeyRow* b) noexcept nogil:
+    return a.label < b.label or (a.label == b.label and a.key < b.key)
+
+
+cdef void _sort(KeyRow* items, Py_ssize_t n) noexcept nogil:
+    """Sort by (label, key): quicksort (Hoare's partition around the middle item; the smaller side first, the
+    larger one in the loop), runs of up to INSERTION_MAX items by insertion."""
+    cdef Py_ssize_t i, j
+    cdef KeyRow item, pivot
+    while n > INSERTION_MAX:
+        pivot = items[n // 2]
+        i = -1
+        j = n
+        while True:
+            i += 1
+            while _before(&items[i], &pivot):
+                i += 1
+            j -= 1
+            while _before(&pivot, &items[j]):
+                j -= 1
+            if i >= j:
+                break
+            item = items[i]
+            items[i] = items[j]
+            items[j] = item
+        if j + 1 < n - j - 1:
+            _sort(items, j + 1)
+            items += j + 1
+            n -= j + 1
+        else:
+            _sort(items + j + 1, n - j - 1)
+            n = j + 1
+    for i in range(1, n):
+        item = items[i]
+        j = i - 1
+        while j >= 0 and _before(&item, &items[j]):
+            items[j + 1] = items[j]
+            j -= 1
+        items[j + 1] = item
+
+
+cdef void _assign(const KeyRow* items, Py_ssize_t n, int64_t[::1] out) noexcept nogil:
+    """The new labels of a group sorted by key: its label plus the position of the first of its key's run."""
+    cdef Py_ssize_t i, first = 0
+    for i in range(n):
+        if items[i].key != items[first].key:
+            first = i
+        out[items[i].row] = items[i].label + first
+
+
+def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64_t[::1] tied,
+                  int64_t[::1] out) -> None:
+    """Split the groups of the players ``tied`` (rows; a group: the players of one label) by ``key``: each
+    member's ``out`` is its label plus the number of its group's members with a smaller key (equal keys, equal
+    labels). Labels are positions (0 .. P-1, P players); the other rows of ``out`` are left as they are.
+
+    The groups are put together by a counting sort of their labels, then each is sorted, or, when its keys
+    span fewer values than twice its size (points), counted; when few players are tied, they are sorted all
+    at once instead (no pass over every label)."""
+    cdef Py_ssize_t P = labels.shape[0], n = tied.shape[0], t, a, b, i, at
+    cdef int64_t r, lab, lo, hi
+    cdef uint64_t span
+    cdef bint few
+    cdef int64_t* end = NULL
+    cdef int64_t* count = NULL
+    cdef KeyRow* items
+    if key.shape[0] != P or out.shape[0] != P:
+        raise ValueError("refine_groups: labels, key and out differ in length")
+    for t in range(n):
+        r = tied[t]
+        if r < 0 or r >= P or labels[r] < 0 or labels[r] >= P:
+            raise ValueError("refine_groups: a tied row or its label is out of range")
+    if n == 0:
+        return
+    few = n * FEW_TIED < P
+    items = <KeyRow*>malloc(n * sizeof(KeyRow))
+    if not few:
+        end = <int64_t*>calloc(P + 1, sizeof(int64_t))
+        count = <int64_t*>malloc((2 * n + 1) * sizeof(int64_t))
+    if items == NULL or (not few and (end == NULL or count == NULL)):
+        free(end)
+        free(count)
+        free(items)
+        raise MemoryError()
+    with nogil:
+        if few:
+            for t in range(n):
+                r = tied[t]
+                items[t].label = labels[r]
+                items[t].key = key[r]
+                items[t].row = r
+            _sort(items, n)
+            a = 0
+            while a < n:
+                b = a + 1
+                while b < n and items[b].label == items[a].label:
+                    b += 1
+                _assign(items + a, b - a, out)
+                a = b
+        else:
+            for t in range(n):   # the members of each group together, in label order
+                end[labels[tied[t]] + 1] += 1
+            for i in range(P):
+                end[i + 1] += end[i]
+            for t in range(n):
+                r = tied[t]
+                lab = labels[r]
+                at = end[lab]
+                items[at].label = lab
+                items[at].key = key[r]
+                items[at].row = r
+                end[lab] = at + 1   # at last the end of the group
+            a = 0
+            while a < n:
+                b = end[items[a].label]
+                lo = hi = items[a].key
+                for i in range(a + 1, b):
+                    lo = min(lo, items[i].key)
+                    hi = max(hi, items[i].key)
+                span = <uint64_t>hi - <uint64_t>lo   # (exact: hi >= lo)
+                if b - a > INSERTION_MAX and span < <uint64_t>(2 * (b - a)):
+                    # a member's place: the members with a smaller key, counted (no sort)
+                    for i in range(<Py_ssize_t>span + 2):
+                        count[i] = 0
+                    for i in range(a, b):
+                        count[<uint64_t>items[i].key - <uint64_t>lo + 1] += 1
+                    for i in range(<Py_ssize_t>span + 1):
+                        count[i + 1] += count[i]
+                    for i in range(a, b):
+                        out[items[i].row] = items[i].label + count[<uint64_t>items[i].key - <uint64_t>lo]
+                else:
+                    _sort(items + a, b - a)
+                    _assign(items + a, b - a, out)
+                a = b
+    free(end)
+    free(count)
+    free(items)
