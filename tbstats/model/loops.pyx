@@ -336,20 +336,27 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
     cdef int64_t* end = NULL
     cdef int64_t* count = NULL
     cdef KeyRow* items
+    cdef bint bad = False
     if key.shape[0] != P or out.shape[0] != P:
         raise ValueError("refine_groups: labels, key and out differ in length")
-    for t in range(n):
-        r = tied[t]
-        if r < 0 or r >= P or labels[r] < 0 or labels[r] >= P:
-            raise ValueError("refine_groups: a tied row or its label is out of range")
     if n == 0:
         return
+    with nogil:
+        for t in range(n):
+            r = tied[t]
+            if r < 0 or r >= P or labels[r] < 0 or labels[r] >= P:
+                bad = True
+                break
+    if bad:
+        raise ValueError("refine_groups: a tied row or its label is out of range")
     few = n * FEW_TIED < P
-    items = <KeyRow*>malloc(n * sizeof(KeyRow))
-    if not few:
-        end = <int64_t*>calloc(P + 1, sizeof(int64_t))
-        count = <int64_t*>malloc((2 * n + 1) * sizeof(int64_t))
-    if items == NULL or (not few and (end == NULL or count == NULL)):
+    with nogil:
+        items = <KeyRow*>malloc(n * sizeof(KeyRow))
+        if not few:
+            end = <int64_t*>calloc(P + 1, sizeof(int64_t))
+            count = <int64_t*>malloc((2 * n + 1) * sizeof(int64_t))
+        bad = items == NULL or (not few and (end == NULL or count == NULL))
+    if bad:
         free(end)
         free(count)
         free(items)
@@ -404,6 +411,6 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                     _sort(items + a, b - a)
                     _assign(items + a, b - a, out)
                 a = b
-    free(end)
-    free(count)
-    free(items)
+        free(end)
+        free(count)
+        free(items)

@@ -56,9 +56,10 @@ def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     scheduled = d.has_opp
     # the maximum: W x rounds in which a participant could be scheduled (n; in round robins, games per player)
     rounds = d.n
-    if d.round_robin.any():
+    if d.round_robin.any():   # (players sorted by tournament: each one's largest by one reduceat)
+        starts = np.flatnonzero(np.diff(d.tix, prepend=-1))
         per_t_sched = np.zeros(len(d.n), dtype=np.int64)
-        np.maximum.at(per_t_sched, d.tix, row_sum(scheduled))
+        per_t_sched[d.tix[starts]] = np.maximum.reduceat(row_sum(scheduled), starts) if len(starts) else 0
         rounds = np.where(d.round_robin, per_t_sched, d.n)
     max_units = d.per_player(rounds * d.W)
     limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
