@@ -7,7 +7,8 @@
 - ``view_outcomes``: the outcome of one-byte result codes, a loss for longer codes and nulls, on sliced Arrow
   arrays (an offset into the views and the validity bitmap);
 - the row loops, ``opponents_values`` and ``round_categories`` against numpy and the C.07 16.2 rules;
-- ``refine_groups``: a tied player's new label counts its group's members with a smaller key.
+- ``refine_groups``: a tied player's new label counts its group's members with a smaller key, and it stays
+  tied when another member has its key.
 """
 
 from __future__ import annotations
@@ -275,8 +276,8 @@ def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: lis
     """Each tied player's new label is its label plus its group's members with a smaller key (groups of one
     label; equal keys share a label); groups small and large (insertion sort, quicksort, or counted when the
     keys span few values), keys few and many, undefined ones (far above the others), few players tied (one
-    sort of them all) or many (grouped by a counting sort first); rows not listed keep their labels; bad rows
-    or labels refused."""
+    sort of them all) or many (grouped by a counting sort first); rows not listed keep their labels; a member
+    stays tied when another has its key; bad rows or labels refused."""
     from tbstats.model.loops import refine_groups
 
     rng = np.random.default_rng(seed)
@@ -289,17 +290,24 @@ def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: lis
     labels, key = labels[perm], key[perm]
     tied = np.flatnonzero(rng.random(P) < share)
     out = labels.copy()
-    refine_groups(labels, key, tied.astype(np.int64), out)
+    still = np.full(len(tied), 7, dtype=np.uint8)
+    refine_groups(labels, key, tied.astype(np.int64), out, still)
     want = labels.tolist()
     for r in tied.tolist():
         want[r] = int(labels[r]) + sum(1 for s in tied.tolist() if labels[s] == labels[r] and key[s] < key[r])
     assert out.tolist() == want
+    # still tied: another listed member of the group has the same key
+    assert still.tolist() == [int(sum(1 for s in tied.tolist() if labels[s] == labels[r] and key[s] == key[r]) > 1)
+                              for r in tied.tolist()]
+    one = np.zeros(1, dtype=np.uint8)
     if P:
         with pytest.raises(ValueError, match="out of range"):
-            refine_groups(labels, key, np.array([P], dtype=np.int64), out)
+            refine_groups(labels, key, np.array([P], dtype=np.int64), out, one)
         bad = labels.copy()
         bad[0] = P
         with pytest.raises(ValueError, match="out of range"):
-            refine_groups(bad, key, np.array([0], dtype=np.int64), out)
+            refine_groups(bad, key, np.array([0], dtype=np.int64), out, one)
         with pytest.raises(ValueError, match="differ in length"):
-            refine_groups(labels, key[:-1], tied.astype(np.int64), out)
+            refine_groups(labels, key[:-1], tied.astype(np.int64), out, still)
+        with pytest.raises(ValueError, match="differ in length"):
+            refine_groups(labels, key, tied.astype(np.int64), out, np.zeros(len(tied) + 1, dtype=np.uint8))

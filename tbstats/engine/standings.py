@@ -45,14 +45,22 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
     """
     if tied is None:
         tied = tied_players(labels)
+    return refine_tied(labels, key, tied)[0]
+
+
+def refine_tied(labels: np.ndarray, key: np.ndarray, tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`refine` of the groups of ``tied`` (:func:`tied_players` of ``labels``, ascending rows), and the
+    players still tied after it (:func:`tied_players` of the new labels among ``tied``), from the same pass."""
     if len(tied) == 0:
-        return labels
+        return labels, tied
     if key.dtype.kind not in "iub":
         raise TypeError(f"refine: keys are exact integers, not {key.dtype}")
     labels = np.ascontiguousarray(labels, dtype=np.int64)
     out = labels.copy()
-    refine_groups(labels, np.ascontiguousarray(key, dtype=np.int64), np.ascontiguousarray(tied, dtype=np.int64), out)
-    return out
+    tied = np.ascontiguousarray(tied, dtype=np.int64)
+    still = np.empty(len(tied), dtype=np.uint8)
+    refine_groups(labels, np.ascontiguousarray(key, dtype=np.int64), tied, out, still)
+    return out, tied[still.view(np.bool_)]
 
 
 def tournament_first(tix: np.ndarray) -> np.ndarray:
@@ -354,11 +362,10 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *, dtype: 
         if tb.kind == "partition":
             if len(tied):
                 labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE", tied=tied)
+            tied = tied_players(labels, tied)
         else:
             values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
-            if len(tied):
-                labels = refine(labels, sort_key(values, tb.higher_is_better != spec.reverse), tied)
-        tied = tied_players(labels, tied)
+            labels, tied = refine_tied(labels, sort_key(values, tb.higher_is_better != spec.reverse), tied)
         steps.append(competition_rank(labels, d.tix, first, dtype=dtype))
         if shared is not None:
             shared.hold(keys[:n + 1], labels, tied, steps[-1])

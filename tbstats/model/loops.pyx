@@ -262,7 +262,7 @@ def round_categories(const int8_t[:, :] gtype, const uint8_t[:, :] counted, cons
 ctypedef struct KeyRow:
     int64_t label
     int64_t key
-    int64_t row
+    int64_t at    # the player's place in ``tied``
 
 cdef enum:
     INSERTION_MAX = 24   # runs up to this long are sorted by insertion
@@ -311,34 +311,38 @@ cdef void _sort(KeyRow* items, Py_ssize_t n) noexcept nogil:
         items[j + 1] = item
 
 
-cdef void _assign(const KeyRow* items, Py_ssize_t n, int64_t[::1] out) noexcept nogil:
-    """The new labels of a group sorted by key: its label plus the position of the first of its key's run."""
+cdef void _assign(const KeyRow* items, Py_ssize_t n, const int64_t[::1] tied, int64_t[::1] out,
+                  uint8_t[::1] still) noexcept nogil:
+    """The new labels of a group sorted by key: its label plus the position of the first of its key's run; a
+    member stays tied when its run has another member."""
     cdef Py_ssize_t i, first = 0
     for i in range(n):
         if items[i].key != items[first].key:
             first = i
-        out[items[i].row] = items[i].label + first
+        out[tied[items[i].at]] = items[i].label + first
+        still[items[i].at] = i > first or (i + 1 < n and items[i + 1].key == items[i].key)
 
 
 def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64_t[::1] tied,
-                  int64_t[::1] out) -> None:
+                  int64_t[::1] out, uint8_t[::1] still) -> None:
     """Split the groups of the players ``tied`` (rows; a group: the players of one label) by ``key``: each
     member's ``out`` is its label plus the number of its group's members with a smaller key (equal keys, equal
-    labels). Labels are positions (0 .. P-1, P players); the other rows of ``out`` are left as they are.
+    labels), and ``still`` (by place in ``tied``) whether another member has its key (it stays tied). Labels are
+    positions (0 .. P-1, P players); the other rows of ``out`` are left as they are.
 
     The groups are put together by a counting sort of their labels, then each is sorted, or, when its keys
     span fewer values than twice its size (points), counted; when few players are tied, they are sorted all
     at once instead (no pass over every label)."""
     cdef Py_ssize_t P = labels.shape[0], n = tied.shape[0], t, a, b, i, at
     cdef int64_t r, lab, lo, hi
-    cdef uint64_t span
+    cdef uint64_t span, k
     cdef bint few
     cdef int64_t* end = NULL
     cdef int64_t* count = NULL
     cdef KeyRow* items
     cdef bint bad = False
-    if key.shape[0] != P or out.shape[0] != P:
-        raise ValueError("refine_groups: labels, key and out differ in length")
+    if key.shape[0] != P or out.shape[0] != P or still.shape[0] != n:
+        raise ValueError("refine_groups: labels, key and out (or tied and still) differ in length")
     if n == 0:
         return
     with nogil:
@@ -367,14 +371,14 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                 r = tied[t]
                 items[t].label = labels[r]
                 items[t].key = key[r]
-                items[t].row = r
+                items[t].at = t
             _sort(items, n)
             a = 0
             while a < n:
                 b = a + 1
                 while b < n and items[b].label == items[a].label:
                     b += 1
-                _assign(items + a, b - a, out)
+                _assign(items + a, b - a, tied, out, still)
                 a = b
         else:
             for t in range(n):   # the members of each group together, in label order
@@ -387,7 +391,7 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                 at = end[lab]
                 items[at].label = lab
                 items[at].key = key[r]
-                items[at].row = r
+                items[at].at = t
                 end[lab] = at + 1   # at last the end of the group
             a = 0
             while a < n:
@@ -406,10 +410,12 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                     for i in range(<Py_ssize_t>span + 1):
                         count[i + 1] += count[i]
                     for i in range(a, b):
-                        out[items[i].row] = items[i].label + count[<uint64_t>items[i].key - <uint64_t>lo]
+                        k = <uint64_t>items[i].key - <uint64_t>lo
+                        out[tied[items[i].at]] = items[i].label + count[k]
+                        still[items[i].at] = count[k + 1] - count[k] > 1
                 else:
                     _sort(items + a, b - a)
-                    _assign(items + a, b - a, out)
+                    _assign(items + a, b - a, tied, out, still)
                 a = b
         free(end)
         free(count)
