@@ -311,3 +311,20 @@ def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: lis
             refine_groups(labels, key[:-1], tied.astype(np.int64), out, still)
         with pytest.raises(ValueError, match="differ in length"):
             refine_groups(labels, key, tied.astype(np.int64), out, np.zeros(len(tied) + 1, dtype=np.uint8))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 30), max_size=10), st.integers(0, 2 ** 32 - 1), st.sampled_from([1, 2, 50]))
+def test_refine_tied_is_refine_then_tied_players(sizes: list[int], seed: int, spread: int) -> None:
+    """The standings' step (:func:`tbstats.engine.standings.refine_tied`): the labels of :func:`refine` and the
+    players still tied by :func:`tied_players` of them, in ascending rows, from one compiled pass."""
+    from tbstats.engine.standings import refine, refine_tied, tied_players
+
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(np.cumsum([0, *sizes])[:-1], sizes).astype(np.int64)
+    key = rng.integers(-spread, spread + 1, len(labels)).astype(np.int64)
+    tied = tied_players(labels)
+    new, still = refine_tied(labels, key, tied)
+    assert new.tolist() == refine(labels, key, tied).tolist()
+    assert still.tolist() == tied_players(new, tied).tolist()
+    assert still.tolist() == sorted(still.tolist())
