@@ -275,9 +275,9 @@ def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: lis
                                                                       share: float, undefined: bool) -> None:
     """Each tied player's new label is its label plus its group's members with a smaller key (groups of one
     label; equal keys share a label); groups small and large (insertion sort, quicksort, or counted when the
-    keys span few values), keys few and many, undefined ones (far above the others), few players tied (one
-    sort of them all) or many (grouped by a counting sort first); rows not listed keep their labels; a member
-    stays tied when another has its key; bad rows or labels refused."""
+    keys span few values), keys few and many, undefined ones (far above the others), the tied players sorted all
+    at once or grouped by a counting sort first (either way for any share of them tied); rows not listed keep
+    their labels; a member stays tied when another has its key; bad rows or labels refused."""
     from tbstats.model.loops import refine_groups
 
     rng = np.random.default_rng(seed)
@@ -289,28 +289,30 @@ def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: lis
     perm = rng.permutation(P)   # players of a group need not be next to each other in row order
     labels, key = labels[perm], key[perm]
     tied = np.flatnonzero(rng.random(P) < share)
-    out = labels.copy()
-    still = np.full(len(tied), 7, dtype=np.uint8)
-    refine_groups(labels, key, tied.astype(np.int64), out, still)
     want = labels.tolist()
     for r in tied.tolist():
         want[r] = int(labels[r]) + sum(1 for s in tied.tolist() if labels[s] == labels[r] and key[s] < key[r])
-    assert out.tolist() == want
     # still tied: another listed member of the group has the same key
-    assert still.tolist() == [int(sum(1 for s in tied.tolist() if labels[s] == labels[r] and key[s] == key[r]) > 1)
-                              for r in tied.tolist()]
+    want_still = [int(sum(1 for s in tied.tolist() if labels[s] == labels[r] and key[s] == key[r]) > 1)
+                  for r in tied.tolist()]
+    for few in (False, True):   # grouped by a counting sort of the labels first, or all sorted at once
+        out = labels.copy()
+        still = np.full(len(tied), 7, dtype=np.uint8)
+        refine_groups(labels, key, tied.astype(np.int64), out, still, few)
+        assert out.tolist() == want
+        assert still.tolist() == want_still
     one = np.zeros(1, dtype=np.uint8)
     if P:
         with pytest.raises(ValueError, match="out of range"):
-            refine_groups(labels, key, np.array([P], dtype=np.int64), out, one)
+            refine_groups(labels, key, np.array([P], dtype=np.int64), out, one, False)
         bad = labels.copy()
         bad[0] = P
         with pytest.raises(ValueError, match="out of range"):
-            refine_groups(bad, key, np.array([0], dtype=np.int64), out, one)
+            refine_groups(bad, key, np.array([0], dtype=np.int64), out, one, False)
         with pytest.raises(ValueError, match="differ in length"):
-            refine_groups(labels, key[:-1], tied.astype(np.int64), out, still)
+            refine_groups(labels, key[:-1], tied.astype(np.int64), out, still, False)
         with pytest.raises(ValueError, match="differ in length"):
-            refine_groups(labels, key, tied.astype(np.int64), out, np.zeros(len(tied) + 1, dtype=np.uint8))
+            refine_groups(labels, key, tied.astype(np.int64), out, np.zeros(len(tied) + 1, dtype=np.uint8), False)
 
 
 @settings(max_examples=100, deadline=None)

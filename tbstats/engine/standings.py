@@ -18,8 +18,8 @@ from tbstats.model.loops import refine_groups
 from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
-#: DE's passes work on the tied players alone when they are fewer
-#: than one in this many of the batch's players (else one pass over every player costs less)
+#: DE's passes, and refine's grouping of the tied players, work on them alone when they are fewer than one in
+#: this many of the batch's players (else one pass over every player costs less)
 FEW_TIED = 4
 _FORFEIT = type_table(FORFEIT_TYPES)
 
@@ -59,7 +59,8 @@ def refine_tied(labels: np.ndarray, key: np.ndarray, tied: np.ndarray) -> tuple[
     out = labels.copy()
     tied = np.ascontiguousarray(tied, dtype=np.int64)
     still = np.empty(len(tied), dtype=np.uint8)
-    refine_groups(labels, np.ascontiguousarray(key, dtype=np.int64), tied, out, still)
+    few = FEW_TIED * len(tied) < len(labels)
+    refine_groups(labels, np.ascontiguousarray(key, dtype=np.int64), tied, out, still, few)
     return out, tied[still.view(np.bool_)]
 
 

@@ -266,8 +266,6 @@ ctypedef struct KeyRow:
 
 cdef enum:
     INSERTION_MAX = 24   # runs up to this long are sorted by insertion
-    FEW_TIED = 4         # fewer tied players than one in this many: one sort of them all, no pass over every label
-                         # (the threshold of DE's passes too: tbstats.engine.standings.FEW_TIED)
 
 
 cdef inline bint _before(const KeyRow* a, const KeyRow* b) noexcept nogil:
@@ -324,19 +322,18 @@ cdef void _assign(const KeyRow* items, Py_ssize_t n, const int64_t[::1] tied, in
 
 
 def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64_t[::1] tied,
-                  int64_t[::1] out, uint8_t[::1] still) -> None:
+                  int64_t[::1] out, uint8_t[::1] still, bint few) -> None:
     """Split the groups of the players ``tied`` (rows; a group: the players of one label) by ``key``: each
     member's ``out`` is its label plus the number of its group's members with a smaller key (equal keys, equal
     labels), and ``still`` (by place in ``tied``) whether another member has its key (it stays tied). Labels are
     positions (0 .. P-1, P players); the other rows of ``out`` are left as they are.
 
     The groups are put together by a counting sort of their labels, then each is sorted, or, when its keys
-    span fewer values than twice its size (points), counted; when few players are tied, they are sorted all
-    at once instead (no pass over every label)."""
+    span fewer values than twice its size (points), counted; with ``few`` (few players tied), they are sorted
+    all at once instead (no pass over every label)."""
     cdef Py_ssize_t P = labels.shape[0], n = tied.shape[0], t, a, b, i, at
     cdef int64_t r, lab, lo, hi
     cdef uint64_t span, k
-    cdef bint few
     cdef int64_t* end = NULL
     cdef int64_t* count = NULL
     cdef KeyRow* items
@@ -353,7 +350,6 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                 break
     if bad:
         raise ValueError("refine_groups: a tied row or its label is out of range")
-    few = n * FEW_TIED < P
     with nogil:
         items = <KeyRow*>malloc(n * sizeof(KeyRow))
         if not few:
