@@ -19,6 +19,7 @@ class BuildPy(build_py):
             compileall.compile_dir(str(Path(__file__).resolve().parent / "tbstats"), quiet=1)
 
 
-setup(ext_modules=cythonize([Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"])],
+setup(ext_modules=cythonize([Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
+                             Extension("tbstats.io.trf.fields", ["tbstats/io/trf/fields.pyx"])],
                             compiler_directives={"language_level": "3"}),
       cmdclass={"build_py": BuildPy})

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import polars as pl
 
-from tbstats.io.trf.buffer import PAD, SPACE, parse_int, repeated_windows, text_column, windows
+from tbstats.io.trf.buffer import PAD, SPACE, parse_int, text_column, windows
 
 
 def _naive(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
@@ -47,22 +47,6 @@ def test_text_column_strips_and_encodes_any_character_as_polars_does() -> None:
         texts = ["".join(map(chr, win[:, i].tolist())) for i in range(win.shape[1])]
         want = pl.Series(texts).str.strip_chars().to_list()
         assert text_column(win, "t").to_list() == want, dtype
-
-
-def test_repeated_windows_are_each_lines_blocks_blank_past_its_end() -> None:
-    rng = np.random.default_rng(11)
-    for dtype in (np.uint8, np.uint16):
-        buf = np.concatenate([rng.integers(32, 127, size=2000), np.full(PAD, SPACE)]).astype(dtype)
-        for _ in range(50):
-            at = np.sort(rng.integers(0, len(buf) + 30, size=rng.integers(0, 12)))  # some run past the end
-            count = rng.integers(0, 14, size=len(at))
-            first = np.cumsum(count) - count
-            line = np.repeat(np.arange(len(at)), count)
-            pos = at[line] + 10 * (np.arange(int(count.sum())) - first[line])
-            room = rng.integers(-12, 14, size=len(pos))
-            got = repeated_windows(buf, at, count, 10, room)
-            assert np.array_equal(got, _naive(buf, pos, 10, room))
-            assert np.array_equal(got, windows(buf, pos, 10, room))
 
 
 def test_parse_int_reads_each_stripped_field_as_a_signed_integer() -> None:

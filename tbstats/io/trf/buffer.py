@@ -23,8 +23,9 @@ from tbstats.model.batch import arrow_series
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
 WHITESPACE: Final = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
                      + "\u2028\u2029\u202f\u205f\u3000")
-_IS_WS = np.zeros(65536, dtype=bool)
-_IS_WS[[ord(c) for c in WHITESPACE]] = True
+#: Whether each code below 65,536 is whitespace (a wider code is not).
+IS_WHITESPACE: Final = np.zeros(65536, dtype=bool)
+IS_WHITESPACE[[ord(c) for c in WHITESPACE]] = True
 SPACE: Final = 32
 PAD: Final = 128  # blank characters after the last file, so that fixed-width windows never run off the end
 _TRAILING_STEPS: Final = 32  # vectorised steps of trailing-blank removal before the per-line finish
@@ -110,7 +111,7 @@ def is_whitespace(codes: np.ndarray) -> np.ndarray:
         return ws | (codes == 0x85) | (codes == 0xA0)
     high = np.flatnonzero(codes >= 0x85)   # (few: letters beyond ASCII) looked up alone, not the whole window
     if len(high):
-        np.put(ws, high, _IS_WS[np.minimum(np.take(codes, high), 65535)])   # (flat positions, any layout)
+        np.put(ws, high, IS_WHITESPACE[np.minimum(np.take(codes, high), 65535)])   # (flat positions, any layout)
     return ws
 
 
@@ -189,29 +190,6 @@ def _blank_past_end(out: np.ndarray, room: np.ndarray) -> np.ndarray:
         for j in range(max(int(left.min()), 0), width):
             out[j, short[left <= j]] = SPACE
     return out
-
-
-def repeated_windows(buf: np.ndarray, at: np.ndarray, count: np.ndarray, width: int,
-                     room: np.ndarray) -> np.ndarray:
-    """:func:`windows` at ``count[i]`` consecutive positions ``at[i], at[i] + width, ...`` of each line (its
-    round blocks), line after line; ``room`` is per window.
-
-    Every window is copied whole by one gather of ``width``-character rows, then transposed once: about
-    two thirds of the cost of copying each line's windows at once and placing them (and a third of a gather
-    per column and window). A window that would run past the buffer's end is taken by :func:`windows`.
-    """
-    total = int(count.sum())
-    first = np.cumsum(count) - count
-    pos = np.repeat((at - width * first).astype(np.int64), count) + width * np.arange(total, dtype=np.int64)
-    fits = pos + width <= len(buf)
-    if fits.all():
-        rows = sliding_window_view(buf, width)[pos]
-    else:
-        rows = np.empty((total, width), dtype=buf.dtype)
-        rows[fits] = sliding_window_view(buf, width)[pos[fits]]
-        past = np.flatnonzero(~fits)
-        rows[past] = windows(buf, pos[past], width, np.full(len(past), width)).T
-    return _blank_past_end(np.ascontiguousarray(rows.T), room)
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -334,7 +312,7 @@ def _small_int_tables(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 _OTHER_CLASS, _DIGIT, _WS, _PLUS, _MINUS = range(5)
-_CLASS = np.where(_IS_WS, _WS, _OTHER_CLASS).astype(np.uint8)
+_CLASS = np.where(IS_WHITESPACE, _WS, _OTHER_CLASS).astype(np.uint8)
 _CLASS[48:58] = _DIGIT
 _CLASS[43], _CLASS[45] = _PLUS, _MINUS
 _SMALL = {k: _small_int_tables(k) for k in range(1, 5)}

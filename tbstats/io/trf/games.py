@@ -13,7 +13,8 @@ from typing import Final
 import numpy as np
 import polars as pl
 
-from tbstats.io.trf.buffer import WHITESPACE, int_column, is_whitespace, parse_int, repeated_windows, texts_of
+from tbstats.io.trf.buffer import IS_WHITESPACE, WHITESPACE, Lines, int_column, is_whitespace, texts_of, windows
+from tbstats.io.trf.fields import round_blocks
 from tbstats.io.trf.headers import ROUND0
 from tbstats.io.trf.players import Players, no_problems, problem_rows
 from tbstats.model.games import GAME_SCHEMA, GAME_TYPE, SCORING_KINDS
@@ -33,15 +34,10 @@ _RESULT_ID = np.full(65536, _OTHER, dtype=np.int8)
 for _c, _i in _RES.items():
     if _c:
         _RESULT_ID[ord(_c)] = _RESULT_ID[ord(_c.lower())] = _i
-_COLOURS: Final = (" ", "w", "b", "-")  # colour ids; 4 = any other character
+COLOURS: Final = (" ", "w", "b", "-")  # colour ids; 4 = any other character
 _COLOUR_ID = np.full(65536, 4, dtype=np.int8)
-for _i, _c in enumerate(_COLOURS):
+for _i, _c in enumerate(COLOURS):
     _COLOUR_ID[ord(_c)] = _COLOUR_ID[ord(_c.upper())] = _i
-
-
-def _ids(table: np.ndarray, codes: np.ndarray, blank: np.ndarray | None = None) -> np.ndarray:
-    ids = table[np.minimum(codes, 65535) if codes.dtype == np.uint32 else codes]
-    return np.where(blank, 0, ids) if blank is not None else ids
 
 
 @cache
@@ -161,6 +157,18 @@ def _opponent_blocks(p: Players, n_blocks: np.ndarray, r0: np.ndarray, event: np
     return row, found, exists & (opp > 0)
 
 
+def _read_blocks(lines: Lines, n_blocks: np.ndarray, total: int) -> tuple[np.ndarray, ...]:
+    """Per round block (:func:`tbstats.io.trf.fields.round_blocks`): the opponent field as a number and whether
+    it is one, whether it is blank, the colour id, the result id (0: blank), and whether a character stands
+    where the block has a blank."""
+    opp, opp_ok, opp_blank = np.empty(total, dtype=np.int32), np.empty(total, dtype=bool), np.empty(total, dtype=bool)
+    colour, res, stray = np.empty(total, dtype=np.int8), np.empty(total, dtype=np.int8), np.empty(total, dtype=bool)
+    round_blocks(lines.buf, lines.start, lines.length, n_blocks.astype(np.int64, copy=False), ROUND0,
+                 IS_WHITESPACE.view(np.uint8), _COLOUR_ID, _RESULT_ID, opp, opp_ok.view(np.uint8),
+                 opp_blank.view(np.uint8), colour, res, stray.view(np.uint8))
+    return opp, opp_ok, opp_blank, colour, res, stray
+
+
 def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
         dict[str, np.ndarray], pl.DataFrame, pl.DataFrame]:
     """The games of every player line (sorted by event, player, round), problems and warnings.
@@ -179,15 +187,11 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     blen = np.repeat(length.astype(np.int16), n_blocks)  # (per line values repeated: no gather per block)
     buf = lines.buf
 
-    block = repeated_windows(buf, lines.start + ROUND0, n_blocks, 10, blen - at)
-    ws = is_whitespace(block)
-    opp_win = block[:4]
-    opp_val, opp_ok = parse_int(opp_win, ws[:4])
-    opp_blank = ws[0] & ws[1] & ws[2] & ws[3]
-    col_codes = block[5]
-    colour = _ids(_COLOUR_ID, col_codes)
-    res_codes = block[7]
-    res = _ids(_RESULT_ID, res_codes, ws[7])
+    opp_val, opp_ok, opp_blank, colour, res, stray = _read_blocks(lines, n_blocks, len(li))
+
+    def block_windows(rows: np.ndarray) -> np.ndarray:
+        """The characters of a few blocks (a column each), for messages."""
+        return windows(buf, lines.start[li[rows]] + at[rows], 10, (blen[rows] - at[rows]).astype(np.int64))
 
     event = np.repeat(p.event.astype(np.int32), n_blocks)
     me_ok = np.repeat(p.start_ok, n_blocks)
@@ -205,23 +209,23 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     def frame(rows: np.ndarray) -> pl.DataFrame:
         """The columns messages need, for a few blocks (listed round by round, as the lines come)."""
         rows = rows[np.lexsort((p.order[li[rows]], rnd[rows]))]
+        block, their = block_windows(rows), block_windows(row[rows])
         return pl.DataFrame({
             "file": lines.file[li[rows]], "line": lines.line[li[rows]],
             "start_no": pl.Series(me[rows], dtype=pl.Int32).scatter(np.flatnonzero(~me_ok[rows]), None),
             "round": rnd[rows], "opponent": pl.Series(opp[rows], dtype=pl.Int32).scatter(
                 np.flatnonzero(~has_opp[rows]), None),
-            "_opp": texts_of(opp_win, rows), "_col": [chr(c) for c in col_codes[rows].tolist()],
-            "_res": [chr(c).upper().strip(WHITESPACE) for c in res_codes[rows].tolist()],
+            "_opp": texts_of(block[:4], np.arange(len(rows))), "_col": [chr(c) for c in block[5].tolist()],
+            "_res": [chr(c).upper().strip(WHITESPACE) for c in block[7].tolist()],
             "_ores": [chr(c).upper().strip(WHITESPACE) if f else None for c, f in zip(
-                res_codes[row[rows]].tolist(), found[rows].tolist(), strict=True)],
+                their[7].tolist(), found[rows].tolist(), strict=True)],
             "_back": pl.Series(back[rows], dtype=pl.Int32).scatter(np.flatnonzero(~back_ok[rows]), None),
-            "_len": blen[rows], "_at": at[rows], "_colour": [chr(c).lower() for c in col_codes[rows].tolist()],
-            "_block": ["".join(map(chr, b)).rstrip() for b in block[:8, rows].T.tolist()],
+            "_len": blen[rows], "_at": at[rows], "_colour": [chr(c).lower() for c in block[5].tolist()],
+            "_block": ["".join(map(chr, b)).rstrip() for b in block[:8].T.tolist()],
             "_gap": gap_col[rows],
         })
 
     # a block out of line (shifted by a column): a character where the block has a blank (cols 5, 7, 9, 10)
-    stray = ~(ws[4] & ws[6] & ws[8] & ws[9])  # (the window is blank past the line's end)
     first_stray = stray.copy()
     gap_col = np.zeros(len(rnd), dtype=np.int64)
     if stray.any():
@@ -229,8 +233,9 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
         earlier = np.zeros(len(rnd), dtype=bool)
         earlier[rows[1:]] = li[rows[1:]] == li[rows[:-1]]
         first_stray &= ~earlier
+        ws = is_whitespace(block_windows(rows))
         for off in (9, 8, 6, 4):
-            here = rows[~ws[off][rows]]
+            here = rows[~ws[off]]
             gap_col[here] = at[here] + off + 1
     cut = has_opp & ((blen < at + 6) | ((blen < at + 8) & found & (ores != 0)))
     masks = (~opp_ok & ~opp_blank, colour == 4, first_stray, cut,

@@ -1,0 +1,110 @@
+"""The TRF reader's compiled field loops (tbstats.io.trf.fields) against a plain Python reading of the same text.
+
+``round_blocks``: each line's round blocks at columns 92, 102, ... (blank past the line's end), the opponent
+field read as polars casts stripped text to an integer (an optional sign, then ASCII digits; blanks are
+Unicode White_Space as polars strips it), colour and result by their codes in either case (a blank result is
+0, any other character the last id), and a character in columns 5, 7, 9 or 10 of a block: for buffers of one,
+two and four bytes a character, with lines that end inside, before and after their blocks; arrays that do
+not fit raise instead of reading or writing out of bounds.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from tbstats.io.trf.buffer import IS_WHITESPACE, PAD, SPACE, WHITESPACE
+from tbstats.io.trf.fields import round_blocks
+from tbstats.io.trf.games import _COLOUR_ID, _RESULT_ID, COLOURS, RESULTS
+from tbstats.io.trf.headers import ROUND0
+
+#: Characters blocks are made of: digits, signs, codes, blanks of every kind, and letters of each width.
+_ALPHABET = list("0123456789+- wbWB=1DLUFHZX?x\t") + ["\xa0", "\x85", "\u2003", "\u3000", "é", "Ж", "\U0001f600"]
+_COLOUR = {c: i for i, c in enumerate(COLOURS)} | {c.upper(): i for i, c in enumerate(COLOURS)}
+_RESULT = {c: i for i, c in enumerate(RESULTS) if c} | {c.lower(): i for i, c in enumerate(RESULTS) if c}
+
+
+def _reference(text: str, start: int, length: int, n_blocks: int) -> list[tuple[int, bool, bool, int, int, bool]]:
+    """The blocks of one line, read from its text one character at a time."""
+    out = []
+    for k in range(n_blocks):
+        at = start + ROUND0 + 10 * k
+        room = length - ROUND0 - 10 * k
+        block = "".join(text[at + j] if j < room else " " for j in range(10))
+        field = block[:4].strip(WHITESPACE)
+        number = re.fullmatch(r"[+-]?[0-9]+", field)
+        colour = _COLOUR.get(block[5], len(COLOURS))
+        result = 0 if block[7] in WHITESPACE else _RESULT.get(block[7], len(RESULTS))
+        stray = any(block[j] not in WHITESPACE for j in (4, 6, 8, 9))
+        out.append((int(field) if number else 0, bool(number), not field, colour, result, stray))
+    return out
+
+
+def _read(buf: np.ndarray, starts: list[int], lengths: list[int], counts: list[int]) -> list[tuple[int, ...]]:
+    total = sum(counts)
+    opp, opp_ok, blank = np.empty(total, np.int32), np.empty(total, np.uint8), np.empty(total, np.uint8)
+    colour, result, stray = np.empty(total, np.int8), np.empty(total, np.int8), np.empty(total, np.uint8)
+    round_blocks(buf, np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64),
+                 np.array(counts, dtype=np.int64), ROUND0, IS_WHITESPACE.view(np.uint8), _COLOUR_ID, _RESULT_ID,
+                 opp, opp_ok, blank, colour, result, stray)
+    return [(int(o), bool(k), bool(b), int(c), int(r), bool(s)) for o, k, b, c, r, s in zip(
+        opp, opp_ok, blank, colour, result, stray, strict=True)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_round_blocks_read_as_the_text_says(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for dtype, top in ((np.uint8, 0x100), (np.uint16, 0x10000), (np.uint32, 0x110000)):
+        alphabet = [c for c in _ALPHABET if ord(c) < top]
+        weights = np.array([8.0 if c in "0123456789 " else 1.0 for c in alphabet])
+        lines, starts, lengths, counts, at = [], [], [], [], 0
+        for _ in range(60):
+            blocks = int(rng.integers(0, 12))
+            size = ROUND0 + 10 * blocks + int(rng.integers(-15, 8))   # ends inside, before or after a block
+            line = "".join(rng.choice(alphabet, size=max(size, 0), p=weights / weights.sum()))
+            lines.append(line)
+            starts.append(at)
+            lengths.append(len(line) - int(rng.integers(0, 3)) if line else 0)   # (a stripped length)
+            counts.append(blocks)
+            at += len(line) + 1
+        text = "\n".join(lines) + "\n" + " " * PAD
+        buf = np.array([ord(c) for c in text], dtype=dtype)
+        want = [block for line in zip(starts, lengths, counts, strict=True) for block in _reference(text, *line)]
+        assert _read(buf, starts, lengths, counts) == want, dtype
+
+
+def test_round_blocks_of_a_line_with_all_kinds_of_blocks() -> None:
+    blocks = ["  12 w 1  ", "  -3 b =  ", "   + b 1  ", "  x2 w 0  ", "   5 x 0  ", "  12 w  1 ", "       U  ",
+              "  +7 B d  "]
+    line = "001    1".ljust(ROUND0) + "".join(blocks)
+    text = line + "\n" + " " * PAD
+    got = _read(np.frombuffer(text.encode("latin-1"), dtype=np.uint8), [0], [len(line.rstrip())], [8])
+    assert got == _reference(text, 0, len(line.rstrip()), 8)
+    assert [(o, ok) for o, ok, *_ in got] == [(12, True), (-3, True), (0, False), (0, False), (5, True), (12, True),
+                                             (0, False), (7, True)]
+    assert [b for _, _, b, *_ in got] == [False] * 6 + [True, False]
+    assert [(c, r) for _, _, _, c, r, _ in got] == [(1, 1), (2, 3), (2, 1), (1, 2), (4, 2), (1, 0), (0, 9), (2, 5)]
+    assert [stray for *_, stray in got] == [False] * 5 + [True, False, False]
+
+
+def test_round_blocks_refuse_arrays_that_do_not_fit() -> None:
+    buf = np.full(ROUND0 + 20, SPACE, dtype=np.uint8)
+    outs = [np.empty(2, np.int32), np.empty(2, np.uint8), np.empty(2, np.uint8), np.empty(2, np.int8),
+            np.empty(2, np.int8), np.empty(2, np.uint8)]
+    tables = (IS_WHITESPACE.view(np.uint8), _COLOUR_ID, _RESULT_ID)
+    one = np.array([0], dtype=np.int64)
+    with pytest.raises(ValueError, match="outputs"):
+        round_blocks(buf, one, np.array([ROUND0 + 20]), np.array([3]), ROUND0, *tables, *outs)
+    with pytest.raises(ValueError, match="past the buffer"):
+        round_blocks(buf, np.array([5]), np.array([ROUND0 + 20]), np.array([2]), ROUND0, *tables, *outs)
+    with pytest.raises(ValueError, match="differ in length"):
+        round_blocks(buf, one, np.array([ROUND0, 1]), np.array([2]), ROUND0, *tables, *outs)
+    with pytest.raises(ValueError, match="65,536"):
+        round_blocks(buf, one, np.array([ROUND0 + 20]), np.array([2]), ROUND0, IS_WHITESPACE[:10].view(np.uint8),
+                     _COLOUR_ID, _RESULT_ID, *outs)
+    with pytest.raises(ValueError, match="negative"):
+        round_blocks(buf, one, np.array([ROUND0 + 20]), np.array([-1]), ROUND0, *tables, *outs)
+    round_blocks(buf, one, np.array([ROUND0 + 20]), np.array([2]), ROUND0, *tables, *outs)   # (they fit)
+    assert outs[1].tolist() == [0, 0] and outs[2].tolist() == [1, 1]
