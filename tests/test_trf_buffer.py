@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import polars as pl
 
-from tbstats.io.trf.buffer import PAD, SPACE, parse_int, text_column, windows
+from tbstats.io.trf.buffer import PAD, SPACE, text_column, windows
 
 
 def _naive(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
@@ -47,17 +45,3 @@ def test_text_column_strips_and_encodes_any_character_as_polars_does() -> None:
         texts = ["".join(map(chr, win[:, i].tolist())) for i in range(win.shape[1])]
         want = pl.Series(texts).str.strip_chars().to_list()
         assert text_column(win, "t").to_list() == want, dtype
-
-
-def test_parse_int_reads_each_stripped_field_as_a_signed_integer() -> None:
-    rng = np.random.default_rng(5)
-    for width in (4, 11):
-        for filled in (0.05, 0.9):  # mostly blank fields take their own path
-            fields = ["".join(rng.choice(list(" 0123456789+-x"), size=width)) if rng.random() < filled
-                      else " " * width for _ in range(500)]
-            codes = np.frombuffer("".join(fields).encode(), dtype=np.uint8).reshape(-1, width).T.copy()
-            value, ok = parse_int(codes)
-            for text, v, good in zip(fields, value.tolist(), ok.tolist(), strict=True):
-                expected = re.fullmatch(r"[+-]?\d+", text.strip())
-                assert good == bool(expected), text
-                assert v == (int(text.strip()) if expected else 0), text

@@ -6,22 +6,28 @@ Unicode White_Space as polars strips it), colour and result by their codes in ei
 0, any other character the last id), and a character in columns 5, 7, 9 or 10 of a block: for buffers of one,
 two and four bytes a character, with lines that end inside, before and after their blocks; arrays that do
 not fit raise instead of reading or writing out of bounds.
+
+``fixed_field``: where a field's text lies once stripped (columns from its first, 0 and 0 when blank), and that
+text read as an integer; ``decimal_field``: a plain decimal (a sign, digits, at most one ``.`` or ``,``) to the
+float polars reads, blank and other text told apart; ``Lines.decimal`` reads the other text through polars.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
+import polars as pl
 import pytest
 
-from tbstats.io.trf.buffer import IS_WHITESPACE, PAD, SPACE, WHITESPACE
-from tbstats.io.trf.fields import round_blocks
+from tbstats.io.trf.buffer import IS_WHITESPACE, PAD, SPACE, WHITESPACE, Lines
+from tbstats.io.trf.fields import decimal_field, fixed_field, round_blocks
 from tbstats.io.trf.games import _COLOUR_ID, _RESULT_ID, COLOURS, RESULTS
 from tbstats.io.trf.headers import ROUND0
 
 #: Characters blocks are made of: digits, signs, codes, blanks of every kind, and letters of each width.
-_ALPHABET = list("0123456789+- wbWB=1DLUFHZX?x\t") + ["\xa0", "\x85", "\u2003", "\u3000", "é", "Ж", "\U0001f600"]
+_ALPHABET = [*"0123456789+- wbWB=1DLUFHZX?x\t", "\xa0", "\x85", "\u2003", "\u3000", "é", "Ж", "\U0001f600"]
 _COLOUR = {c: i for i, c in enumerate(COLOURS)} | {c.upper(): i for i, c in enumerate(COLOURS)}
 _RESULT = {c: i for i, c in enumerate(RESULTS) if c} | {c.lower(): i for i, c in enumerate(RESULTS) if c}
 
@@ -91,9 +97,9 @@ def test_round_blocks_of_a_line_with_all_kinds_of_blocks() -> None:
 
 def test_round_blocks_refuse_arrays_that_do_not_fit() -> None:
     buf = np.full(ROUND0 + 20, SPACE, dtype=np.uint8)
-    outs = [np.empty(2, np.int32), np.empty(2, np.uint8), np.empty(2, np.uint8), np.empty(2, np.int8),
+    outs: list[np.ndarray] = [np.empty(2, np.int32), np.empty(2, np.uint8), np.empty(2, np.uint8), np.empty(2, np.int8),
             np.empty(2, np.int8), np.empty(2, np.uint8)]
-    tables = (IS_WHITESPACE.view(np.uint8), _COLOUR_ID, _RESULT_ID)
+    tables: tuple[np.ndarray, ...] = (IS_WHITESPACE.view(np.uint8), _COLOUR_ID, _RESULT_ID)
     one = np.array([0], dtype=np.int64)
     with pytest.raises(ValueError, match="outputs"):
         round_blocks(buf, one, np.array([ROUND0 + 20]), np.array([3]), ROUND0, *tables, *outs)
@@ -108,3 +114,105 @@ def test_round_blocks_refuse_arrays_that_do_not_fit() -> None:
         round_blocks(buf, one, np.array([ROUND0 + 20]), np.array([-1]), ROUND0, *tables, *outs)
     round_blocks(buf, one, np.array([ROUND0 + 20]), np.array([2]), ROUND0, *tables, *outs)   # (they fit)
     assert outs[1].tolist() == [0, 0] and outs[2].tolist() == [1, 1]
+
+
+def _lines(rng: np.random.Generator, dtype: type, top: int, count: int, width: int
+           ) -> tuple[str, np.ndarray, list[int], list[int]]:
+    """Random lines of about ``width`` characters: text, buffer, starts and stripped lengths."""
+    alphabet = [c for c in _ALPHABET + list(".,e") if ord(c) < top]
+    weights = np.array([8.0 if c in "0123456789 " else 1.0 for c in alphabet])
+    lines, starts, lengths, at = [], [], [], 0
+    for _ in range(count):
+        line = "".join(rng.choice(alphabet, size=int(rng.integers(0, width + 6)), p=weights / weights.sum()))
+        lines.append(line)
+        starts.append(at)
+        lengths.append(max(len(line) - int(rng.integers(0, 3)), 0))
+        at += len(line) + 1
+    text = "\n".join(lines) + "\n" + " " * PAD
+    return text, np.array([ord(c) for c in text], dtype=dtype), starts, lengths
+
+
+def _field_text(text: str, start: int, length: int, lo: int, hi: int) -> str:
+    return "".join(text[start + j] if j < length else " " for j in range(lo, hi))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fixed_field_finds_the_stripped_text_and_its_number(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for dtype, top in ((np.uint8, 0x100), (np.uint16, 0x10000), (np.uint32, 0x110000)):
+        text, buf, starts, lengths = _lines(rng, dtype, top, 300, 30)
+        for lo, hi in ((0, 1), (4, 8), (3, 21), (10, 28)):
+            n = len(starts)
+            first, last = np.empty(n, np.int16), np.empty(n, np.int16)
+            value, ok = np.empty(n, np.int64), np.empty(n, np.uint8)
+            fixed_field(buf, np.array(starts), np.array(lengths), lo, hi, IS_WHITESPACE.view(np.uint8), first, last,
+                        *((value, ok) if hi - lo <= 18 else ()))
+            for i, (start, length) in enumerate(zip(starts, lengths, strict=True)):
+                field = _field_text(text, start, length, lo, hi)
+                solid = [j for j, c in enumerate(field) if c not in WHITESPACE]
+                assert (first[i], last[i]) == ((solid[0], solid[-1] + 1) if solid else (0, 0)), (field, dtype)
+                if hi - lo <= 18:
+                    number = re.fullmatch(r"[+-]?[0-9]+", field.strip(WHITESPACE))
+                    assert (value[i], bool(ok[i])) == ((int(number[0]), True) if number else (0, False)), field
+
+
+def _plain(field: str) -> tuple[int, float]:
+    """The reference reading of declared points: state (0 blank, 1 plain, 2 other) and value."""
+    text = field.strip(WHITESPACE)
+    if not text:
+        return 0, math.nan
+    body = text[1:] if text[0] in "+-" else text
+    if not re.fullmatch(r"[0-9]*[.,]?[0-9]*", body) or not any(c.isdigit() for c in body):
+        return 2, math.nan
+    whole, _, frac = body.replace(",", ".").partition(".")
+    value = int(whole + frac) / 10.0 ** len(frac)
+    return 1, -value if text[0] == "-" else value
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_decimal_field_reads_plain_decimals_and_tells_other_text(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for dtype, top in ((np.uint8, 0x100), (np.uint16, 0x10000), (np.uint32, 0x110000)):
+        text, buf, starts, lengths = _lines(rng, dtype, top, 400, 8)
+        n = len(starts)
+        value, state = np.empty(n, np.float64), np.empty(n, np.uint8)
+        decimal_field(buf, np.array(starts), np.array(lengths), 2, 8, IS_WHITESPACE.view(np.uint8), value, state)
+        for i, (start, length) in enumerate(zip(starts, lengths, strict=True)):
+            want_state, want = _plain(_field_text(text, start, length, 2, 8))
+            assert state[i] == want_state, _field_text(text, start, length, 2, 8)
+            assert (math.isnan(value[i]) and math.isnan(want)) or (value[i] == want and math.copysign(
+                1, value[i]) == math.copysign(1, want)), _field_text(text, start, length, 2, 8)
+
+
+def test_lines_decimal_reads_other_text_as_polars_does() -> None:
+    fields = ["  1.5", " 1,5", "-0", "+.5", "1e1", " inf", "abc", "    ", "1.2.3", "-", "7"]
+    text = "\n".join(fields) + "\n" + " " * PAD
+    buf = np.frombuffer(text.encode(), dtype=np.uint8)
+    starts = np.cumsum([0] + [len(f) + 1 for f in fields[:-1]]).astype(np.int64)
+    lengths = np.array([len(f.rstrip()) for f in fields], dtype=np.int64)
+    lines = Lines(buf, np.zeros(len(fields), np.int32), np.arange(1, len(fields) + 1, dtype=np.int32), starts, lengths)
+    value, ok = lines.decimal((0, 5))
+    polars = pl.Series([f.strip().replace(",", ".") for f in fields]).cast(pl.Float64, strict=False)
+    assert ok.tolist() == polars.is_not_null().to_list() == [True, True, True, True, True, True, False, False, False,
+                                                            False, True]
+    assert [v if v == v else None for v in value.tolist()] == polars.to_list()
+    assert math.copysign(1, value[2]) == -1   # -0 as polars reads it
+
+
+def test_fixed_fields_refuse_arrays_that_do_not_fit() -> None:
+    buf = np.full(40, SPACE, dtype=np.uint8)
+    ws = IS_WHITESPACE.view(np.uint8)
+    one, two = np.empty(1, np.int16), np.empty(1, np.int16)
+    with pytest.raises(ValueError, match="past the buffer"):
+        fixed_field(buf, np.array([30]), np.array([20]), 0, 12, ws, one, two)
+    with pytest.raises(ValueError, match="at most 18"):
+        fixed_field(buf, np.array([0]), np.array([20]), 0, 19, ws, one, two, np.empty(1, np.int64),
+                    np.empty(1, np.uint8))
+    with pytest.raises(ValueError, match="outputs"):
+        fixed_field(buf, np.array([0, 1]), np.array([5, 5]), 0, 4, ws, one, two)
+    with pytest.raises(ValueError, match="outputs"):
+        decimal_field(buf, np.array([0]), np.array([5]), 0, 4, ws, np.empty(2), np.empty(1, np.uint8))
+    with pytest.raises(ValueError, match="past the buffer"):
+        decimal_field(buf, np.array([38]), np.array([5]), 0, 4, ws, np.empty(1), np.empty(1, np.uint8))
+    fixed_field(buf, np.array([30]), np.array([10]), 0, 12, ws, one, two)   # (the line ends in the buffer)
+    assert (one[0], two[0]) == (0, 0)

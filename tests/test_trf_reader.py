@@ -18,7 +18,7 @@ from helpers import REAL, requires_shared
 from trf_samples import GOOD, LINES, player, variant
 
 from tbstats.io.trf import read_trf, write_trf
-from tbstats.io.trf.buffer import PAD, parse_int, windows
+from tbstats.io.trf.buffer import PAD, Lines, windows
 from tbstats.model.batch import Batch
 from tbstats.simulation import SimulationConfig, simulate
 
@@ -184,19 +184,24 @@ def test_the_real_corpus_reads_to_its_known_totals() -> None:
 
 
 def test_small_fields_parse_as_polars_casts_their_stripped_text() -> None:
-    """A 4-column field is read two columns per lookup, from bytes or from wide codes mapped to bytes: every
-    pattern of blanks, signs, digits and other characters reads as polars' cast of the stripped text, also
-    with characters beyond Latin-1 whose low byte is a digit, a sign or a blank (U+0130, U+012B, U+0120)."""
+    """Every pattern of blanks, signs, digits and other characters in a 4-column field reads as polars' cast of
+    the stripped text (the compiled :meth:`Lines.field`), also with characters beyond Latin-1 whose low byte is a
+    digit, a sign or a blank (U+0130, U+012B, U+0120)."""
     for extra in ("", "\u0130\u012b\u0120\u3000\u2003"):
         chars = [ord(c) for c in " 0159+-x\t.,\r\x85\xa0" + extra]
-        fields = np.array(list(itertools.product(chars, repeat=4)), dtype=np.uint16 if extra else np.uint8).T
-        texts = pl.Series(["".join(map(chr, f)) for f in fields.T.tolist()]).str.strip_chars()
+        fields = np.array(list(itertools.product(chars, repeat=4)), dtype=np.uint16 if extra else np.uint8)
+        n = len(fields)
+        buf = np.concatenate([fields, np.full((n, 1), 10, dtype=fields.dtype)], axis=1).reshape(-1)
+        lines = Lines(np.concatenate([buf, np.full(PAD, 32, dtype=buf.dtype)]), np.zeros(n, np.int32),
+                      np.arange(n, dtype=np.int32), np.arange(n, dtype=np.int64) * 5, np.full(n, 4, dtype=np.int64))
+        texts = pl.Series(["".join(map(chr, f)) for f in fields.tolist()]).str.strip_chars()
         want = texts.cast(pl.Int64, strict=False)
-        value, ok = parse_int(fields)
-        assert ok.any() and not ok.all()
-        assert np.array_equal(ok, want.is_not_null().to_numpy()), extra
-        assert np.array_equal(value[ok], want.drop_nulls().to_numpy()), extra
-    assert parse_int(np.array([[32], [45], [49], [50]], dtype=np.uint8))[0].tolist() == [-12]
+        got = lines.field((0, 4), number=True)
+        assert got.ok is not None and got.value is not None
+        assert got.ok.any() and not got.ok.all()
+        assert np.array_equal(got.ok, want.is_not_null().to_numpy()), extra
+        assert np.array_equal(got.value[got.ok], want.drop_nulls().to_numpy()), extra
+        assert np.array_equal(got.filled, (texts.str.len_chars() > 0).to_numpy()), extra
 
 
 def test_windows_are_the_characters_from_each_position_blank_past_the_line() -> None:

@@ -2,9 +2,10 @@
 
 Every file of a batch goes into one numpy array of character codes (one element per *character*, so TRF
 character columns are array offsets even for UTF-8 names): ``uint8`` when every character is below 256,
-else ``uint16``/``uint32``. Lines, record codes, fields and round blocks are then found by slicing and fancy
-indexing over all lines at once; only the fields that are text are turned into strings, one column at a time.
-Whitespace follows polars' ``strip_chars`` (Unicode White_Space), as the reader always did.
+else ``uint16``/``uint32``. Lines and record codes are then found by numpy over all lines at once; fixed fields
+by compiled loops over the buffer (:mod:`tbstats.io.trf.fields`: where a field's stripped text lies, and the
+numbers in it); only the fields that are text are turned into strings, one column at a time. Whitespace follows
+polars' ``strip_chars`` (Unicode White_Space), as the reader always did.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 import pyarrow as pa
-from numpy.lib.stride_tricks import sliding_window_view
 
 from tbstats.errors import FormatError
+from tbstats.io.trf.fields import decimal_field, fixed_field
 from tbstats.model.batch import arrow_series
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
@@ -29,9 +30,7 @@ IS_WHITESPACE[[ord(c) for c in WHITESPACE]] = True
 SPACE: Final = 32
 PAD: Final = 128  # blank characters after the last file, so that fixed-width windows never run off the end
 _TRAILING_STEPS: Final = 32  # vectorised steps of trailing-blank removal before the per-line finish
-_NARROW: Final = 16  # windows up to this wide are gathered column by column
 _SLICE: Final = 1 << 16  # characters scanned at a time for line breaks
-_ROWS: Final = 1024  # wide windows copied at a time
 
 
 def decode(path: str, raw: bytes) -> tuple[str, str | None]:
@@ -144,12 +143,58 @@ class Lines:
         codes[np.cumsum(self.length + 1) - 1] = 10
         return _as_text(codes).split("\n")[:-1]
 
-    def window(self, first: int, width: int) -> np.ndarray:
-        """Characters ``first .. first+width-1`` (0-based columns) of every line, blank past its end.
+    def field(self, columns: tuple[int, int], *, number: bool = False) -> Field:
+        """The fixed field at ``columns`` (0-based, the end excluded) of every line, blank past its end: where
+        its stripped text lies and, with ``number``, that text read as an integer (compiled:
+        :func:`tbstats.io.trf.fields.fixed_field`)."""
+        n = len(self.start)
+        first, last = np.empty(n, dtype=np.int16), np.empty(n, dtype=np.int16)
+        value, ok = (np.empty(n, dtype=np.int64), np.empty(n, dtype=bool)) if number else (None, None)
+        fixed_field(self.buf, self.start, self.length, columns[0], columns[1], IS_WHITESPACE.view(np.uint8),
+                    first, last, value, None if ok is None else ok.view(np.uint8))
+        return Field(columns[0], first, last, value, ok)
 
-        Windows are column-major, ``width`` x lines: a field is a contiguous slice of rows.
-        """
-        return windows(self.buf, self.start + first, width, self.length - first)
+    def decimal(self, columns: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """The field at ``columns`` of every line read as polars reads its stripped text as a float (a ``,``
+        for a ``.``): values (NaN where absent) and whether each is one. Plain decimals are read by a compiled
+        loop (:func:`tbstats.io.trf.fields.decimal_field`); any other text (exponents, ``inf``...) by polars."""
+        n = len(self.start)
+        value, state = np.empty(n, dtype=np.float64), np.empty(n, dtype=np.uint8)
+        decimal_field(self.buf, self.start, self.length, columns[0], columns[1], IS_WHITESPACE.view(np.uint8),
+                      value, state)
+        ok = state == 1
+        other = np.flatnonzero(state == 2)
+        if other.size:
+            parsed = self.text(self.field(columns), "t", other).str.replace(",", ".").cast(pl.Float64, strict=False)
+            ok[other] = parsed.is_not_null().to_numpy()
+            value[other] = parsed.fill_null(np.nan).to_numpy()
+        return np.where(ok, value, np.nan), ok
+
+    def text(self, field: Field, name: str, rows: np.ndarray | None = None, *, blank_null: bool = False) -> pl.Series:
+        """The stripped text of a field of every line (or of ``rows``), as a String column; with ``blank_null``
+        a blank field is null, not ``""``."""
+        at, counts = self.start + field.lo + field.first, field.last - field.first
+        if rows is not None:
+            at, counts = at[rows], counts[rows]
+        return text_at(self.buf, at, counts, name, blank_null=blank_null)
+
+
+@dataclass(frozen=True)
+class Field:
+    """A fixed field of some lines (:meth:`Lines.field`): the first and one-past-last column of its stripped
+    text, counted from the field's first column ``lo`` (both 0 when it is blank), and for a number its text
+    read as an integer (``value``, 0 where not ``ok``)."""
+
+    lo: int
+    first: np.ndarray   # int16
+    last: np.ndarray    # int16
+    value: np.ndarray | None = None   # int64
+    ok: np.ndarray | None = None      # bool
+
+    @property
+    def filled(self) -> np.ndarray:
+        """Whether each line's field holds any character but blanks."""
+        return self.last > 0
 
 
 def _as_text(codes: np.ndarray) -> str:
@@ -160,23 +205,12 @@ def _as_text(codes: np.ndarray) -> str:
 
 def windows(buf: np.ndarray, at: np.ndarray, width: int, room: np.ndarray) -> np.ndarray:
     """``width`` characters from each position ``at`` (one column each, so ``width`` x positions); blank
-    from ``room`` characters on (the line's end).
-
-    Narrow windows (round blocks): one gather per column, column-major from the start. Wide ones (player
-    lines): one copy of each position's ``width`` characters, then one transposed copy (several times
-    cheaper than ``width`` gathers).
-    """
+    from ``room`` characters on (the line's end). For the few fields a message quotes: one gather per column."""
     start = np.minimum(at, len(buf) - width)
-    if width > _NARROW and len(buf) >= width:  # (a slice of positions at a time: small, reused temporaries)
-        rows = sliding_window_view(buf, width)
-        out = np.empty((width, len(start)), dtype=buf.dtype)
-        for lo in range(0, len(start), _ROWS):
-            out[:, lo:lo + _ROWS] = rows[start[lo:lo + _ROWS]].T
-    else:
-        out = np.empty((width, len(start)), dtype=buf.dtype)
-        for j in range(width):  # (one index array, moved on in place)
-            np.take(buf, start, out=out[j])
-            start += 1
+    out = np.empty((width, len(start)), dtype=buf.dtype)
+    for j in range(width):  # (one index array, moved on in place)
+        np.take(buf, start, out=out[j])
+        start += 1
     return _blank_past_end(out, room)
 
 
@@ -289,125 +323,6 @@ def stripped(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray,
     return np.where(last > 0, first, 0), last
 
 
-def _small_int_tables(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every pattern of character classes in a ``k``-column field: valid, negative, digit weights."""
-    n = 5 ** k
-    valid = np.zeros(n, dtype=bool)
-    negative = np.zeros(n, dtype=bool)
-    weight = np.zeros((k, n), dtype=np.int64)
-    for code in range(n):
-        classes = [(code // 5 ** j) % 5 for j in range(k)]
-        solid = [j for j, c in enumerate(classes) if c != _WS]
-        if not solid:
-            continue
-        body = classes[solid[0]:solid[-1] + 1]
-        signed = body[0] in (_PLUS, _MINUS)
-        digits = body[1:] if signed else body
-        if digits and all(c == _DIGIT for c in digits):
-            valid[code] = True
-            negative[code] = body[0] == _MINUS
-            for j in range(solid[-1] + 1 - len(digits), solid[-1] + 1):
-                weight[j, code] = 10 ** (solid[-1] - j)
-    return valid, negative, weight
-
-
-_OTHER_CLASS, _DIGIT, _WS, _PLUS, _MINUS = range(5)
-_CLASS = np.where(IS_WHITESPACE, _WS, _OTHER_CLASS).astype(np.uint8)
-_CLASS[48:58] = _DIGIT
-_CLASS[43], _CLASS[45] = _PLUS, _MINUS
-_SMALL = {k: _small_int_tables(k) for k in range(1, 5)}
-
-
-def _pair_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For two bytes ``a | b << 8``: their class pattern, the value of their digits; and for each pattern of a
-    4-column field, the multiplier of its first pair's value (10 to the number of digits in the second pair)."""
-    pair = np.arange(65536)
-    lo, hi = pair & 0xFF, pair >> 8
-    classes = (_CLASS[lo] + 5 * _CLASS[hi]).astype(np.int16)
-    d_lo, d_hi = lo - 48, hi - 48
-    is_lo, is_hi = (d_lo >= 0) & (d_lo <= 9), (d_hi >= 0) & (d_hi <= 9)
-    value = np.where(is_lo & is_hi, 10 * d_lo + d_hi, np.where(is_lo, d_lo, np.where(is_hi, d_hi, 0)))
-    weight = _SMALL[4][2]
-    first = np.where(weight[1] > 0, weight[1], np.where(weight[0] > 0, weight[0], 1))
-    return classes, value.astype(np.int32), first.astype(np.int32)
-
-
-_PAIR_CLASS, _PAIR_VALUE, _FIRST_PAIR = _pair_tables()
-#: Per pair of bytes its class pattern and digit value in one int16 (class << 7 | value: values are below 100);
-#: per pattern of a 4-column field its sign, 0 when it is not a number.
-_PAIR_PACKED: Final = (_PAIR_CLASS.astype(np.int32) << 7 | _PAIR_VALUE).astype(np.int16)
-_PAIR_SIGN: Final = np.where(_SMALL[4][0], np.where(_SMALL[4][1], -1, 1), 0).astype(np.int64)
-
-
-def _parse_pairs(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_parse_small` of a 4-column byte field, two columns per lookup (digits only ever sit together in
-    a valid pattern, so each pair's digit value and the pattern's multiplier give the number). Indices stay
-    16-bit: wider temporaries cost more in fresh memory than the lookups they speed up."""
-    p0 = win[0].astype(np.uint16)
-    p0 |= win[1].astype(np.uint16) << 8
-    p1 = win[2].astype(np.uint16)
-    p1 |= win[3].astype(np.uint16) << 8
-    k0, k1 = _PAIR_PACKED[p0], _PAIR_PACKED[p1]
-    code = (k0 >> 7) + np.int16(25) * (k1 >> 7)
-    sign = _PAIR_SIGN[code]
-    return ((k0 & 127) * _FIRST_PAIR[code] + (k1 & 127)) * sign, sign != 0
-
-
-def _as_bytes(win: np.ndarray) -> np.ndarray:
-    """A window of wide codes as bytes of the same character classes: a character beyond Latin-1 becomes a
-    blank when it is whitespace, else 0x80 (neither a digit nor a sign), so that it parses the same."""
-    out = win.astype(np.uint8)
-    high = np.flatnonzero(win > 255)   # (few)
-    if len(high):
-        np.put(out, high, np.where(is_whitespace(np.take(win, high)), SPACE, 0x80))
-    return out
-
-
-def _parse_small(win: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`parse_int` of a field of at most 4 columns: its pattern of character classes, looked up."""
-    if win.shape[0] == 4:
-        return _parse_pairs(win if win.dtype == np.uint8 else _as_bytes(win))
-    valid, negative, weight = _SMALL[win.shape[0]]
-    code = np.zeros(win.shape[1], dtype=np.int64)
-    digits = []
-    for j in range(win.shape[0]):
-        col = win[j]
-        code += _CLASS[np.minimum(col, 65535) if col.dtype == np.uint32 else col].astype(np.int64) * 5 ** j
-        digits.append(col.astype(np.int64) - 48)
-    value = np.zeros(win.shape[1], dtype=np.int64)
-    for j, d in enumerate(digits):
-        value += d * weight[j][code]
-    return np.where(negative[code], -value, value) * valid[code], valid[code]
-
-
-def parse_int(win: np.ndarray, ws: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Values of a window read like polars' string-to-integer cast of the stripped text, and validity.
-
-    Valid: an optional sign, then ASCII digits only (fields are at most 11 characters, so no overflow).
-    """
-    if 0 < win.shape[0] <= 4:
-        return _parse_small(win)
-    a, b = stripped(win, ws)
-    n = win.shape[1]
-    filled = np.flatnonzero(b > 0)
-    if 2 * len(filled) < n:  # mostly blank (FIDE ids of unrated players): parse the filled fields alone
-        value, ok = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool)
-        if len(filled):
-            value[filled], ok[filled] = parse_int(win[:, filled], None if ws is None else ws[:, filled])
-        return value, ok
-    first = win[np.minimum(a, win.shape[0] - 1), np.arange(n)] if win.shape[0] else np.zeros(n, dtype=win.dtype)
-    signed = (first == 43) | (first == 45)
-    ok = b - a > signed
-    value = np.zeros(n, dtype=np.int64)
-    for j in range(win.shape[0]):
-        col = win[j]
-        inside = (j >= a + signed) & (j < b)
-        digit = (col >= 48) & (col <= 57)
-        ok &= digit | ~inside
-        value = np.where(inside, value * 10 + (col.astype(np.int64) - 48), value)
-    return np.where(ok, np.where(first == 45, -value, value), 0), ok
-
-
 def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, blank_null: bool = False) -> pl.Series:
     """The stripped text of each position of a window, as a polars String column (no Python per row); with
     ``blank_null`` a blank field is null, not ``""``."""
@@ -415,7 +330,20 @@ def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, bla
     n = win.shape[1]
     counts = (b - a).astype(np.int64)
     col = ranges(a, counts)
-    codes = win.reshape(-1)[col * n + np.repeat(np.arange(n, dtype=np.int64), counts)]
+    return _strings(name, win.reshape(-1)[col * n + np.repeat(np.arange(n, dtype=np.int64), counts)], counts,
+                    blank_null)
+
+
+def text_at(buf: np.ndarray, at: np.ndarray, counts: np.ndarray, name: str, *, blank_null: bool = False) -> pl.Series:
+    """The texts of ``counts[i]`` characters of the buffer from each position ``at[i]``, as a polars String
+    column; with ``blank_null`` an empty text is null."""
+    counts = counts.astype(np.int64)
+    return _strings(name, buf[ranges(at, counts)], counts, blank_null)
+
+
+def _strings(name: str, codes: np.ndarray, counts: np.ndarray, blank_null: bool) -> pl.Series:
+    """A String column of the texts of ``codes`` cut into groups of ``counts`` characters (Arrow buffers)."""
+    n = len(counts)
     if codes.size and int(codes.max()) >= 128:
         data, counts = _utf8(codes, counts)
     else:

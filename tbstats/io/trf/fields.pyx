@@ -4,14 +4,17 @@ numpy copied every window of characters, then classified and parsed the copies c
 
 :func:`round_blocks` reads the round blocks of '001' player lines (rules.md 2.1): per block its opponent
 field parsed as a number, its colour and result looked up, and whether it holds a character where a block
-has a blank (a block out of line). It gives what :func:`tbstats.io.trf.buffer.repeated_windows`,
-:func:`~tbstats.io.trf.buffer.is_whitespace` and :func:`~tbstats.io.trf.buffer.parse_int` gave
-:func:`tbstats.io.trf.games.games`, for every kind of buffer (one, two or four bytes a character).
+has a blank (a block out of line), for every kind of buffer (one, two or four bytes a character).
 
-Checked against those numpy functions by tests/test_trf_fields.py.
+Over the fixed columns of player lines (:func:`tbstats.io.trf.players.player_fields`): :func:`fixed_field`
+finds where a field's text starts and ends once stripped, and reads it as an integer; :func:`decimal_field`
+reads declared points as a plain decimal number.
+
+Checked against a plain Python reading of the text by tests/test_trf_fields.py.
 """
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
+from libc.math cimport NAN, pow
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t
 
 ctypedef fused code_t:
     uint8_t
@@ -129,3 +132,124 @@ def round_blocks(const code_t[::1] buf, const int64_t[::1] line_start, const int
                 stray[b] = not (_blank(_at(buf, pos, 4, room), is_ws) and _blank(_at(buf, pos, 6, room), is_ws)
                                 and _blank(_at(buf, pos, 8, room), is_ws) and _blank(_at(buf, pos, 9, room), is_ws))
                 b += 1
+
+
+cdef int _check_lines(Py_ssize_t size, const int64_t[::1] line_start, const int64_t[::1] line_length,
+                      int64_t hi) except -1:
+    """Raise ValueError unless every line's characters up to column ``hi`` lie in a buffer of ``size``."""
+    cdef Py_ssize_t i
+    if line_length.shape[0] != line_start.shape[0]:
+        raise ValueError("line_start and line_length differ in length")
+    for i in range(line_start.shape[0]):
+        if line_start[i] < 0 or line_start[i] + min(line_length[i], hi) > size:
+            raise ValueError("a line runs past the buffer")
+    return 0
+
+
+def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
+                int64_t lo, int64_t hi, const uint8_t[::1] is_ws, int16_t[::1] first, int16_t[::1] last,
+                int64_t[::1] value=None, uint8_t[::1] ok=None) -> None:
+    """The field at columns ``lo`` to ``hi - 1`` of each line (blank past the line's stripped ``line_length``):
+    ``first`` and ``last``, its first and one-past-last non-blank column counted from ``lo`` (both 0 when it
+    is blank); with ``value`` and ``ok``, its text read as polars casts stripped text to an integer (an
+    optional sign, then ASCII digits; 0 and not ok otherwise); a number field is at most 18 columns wide."""
+    cdef Py_ssize_t n = line_start.shape[0], i
+    cdef int64_t j, a, b, pos, room, v
+    cdef uint32_t c
+    cdef bint good, numbers = value is not None
+    if not 0 <= lo < hi or hi - lo > 32767 or (numbers and hi - lo > 18):
+        raise ValueError("a field is 1 to 32,767 columns, a number at most 18")
+    if is_ws.shape[0] != TABLE:
+        raise ValueError("the lookup table must hold 65,536 codes")
+    if first.shape[0] != n or last.shape[0] != n or (numbers and (ok is None or value.shape[0] != n
+                                                                    or ok.shape[0] != n)):
+        raise ValueError(f"the outputs must hold {n} lines")
+    _check_lines(buf.shape[0], line_start, line_length, hi)
+    with nogil:
+        for i in range(n):
+            pos = line_start[i] + lo
+            room = line_length[i] - lo
+            a, b = -1, 0
+            for j in range(hi - lo):
+                if not _blank(_at(buf, pos, j, room), is_ws):
+                    if a < 0:
+                        a = j
+                    b = j + 1
+            if a < 0:
+                a = 0
+            first[i] = <int16_t>a
+            last[i] = <int16_t>b
+            if not numbers:
+                continue
+            v, good = 0, b > a
+            if good:
+                c = _at(buf, pos, a, room)
+                if c == 43 or c == 45:
+                    a += 1
+                    good = b > a
+                for j in range(a, b):
+                    c = _at(buf, pos, j, room)
+                    if not 48 <= c <= 57:
+                        good = False
+                        break
+                    v = v * 10 + (c - 48)
+                if good and _at(buf, pos, first[i], room) == 45:
+                    v = -v
+            value[i] = v if good else 0
+            ok[i] = good
+
+
+def decimal_field(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
+                  int64_t lo, int64_t hi, const uint8_t[::1] is_ws, double[::1] value, uint8_t[::1] state) -> None:
+    """The field at columns ``lo`` to ``hi - 1`` of each line read as a plain decimal number: an optional sign,
+    ASCII digits with at most one ``.`` or ``,`` among them (``state`` 1, ``value`` the number: the digits as a
+    whole number divided by 10 to the digits after the separator, negated after a ``-``); ``state`` 0 when the
+    field is blank, 2 for any other text (``value`` NaN: the caller reads it another way)."""
+    cdef Py_ssize_t n = line_start.shape[0], i
+    cdef int64_t j, a, b, pos, room, whole, digits, frac, seps
+    cdef uint32_t c, head
+    cdef bint plain
+    if not 0 <= lo < hi or hi - lo > 15:
+        raise ValueError("a field is 1 to 15 columns")
+    if is_ws.shape[0] != TABLE:
+        raise ValueError("the lookup table must hold 65,536 codes")
+    if value.shape[0] != n or state.shape[0] != n:
+        raise ValueError(f"the outputs must hold {n} lines")
+    _check_lines(buf.shape[0], line_start, line_length, hi)
+    with nogil:
+        for i in range(n):
+            pos = line_start[i] + lo
+            room = line_length[i] - lo
+            a, b = -1, 0
+            for j in range(hi - lo):
+                if not _blank(_at(buf, pos, j, room), is_ws):
+                    if a < 0:
+                        a = j
+                    b = j + 1
+            value[i] = NAN
+            if a < 0:
+                state[i] = 0
+                continue
+            head = _at(buf, pos, a, room)
+            if head == 43 or head == 45:
+                a += 1
+            plain, whole, digits, frac, seps = True, 0, 0, 0, 0
+            for j in range(a, b):
+                c = _at(buf, pos, j, room)
+                if 48 <= c <= 57:
+                    whole = whole * 10 + (c - 48)
+                    digits += 1
+                    if seps:
+                        frac += 1
+                elif c == 46 or c == 44:
+                    seps += 1
+                else:
+                    plain = False
+                    break
+            if plain and seps <= 1 and digits > 0:
+                value[i] = whole / pow(10.0, frac)
+                if head == 45:
+                    value[i] = -value[i]
+                state[i] = 1
+            else:
+                state[i] = 2

@@ -8,7 +8,7 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
-from tbstats.io.trf.buffer import Lines, int_column, is_whitespace, parse_int, stripped, text_column, texts_of
+from tbstats.io.trf.buffer import Field, Lines, int_column
 
 ERROR_COLUMNS: Final = {"file": pl.Int32, "line": pl.Int32, "column": pl.String, "reason": pl.String}
 _NO_PROBLEMS: Final = pl.DataFrame(schema=ERROR_COLUMNS)
@@ -26,6 +26,19 @@ def problem_rows(df: pl.DataFrame, column: str | pl.Expr, reason: pl.Expr) -> pl
                      col_expr.cast(pl.String).alias("column"), reason.cast(pl.String).alias("reason"))
 
 
+#: The fixed fields of a player line (rules.md 2.1): first column and one past the last, 0-based.
+START: Final = (4, 8)
+SEX: Final = (9, 10)
+TITLE: Final = (10, 13)
+NAME: Final = (14, 47)
+RATING: Final = (48, 52)
+FEDERATION: Final = (53, 56)
+FIDE_ID: Final = (57, 68)
+BIRTH: Final = (69, 79)
+POINTS: Final = (80, 84)
+RANK: Final = (85, 89)
+
+
 @dataclass(frozen=True)
 class Players:
     """Player lines sorted by event and starting rank, with their fields; ``order`` is their file order."""
@@ -37,40 +50,44 @@ class Players:
     start_ok: np.ndarray   # bool: the starting rank field is a number
     points: np.ndarray     # float64 declared points (nan where absent)
     points_ok: np.ndarray  # bool
-    points_window: np.ndarray
     table: pl.DataFrame    # file, line, event, start_no, and the text and number fields
+
+    def points_texts(self, rows: np.ndarray) -> list[str]:
+        """The declared points field of some lines as written (stripped), for messages."""
+        return self.lines.text(self.lines.field(POINTS), "t", rows).to_list()
 
 
 def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFrame, pl.DataFrame]:
     """Slice every player line into its fields; problems (bad starting ranks and ratings, duplicates) and
     warnings (points, rank or FIDE id that are not numbers)."""
-    start, start_ok = parse_int(lines.window(4, 4))
+    start_field = lines.field(START, number=True)
+    start, start_ok = start_field.value, start_field.ok
+    assert start is not None and start_ok is not None
     # sort by event and starting rank (file order among equals), so games come out in the model's order
     key = event.astype(np.int64) * 20000 + np.where(start_ok, start, -10000) + 10000
     order = np.argsort(key, kind="stable")
     lines = lines.subset(order)
     event, start, start_ok = event[order], start[order], start_ok[order]
-    win = lines.window(0, 91)  # after sorting: the lines' fields in their final order
-    ws = is_whitespace(win)
-    rating, rating_ok = parse_int(win[48:52], ws[48:52])
-    fide, fide_ok = parse_int(win[57:68], ws[57:68])
-    rank, rank_ok = parse_int(win[85:89], ws[85:89])
-    points, points_ok = parse_points(win[80:84], ws[80:84])
+    fields = {span: lines.field(span, number=span in (START, RATING, FIDE_ID, RANK))
+              for span in (START, SEX, TITLE, NAME, RATING, FEDERATION, FIDE_ID, BIRTH, RANK)}
+    rating, fide, rank = fields[RATING], fields[FIDE_ID], fields[RANK]
+    points, points_ok = lines.decimal(POINTS)
     n = len(order)
 
-    def positive(values: np.ndarray, ok: np.ndarray, dtype: type[np.signedinteger[Any]]) -> pl.Series:
-        return int_column("", values, dtype, ~(ok & (values > 0)))
+    def positive(f: Field, dtype: type[np.signedinteger[Any]]) -> pl.Series:
+        assert f.value is not None and f.ok is not None
+        return int_column("", f.value, dtype, ~(f.ok & (f.value > 0)))
 
-    def optional(name: str, lo: int, hi: int) -> pl.Series:
-        return text_column(win[lo:hi], name, ws[lo:hi], blank_null=True)
+    def optional(name: str, span: tuple[int, int]) -> pl.Series:
+        return lines.text(fields[span], name, blank_null=True)
 
     table = pl.DataFrame({
         "file": lines.file, "line": lines.line, "event": event,
         "start_no": int_column("", start, np.int32, ~start_ok),
-        "name": text_column(win[14:47], "name", ws[14:47]), "sex": optional("sex", 9, 10),
-        "title": optional("title", 10, 13), "rating": positive(rating, rating_ok, np.int32),
-        "federation": optional("federation", 53, 56), "fide_id": positive(fide, fide_ok, np.int64),
-        "birth": optional("birth", 69, 79), "declared_rank": positive(rank, rank_ok, np.int32),
+        "name": lines.text(fields[NAME], "name"), "sex": optional("sex", SEX),
+        "title": optional("title", TITLE), "rating": positive(rating, np.int32),
+        "federation": optional("federation", FEDERATION), "fide_id": positive(fide, np.int64),
+        "birth": optional("birth", BIRTH), "declared_rank": positive(rank, np.int32),
     }) if n else pl.DataFrame(schema={"file": pl.Int32, "line": pl.Int32, "event": pl.Int64, "start_no": pl.Int32,
                                       "name": pl.String, "sex": pl.String, "title": pl.String,
                                       "rating": pl.Int32, "federation": pl.String, "fide_id": pl.Int64,
@@ -80,21 +97,21 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
 
     # problems, in file order: starting ranks, ratings, then duplicates
     problems = []
+    assert rating.value is not None and rating.ok is not None
     bad_start = ~start_ok | (start <= 0)
-    bad_rating = (~rating_ok & ~ws[48:52].all(axis=0)) | (rating_ok & (rating < 0))  # '-100' is no rating either
+    bad_rating = (~rating.ok & rating.filled) | (rating.ok & (rating.value < 0))  # '-100' is no rating either
     first = np.ones(n, dtype=bool)
     first[1:] = (key[order][1:] != key[order][:-1])
     first_line = lines.line[np.maximum.accumulate(np.where(first, np.arange(n), 0))] if n else lines.line
     dup = start_ok & ~first
-    for mask, column, reason, field in (
-            (bad_start, "starting rank (cols 5-8)", "'{}' is not a starting rank (expected a number 1-9999)",
-             (4, 8)),
+    for mask, column, reason, span in (
+            (bad_start, "starting rank (cols 5-8)", "'{}' is not a starting rank (expected a number 1-9999)", START),
             (bad_rating, "rating (cols 49-52)", "'{}' is not a rating (expected digits, or blank/0 for unrated)",
-             (48, 52))):
+             RATING)):
         rows = _file_order(mask, order)
         if rows.size:
             df = pl.DataFrame({"file": lines.file[rows], "line": lines.line[rows],
-                               "_text": texts_of(win[field[0]:field[1]], rows)})
+                               "_text": lines.text(fields[span], "_text", rows)})
             problems.append(problem_rows(df, column, pl.format(reason, pl.col("_text"))))
     rows = _file_order(dup, order)
     if rows.size:
@@ -104,16 +121,18 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
             "duplicate starting rank {} (first used on line {})", pl.col("_no"), pl.col("_first"))))
     # fields that only check or describe: a warning, and the field left blank
     notes = []
-    for lo, hi, ok, column, reason in (
-            (80, 84, points_ok, "points (cols 81-84)", "'{}' is not a number of points: declared points not checked"),
-            (85, 89, rank_ok, "rank (cols 86-89)", "'{}' is not a rank (expected digits): declared rank left blank"),
-            (57, 68, fide_ok, "FIDE id (cols 58-68)", "'{}' is not a FIDE id (expected digits): left blank")):
-        rows = _file_order(~ok & ~ws[lo:hi].all(axis=0), order)
+    for field, ok, column, reason in (
+            (lines.field(POINTS), points_ok, "points (cols 81-84)",
+             "'{}' is not a number of points: declared points not checked"),
+            (rank, rank.ok, "rank (cols 86-89)", "'{}' is not a rank (expected digits): declared rank left blank"),
+            (fide, fide.ok, "FIDE id (cols 58-68)", "'{}' is not a FIDE id (expected digits): left blank")):
+        assert ok is not None
+        rows = _file_order(~ok & field.filled, order)
         if rows.size:
             df = pl.DataFrame({"file": lines.file[rows], "line": lines.line[rows],
-                               "_text": texts_of(win[lo:hi], rows)})
+                               "_text": lines.text(field, "_text", rows)})
             notes.append(problem_rows(df, column, pl.format(reason, pl.col("_text"))))
-    players = Players(lines, event, inverse, start, start_ok, points, points_ok, win[80:84], table)
+    players = Players(lines, event, inverse, start, start_ok, points, points_ok, table)
     return (players, pl.concat(problems) if problems else no_problems(),
             pl.concat(notes) if notes else no_problems())
 
@@ -122,40 +141,3 @@ def _file_order(mask: np.ndarray, order: np.ndarray) -> np.ndarray:
     """Rows (in sorted order) where ``mask`` holds, listed in file order."""
     rows = np.flatnonzero(mask)
     return rows[np.argsort(order[rows], kind="stable")]
-
-
-def parse_points(win: np.ndarray, ws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Declared points as polars reads the stripped text (``,`` for ``.``) as a float; nan where absent.
-
-    Plain decimals are computed here; any other text (exponents, ``inf``, ``nan``...) goes through polars.
-    """
-    a, b = stripped(win, ws)
-    n = win.shape[1]
-    first = win[np.minimum(a, win.shape[0] - 1), np.arange(n)]
-    signed = (first == 43) | (first == 45)
-    plain = np.ones(n, dtype=bool)
-    digits = np.zeros(n, dtype=np.int64)
-    seps = np.zeros(n, dtype=np.int64)
-    frac = np.zeros(n, dtype=np.int64)
-    whole = np.zeros(n, dtype=np.int64)
-    for j in range(win.shape[0]):
-        col = win[j]
-        inside = (j >= a + signed) & (j < b)
-        digit = (col >= 48) & (col <= 57)
-        sep = (col == 46) | (col == 44)
-        plain &= digit | sep | ~inside
-        seps += inside & sep
-        use = inside & digit
-        digits += use
-        frac += use & (seps > 0)
-        whole = np.where(use, whole * 10 + (col.astype(np.int64) - 48), whole)
-    plain &= (seps <= 1) & (digits > 0)
-    value = whole / 10.0 ** frac
-    value = np.where(first == 45, -value, value)
-    ok = plain.copy()
-    other = np.flatnonzero(~plain & (b > a))
-    if other.size:
-        parsed = pl.Series(texts_of(win, other)).str.replace(",", ".").cast(pl.Float64, strict=False)
-        ok[other] = parsed.is_not_null().to_numpy()
-        value[other] = parsed.fill_null(np.nan).to_numpy()
-    return np.where(ok, value, np.nan), ok

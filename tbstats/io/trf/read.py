@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, int_column, split_lines, texts_of
+from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, int_column, split_lines
 from tbstats.io.trf.games import event_rounds, games, games_frame
 from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
 from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
@@ -264,7 +264,7 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
         rows = rows[np.argsort(p.order[rows], kind="stable")]
         if rows.size:
             df = pl.DataFrame({"file": p.lines.file[rows], "line": p.lines.line[rows],
-                               "_points": texts_of(p.points_window, rows), "_rounds": rounds[rows],
+                               "_points": p.points_texts(rows), "_rounds": rounds[rows],
                                "_most": most[rows] / sc[rows]})
             args = [pl.col("_points"), pl.col("_rounds"), pl.col("_most").cast(pl.String)][:reason.count("{}")]
             errors.append(problem_rows(df, "points (cols 81-84)", pl.format(reason, *args)))
@@ -277,7 +277,7 @@ def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, poin
     warn = no_problems()
     if rows.size:
         df = pl.DataFrame({"file": p.lines.file[rows], "line": p.lines.line[rows],
-                           "_points": texts_of(p.points_window, rows), "_sum": total[rows], "scale": sc[rows]})
+                           "_points": p.points_texts(rows), "_sum": total[rows], "scale": sc[rows]})
         warn = problem_rows(df, "points (cols 81-84)", pl.format(
             "declared points {} differ from the results' total {}; the results count", pl.col("_points"),
             (pl.col("_sum") / pl.col("scale")).cast(pl.String)))
