@@ -27,33 +27,13 @@ cdef enum:
     OPP = 4         # of them the opponent's starting rank
     TABLE = 65536   # the lookup tables' size: a wider code reads as their last entry
 
-cdef enum Class:
-    OTHER = 0
-    DIGIT = 1
-    BLANK = 2
-    PLUS = 3
-    MINUS = 4
-
-
 cdef inline uint32_t _at(const code_t[::1] buf, int64_t pos, int64_t j, int64_t room) noexcept nogil:
     """The character ``j`` of a window at ``pos``: a blank from ``room`` on (past the line's end)."""
     return buf[pos + j] if j < room else SPACE
 
 
-cdef inline bint _blank(uint32_t c, const uint8_t[::1] is_ws) noexcept nogil:
+cdef inline bint _blank(uint32_t c, const uint8_t* is_ws) noexcept nogil:
     return c == SPACE or (9 <= c <= 13) or (c >= 0x85 and is_ws[c if c < TABLE else TABLE - 1] != 0)
-
-
-cdef inline int _class(uint32_t c, const uint8_t[::1] is_ws) noexcept nogil:
-    if 48 <= c <= 57:
-        return DIGIT
-    if _blank(c, is_ws):
-        return BLANK
-    if c == 43:
-        return PLUS
-    if c == 45:
-        return MINUS
-    return OTHER
 
 
 def round_blocks(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
@@ -73,9 +53,12 @@ def round_blocks(const code_t[::1] buf, const int64_t[::1] line_start, const int
     do not fit (the total of ``n_blocks`` is the outputs' length; the tables hold 65,536 codes)."""
     cdef Py_ssize_t n_lines = line_start.shape[0], i, b = 0, total = 0
     cdef int64_t k, pos, room, value, sign
-    cdef int j, cls, first, last
+    cdef int j, first, last
     cdef uint32_t c
+    cdef uint32_t ch[BLOCK]
+    cdef bint blank[BLOCK]
     cdef bint ok, blank_field
+    cdef const uint8_t* ws
     if line_length.shape[0] != n_lines or n_blocks.shape[0] != n_lines:
         raise ValueError("line_start, line_length and n_blocks differ in length")
     if is_ws.shape[0] != TABLE or colour_id.shape[0] != TABLE or result_id.shape[0] != TABLE:
@@ -91,48 +74,45 @@ def round_blocks(const code_t[::1] buf, const int64_t[::1] line_start, const int
                     stray.shape[0]):
         if out_len != total:
             raise ValueError(f"the outputs must hold {total} blocks")
+    ws = &is_ws[0]
     with nogil:
         for i in range(n_lines):
             for k in range(n_blocks[i]):
                 pos = line_start[i] + first_column + BLOCK * k
                 room = line_length[i] - first_column - BLOCK * k
+                for j in range(BLOCK):   # the block's characters, and which are blanks
+                    c = buf[pos + j] if j < room else SPACE
+                    ch[j] = c
+                    blank[j] = _blank(c, ws)
                 # the opponent: blanks, an optional sign, digits, blanks
                 first, last = -1, -1
-                blank_field = True
                 for j in range(OPP):
-                    if not _blank(_at(buf, pos, j, room), is_ws):
-                        blank_field = False
+                    if not blank[j]:
                         if first < 0:
                             first = j
                         last = j
+                blank_field = first < 0
                 ok = not blank_field
                 value, sign = 0, 1
                 if ok:
-                    c = _at(buf, pos, first, room)
-                    cls = _class(c, is_ws)
-                    if cls == PLUS or cls == MINUS:
-                        sign = -1 if cls == MINUS else 1
+                    if ch[first] == 43 or ch[first] == 45:
+                        sign = -1 if ch[first] == 45 else 1
                         first += 1
                         ok = first <= last
                     for j in range(first, last + 1):
                         if not ok:
                             break
-                        c = _at(buf, pos, j, room)
-                        if 48 <= c <= 57:
-                            value = value * 10 + (c - 48)
+                        if 48 <= ch[j] <= 57:
+                            value = value * 10 + (ch[j] - 48)
                         else:
                             ok = False
                 opp[b] = <int32_t>(sign * value) if ok else 0
                 opp_ok[b] = ok
                 opp_blank[b] = blank_field
-                c = _at(buf, pos, 5, room)
-                colour[b] = colour_id[c if c < TABLE else TABLE - 1]
-                c = _at(buf, pos, 7, room)
-                result[b] = 0 if _blank(c, is_ws) else result_id[c if c < TABLE else TABLE - 1]
-                stray[b] = not (_blank(_at(buf, pos, 4, room), is_ws) and _blank(_at(buf, pos, 6, room), is_ws)
-                                and _blank(_at(buf, pos, 8, room), is_ws) and _blank(_at(buf, pos, 9, room), is_ws))
+                colour[b] = colour_id[ch[5] if ch[5] < TABLE else TABLE - 1]
+                result[b] = 0 if blank[7] else result_id[ch[7] if ch[7] < TABLE else TABLE - 1]
+                stray[b] = not (blank[4] and blank[6] and blank[8] and blank[9])
                 b += 1
-
 
 cdef int _check_lines(Py_ssize_t size, const int64_t[::1] line_start, const int64_t[::1] line_length,
                       int64_t hi) except -1:
@@ -157,6 +137,7 @@ def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int6
     cdef int64_t j, a, b, pos, room, v
     cdef uint32_t c
     cdef bint good, numbers = value is not None
+    cdef const uint8_t* ws
     if not 0 <= lo < hi or hi - lo > 32767 or (numbers and hi - lo > 18):
         raise ValueError("a field is 1 to 32,767 columns, a number at most 18")
     if is_ws.shape[0] != TABLE:
@@ -165,13 +146,14 @@ def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int6
                                                                     or ok.shape[0] != n)):
         raise ValueError(f"the outputs must hold {n} lines")
     _check_lines(buf.shape[0], line_start, line_length, hi)
+    ws = &is_ws[0]
     with nogil:
         for i in range(n):
             pos = line_start[i] + lo
             room = line_length[i] - lo
             a, b = -1, 0
             for j in range(hi - lo):
-                if not _blank(_at(buf, pos, j, room), is_ws):
+                if not _blank(_at(buf, pos, j, room), ws):
                     if a < 0:
                         a = j
                     b = j + 1
@@ -209,6 +191,7 @@ def decimal_field(const code_t[::1] buf, const int64_t[::1] line_start, const in
     cdef int64_t j, a, b, pos, room, whole, digits, frac, seps
     cdef uint32_t c, head
     cdef bint plain
+    cdef const uint8_t* ws
     if not 0 <= lo < hi or hi - lo > 15:
         raise ValueError("a field is 1 to 15 columns")
     if is_ws.shape[0] != TABLE:
@@ -216,13 +199,14 @@ def decimal_field(const code_t[::1] buf, const int64_t[::1] line_start, const in
     if value.shape[0] != n or state.shape[0] != n:
         raise ValueError(f"the outputs must hold {n} lines")
     _check_lines(buf.shape[0], line_start, line_length, hi)
+    ws = &is_ws[0]
     with nogil:
         for i in range(n):
             pos = line_start[i] + lo
             room = line_length[i] - lo
             a, b = -1, 0
             for j in range(hi - lo):
-                if not _blank(_at(buf, pos, j, room), is_ws):
+                if not _blank(_at(buf, pos, j, room), ws):
                     if a < 0:
                         a = j
                     b = j + 1
