@@ -240,3 +240,33 @@ def test_without_worker_processes_two_workers_run_threads_with_the_same_results(
     assert not processes.available()
     monkeypatch.setattr(processes, "ordered", lambda *a, **k: pytest.fail("no worker process may start"))
     assert [m.value for m in pipeline.Run(inputs=[str(tmp_path)], batch_files=1, workers=2).map(names)] == one
+
+
+def test_the_forkserver_starts_early_only_for_archives_a_run_gives_to_workers(tmp_path: Path) -> None:
+    """``START_FILES`` TRF files are the fewest that a run cuts into enough items for worker processes; the
+    command line counts the inputs' TRF files by name (up to that many) before it starts the forkserver."""
+    from tbstats.cli.base import may_read_trf
+    from tbstats.io.expand import _Item
+    from tbstats.io.kinds import trf_files_at_least
+
+    def items(files: int) -> int:
+        part = sources.Part(tuple(_Item(f"{k}.trf", "trf", f"{k}.trf") for k in range(files)))
+        return len(pipeline.cut_for_processes([part], 2))
+
+    assert items(processes.START_FILES - 1) < processes.FEWEST <= items(processes.START_FILES)
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    for k in range(3):
+        (deep / f"{k}.TRF").write_text(GOOD)
+    (tmp_path / "a" / "x.tab").write_text(GOOD)
+    (tmp_path / "a" / ".hidden.trf").write_text(GOOD)
+    (tmp_path / "a" / "notes.html").write_text("")
+    (deep / "loop").symlink_to(tmp_path / "a", target_is_directory=True)   # (not walked: no endless count)
+    assert trf_files_at_least([str(tmp_path)], 4) and not trf_files_at_least([str(tmp_path)], 5)
+    assert trf_files_at_least([str(deep / "0.TRF")], 1) and not trf_files_at_least([str(tmp_path / "none")], 1)
+    assert trf_files_at_least([str(tmp_path / "*.trf")], 10**6)   # a pattern: not expanded here
+    (tmp_path / "more.zip").write_bytes(b"")
+    assert trf_files_at_least([str(tmp_path)], 10**6)             # an archive: any number of members
+    write_model(_batch(GOOD), tmp_path / "model")
+    assert not trf_files_at_least([str(tmp_path / "model")], 1)
+    assert may_read_trf(["compute", str(deep), "-t", "BH"], 3) and not may_read_trf(["compute", str(deep)], 4)

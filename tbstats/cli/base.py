@@ -141,18 +141,22 @@ def workers_asked(args: list[str]) -> int:
     return 1
 
 
-def may_read_trf(args: list[str]) -> bool:
-    """Whether a command line may read TRF files (whose reading ``--workers`` gives to worker processes): some
-    argument names an existing path, or a glob pattern, that is not surely a columnar model (a model alone is
-    read on threads: starting the processes would only take a core from it). Told before the command's modules
-    are imported, from names and directory entries only.
+def may_read_trf(args: list[str], least: int = 1) -> bool:
+    """Whether a command line may read at least ``least`` TRF files (whose reading ``--workers`` gives to worker
+    processes): the arguments that name an existing path, or a glob pattern, and are not surely a columnar model
+    (a model alone is read on threads: starting the processes would only take a core from it) hold that many
+    TRF files. Told before the command's modules are imported, from names and directory entries only
+    (:func:`tbstats.io.kinds.trf_files_at_least`).
 
     >>> may_read_trf(["compute", "data/examples", "-t", "BH"]), may_read_trf(["info", "x/*.parquet", "-q"])
     (True, False)
+    >>> may_read_trf(["compute", "data/examples", "-t", "BH"], least=1000)
+    False
     """
-    from tbstats.io.kinds import is_pattern, surely_columnar
+    from tbstats.io.kinds import is_pattern, surely_columnar, trf_files_at_least
 
-    return any((os.path.exists(a) or is_pattern(a)) and not surely_columnar(a) for a in args)
+    return trf_files_at_least([a for a in args if (os.path.exists(a) or is_pattern(a)) and not surely_columnar(a)],
+                              least)
 
 
 class _Group(click.Group):
@@ -187,10 +191,11 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             argv = ctx.meta.get(ARGV_KEY, [])
-            if workers_asked(argv) > 1 and may_read_trf(argv):
+            if workers_asked(argv) > 1:
                 from tbstats.run import processes
 
-                processes.prestart()
+                if may_read_trf(argv, processes.START_FILES):
+                    processes.prestart()
             return super().invoke(ctx)
         except KeyboardInterrupt:   # in another program's process (the tbstats program stops in _stop_at_once)
             click.echo("Interrupted.", err=True)

@@ -22,9 +22,9 @@ Kind = Literal["trf", "tabular", "skip", "reject"]
 
 #: Reader by file extension (lower case).
 READERS: Final[dict[str, Literal["trf", "tabular"]]] = {
-    ".trf": "trf", ".txt": "trf", ".tab": "trf", **dict.fromkeys(kinds.EXTENSIONS, "tabular"),
+    **dict.fromkeys(kinds.TRF_EXTENSIONS, "trf"), **dict.fromkeys(kinds.EXTENSIONS, "tabular"),
 }
-ARCHIVES: Final = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+ARCHIVES: Final = kinds.ARCHIVES
 MISSING: Final = "no such file or directory"
 #: How every skip reason starts; skipped files are listed in the ledger but are not problems.
 SKIPPED: Final = "not a tournament file ("

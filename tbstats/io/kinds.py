@@ -4,6 +4,8 @@ are worth starting at once)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Final, Literal
 
@@ -13,6 +15,10 @@ Format = Literal["parquet", "arrow", "csv"]
 EXTENSIONS: Final[dict[str, Format]] = {
     ".parquet": "parquet", ".arrow": "arrow", ".ipc": "arrow", ".feather": "arrow", ".csv": "csv",
 }
+
+#: TRF file extensions (lower case), and archives whose members are read (tbstats.io.expand).
+TRF_EXTENSIONS: Final = (".trf", ".txt", ".tab")
+ARCHIVES: Final = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 
 #: The end of the name of the proof ``ingest`` keeps beside a flat model file it wrote (tbstats.io.tabular.proof):
 #: part of that file, not an input of its own.
@@ -49,3 +55,38 @@ def surely_columnar(path: str) -> bool:
     (True, True, False)
     """
     return Path(path).suffix.lower() in EXTENSIONS or is_model_dir(path)
+
+
+def trf_files_at_least(inputs: Iterable[str], least: int) -> bool:
+    """Whether the inputs hold at least ``least`` TRF files, counted by name from directory entries (hidden ones
+    and directory datasets left out, as the expansion does) until that many are found; a glob pattern or an
+    archive may hold any number, and counts as enough.
+
+    >>> trf_files_at_least(["data/examples"], 1), trf_files_at_least(["data/examples"], 10**6)
+    (True, False)
+    """
+    found = 0
+    todo = [str(i) for i in inputs]
+    while todo:
+        path = todo.pop()
+        if is_pattern(path) or path.lower().endswith(ARCHIVES):
+            return True
+        if os.path.isfile(path):
+            found += path.lower().endswith(TRF_EXTENSIONS)
+        elif os.path.isdir(path) and not is_model_dir(path):
+            try:
+                with os.scandir(path) as entries:
+                    for e in entries:
+                        if e.name.startswith("."):
+                            continue
+                        if e.is_dir(follow_symlinks=False):   # (a linked directory is not walked)
+                            todo.append(e.path)
+                        elif e.name.lower().endswith(ARCHIVES):
+                            return True
+                        else:
+                            found += e.name.lower().endswith(TRF_EXTENSIONS)
+            except OSError:
+                continue
+        if found >= least:
+            return True
+    return found >= least

@@ -49,6 +49,12 @@ IN_HAND: Final = 4
 #: Items below which a run does not start workers: this process reads them before the workers are up.
 FEWEST: Final = 4
 
+#: TRF files below which no run uses the workers: items of at least 500 files
+#: (:func:`tbstats.run.pipeline.item_files`), fewer than FEWEST of them. The command line starts the forkserver
+#: early (:func:`prestart`) only for at least this many: for fewer, its imports would only take a core from the
+#: command.
+START_FILES: Final = (FEWEST - 1) * 500 + 1
+
 
 def _portable() -> Any:
     """:mod:`tbstats.run.portable`, imported when first used: it imports polars, which would delay the start of
