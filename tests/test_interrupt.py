@@ -1,6 +1,7 @@
-"""Ctrl-C in the middle of a run with ``--workers 2``, worker processes (TRF inputs) or threads (the columnar
-model), in every archive command: exit 130, "Interrupted.", no traceback from this process or its workers,
-and no output file left behind."""
+"""Ctrl-C in the middle of a run with ``--workers``: worker processes (TRF inputs, ``--workers 3``), the next part
+read on a thread (TRF inputs too few for one worker process to pay, ``--workers 2``: see
+:func:`tbstats.run.processes.least_files`) or threads (the columnar model), in every archive command: exit 130,
+"Interrupted.", no traceback from this process or its workers, and no output file left behind."""
 
 from __future__ import annotations
 
@@ -52,15 +53,15 @@ COMMANDS = {
 }
 
 
-@pytest.mark.parametrize("source", ["trf", "model"])
+@pytest.mark.parametrize(("source", "workers"), [("trf", "3"), ("trf", "2"), ("model", "2")])
 @pytest.mark.parametrize("command", sorted(COMMANDS))
-def test_ctrl_c_with_two_workers(inputs: dict[str, Path], command: str, source: str, tmp_path: Path) -> None:
+def test_ctrl_c_with_workers(inputs: dict[str, Path], command: str, source: str, workers: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     args = [a.replace("{src}", str(inputs[source])).replace("{out}", str(out)) for a in COMMANDS[command]]
     log = tmp_path / "stderr.txt"
     with log.open("wb") as sink:   # a file, not a pipe: a process left behind cannot hold the test up
-        proc = subprocess.Popen([sys.executable, "-m", "tbstats", *args, "--workers", "2", "--batch-size", "100",
+        proc = subprocess.Popen([sys.executable, "-m", "tbstats", *args, "--workers", workers, "--batch-size", "100",
                                  "-q"], stdout=subprocess.DEVNULL, stderr=sink, start_new_session=True)
     try:
         while proc.poll() is None and _cpu_seconds(proc.pid) < UNDER_WAY:

@@ -127,6 +127,7 @@ def test_trf_read_in_worker_processes_gives_the_same_tournaments_ledger_and_erro
     READ_FILES files (smaller batches, the same tournaments in order); one that does not (a local function)
     or batches that must stay (``keep``): pieces read there and here, the very batches of one process."""
     monkeypatch.setattr(sources, "READ_FILES", 1)   # a part of 3 files is read in 3 pieces
+    monkeypatch.setattr(processes, "PAIR_FILES", 1)  # (else so few files are read ahead here, as with one worker)
     _files(tmp_path, 9)
     (tmp_path / "04.trf").write_text(GOOD.replace("001    1", "001    x", 1))
     (tmp_path / "07.html").write_text("not a tournament")
@@ -184,19 +185,21 @@ def test_a_part_of_trf_files_is_cut_in_order_with_its_skipped_names() -> None:
 
 
 @needs_processes
-def test_the_command_with_two_workers_prints_nothing_else_and_writes_the_same_table(tmp_path: Path) -> None:
+def test_the_command_with_worker_processes_prints_nothing_else_and_writes_the_same_table(tmp_path: Path) -> None:
     """A whole ``tbstats`` process (its worker processes start, read, and stop with it): the same table,
-    and nothing on stderr from the workers."""
+    and nothing on stderr from the workers. ``--workers 3``: two worker processes from fewer files than one
+    needs to pay (:func:`tbstats.run.processes.least_files`)."""
     import subprocess
     import sys
 
-    pieces = processes.FEWEST * sources.READ_FILES // 2   # enough files for the command to start a worker
+    pieces = processes.FEWEST * sources.READ_FILES // 2   # enough files for the command to start workers
+    assert pieces + 1 >= processes.least_files(3)
     inputs = tmp_path / "in"
     inputs.mkdir()
     for k in range(pieces + 1):
         (inputs / f"{k:05d}.trf").write_text(GOOD)
     tables = []
-    for workers in ("1", "2"):
+    for workers in ("1", "3"):
         out = tmp_path / f"out{workers}.csv"
         done = subprocess.Popen([sys.executable, "-m", "tbstats", "compute", str(inputs), "-t", "BH,SB", "-q",
                                  "--format", "csv", "-o", str(out), "--workers", workers],
@@ -242,18 +245,35 @@ def test_without_worker_processes_two_workers_run_threads_with_the_same_results(
     assert [m.value for m in pipeline.Run(inputs=[str(tmp_path)], batch_files=1, workers=2).map(names)] == one
 
 
-def test_the_forkserver_starts_early_only_for_archives_a_run_gives_to_workers(tmp_path: Path) -> None:
-    """``START_FILES`` TRF files are the fewest that a run cuts into enough items for worker processes; the
-    command line counts the inputs' TRF files by name (up to that many) before it starts the forkserver."""
+def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """``least_files(N)`` TRF files: with more than 2 workers the fewest that a run cuts into enough items for
+    worker processes; with 2, where one worker process paid on the mix archive. Below, a run reads ahead here (as
+    with one worker); the command line counts the inputs' TRF files by name (up to that many) before it starts
+    the forkserver."""
     from tbstats.cli.base import may_read_trf
     from tbstats.io.expand import _Item
     from tbstats.io.kinds import trf_files_at_least
 
-    def items(files: int) -> int:
-        part = sources.Part(tuple(_Item(f"{k}.trf", "trf", f"{k}.trf") for k in range(files)))
-        return len(pipeline.cut_for_processes([part], 2))
+    def parts(files: int) -> list[sources.Part]:
+        return [sources.Part(tuple(_Item(f"{k}.trf", "trf", f"{k}.trf") for k in range(files)))]
 
-    assert items(processes.START_FILES - 1) < processes.FEWEST <= items(processes.START_FILES)
+    least = processes.least_files(3)
+    assert len(pipeline.cut_for_processes(parts(least - 1), 3)) < processes.FEWEST
+    assert len(pipeline.cut_for_processes(parts(least), 3)) >= processes.FEWEST
+    assert processes.least_files(2) == processes.PAIR_FILES > least
+    for workers in (2, 3):
+        n = processes.least_files(workers)
+        assert pipeline.few_trf(parts(n - 1), workers) and not pipeline.few_trf(parts(n), workers)
+    write_model(_batch(GOOD), tmp_path / "m.parquet")
+    model = sources.plan([str(tmp_path / "m.parquet")]).parts
+    assert not pipeline.few_trf([*parts(3), *model], 2)   # a model's parts go to threads
+    # a run below the threshold reads ahead here: no worker process is asked for
+    monkeypatch.setattr(processes, "ordered", lambda *a: pytest.fail("worker processes for 6 files"))
+    (tmp_path / "six").mkdir()
+    _files(tmp_path / "six", 6)
+    assert len([m for m in pipeline.Run(inputs=[str(tmp_path / "six")], batch_files=1, workers=2).map(names)]) == 6
+
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
     for k in range(3):
@@ -262,11 +282,12 @@ def test_the_forkserver_starts_early_only_for_archives_a_run_gives_to_workers(tm
     (tmp_path / "a" / ".hidden.trf").write_text(GOOD)
     (tmp_path / "a" / "notes.html").write_text("")
     (deep / "loop").symlink_to(tmp_path / "a", target_is_directory=True)   # (not walked: no endless count)
-    assert trf_files_at_least([str(tmp_path)], 4) and not trf_files_at_least([str(tmp_path)], 5)
+    tree = str(tmp_path / "a")
+    assert trf_files_at_least([tree], 4) and not trf_files_at_least([tree], 5)
     assert trf_files_at_least([str(deep / "0.TRF")], 1) and not trf_files_at_least([str(tmp_path / "none")], 1)
     assert trf_files_at_least([str(tmp_path / "*.trf")], 10**6)   # a pattern: not expanded here
-    (tmp_path / "more.zip").write_bytes(b"")
-    assert trf_files_at_least([str(tmp_path)], 10**6)             # an archive: any number of members
+    (tmp_path / "a" / "more.zip").write_bytes(b"")
+    assert trf_files_at_least([tree], 10**6)                      # an archive: any number of members
     write_model(_batch(GOOD), tmp_path / "model")
     assert not trf_files_at_least([str(tmp_path / "model")], 1)
     assert may_read_trf(["compute", str(deep), "-t", "BH"], 3) and not may_read_trf(["compute", str(deep)], 4)

@@ -191,10 +191,10 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             argv = ctx.meta.get(ARGV_KEY, [])
-            if workers_asked(argv) > 1:
+            if (workers := workers_asked(argv)) > 1:
                 from tbstats.run import processes
 
-                if may_read_trf(argv, processes.START_FILES):
+                if may_read_trf(argv, processes.least_files(workers)):
                     processes.prestart()
             return super().invoke(ctx)
         except KeyboardInterrupt:   # in another program's process (the tbstats program stops in _stop_at_once)

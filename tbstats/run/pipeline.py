@@ -275,6 +275,19 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     return client is None and workers > 1 and any(p.items for p in parts) and _processes().available()
 
 
+def few_trf(parts: Sequence[Part], workers: int) -> bool:
+    """Whether the parts are TRF files only, too few for worker processes to pay
+    (:func:`tbstats.run.processes.least_files`): they are then read ahead here, as with one worker."""
+    if any(not p.items for p in parts):   # a model: its parts go to threads
+        return False
+    least, files = _processes().least_files(workers), 0
+    for part in parts:
+        files += sum(item.kind == "trf" for item in part.items)
+        if files >= least:
+            return False
+    return True
+
+
 def _processes() -> Any:
     """:mod:`tbstats.run.processes`, imported when worker processes may run (multiprocessing takes a while)."""
     from tbstats.run import processes
@@ -400,8 +413,8 @@ class Run(Tally):
         work = functools.partial(_work_kept if keep else _work, batch_size=self.batch_size, f=f)
         parts = plan.parts
         results: Iterator[Any]
-        if self.workers == 1 and self.client is None:   # here, the next part read on a thread meanwhile
-            results = read_ahead(parts, self.batch_size, f, keep)
+        if self.client is None and (self.workers == 1 or few_trf(parts, self.workers)):
+            results = read_ahead(parts, self.batch_size, f, keep)   # here, the next part read on a thread meanwhile
         elif not in_processes(parts, self.workers, self.client):
             results = Executor(self.workers, self.client).run(work, parts, keep, then)
         elif not keep and _processes().pickles(work) and len(

@@ -49,11 +49,24 @@ IN_HAND: Final = 4
 #: Items below which a run does not start workers: this process reads them before the workers are up.
 FEWEST: Final = 4
 
-#: TRF files below which no run uses the workers: items of at least 500 files
-#: (:func:`tbstats.run.pipeline.item_files`), fewer than FEWEST of them. The command line starts the forkserver
-#: early (:func:`prestart`) only for at least this many: for fewer, its imports would only take a core from the
-#: command.
-START_FILES: Final = (FEWEST - 1) * 500 + 1
+#: TRF files from which a run with ``--workers 2`` gives them to a worker process: the command itself already
+#: reads the next part on a thread while it maps one (:func:`tbstats.run.pipeline.read_ahead`, about 1.3 cores),
+#: so one worker process adds at most the rest of the other core, and costs its imports (about 0.35 CPU s) and
+#: its results' trips. On the mix archive it paid from about 8,000 files (``compute``, median of 7 to 9,
+#: interleaved: 2,000 files 0.68 s with one worker, 0.76 s with two; 5,000 files 1.04 and 1.13 s; 10,000 files
+#: 1.35 and 1.32 s).
+PAIR_FILES: Final = 8000
+
+
+def least_files(workers: int) -> int:
+    """TRF files from which a run gives them to worker processes (and the command line starts the forkserver
+    early, :func:`prestart`): :data:`PAIR_FILES` with 2 workers; with more, enough for :data:`FEWEST` items of
+    500 files (:func:`tbstats.run.pipeline.item_files`), which ``workers - 1`` processes share with the command.
+
+    >>> least_files(2), least_files(4)
+    (8000, 1501)
+    """
+    return PAIR_FILES if workers == 2 else (FEWEST - 1) * 500 + 1
 
 
 def _portable() -> Any:
