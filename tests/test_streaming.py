@@ -448,6 +448,40 @@ def test_a_table_file_whose_commit_fails_leaves_no_hidden_file(tmp_path: Path,
         assert list(tmp_path.iterdir()) == [], fmt
 
 
+def test_a_row_group_that_fails_on_the_writer_thread_fails_the_table(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parquet row groups are written on a thread while the command goes on: a write that fails there (a full
+    disk) is raised by the table's next write or its commit, and leaves no file; one written by then is whole."""
+    import pyarrow.parquet as pq
+
+    from tbstats import output
+
+    monkeypatch.setattr(output.files, "ROW_GROUP_ROWS", 4)
+    df = pl.DataFrame({"a": list(range(10))})
+    for failing in (1, 2):   # the first row group, or the second
+        table = output.TableFile("parquet", tmp_path / "out.parquet")
+        table.write(df.head(1))   # (the writer opens on the first piece)
+        def write_table(*args: object, _real: object = table._handle.write_table, _writes: list[int] = [],  # noqa: B006
+                        _failing: int = failing, **kwargs: object) -> None:
+            _writes.append(1)
+            if len(_writes) == _failing:
+                raise OSError("no space left on device")
+            _real(*args, **kwargs)  # type: ignore[operator]
+
+        monkeypatch.setattr(table._handle, "write_table", write_table)
+        with pytest.raises(OSError, match="no space"):
+            for k in range(1, 10):
+                table.write(df.slice(k, 1))
+            table.commit(df.clear())
+        table.discard()   # (what the command does on an error)
+        assert list(tmp_path.iterdir()) == [], failing
+    table = output.TableFile("parquet", tmp_path / "out.parquet")
+    for k in range(10):
+        table.write(df.slice(k, 1))
+    table.commit(df.clear())
+    assert pq.read_table(tmp_path / "out.parquet")["a"].to_pylist() == list(range(10))
+
+
 @pytest.mark.parametrize(("damage", "layout"), [("bad value", "flat.parquet"), ("bad value", "flat.csv"),
                                                ("bad value", "dataset"), ("orphan rows", "model"),
                                                ("orphan rows", "csv model")])

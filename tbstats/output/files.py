@@ -114,8 +114,9 @@ def _special(path: Path) -> bool:
 
 class TableFile:
     """A result table written piece by piece to a file (or to standard output when ``path`` is None), all or
-    nothing: the text, or Parquet row groups of :data:`ROW_GROUP_ROWS` rows, go to a hidden file beside the
-    target (an unnamed temporary file for standard output) as each piece comes; :meth:`commit` renames it to
+    nothing: the text, or Parquet row groups of :data:`ROW_GROUP_ROWS` rows (encoded on a thread, one at a time,
+    while the command goes on; a failed write is raised by the next write or the commit), go to a hidden file
+    beside the target (an unnamed temporary file for standard output) as each piece comes; :meth:`commit` renames it to
     the target (copies it to standard output), :meth:`discard` removes it. The whole table is never held in
     memory, and the output is the same, byte for byte, as :func:`write_table` of the pieces concatenated, for
     any cut into pieces. Pieces must have the first piece's columns and types.
@@ -135,6 +136,8 @@ class TableFile:
         self._handle: Any = None
         self._buffer: list[Any] = []   # Parquet: pieces not yet written as a row group
         self._buffered = 0
+        self._writer: Any = None       # Parquet: the thread that encodes and writes row groups, one at a time
+        self._pending: Any = None      # the row group it is writing
 
     def _open(self) -> Any:
         if self._handle is None and self.format != "parquet":
@@ -210,12 +213,30 @@ class TableFile:
         self._buffer = [p.rechunk() if isinstance(p, pl.DataFrame) else p for p in self._buffer]
 
     def _write_group(self, pieces: list[Any]) -> None:
-        """Write one row group (its Arrow copy is freed before the next one is made)."""
+        """Write one row group on the writer thread, once the one before is written (encoding and compressing
+        it, pyarrow releases the GIL: the command computes the next batch meanwhile); its Arrow copy is freed
+        before the next one is made."""
         import pyarrow as pa
 
-        group = pa.concat_tables([self._arrow(p) for p in pieces]).combine_chunks()
+        tables = [self._arrow(p) for p in pieces]
         pieces.clear()
-        self._handle.write_table(group, row_group_size=ROW_GROUP_ROWS)
+        self._wait()
+        if self._writer is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-write")
+
+        def write() -> None:
+            self._handle.write_table(pa.concat_tables(tables).combine_chunks(), row_group_size=ROW_GROUP_ROWS)
+            tables.clear()
+
+        self._pending = self._writer.submit(write)
+
+    def _wait(self) -> None:
+        """Until the row group being written is written (its error raised here)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
 
     def _take(self, rows: int) -> list[Any]:
         """The first ``rows`` buffered rows, as slices of the pieces, taken out of the buffer."""
@@ -245,6 +266,8 @@ class TableFile:
             self.write(empty.clear())
         if self.format == "parquet":
             self._flush(final=True)
+            self._wait()
+            self._stop_writer()
         else:
             self._handle.write(self._text.end().encode("utf-8"))
         if self._temp is None and self.path is not None:   # a device or a FIFO, written as it came
@@ -259,8 +282,17 @@ class TableFile:
         self._handle = None
         finished(self.discard)
 
+    def _stop_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
+
     def discard(self) -> None:
         """Remove what was written (the target is left as it was)."""
+        with contextlib.suppress(Exception):   # (a row group being written ends first; its error is moot)
+            self._wait()
+        self._pending = None
+        self._stop_writer()
         if self._handle is not None:
             self._handle.close()
             self._handle = None
