@@ -27,13 +27,27 @@ cdef enum:
     OPP = 4         # of them the opponent's starting rank
     TABLE = 65536   # the lookup tables' size: a wider code reads as their last entry
 
-cdef inline uint32_t _at(const code_t[::1] buf, int64_t pos, int64_t j, int64_t room) noexcept nogil:
+cdef inline uint32_t _at(const code_t* buf, int64_t pos, int64_t j, int64_t room) noexcept nogil:
     """The character ``j`` of a window at ``pos``: a blank from ``room`` on (past the line's end)."""
     return buf[pos + j] if j < room else SPACE
 
 
 cdef inline bint _blank(uint32_t c, const uint8_t* is_ws) noexcept nogil:
     return c == SPACE or (9 <= c <= 13) or (c >= 0x85 and is_ws[c if c < TABLE else TABLE - 1] != 0)
+
+
+cdef inline int64_t _extent(const code_t* buf, int64_t pos, int64_t room, int64_t width, const uint8_t* ws,
+                            int64_t* last) noexcept nogil:
+    """The first non-blank character of the field of ``width`` at ``pos`` (-1 when it is blank); one past its last
+    in ``last``."""
+    cdef int64_t j, a = -1
+    last[0] = 0
+    for j in range(width):
+        if not _blank(_at(buf, pos, j, room), ws):
+            if a < 0:
+                a = j
+            last[0] = j + 1
+    return a
 
 
 def round_blocks(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
@@ -115,9 +129,12 @@ def round_blocks(const code_t[::1] buf, const int64_t[::1] line_start, const int
                 b += 1
 
 cdef int _check_lines(Py_ssize_t size, const int64_t[::1] line_start, const int64_t[::1] line_length,
-                      int64_t hi) except -1:
-    """Raise ValueError unless every line's characters up to column ``hi`` lie in a buffer of ``size``."""
+                      int64_t hi, const uint8_t[::1] is_ws) except -1:
+    """Raise ValueError unless every line's characters up to column ``hi`` lie in a buffer of ``size``, and the
+    whitespace table is whole."""
     cdef Py_ssize_t i
+    if is_ws.shape[0] != TABLE:
+        raise ValueError("the lookup table must hold 65,536 codes")
     if line_length.shape[0] != line_start.shape[0]:
         raise ValueError("line_start and line_length differ in length")
     for i in range(line_start.shape[0]):
@@ -138,44 +155,37 @@ def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int6
     cdef uint32_t c
     cdef bint good, numbers = value is not None
     cdef const uint8_t* ws
+    cdef const code_t* text
     if not 0 <= lo < hi or hi - lo > 32767 or (numbers and hi - lo > 18):
         raise ValueError("a field is 1 to 32,767 columns, a number at most 18")
-    if is_ws.shape[0] != TABLE:
-        raise ValueError("the lookup table must hold 65,536 codes")
     if first.shape[0] != n or last.shape[0] != n or (numbers and (ok is None or value.shape[0] != n
                                                                     or ok.shape[0] != n)):
         raise ValueError(f"the outputs must hold {n} lines")
-    _check_lines(buf.shape[0], line_start, line_length, hi)
+    _check_lines(buf.shape[0], line_start, line_length, hi, is_ws)
     ws = &is_ws[0]
+    text = &buf[0]
     with nogil:
         for i in range(n):
             pos = line_start[i] + lo
             room = line_length[i] - lo
-            a, b = -1, 0
-            for j in range(hi - lo):
-                if not _blank(_at(buf, pos, j, room), ws):
-                    if a < 0:
-                        a = j
-                    b = j + 1
-            if a < 0:
-                a = 0
+            a = max(_extent(text, pos, room, hi - lo, ws, &b), 0)
             first[i] = <int16_t>a
             last[i] = <int16_t>b
             if not numbers:
                 continue
             v, good = 0, b > a
             if good:
-                c = _at(buf, pos, a, room)
+                c = _at(text, pos, a, room)
                 if c == 43 or c == 45:
                     a += 1
                     good = b > a
                 for j in range(a, b):
-                    c = _at(buf, pos, j, room)
+                    c = _at(text, pos, j, room)
                     if not 48 <= c <= 57:
                         good = False
                         break
                     v = v * 10 + (c - 48)
-                if good and _at(buf, pos, first[i], room) == 45:
+                if good and _at(text, pos, first[i], room) == 45:
                     v = -v
             value[i] = v if good else 0
             ok[i] = good
@@ -192,34 +202,29 @@ def decimal_field(const code_t[::1] buf, const int64_t[::1] line_start, const in
     cdef uint32_t c, head
     cdef bint plain
     cdef const uint8_t* ws
+    cdef const code_t* text
     if not 0 <= lo < hi or hi - lo > 15:
         raise ValueError("a field is 1 to 15 columns")
-    if is_ws.shape[0] != TABLE:
-        raise ValueError("the lookup table must hold 65,536 codes")
     if value.shape[0] != n or state.shape[0] != n:
         raise ValueError(f"the outputs must hold {n} lines")
-    _check_lines(buf.shape[0], line_start, line_length, hi)
+    _check_lines(buf.shape[0], line_start, line_length, hi, is_ws)
     ws = &is_ws[0]
+    text = &buf[0]
     with nogil:
         for i in range(n):
             pos = line_start[i] + lo
             room = line_length[i] - lo
-            a, b = -1, 0
-            for j in range(hi - lo):
-                if not _blank(_at(buf, pos, j, room), ws):
-                    if a < 0:
-                        a = j
-                    b = j + 1
+            a = _extent(text, pos, room, hi - lo, ws, &b)
             value[i] = NAN
             if a < 0:
                 state[i] = 0
                 continue
-            head = _at(buf, pos, a, room)
+            head = _at(text, pos, a, room)
             if head == 43 or head == 45:
                 a += 1
             plain, whole, digits, frac, seps = True, 0, 0, 0, 0
             for j in range(a, b):
-                c = _at(buf, pos, j, room)
+                c = _at(text, pos, j, room)
                 if 48 <= c <= 57:
                     whole = whole * 10 + (c - 48)
                     digits += 1
