@@ -273,6 +273,12 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     (tmp_path / "six").mkdir()
     _files(tmp_path / "six", 6)
     assert len([m for m in pipeline.Run(inputs=[str(tmp_path / "six")], batch_files=1, workers=2).map(names)]) == 6
+    monkeypatch.setattr(processes, "PAIR_FILES", 1)   # enough files, but too few pieces: read ahead all the same
+    ahead = []
+    monkeypatch.setattr(pipeline, "read_ahead", lambda *a, _real=pipeline.read_ahead: ahead.append(1) or _real(*a))
+    kept = list(pipeline.Run(inputs=[str(tmp_path / "six")], workers=2).map(names, keep=True))
+    assert ahead == [1]
+    assert [m.value for m in kept] == [m.value for m in pipeline.Run(inputs=[str(tmp_path / "six")]).map(names)]
 
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)

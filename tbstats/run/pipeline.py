@@ -164,7 +164,8 @@ def _ordered(submit: Callable[[Part], Any], result: Callable[[Any], _Done[P]], p
 @dataclass
 class Executor:
     """Where parts are read and mapped: on ``workers`` threads, or on a Dask client (for TRF parts read in worker
-    processes see :func:`read_in_processes`, for one worker :func:`read_ahead`)."""
+    processes see :func:`read_in_processes`; for one worker, or TRF files too few for worker processes,
+    :func:`read_ahead`)."""
 
     workers: int = 1
     client: Any = None
@@ -303,8 +304,10 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
     split = [sources.pieces(part) for part in parts]
     every = [piece for its in split for piece in its]
     processes = _processes()
-    reads = (processes.ordered(sources.read_piece, every, workers) if len(every) >= processes.FEWEST
-             else (sources.read_piece(piece) for piece in every))   # too few to pay for starting workers
+    if len(every) < processes.FEWEST:   # too few to pay for starting workers: read ahead here, as one worker does
+        yield from read_ahead(parts, batch_size, f, keep)
+        return
+    reads = processes.ordered(sources.read_piece, every, workers)
     try:
         for part, its in zip(parts, split, strict=True):
             done = _mapped(*sources.assemble(part, [next(reads) for _ in its], batch_size), f)
