@@ -262,6 +262,11 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     assert len(pipeline.cut_for_processes(parts(least - 1), 3)) < processes.FEWEST
     assert len(pipeline.cut_for_processes(parts(least), 3)) >= processes.FEWEST
     assert processes.least_files(2) == processes.PAIR_FILES > least
+    from click.testing import CliRunner
+
+    from tbstats.cli import main
+    helped = " ".join(CliRunner().invoke(main, ["compute", "--help"]).output.split())
+    assert f"with 2, from {processes.PAIR_FILES:,}" in helped   # (--workers says so)
     for workers in (2, 3):
         n = processes.least_files(workers)
         assert pipeline.few_trf(parts(n - 1), workers) and not pipeline.few_trf(parts(n), workers)
