@@ -44,6 +44,9 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 COMMANDS = {
     "compute": ["compute", "{src}", "-t", "BH/C1,BH,SB,DE,WIN", "-o", "{out}/table.csv"],
+    # (Parquet row groups are written on a thread: one may be under way)
+    "compute-parquet": ["compute", "{src}", "-t", "BH/C1,BH,SB,DE,WIN", "--format", "parquet", "-o",
+                        "{out}/table.parquet"],
     "compare": ["compare", "{src}", "-c", "a=fide-2026:BH/C1,BH,SB,DE", "-c", "b=fide-2024:BH/C1,BH,SB,DE",
                 "-c", "c=fide-2026:SB,DE,WIN", "-o", "{out}/table.csv"],
     "audit": ["audit", "{src}", "--per-player", "-o", "{out}/table.csv"],
