@@ -1,8 +1,10 @@
 """Round blocks of '001' lines into the long games table, with the pairing checks (rules.md 2.1, 2.2).
 
 Every player line gets one block per round of its event (missing blocks read as blank); opponent, colour
-and result are read from the buffer by fancy indexing, classified with lookup tables, and checked against
-the opponent's own block (found by sorted int64 keys). Messages are formatted for the failing rows only.
+and result are read from the buffer by a compiled loop (:func:`tbstats.io.trf.fields.round_blocks`, with the
+lookup tables here), and checked against the opponent's own block (found through a table of each event's
+starting ranks, or sorted int64 keys). Messages are formatted for the failing rows only, from their blocks'
+characters.
 """
 
 from __future__ import annotations
