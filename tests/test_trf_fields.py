@@ -176,7 +176,9 @@ def test_decimal_field_reads_plain_decimals_and_tells_other_text(seed: int) -> N
         text, buf, starts, lengths = _lines(rng, dtype, top, 400, 8)
         n = len(starts)
         value, state = np.empty(n, np.float64), np.empty(n, np.uint8)
-        decimal_field(buf, np.array(starts), np.array(lengths), 2, 8, IS_WHITESPACE.view(np.uint8), value, state)
+        field = Lines(buf, np.zeros(n, np.int32), np.zeros(n, np.int32), np.array(starts), np.array(lengths)).field(
+            (2, 8))   # (where each stripped text lies)
+        decimal_field(buf, np.array(starts) + 2, field.first, field.last, value, state)
         for i, (start, length) in enumerate(zip(starts, lengths, strict=True)):
             want_state, want = _plain(_field_text(text, start, length, 2, 8))
             assert state[i] == want_state, _field_text(text, start, length, 2, 8)
@@ -191,7 +193,7 @@ def test_lines_decimal_reads_other_text_as_polars_does() -> None:
     starts = np.cumsum([0] + [len(f) + 1 for f in fields[:-1]]).astype(np.int64)
     lengths = np.array([len(f.rstrip()) for f in fields], dtype=np.int64)
     lines = Lines(buf, np.zeros(len(fields), np.int32), np.arange(1, len(fields) + 1, dtype=np.int32), starts, lengths)
-    value, ok = lines.decimal((0, 5))
+    value, ok = lines.decimal(lines.field((0, 5)))
     polars = pl.Series([f.strip().replace(",", ".") for f in fields]).cast(pl.Float64, strict=False)
     assert ok.tolist() == polars.is_not_null().to_list() == [True, True, True, True, True, True, False, False, False,
                                                             False, True]
@@ -210,9 +212,12 @@ def test_fixed_fields_refuse_arrays_that_do_not_fit() -> None:
                     np.empty(1, np.uint8))
     with pytest.raises(ValueError, match="outputs"):
         fixed_field(buf, np.array([0, 1]), np.array([5, 5]), 0, 4, ws, one, two)
+    no, four = np.zeros(1, np.int16), np.full(1, 4, np.int16)
     with pytest.raises(ValueError, match="outputs"):
-        decimal_field(buf, np.array([0]), np.array([5]), 0, 4, ws, np.empty(2), np.empty(1, np.uint8))
+        decimal_field(buf, np.array([0]), no, four, np.empty(2), np.empty(1, np.uint8))
     with pytest.raises(ValueError, match="past the buffer"):
-        decimal_field(buf, np.array([38]), np.array([5]), 0, 4, ws, np.empty(1), np.empty(1, np.uint8))
+        decimal_field(buf, np.array([38]), no, four, np.empty(1), np.empty(1, np.uint8))
+    with pytest.raises(ValueError, match="differ in length"):
+        decimal_field(buf, np.array([0, 1]), no, four, np.empty(2), np.empty(2, np.uint8))
     fixed_field(buf, np.array([30]), np.array([10]), 0, 12, ws, one, two)   # (the line ends in the buffer)
     assert (one[0], two[0]) == (0, 0)

@@ -154,18 +154,17 @@ class Lines:
                     first, last, value, None if ok is None else ok.view(np.uint8))
         return Field(columns[0], first, last, value, ok)
 
-    def decimal(self, columns: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        """The field at ``columns`` of every line read as polars reads its stripped text as a float (a ``,``
-        for a ``.``): values (NaN where absent) and whether each is one. Plain decimals are read by a compiled
-        loop (:func:`tbstats.io.trf.fields.decimal_field`); any other text (exponents, ``inf``...) by polars."""
+    def decimal(self, field: Field) -> tuple[np.ndarray, np.ndarray]:
+        """A field's stripped text (:meth:`field`) read as polars reads it as a float (a ``,`` for a ``.``):
+        values (NaN where absent) and whether each is one. Plain decimals are read by a compiled loop
+        (:func:`tbstats.io.trf.fields.decimal_field`); any other text (exponents, ``inf``...) by polars."""
         n = len(self.start)
         value, state = np.empty(n, dtype=np.float64), np.empty(n, dtype=np.uint8)
-        decimal_field(self.buf, self.start, self.length, columns[0], columns[1], IS_WHITESPACE.view(np.uint8),
-                      value, state)
+        decimal_field(self.buf, self.start + field.lo, field.first, field.last, value, state)
         ok = state == 1
         other = np.flatnonzero(state == 2)
         if other.size:
-            parsed = self.text(self.field(columns), "t", other).str.replace(",", ".").cast(pl.Float64, strict=False)
+            parsed = self.text(field, "t", other).str.replace(",", ".").cast(pl.Float64, strict=False)
             ok[other] = parsed.is_not_null().to_numpy()
             value[other] = parsed.fill_null(np.nan).to_numpy()
         return np.where(ok, value, np.nan), ok
@@ -195,6 +194,11 @@ class Field:
     def filled(self) -> np.ndarray:
         """Whether each line's field holds any character but blanks."""
         return self.last > 0
+
+    def subset(self, rows: np.ndarray) -> Field:
+        """The field of some lines (as :meth:`Lines.subset`)."""
+        return Field(self.lo, self.first[rows], self.last[rows], None if self.value is None else self.value[rows],
+                     None if self.ok is None else self.ok[rows])
 
 
 def _as_text(codes: np.ndarray) -> str:

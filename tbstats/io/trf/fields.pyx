@@ -8,7 +8,7 @@ has a blank (a block out of line), for every kind of buffer (one, two or four by
 
 Over the fixed columns of player lines (:func:`tbstats.io.trf.players.player_fields`): :func:`fixed_field`
 finds where a field's text starts and ends once stripped, and reads it as an integer; :func:`decimal_field`
-reads declared points as a plain decimal number.
+reads such a stripped text (declared points) as a plain decimal number.
 
 Checked against a plain Python reading of the text by tests/test_trf_fields.py.
 """
@@ -191,40 +191,37 @@ def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int6
             ok[i] = good
 
 
-def decimal_field(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
-                  int64_t lo, int64_t hi, const uint8_t[::1] is_ws, double[::1] value, uint8_t[::1] state) -> None:
-    """The field at columns ``lo`` to ``hi - 1`` of each line read as a plain decimal number: an optional sign,
+def decimal_field(const code_t[::1] buf, const int64_t[::1] at, const int16_t[::1] first,
+                  const int16_t[::1] last, double[::1] value, uint8_t[::1] state) -> None:
+    """A field's stripped text (characters ``at[i] + first[i]`` to ``at[i] + last[i] - 1`` of the buffer, as
+    :func:`fixed_field` finds them; blank when ``last[i]`` is 0) read as a plain decimal number: an optional sign,
     ASCII digits with at most one ``.`` or ``,`` among them (``state`` 1, ``value`` the number: the digits as a
     whole number divided by 10 to the digits after the separator, negated after a ``-``); ``state`` 0 when the
     field is blank, 2 for any other text (``value`` NaN: the caller reads it another way)."""
-    cdef Py_ssize_t n = line_start.shape[0], i
-    cdef int64_t j, a, b, pos, room, whole, digits, frac, seps
+    cdef Py_ssize_t n = at.shape[0], i
+    cdef int64_t j, a, whole, digits, frac, seps
     cdef uint32_t c, head
     cdef bint plain
-    cdef const uint8_t* ws
-    cdef const code_t* text
-    if not 0 <= lo < hi or hi - lo > 15:
-        raise ValueError("a field is 1 to 15 columns")
+    if first.shape[0] != n or last.shape[0] != n:
+        raise ValueError("at, first and last differ in length")
     if value.shape[0] != n or state.shape[0] != n:
         raise ValueError(f"the outputs must hold {n} lines")
-    _check_lines(buf.shape[0], line_start, line_length, hi, is_ws)
-    ws = &is_ws[0]
-    text = &buf[0]
+    for i in range(n):
+        if last[i] and (at[i] < 0 or first[i] < 0 or first[i] >= last[i] or at[i] + last[i] > buf.shape[0]):
+            raise ValueError("a field runs past the buffer")
     with nogil:
         for i in range(n):
-            pos = line_start[i] + lo
-            room = line_length[i] - lo
-            a = _extent(text, pos, room, hi - lo, ws, &b)
             value[i] = NAN
-            if a < 0:
+            if not last[i]:
                 state[i] = 0
                 continue
-            head = _at(text, pos, a, room)
+            a = at[i] + first[i]
+            head = buf[a]
             if head == 43 or head == 45:
                 a += 1
             plain, whole, digits, frac, seps = True, 0, 0, 0, 0
-            for j in range(a, b):
-                c = _at(text, pos, j, room)
+            for j in range(a, at[i] + last[i]):
+                c = buf[j]
                 if 48 <= c <= 57:
                     whole = whole * 10 + (c - 48)
                     digits += 1

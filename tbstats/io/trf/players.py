@@ -50,28 +50,30 @@ class Players:
     start_ok: np.ndarray   # bool: the starting rank field is a number
     points: np.ndarray     # float64 declared points (nan where absent)
     points_ok: np.ndarray  # bool
+    points_field: Field    # where each line's declared points are written
     table: pl.DataFrame    # file, line, event, start_no, and the text and number fields
 
     def points_texts(self, rows: np.ndarray) -> list[str]:
         """The declared points field of some lines as written (stripped), for messages."""
-        return self.lines.text(self.lines.field(POINTS), "t", rows).to_list()
+        return self.lines.text(self.points_field, "t", rows).to_list()
 
 
 def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFrame, pl.DataFrame]:
     """Slice every player line into its fields; problems (bad starting ranks and ratings, duplicates) and
     warnings (points, rank or FIDE id that are not numbers)."""
     start_field = lines.field(START, number=True)
-    start, start_ok = start_field.value, start_field.ok
-    assert start is not None and start_ok is not None
+    assert start_field.value is not None and start_field.ok is not None
     # sort by event and starting rank (file order among equals), so games come out in the model's order
-    key = event.astype(np.int64) * 20000 + np.where(start_ok, start, -10000) + 10000
+    key = event.astype(np.int64) * 20000 + np.where(start_field.ok, start_field.value, -10000) + 10000
     order = np.argsort(key, kind="stable")
     lines = lines.subset(order)
-    event, start, start_ok = event[order], start[order], start_ok[order]
-    fields = {span: lines.field(span, number=span in (START, RATING, FIDE_ID, RANK))
-              for span in (START, SEX, TITLE, NAME, RATING, FEDERATION, FIDE_ID, BIRTH, RANK)}
+    fields = {START: start_field.subset(order)} | {
+        span: lines.field(span, number=span in (RATING, FIDE_ID, RANK))
+        for span in (SEX, TITLE, NAME, RATING, FEDERATION, FIDE_ID, BIRTH, POINTS, RANK)}
+    event, start, start_ok = event[order], fields[START].value, fields[START].ok
+    assert start is not None and start_ok is not None
     rating, fide, rank = fields[RATING], fields[FIDE_ID], fields[RANK]
-    points, points_ok = lines.decimal(POINTS)
+    points, points_ok = lines.decimal(fields[POINTS])
     n = len(order)
 
     def positive(f: Field, dtype: type[np.signedinteger[Any]]) -> pl.Series:
@@ -122,7 +124,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
     # fields that only check or describe: a warning, and the field left blank
     notes = []
     for field, ok, column, reason in (
-            (lines.field(POINTS), points_ok, "points (cols 81-84)",
+            (fields[POINTS], points_ok, "points (cols 81-84)",
              "'{}' is not a number of points: declared points not checked"),
             (rank, rank.ok, "rank (cols 86-89)", "'{}' is not a rank (expected digits): declared rank left blank"),
             (fide, fide.ok, "FIDE id (cols 58-68)", "'{}' is not a FIDE id (expected digits): left blank")):
@@ -132,7 +134,7 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
             df = pl.DataFrame({"file": lines.file[rows], "line": lines.line[rows],
                                "_text": lines.text(field, "_text", rows)})
             notes.append(problem_rows(df, column, pl.format(reason, pl.col("_text"))))
-    players = Players(lines, event, inverse, start, start_ok, points, points_ok, table)
+    players = Players(lines, event, inverse, start, start_ok, points, points_ok, fields[POINTS], table)
     return (players, pl.concat(problems) if problems else no_problems(),
             pl.concat(notes) if notes else no_problems())
 
