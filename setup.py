@@ -20,6 +20,7 @@ class BuildPy(build_py):
 
 
 setup(ext_modules=cythonize([Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
-                             Extension("tbstats.io.trf.fields", ["tbstats/io/trf/fields.pyx"])],
+                             Extension("tbstats.io.trf.fields", ["tbstats/io/trf/fields.pyx"]),
+                             Extension("tbstats.io.trf.pairs", ["tbstats/io/trf/pairs.pyx"])],
                             compiler_directives={"language_level": "3"}),
       cmdclass={"build_py": BuildPy})

@@ -3,8 +3,9 @@
 Every player line gets one block per round of its event (missing blocks read as blank); opponent, colour
 and result are read from the buffer by a compiled loop (:func:`tbstats.io.trf.fields.round_blocks`, with the
 lookup tables here), and checked against the opponent's own block (found through a table of each event's
-starting ranks, or sorted int64 keys). Messages are formatted for the failing rows only, from their blocks'
-characters.
+starting ranks, or sorted int64 keys) by a second compiled loop (:func:`tbstats.io.trf.pairs.pair_blocks`), which
+also gives each block's game type and points. Messages are formatted for the failing rows only, from their
+blocks' characters.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import polars as pl
 from tbstats.io.trf.buffer import IS_WHITESPACE, WHITESPACE, Lines, int_column, is_whitespace, texts_of, windows
 from tbstats.io.trf.fields import round_blocks
 from tbstats.io.trf.headers import ROUND0
+from tbstats.io.trf.pairs import pair_blocks
 from tbstats.io.trf.players import Players, no_problems, problem_rows
 from tbstats.model.games import GAME_SCHEMA, GAME_TYPE, SCORING_KINDS
 
@@ -99,6 +101,18 @@ _GAME_TYPE_OF, _KIND_OF = _classify(*(a.reshape(-1) for a in np.meshgrid(
     indexing="ij")))
 _KIND_OF[_KIND_OF < 0] = len(SCORING_KINDS)
 _KIND_OF = _KIND_OF.astype(np.int8)
+#: The tables of :func:`tbstats.io.trf.pairs.pair_blocks` by result id: results that complement each other (flat),
+#: the codes allowed with and without an opponent, no result yet, game results read as a bye and that bye, and
+#: the game type and scoring kind by (has an opponent, result, opponent's result).
+_PAIR_TABLES: Final = tuple(np.ascontiguousarray(t).view(np.uint8) if t.dtype == np.bool_ else t for t in (
+    _PAIR_OK.reshape(-1), _result_set((*RESULT_CODES_WITH_OPPONENT, "", "X", "?")),
+    _result_set((*RESULT_CODES_WITHOUT_OPPONENT, *BYE_ALIASES, "")), _result_set(("", "X", "?")),
+    _result_set(tuple(BYE_ALIASES)), _BYE_OF, _GAME_TYPE_OF, _KIND_OF))
+
+
+def _bytes(mask: np.ndarray) -> np.ndarray:
+    """A bool array as the compiled loops take it (its bytes, contiguous)."""
+    return np.ascontiguousarray(mask).view(np.uint8)
 
 
 def row_key(event: np.ndarray, start_no: np.ndarray, rnd: np.ndarray) -> np.ndarray:
@@ -201,17 +215,12 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
     has_opp = opp_ok & (opp_val > 0)
     opp = np.where(has_opp, opp_val, 0).astype(np.int16)
     row, found, exists = _opponent_blocks(p, n_blocks, r0, event, me, opp, rnd)
-    back_ok = found & np.take(has_opp, row)
-    back = np.take(opp, row)
-    ores = np.where(found, np.take(res, row), 0)
-    ocol = np.where(found, np.take(colour, row), 0)
-    points_back = back_ok & me_ok & (back == me)
-    pair_ok = _PAIR_OK.reshape(-1)[res.astype(np.int16) * (_OTHER + 1) + ores]
 
     def frame(rows: np.ndarray) -> pl.DataFrame:
         """The columns messages need, for a few blocks (listed round by round, as the lines come)."""
         rows = rows[np.lexsort((p.order[li[rows]], rnd[rows]))]
         block, their = block_windows(rows), block_windows(row[rows])
+        back_ok = found[rows] & has_opp[row[rows]]
         return pl.DataFrame({
             "file": lines.file[li[rows]], "line": lines.line[li[rows]],
             "start_no": pl.Series(me[rows], dtype=pl.Int32).scatter(np.flatnonzero(~me_ok[rows]), None),
@@ -221,7 +230,7 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
             "_res": [chr(c).upper().strip(WHITESPACE) for c in block[7].tolist()],
             "_ores": [chr(c).upper().strip(WHITESPACE) if f else None for c, f in zip(
                 their[7].tolist(), found[rows].tolist(), strict=True)],
-            "_back": pl.Series(back[rows], dtype=pl.Int32).scatter(np.flatnonzero(~back_ok[rows]), None),
+            "_back": pl.Series(opp[row[rows]], dtype=pl.Int32).scatter(np.flatnonzero(~back_ok), None),
             "_len": blen[rows], "_at": at[rows], "_colour": [chr(c).lower() for c in block[5].tolist()],
             "_block": ["".join(map(chr, b)).rstrip() for b in block[:8].T.tolist()],
             "_gap": gap_col[rows],
@@ -239,43 +248,35 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
         for off in (9, 8, 6, 4):
             here = rows[~ws[off]]
             gap_col[here] = at[here] + off + 1
-    cut = has_opp & ((blen < at + 6) | ((blen < at + 8) & found & (ores != 0)))
-    masks = (~opp_ok & ~opp_blank, colour == 4, first_stray, cut,
-             has_opp & ~_in(res, (*RESULT_CODES_WITH_OPPONENT, "", "X", "?")),
-             ~has_opp & ~_in(res, (*RESULT_CODES_WITHOUT_OPPONENT, *BYE_ALIASES, "")),
-             has_opp & me_ok & (opp == me), has_opp & ~exists,
-             exists & me_ok & (~back_ok | (back != me)) & (opp != me), points_back & ~pair_ok)
-    pending = _in(res, ("", "X", "?"))
-    note_masks = (points_back & (colour == ocol) & ((colour == 1) | (colour == 2)) & (me < opp),
-                  ~has_opp & _in(res, tuple(BYE_ALIASES)))
-    errors = _problems(masks, _CHECKS, frame)
-    warnings = _problems(note_masks, _NOTES, frame)
 
-    res = np.where(has_opp, res, _BYE_OF[res])  # a game result without opponent reads as its bye
-    # small tables indexed by 16/32-bit values: wider index arrays cost more in fresh memory than they save
-    combo = (has_opp.astype(np.int16) * (_OTHER + 1) + res) * (_OTHER + 1) + ores
-    gt, kind = _GAME_TYPE_OF[combo], _KIND_OF[combo]
-    n_kinds = len(SCORING_KINDS)  # kind n_kinds (no points) reads a zero column past the kinds
-    with_zero = np.concatenate([points, np.zeros((len(points), 1), dtype=points.dtype)], axis=1).reshape(-1)
+    # every check, the game type and the points in one compiled pass (tbstats.io.trf.pairs)
+    n, n_kinds = len(li), len(SCORING_KINDS)  # kind n_kinds (no points) reads a zero column past the kinds
     # (at most 100 points x scale 1000: int32)
-    at_kind = np.repeat((p.event * (n_kinds + 1)).astype(np.int32), n_blocks)
-    at_kind += kind
-    pts = with_zero.astype(np.int32)[at_kind]
-    out = {"pending": has_opp & pending & me_ok & (me < opp), "line": li,
+    with_zero = np.concatenate([points, np.zeros((len(points), 1), dtype=points.dtype)], axis=1).astype(np.int32)
+    problems, notes, pending = np.empty(n, dtype=np.uint16), np.empty(n, dtype=np.uint8), np.empty(n, dtype=bool)
+    result, game_type, pts = np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int32)
+    pair_blocks(row, _bytes(found), _bytes(exists), opp, _bytes(has_opp), _bytes(opp_ok), _bytes(opp_blank),
+                colour, res, _bytes(first_stray), me, _bytes(me_ok), blen, at, event, *_PAIR_TABLES,
+                with_zero.reshape(-1), n_kinds, problems, notes, pending.view(np.uint8), result, game_type, pts)
+    errors = _problems(problems, _CHECKS, frame)
+    warnings = _problems(notes, _NOTES, frame)
+    out = {"pending": pending, "line": li,
            "event": event, "player": me, "player_ok": me_ok, "round": rnd, "opponent": opp,
-           "has_opp": has_opp, "colour": colour, "result": res, "game_type": gt, "points": pts}
+           "has_opp": has_opp, "colour": colour, "result": result, "game_type": game_type, "points": pts}
     return out, errors, warnings
 
 
-def _problems(masks: tuple[np.ndarray, ...], messages: tuple[tuple[pl.Expr, pl.Expr], ...],
-              frame: object) -> pl.DataFrame:
-    """Rows failing each check (``masks``, one per message), one problem row per failed check (file, line,
-    column, reason)."""
+def _problems(bits: np.ndarray, messages: tuple[tuple[pl.Expr, pl.Expr], ...], frame: object) -> pl.DataFrame:
+    """One problem row (file, line, column, reason) per failed check: bit ``k`` of ``bits`` is set on the
+    blocks failing check ``k`` (``messages[k]``)."""
+    failing = np.flatnonzero(bits)
     out = []
-    for mask, (column, reason) in zip(masks, messages, strict=True):
-        rows = np.flatnonzero(mask)
-        if rows.size:
-            out.append(problem_rows(frame(rows), column, reason))  # type: ignore[operator]
+    if failing.size:
+        which = bits[failing]
+        for k, (column, reason) in enumerate(messages):
+            rows = failing[(which >> k) & 1 == 1]
+            if rows.size:
+                out.append(problem_rows(frame(rows), column, reason))  # type: ignore[operator]
     return pl.concat(out) if out else no_problems()
 
 
