@@ -19,6 +19,11 @@ from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
 from tbstats.run import pipeline, processes
 
+try:
+    import fcntl
+except ImportError:   # not POSIX
+    fcntl = None   # type: ignore[assignment]
+
 #: Worker processes need a forkserver and a pool's semaphores (not on Windows, nor without /dev/shm).
 needs_processes = pytest.mark.skipif(not processes.available(),
                                      reason="worker processes cannot start here (no forkserver or no semaphores)")
@@ -104,6 +109,18 @@ def test_items_run_in_a_worker_process_and_here_and_come_back_in_order() -> None
     assert {pid for pid, _ in got} - {os.getpid()}   # some ran in the worker (this process alone takes 0.4 s)
     with pytest.raises(TbstatsError, match="refused 0"):
         list(processes.ordered(refuse, range(3), 2))
+
+
+@needs_processes
+@pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's (fcntl F_GETPIPE_SZ)")
+def test_the_results_pipe_holds_a_large_result_at_once() -> None:
+    """A worker's result (about 4 MB for 1,000 events) crosses in few writes: its pipe is widened to
+    RESULT_PIPE bytes, or to the most the system allows a user."""
+    here = processes.pool(1)
+    here.ready.wait(timeout=120)
+    size = fcntl.fcntl(here.executor._result_queue._reader.fileno(), fcntl.F_GETPIPE_SZ)
+    cap = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    assert size >= min(processes.RESULT_PIPE, cap) > 65536
 
 
 def _batch(text: str) -> Batch:
