@@ -19,6 +19,7 @@ from trf_samples import GOOD, LINES, player, variant
 
 from tbstats.io.trf import read_trf, write_trf
 from tbstats.io.trf.buffer import PAD, Lines, windows
+from tbstats.io.trf.headers import PY_WHITESPACE
 from tbstats.model.batch import Batch
 from tbstats.simulation import SimulationConfig, simulate
 
@@ -216,3 +217,19 @@ def test_windows_are_the_characters_from_each_position_blank_past_the_line() -> 
         for i, (a, r) in enumerate(zip(at.tolist(), room.tolist(), strict=True)):
             expected = [text[a + c] if c < r else 32 for c in range(12)]
             assert got[:, i].tolist() == expected
+
+
+def test_header_values_are_their_text_from_column_five_stripped_as_python_strips() -> None:
+    """A header record's value is the text after its code, stripped of what ``str.strip()`` strips (also the
+    separators U+001C-U+001F, which the line's own end keeps); a code in lower case is the same record, the
+    first of a code in an event counts; a 310 record makes a team event, a line that only starts like one not."""
+    assert set(PY_WHITESPACE) == {c for c in map(chr, range(0x110000)) if c.isspace()}
+    text = GOOD.replace("012 Test Open", "012 \x1c\u3000Test  Open\x1f\nxxr 2\n022  Bern \n022 Basel\n310x 1")
+    t = read_trf([("a.trf", text.encode())]).batch.tournaments
+    assert t.select("name", "city", "rounds", "event_type").row(0) == ("Test  Open", "Bern", 2, "swiss")
+    def list_warnings(extra: str) -> list[str]:   # a team tie-break list: understood in a team event only
+        text = GOOD.replace("XXR 2", f"XXR 2\n202 MPvGP\n{extra}")
+        w = read_trf([("b.trf", text.encode())]).batch.warnings
+        return w.filter(pl.col("field") == "202")["message"].to_list()
+    assert list_warnings("310    1 Team") == []
+    assert list_warnings("310x 1 Team") == list_warnings("") != []

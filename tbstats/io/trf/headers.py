@@ -2,14 +2,15 @@
 
 An event has a handful of header records, and an archive repeats the same record texts over and over
 (``XXR 9``, ``162 W 1.0 ...``, ``092 Swiss system``): every interpretation is done once per distinct text
-and looked up for the other events.
+and looked up for the other events. The lines are told apart by their codes in the character buffer, with
+numpy; only the values read and the few other records (kept, scoring, round dates) become Python strings.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final
@@ -19,6 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.io.dates import resolve_dates
+from tbstats.io.trf.buffer import Lines, text_at
 from tbstats.model.adjust import describe
 from tbstats.model.batch import arrow_series
 from tbstats.model.games import SCORING_KINDS, TOURNAMENT_SCHEMA
@@ -219,68 +221,59 @@ def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[tuple[str | 
     return values, notes, problems
 
 
-def _is_team(kept: Sequence[str], v192: str | None, v092: str | None) -> bool:
-    """A team event: it has team records (310, or 013 in older files) or its 192/092 type says so."""
-    return any(r[:3] in ("310", "013") for r in kept) or _declared_type(v192 or None, v092 or None) == "team"
-
-
-def tournament_headers(sources: Sequence[str], source_files: Sequence[str], event_of_line: np.ndarray,
-                       line_of: np.ndarray, texts: Sequence[str], longest: np.ndarray,
-                       players: np.ndarray) -> tuple[pl.DataFrame, list[dict[str, object]], list[dict[str, object]]]:
-    """One row per event from its header lines (given in file order), its warnings and its errors.
+def tournament_headers(sources: Sequence[str], source_files: Sequence[str], heads: Lines, event_of_line: np.ndarray,
+                       longest: np.ndarray, players: np.ndarray) -> tuple[pl.DataFrame, list[dict[str, object]],
+                                                                          list[dict[str, object]]]:
+    """One row per event from its header lines (``heads``, in file order; ``event_of_line`` the event of each),
+    its warnings and its errors.
 
     ``longest`` is the number of round blocks of each event, ``players`` its number of player lines.
     """
     n = len(sources)
-    values_of: list[dict[str, str]] = [{} for _ in range(n)]  # each header record's first value, by code
-    recs: list[dict[str, int]] = [{} for _ in range(n)]        # and its line
+    ids, others, texts = _line_ids(heads)
+    values, first_line = _first_values(n, heads, event_of_line, ids)
     scoring: list[list[tuple[str, str, int]]] = [[] for _ in range(n)]
     kept: list[list[str]] = [[] for _ in range(n)]
-    round_dates: list[tuple[str, ...]] = [() for _ in range(n)]
+    round_dates: list[tuple[str, ...]] = [()] * n
     adjustments: list[tuple[int, int, str]] = []
-    for ev, line, text in zip(event_of_line.tolist(), line_of.tolist(), texts, strict=True):
-        kind, code = _BY_CODE.get(text[:4]) or _kind(text)
-        if kind == _HEADER:
-            rec = recs[ev]
-            if code not in rec:
-                rec[code] = line
-                values_of[ev][code] = text[4:].strip()
-        elif kind == _KEPT:
+    for text, ev, line, kind in zip(texts, event_of_line[others].tolist(), heads.line[others].tolist(),
+                                    ids[others].tolist(), strict=True):
+        if kind == _KEPT_ID:
             kept[ev].append(text)
-            if code == "299":
+            if text.startswith("299"):
                 adjustments.append((ev, line, text))
-        elif kind == _SCORING:
-            scoring[ev].append((code, text, line))
-        elif kind == _DATES:
-            round_dates[ev] = tuple(text[i:i + 8] for i in range(ROUND0, len(text), 10))
+        elif kind == _SCORING_ID:
+            scoring[ev].append((_kind(text)[1], text, line))
+        elif kind == _DATES_ID:
+            round_dates[ev] = tuple(text[k:k + 8] for k in range(ROUND0, len(text), 10))
             kept[ev].append(text)
-    rows: list[tuple[Any, ...]] = []
+    team_record = np.zeros(n, dtype=bool)   # a team event has team records (310, or 013 in older files) ...
+    team_record[event_of_line[(ids == _KEPT_ID) & (heads.code_is("310") | heads.code_is("013"))]] = True
+    # ... or its 192/092 type says so
+    team = [t or _declared_type(v192 or None, v092 or None) == "team"
+            for t, v192, v092 in zip(team_record.tolist(), values["192"], values["092"], strict=True)]
+    keys = zip(*(values[code] for code in _INTERPRETED), round_dates,
+               [tuple((c, t) for c, t, _ in found) if found else () for found in scoring], longest.tolist(),
+               players.tolist(), team, strict=True)
+    interpreted = list(map(_interpret, keys))   # (values, warnings, errors) of each event
     warns: list[dict[str, object]] = []
     errors: list[dict[str, object]] = []
-    for ev, found, longest_ev, players_ev in zip(range(n), values_of, longest.tolist(), players.tolist(),
-                                                 strict=True):
-        key = (*map(found.get, _INTERPRETED), round_dates[ev],
-               tuple((c, t) for c, t, _ in scoring[ev]) if scoring[ev] else (), longest_ev, players_ev,
-               _is_team(kept[ev], found.get("192"), found.get("092")))
-        values, notes, problems = _interpret(key)
-        rows.append(values)
-        if not notes and not problems:
-            continue
-        rec = recs[ev]
+    for ev in [ev for ev, (_, notes, problems) in enumerate(interpreted) if notes or problems]:
+        _, notes, problems = interpreted[ev]
         for record, name, message in notes:
-            warns.append({"source": sources[ev], "line": rec.get(record) if record is not None else None,
+            warns.append({"source": sources[ev], "line": first_line(ev, record) if record is not None else None,
                           "field": name, "message": message})
         for where, column, reason in problems:
-            line = rec[where] if isinstance(where, str) else scoring[ev][where][2]
+            line = first_line(ev, where) if isinstance(where, str) else scoring[ev][where][2]
             errors.append({"path": source_files[ev], "line": line, "column": column, "reason": reason})
 
-    cols = dict(zip(_COLUMNS, map(list, zip(*rows, strict=True)), strict=True)) if rows else {k: [] for k in _COLUMNS}
+    cols = dict(zip(_COLUMNS, map(list, zip(*(v for v, _, _ in interpreted), strict=True)), strict=True)) \
+        if interpreted else {k: [] for k in _COLUMNS}
     for ev, line, text in adjustments:       # 299: say what is applied, at its line (rules.md 9.1)
-        team = _is_team(kept[ev], values_of[ev].get("192"), values_of[ev].get("092"))
-        warns.append({"source": sources[ev], "line": line, "field": "299", "message": describe(text, team)})
+        warns.append({"source": sources[ev], "line": line, "field": "299", "message": describe(text, team[ev])})
 
     def field(code: str) -> list[str | None]:
-        return [found.get(code) or None for found in values_of]
+        return [v or None for v in values[code]]
 
     schema: dict[str, pl.DataType] = {"event": pl.Int64(), "source_file": pl.String(), **{
         k: v for k, v in TOURNAMENT_SCHEMA.items() if k not in ("tournament", "rounds_played", "event_type")},
@@ -293,6 +286,68 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], even
     frame = pl.DataFrame({k: string_lists(k, data[k]) if k in lists
                           else pl.Series(k, data[k], dtype=schema[k]) for k in schema})
     return frame, warns, errors
+
+
+#: Line ids (:func:`_line_ids`): a header record's index in ``HEADER_RECORDS``, then these.
+_SCORING_ID, _DATES_ID, _KEPT_ID, _SKIP_ID = range(len(HEADER_RECORDS), len(HEADER_RECORDS) + 4)
+_ID_OF_KIND: Final = {_SCORING: _SCORING_ID, _DATES: _DATES_ID, _KEPT: _KEPT_ID, _SKIP: _SKIP_ID}
+
+
+def _id_of(kind: int, code: str) -> int:
+    return HEADER_RECORDS.index(code) if kind == _HEADER else _ID_OF_KIND[kind]
+
+
+#: The record codes whose lines :func:`_line_ids` tells by their first three characters (upper-cased ASCII).
+_BY_KEY: Final = {(ord(c[0]) << 16) | (ord(c[1]) << 8) | ord(c[2]): _id_of(*kind) for c, kind in _BY_CODE.items()
+                  if len(c) == 3}
+_KEYS: Final = np.array(sorted(_BY_KEY), dtype=np.int64)
+_KEY_IDS: Final = np.array([_BY_KEY[k] for k in sorted(_BY_KEY)], dtype=np.int16)
+#: What Python's ``str.strip()`` strips (``str.isspace``): header values read as they always were, as the
+#: stripped Python text of a line from its fifth character (tests/test_trf_reader.py checks the set).
+PY_WHITESPACE: Final = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                        "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+def _line_ids(heads: Lines) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """What each header line is, as :func:`_kind` says (a header record's index in ``HEADER_RECORDS``, or
+    :data:`_SCORING_ID`...): by its first three characters upper-cased where they are ASCII and a known code,
+    else by its text. Also the lines kept or read as text (records kept, scoring, round dates), and their texts."""
+    n = len(heads.start)
+    key, ascii_code = np.zeros(n, dtype=np.int64), heads.length >= 3
+    last = len(heads.buf) - 1
+    for j in range(3):
+        c = heads.buf[np.minimum(heads.start + j, last)].astype(np.int64)
+        ascii_code &= c < 128
+        c -= 32 * ((c >= 97) & (c <= 122))   # (ASCII upper case, as str.upper() makes it)
+        key = (key << 8) | c
+    at = np.minimum(np.searchsorted(_KEYS, key), len(_KEYS) - 1)
+    ids = np.where(ascii_code & (_KEYS[at] == key), _KEY_IDS[at], -1).astype(np.int16)
+    rows = np.flatnonzero((ids < 0) | (ids == _SCORING_ID) | (ids == _DATES_ID))
+    texts = heads.subset(rows).texts()
+    for k in np.flatnonzero(ids[rows] < 0).tolist():   # (few: records kept or skipped, other codes)
+        ids[rows[k]] = _id_of(*_kind(texts[k]))
+    read = ids[rows] != _SKIP_ID
+    return ids, rows[read], [t for t, r in zip(texts, read.tolist(), strict=True) if r]
+
+
+def _first_values(n: int, heads: Lines, event_of_line: np.ndarray, ids: np.ndarray) -> tuple[
+        dict[str, list[str | None]], Callable[[int, str], int | None]]:
+    """Each header record's first value in each event (its text from column 5, stripped; None where the event
+    has none), by code; and the line of an event's first record of a code (for messages)."""
+    k = len(HEADER_RECORDS)
+    rows = np.flatnonzero(ids < k)
+    slots, first = np.unique(event_of_line[rows].astype(np.int64) * k + ids[rows], return_index=True)
+    firsts = rows[first]   # (the first line of each event and code: the lines come in file order)
+    text = text_at(heads.buf, heads.start[firsts] + 4, np.maximum(heads.length[firsts] - 4, 0), "value")
+    table = np.full((k, n), None, dtype=object)
+    table.reshape(-1)[(slots % k) * n + slots // k] = text.str.strip_chars(PY_WHITESPACE).to_list()
+    values = {code: table[j].tolist() for j, code in enumerate(HEADER_RECORDS)}
+    lines = dict(zip(slots.tolist(), heads.line[firsts].tolist(), strict=True))
+
+    def first_line(event: int, code: str) -> int | None:
+        return lines.get(event * k + HEADER_RECORDS.index(code)) if code in HEADER_RECORDS else None
+
+    return values, first_line
 
 
 def string_lists(name: str, values: list[list[str]]) -> pl.Series:

@@ -99,7 +99,7 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     rounds_ev = event_rounds(players, n_events)
     heads = lines.subset(~is001)
     tournaments, twarn, terr = tournament_headers(
-        sources, [paths[f] for f in ev_file.tolist()], event[~is001], heads.line, heads.texts(), rounds_ev,
+        sources, [paths[f] for f in ev_file.tolist()], heads, event[~is001], rounds_ev,
         np.bincount(players.event, minlength=n_events))
     errors.extend(terr)
     points = np.column_stack([tournaments.get_column(f"pts_{k}").to_numpy() for k in SCORING_KINDS]).astype(
