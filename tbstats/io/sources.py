@@ -245,7 +245,7 @@ def assemble(part: Part, read: Sequence[tuple[pl.DataFrame, Batch | None]], batc
             got.append(renumber(batch, next_id) if next_id else batch)
             next_id += batch.n_tournaments
     ledger = pl.concat([ledger for ledger, _ in read])
-    if part.items:   # the ledger of TRF files in input order (the reader orders the rows of a file)
+    if part.items and ledger.height:   # the ledger of TRF files in input order (the reader orders a file's rows)
         order = {i.name: n for n, i in enumerate(part.items)}
         ledger = ledger.unique(maintain_order=True).with_columns(
             pl.col("path").replace_strict(order, default=len(order), return_dtype=pl.Int64).alias("_order"))

@@ -39,15 +39,15 @@ class TbstatsWarning(UserWarning):
     """A run that computed, but whose result may not mean what was asked (see :mod:`tbstats.run.checks`)."""
 
 
-def events(batch: Batch) -> pl.DataFrame:
+def events(batch: Batch, teams: list[int] | None = None) -> pl.DataFrame:
     """Per tournament what the checks need: round robin or not, rounds with results, unrated players, and
-    whether it is a team event."""
+    whether it is a team event (of ``teams``, the batch's :func:`team_event_ids` when already known)."""
     unrated = batch.players.lazy().group_by("tournament").agg(   # lazy: see tbstats.run.info.partial_summary
         (pl.col("rating").is_null() | (pl.col("rating") <= 0)).any().alias("unrated")).collect()
     return batch.tournaments.select(
         "tournament", (pl.col("event_type").cast(pl.String) == "round_robin").alias("round_robin"),
         pl.col("rounds_played").fill_null(0).cast(pl.Int64),
-        pl.col("tournament").is_in(team_event_ids(batch)).alias("team_event"),
+        pl.col("tournament").is_in(team_event_ids(batch) if teams is None else teams).alias("team_event"),
         pl.col("start_date").is_not_null().alias("dated"),
     ).join(unrated, on="tournament", how="left").with_columns(pl.col("unrated").fill_null(False))
 

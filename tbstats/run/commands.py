@@ -50,9 +50,10 @@ class Computed:
 def _compute_one(batch: Batch, specs: str | Sequence[TieBreakSpec], options: dict[str, Any],
                  prepare: Callable[[pl.DataFrame], pl.DataFrame] | None = None) -> Computed:
     table = engine.compute(batch, specs, **options)
+    teams = team_event_ids(batch)
     return Computed(table if prepare is None else prepare(table),
-                    int((batch.tournaments["event_type"] == "round_robin").sum()), len(team_event_ids(batch)),
-                    checks.events(batch))
+                    int((batch.tournaments["event_type"] == "round_robin").sum()), len(teams),
+                    checks.events(batch, teams))
 
 
 def _rendered(computed: Computed, first_id: int, render: Callable[[pl.DataFrame], Rendered],
