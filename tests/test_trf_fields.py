@@ -8,8 +8,10 @@ two and four bytes a character, with lines that end inside, before and after the
 not fit raise instead of reading or writing out of bounds.
 
 ``fixed_field``: where a field's text lies once stripped (columns from its first, 0 and 0 when blank), and that
-text read as an integer; ``decimal_field``: a plain decimal (a sign, digits, at most one ``.`` or ``,``) to the
-float polars reads, blank and other text told apart; ``Lines.decimal`` reads the other text through polars.
+text read as an integer (``fixed_fields``: several fields at once, each as ``fixed_field`` reads it);
+``gather_ranges``: the characters of many ranges of the buffer, and the largest code among them;
+``decimal_field``: a plain decimal (a sign, digits, at most one ``.`` or ``,``) to the float polars reads,
+blank and other text told apart; ``Lines.decimal`` reads the other text through polars.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import polars as pl
 import pytest
 
 from tbstats.io.trf.buffer import IS_WHITESPACE, PAD, SPACE, WHITESPACE, Lines
-from tbstats.io.trf.fields import decimal_field, fixed_field, round_blocks
+from tbstats.io.trf.fields import decimal_field, fixed_field, fixed_fields, gather_ranges, round_blocks
 from tbstats.io.trf.games import _COLOUR_ID, _RESULT_ID, COLOURS, RESULTS
 from tbstats.io.trf.headers import ROUND0
 
@@ -156,6 +158,46 @@ def test_fixed_field_finds_the_stripped_text_and_its_number(seed: int) -> None:
                     assert (value[i], bool(ok[i])) == ((int(number[0]), True) if number else (0, False)), field
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_fixed_fields_read_each_field_as_fixed_field_does(seed: int) -> None:
+    """Several fields in one pass (overlapping, of every width, numbers or not) give what ``fixed_field``
+    gives of each, which the test above checks against the text."""
+    rng = np.random.default_rng(seed)
+    spans, numbers = [(0, 1), (4, 8), (3, 21), (10, 28), (2, 20), (25, 40)], [False, True, False, True, True, False]
+    for dtype, top in ((np.uint8, 0x100), (np.uint16, 0x10000), (np.uint32, 0x110000)):
+        _, buf, starts, lengths = _lines(rng, dtype, top, 300, 34)
+        n, k = len(starts), len(spans)
+        first, last = np.empty((k, n), np.int16), np.empty((k, n), np.int16)
+        value, ok = np.empty((k, n), np.int64), np.empty((k, n), np.uint8)
+        fixed_fields(buf, np.array(starts), np.array(lengths), np.array(spans, dtype=np.int64),
+                     np.array(numbers, dtype=np.uint8), IS_WHITESPACE.view(np.uint8), first, last, value, ok)
+        for f, ((lo, hi), number) in enumerate(zip(spans, numbers, strict=True)):
+            one, two = np.empty(n, np.int16), np.empty(n, np.int16)
+            v, o = np.empty(n, np.int64), np.empty(n, np.uint8)
+            fixed_field(buf, np.array(starts), np.array(lengths), lo, hi, IS_WHITESPACE.view(np.uint8), one, two,
+                        *((v, o) if number else ()))
+            assert np.array_equal(first[f], one) and np.array_equal(last[f], two), (lo, hi, dtype)
+            if number:
+                assert np.array_equal(value[f], v) and np.array_equal(ok[f], o), (lo, hi, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+def test_gather_ranges_copies_each_range_and_tells_the_largest_code(dtype: type) -> None:
+    rng = np.random.default_rng(5)
+    buf = rng.integers(1, min(np.iinfo(dtype).max, 0x10FFFF), 500).astype(dtype)
+    at = rng.integers(0, 480, 60).astype(np.int64)
+    counts = rng.integers(0, 20, 60).astype(np.int64)
+    out = np.empty(int(counts.sum()), dtype=dtype)
+    top = gather_ranges(buf, at, counts, out)
+    want = [int(c) for a, n in zip(at.tolist(), counts.tolist(), strict=True) for c in buf[a:a + n]]
+    assert out.tolist() == want and top == max(want)
+    assert gather_ranges(buf, at[:0], counts[:0], out[:0]) == 0
+    with pytest.raises(ValueError, match="past the buffer"):
+        gather_ranges(buf, np.array([495]), np.array([6]), np.empty(6, dtype=dtype))
+    with pytest.raises(ValueError, match="must hold"):
+        gather_ranges(buf, np.array([0]), np.array([6]), np.empty(5, dtype=dtype))
+
+
 def _plain(field: str) -> tuple[int, float]:
     """The reference reading of declared points: state (0 blank, 1 plain, 2 other) and value."""
     text = field.strip(WHITESPACE)
@@ -221,3 +263,13 @@ def test_fixed_fields_refuse_arrays_that_do_not_fit() -> None:
         decimal_field(buf, np.array([0, 1]), no, four, np.empty(2), np.empty(2, np.uint8))
     fixed_field(buf, np.array([30]), np.array([10]), 0, 12, ws, one, two)   # (the line ends in the buffer)
     assert (one[0], two[0]) == (0, 0)
+    grid = (np.empty((1, 1), np.int16), np.empty((1, 1), np.int16), np.empty((1, 1), np.int64),
+            np.empty((1, 1), np.uint8))
+    with pytest.raises(ValueError, match="past the buffer"):
+        fixed_fields(buf, np.array([30]), np.array([20]), np.array([[0, 12]]), np.zeros(1, np.uint8), ws, *grid)
+    with pytest.raises(ValueError, match="at most 18"):
+        fixed_fields(buf, np.array([0]), np.array([20]), np.array([[0, 19]]), np.ones(1, np.uint8), ws, *grid)
+    with pytest.raises(ValueError, match="outputs"):
+        fixed_fields(buf, np.array([0, 1]), np.array([5, 5]), np.array([[0, 4]]), np.zeros(1, np.uint8), ws, *grid)
+    with pytest.raises(ValueError, match="one flag each"):
+        fixed_fields(buf, np.array([0]), np.array([5]), np.array([[0, 4]]), np.zeros(2, np.uint8), ws, *grid)

@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.errors import FormatError
-from tbstats.io.trf.fields import decimal_field, fixed_field
+from tbstats.io.trf.fields import decimal_field, fixed_field, fixed_fields, gather_ranges
 from tbstats.model.batch import arrow_series
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
@@ -153,6 +153,18 @@ class Lines:
         fixed_field(self.buf, self.start, self.length, columns[0], columns[1], IS_WHITESPACE.view(np.uint8),
                     first, last, value, None if ok is None else ok.view(np.uint8))
         return Field(columns[0], first, last, value, ok)
+
+    def fields(self, spans: list[tuple[int, int]], numbers: list[bool]) -> list[Field]:
+        """:meth:`field` of several fields, read in one pass over the lines
+        (:func:`tbstats.io.trf.fields.fixed_fields`); ``numbers[k]``: field ``k`` is read as an integer."""
+        n, k = len(self.start), len(spans)
+        first, last = np.empty((k, n), dtype=np.int16), np.empty((k, n), dtype=np.int16)
+        value, ok = np.empty((k, n), dtype=np.int64), np.empty((k, n), dtype=bool)
+        fixed_fields(self.buf, self.start, self.length, np.array(spans, dtype=np.int64).reshape(k, 2),
+                     np.array(numbers, dtype=np.uint8), IS_WHITESPACE.view(np.uint8), first, last, value,
+                     ok.view(np.uint8))
+        return [Field(lo, first[f], last[f], value[f] if number else None, ok[f] if number else None)
+                for f, ((lo, _), number) in enumerate(zip(spans, numbers, strict=True))]
 
     def decimal(self, field: Field) -> tuple[np.ndarray, np.ndarray]:
         """A field's stripped text (:meth:`field`) read as polars reads it as a float (a ``,`` for a ``.``):
@@ -342,13 +354,17 @@ def text_at(buf: np.ndarray, at: np.ndarray, counts: np.ndarray, name: str, *, b
     """The texts of ``counts[i]`` characters of the buffer from each position ``at[i]``, as a polars String
     column; with ``blank_null`` an empty text is null."""
     counts = counts.astype(np.int64)
-    return _strings(name, buf[ranges(at, counts)], counts, blank_null)
+    codes = np.empty(int(counts.sum()), dtype=buf.dtype)
+    top = gather_ranges(buf, np.ascontiguousarray(at, dtype=np.int64), counts, codes)   # (compiled)
+    return _strings(name, codes, counts, blank_null, top)
 
 
-def _strings(name: str, codes: np.ndarray, counts: np.ndarray, blank_null: bool) -> pl.Series:
-    """A String column of the texts of ``codes`` cut into groups of ``counts`` characters (Arrow buffers)."""
+def _strings(name: str, codes: np.ndarray, counts: np.ndarray, blank_null: bool, top: int | None = None
+             ) -> pl.Series:
+    """A String column of the texts of ``codes`` cut into groups of ``counts`` characters (Arrow buffers);
+    ``top``: the largest code, when known."""
     n = len(counts)
-    if codes.size and int(codes.max()) >= 128:
+    if codes.size and (int(codes.max()) if top is None else top) >= 128:
         data, counts = _utf8(codes, counts)
     else:
         data = codes.astype(np.uint8)

@@ -7,8 +7,10 @@ field parsed as a number, its colour and result looked up, and whether it holds 
 has a blank (a block out of line), for every kind of buffer (one, two or four bytes a character).
 
 Over the fixed columns of player lines (:func:`tbstats.io.trf.players.player_fields`): :func:`fixed_field`
-finds where a field's text starts and ends once stripped, and reads it as an integer; :func:`decimal_field`
-reads such a stripped text (declared points) as a plain decimal number.
+finds where a field's text starts and ends once stripped, and reads it as an integer (:func:`fixed_fields`
+reads several fields of each line in one pass); :func:`decimal_field`
+reads such a stripped text (declared points) as a plain decimal number; :func:`gather_ranges` copies the
+characters of many fields out of the buffer at once, for their text.
 
 Checked against a plain Python reading of the text by tests/test_trf_fields.py.
 """
@@ -143,6 +145,35 @@ cdef int _check_lines(Py_ssize_t size, const int64_t[::1] line_start, const int6
     return 0
 
 
+cdef inline void _field(const code_t* text, int64_t pos, int64_t room, int64_t width, const uint8_t* ws,
+                        bint number, int16_t* first, int16_t* last, int64_t* value, uint8_t* ok) noexcept nogil:
+    """One field of one line (see :func:`fixed_field`): its stripped extent and, with ``number``, its value."""
+    cdef int64_t j, a, b, v
+    cdef uint32_t c
+    cdef bint good
+    a = max(_extent(text, pos, room, width, ws, &b), 0)
+    first[0] = <int16_t>a
+    last[0] = <int16_t>b
+    if not number:
+        return
+    v, good = 0, b > a
+    if good:
+        c = _at(text, pos, a, room)
+        if c == 43 or c == 45:
+            a += 1
+            good = b > a
+        for j in range(a, b):
+            c = _at(text, pos, j, room)
+            if not 48 <= c <= 57:
+                good = False
+                break
+            v = v * 10 + (c - 48)
+        if good and _at(text, pos, first[0], room) == 45:
+            v = -v
+    value[0] = v if good else 0
+    ok[0] = good
+
+
 def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
                 int64_t lo, int64_t hi, const uint8_t[::1] is_ws, int16_t[::1] first, int16_t[::1] last,
                 int64_t[::1] value=None, uint8_t[::1] ok=None) -> None:
@@ -151,9 +182,9 @@ def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int6
     is blank); with ``value`` and ``ok``, its text read as polars casts stripped text to an integer (an
     optional sign, then ASCII digits; 0 and not ok otherwise); a number field is at most 18 columns wide."""
     cdef Py_ssize_t n = line_start.shape[0], i
-    cdef int64_t j, a, b, pos, room, v
-    cdef uint32_t c
-    cdef bint good, numbers = value is not None
+    cdef bint numbers = value is not None
+    cdef int64_t unused_value = 0
+    cdef uint8_t unused_ok = 0
     cdef const uint8_t* ws
     cdef const code_t* text
     if not 0 <= lo < hi or hi - lo > 32767 or (numbers and hi - lo > 18):
@@ -166,29 +197,65 @@ def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int6
     text = &buf[0]
     with nogil:
         for i in range(n):
-            pos = line_start[i] + lo
-            room = line_length[i] - lo
-            a = max(_extent(text, pos, room, hi - lo, ws, &b), 0)
-            first[i] = <int16_t>a
-            last[i] = <int16_t>b
-            if not numbers:
-                continue
-            v, good = 0, b > a
-            if good:
-                c = _at(text, pos, a, room)
-                if c == 43 or c == 45:
-                    a += 1
-                    good = b > a
-                for j in range(a, b):
-                    c = _at(text, pos, j, room)
-                    if not 48 <= c <= 57:
-                        good = False
-                        break
-                    v = v * 10 + (c - 48)
-                if good and _at(text, pos, first[i], room) == 45:
-                    v = -v
-            value[i] = v if good else 0
-            ok[i] = good
+            _field(text, line_start[i] + lo, line_length[i] - lo, hi - lo, ws, numbers, &first[i], &last[i],
+                   &value[i] if numbers else &unused_value, &ok[i] if numbers else &unused_ok)
+
+
+def fixed_fields(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
+                 const int64_t[:, ::1] spans, const uint8_t[::1] numbers, const uint8_t[::1] is_ws,
+                 int16_t[:, ::1] first, int16_t[:, ::1] last, int64_t[:, ::1] value, uint8_t[:, ::1] ok) -> None:
+    """:func:`fixed_field` of several fields in one pass over the lines (each line's characters read while
+    they are at hand): field ``f`` at columns ``spans[f, 0]`` to ``spans[f, 1] - 1``, read as an integer where
+    ``numbers[f]``; the outputs hold fields x lines (``value`` and ``ok`` only meaningful for numbers)."""
+    cdef Py_ssize_t n = line_start.shape[0], n_fields = spans.shape[0], i, f
+    cdef int64_t hi = 0, lo
+    cdef const uint8_t* ws
+    cdef const code_t* text
+    if spans.shape[1] != 2 or numbers.shape[0] != n_fields:
+        raise ValueError("spans must hold (first, past last) columns of each field, numbers one flag each")
+    for f in range(n_fields):
+        if not 0 <= spans[f, 0] < spans[f, 1] or spans[f, 1] - spans[f, 0] > 32767 or (
+                numbers[f] and spans[f, 1] - spans[f, 0] > 18):
+            raise ValueError("a field is 1 to 32,767 columns, a number at most 18")
+        hi = max(hi, spans[f, 1])
+    shapes = ((first.shape[0], first.shape[1]), (last.shape[0], last.shape[1]), (value.shape[0], value.shape[1]),
+              (ok.shape[0], ok.shape[1]))
+    if any(shape != (n_fields, n) for shape in shapes):
+        raise ValueError(f"the outputs must hold {n_fields} x {n} fields")
+    _check_lines(buf.shape[0], line_start, line_length, hi, is_ws)
+    ws = &is_ws[0]
+    text = &buf[0]
+    with nogil:
+        for i in range(n):
+            for f in range(n_fields):
+                lo = spans[f, 0]
+                _field(text, line_start[i] + lo, line_length[i] - lo, spans[f, 1] - lo, ws, numbers[f],
+                       &first[f, i], &last[f, i], &value[f, i], &ok[f, i])
+
+
+def gather_ranges(const code_t[::1] buf, const int64_t[::1] at, const int64_t[::1] counts, code_t[::1] out):
+    """The ``counts[i]`` characters of the buffer from each position ``at[i]``, one range after the other, into
+    ``out`` (of the buffer's type, as long as the counts' total); returns the largest code copied (0 when none)."""
+    cdef Py_ssize_t n = at.shape[0], i
+    cdef int64_t j, total = 0, size = buf.shape[0]
+    cdef uint32_t top = 0
+    if counts.shape[0] != n:
+        raise ValueError("at and counts differ in length")
+    for i in range(n):
+        if counts[i] < 0 or (counts[i] and (at[i] < 0 or at[i] + counts[i] > size)):
+            raise ValueError("a range runs past the buffer")
+        total += counts[i]
+    if out.shape[0] != total:
+        raise ValueError(f"out must hold {total} characters")
+    total = 0
+    with nogil:
+        for i in range(n):
+            for j in range(at[i], at[i] + counts[i]):
+                out[total] = buf[j]
+                if buf[j] > top:
+                    top = buf[j]
+                total += 1
+    return top
 
 
 def decimal_field(const code_t[::1] buf, const int64_t[::1] at, const int16_t[::1] first,

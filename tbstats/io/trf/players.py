@@ -67,9 +67,9 @@ def player_fields(lines: Lines, event: np.ndarray) -> tuple[Players, pl.DataFram
     key = event.astype(np.int64) * 20000 + np.where(start_field.ok, start_field.value, -10000) + 10000
     order = np.argsort(key, kind="stable")
     lines = lines.subset(order)
-    fields = {START: start_field.subset(order)} | {
-        span: lines.field(span, number=span in (RATING, FIDE_ID, RANK))
-        for span in (SEX, TITLE, NAME, RATING, FEDERATION, FIDE_ID, BIRTH, POINTS, RANK)}
+    spans = [SEX, TITLE, NAME, RATING, FEDERATION, FIDE_ID, BIRTH, POINTS, RANK]
+    fields = {START: start_field.subset(order)} | dict(zip(spans, lines.fields(
+        spans, [span in (RATING, FIDE_ID, RANK) for span in spans]), strict=True))
     event, start, start_ok = event[order], fields[START].value, fields[START].ok
     assert start is not None and start_ok is not None
     rating, fide, rank = fields[RATING], fields[FIDE_ID], fields[RANK]
