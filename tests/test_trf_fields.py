@@ -7,8 +7,8 @@ Unicode White_Space as polars strips it), colour and result by their codes in ei
 two and four bytes a character, with lines that end inside, before and after their blocks; arrays that do
 not fit raise instead of reading or writing out of bounds.
 
-``fixed_field``: where a field's text lies once stripped (columns from its first, 0 and 0 when blank), and that
-text read as an integer (``fixed_fields``: several fields at once, each as ``fixed_field`` reads it);
+``fixed_fields``: where each field's text lies once stripped (columns from its first, 0 and 0 when blank), and
+that text read as an integer, several fields of a line at once (a field alone reads the same);
 ``gather_ranges``: the characters of many ranges of the buffer, and the largest code among them;
 ``decimal_field``: a plain decimal (a sign, digits, at most one ``.`` or ``,``) to the float polars reads,
 blank and other text told apart; ``Lines.decimal`` reads the other text through polars.
@@ -24,7 +24,7 @@ import polars as pl
 import pytest
 
 from tbstats.io.trf.buffer import IS_WHITESPACE, PAD, SPACE, WHITESPACE, Lines
-from tbstats.io.trf.fields import decimal_field, fixed_field, fixed_fields, gather_ranges, round_blocks
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_ranges, round_blocks
 from tbstats.io.trf.games import _COLOUR_ID, _RESULT_ID, COLOURS, RESULTS
 from tbstats.io.trf.headers import ROUND0
 
@@ -138,47 +138,38 @@ def _field_text(text: str, start: int, length: int, lo: int, hi: int) -> str:
     return "".join(text[start + j] if j < length else " " for j in range(lo, hi))
 
 
+def _fields(buf: np.ndarray, starts: list[int], lengths: list[int], spans: list[tuple[int, int]],
+            numbers: list[bool]) -> tuple[np.ndarray, ...]:
+    """``fixed_fields`` of some lines: first, last, value and ok, fields x lines."""
+    n, k = len(starts), len(spans)
+    first, last = np.empty((k, n), np.int16), np.empty((k, n), np.int16)
+    value, ok = np.empty((k, n), np.int64), np.empty((k, n), np.uint8)
+    fixed_fields(buf, np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64),
+                 np.array(spans, dtype=np.int64).reshape(k, 2), np.array(numbers, dtype=np.uint8),
+                 IS_WHITESPACE.view(np.uint8), first, last, value, ok)
+    return first, last, value, ok
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_fixed_field_finds_the_stripped_text_and_its_number(seed: int) -> None:
+def test_fixed_fields_find_the_stripped_text_and_its_number(seed: int) -> None:
+    """Fields of every width, overlapping, numbers or not, read at once: each as the text says."""
     rng = np.random.default_rng(seed)
+    spans = [(0, 1), (4, 8), (3, 21), (10, 28), (2, 20), (25, 40)]
+    numbers = [hi - lo <= 18 and k % 2 == 1 for k, (lo, hi) in enumerate(spans)] + [True]
+    spans.append((0, 1))   # (a 1-column number too)
     for dtype, top in ((np.uint8, 0x100), (np.uint16, 0x10000), (np.uint32, 0x110000)):
-        text, buf, starts, lengths = _lines(rng, dtype, top, 300, 30)
-        for lo, hi in ((0, 1), (4, 8), (3, 21), (10, 28)):
-            n = len(starts)
-            first, last = np.empty(n, np.int16), np.empty(n, np.int16)
-            value, ok = np.empty(n, np.int64), np.empty(n, np.uint8)
-            fixed_field(buf, np.array(starts), np.array(lengths), lo, hi, IS_WHITESPACE.view(np.uint8), first, last,
-                        *((value, ok) if hi - lo <= 18 else ()))
+        text, buf, starts, lengths = _lines(rng, dtype, top, 300, 34)
+        first, last, value, ok = _fields(buf, starts, lengths, spans, numbers)
+        for f, ((lo, hi), number) in enumerate(zip(spans, numbers, strict=True)):
             for i, (start, length) in enumerate(zip(starts, lengths, strict=True)):
                 field = _field_text(text, start, length, lo, hi)
                 solid = [j for j, c in enumerate(field) if c not in WHITESPACE]
-                assert (first[i], last[i]) == ((solid[0], solid[-1] + 1) if solid else (0, 0)), (field, dtype)
-                if hi - lo <= 18:
-                    number = re.fullmatch(r"[+-]?[0-9]+", field.strip(WHITESPACE))
-                    assert (value[i], bool(ok[i])) == ((int(number[0]), True) if number else (0, False)), field
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_fixed_fields_read_each_field_as_fixed_field_does(seed: int) -> None:
-    """Several fields in one pass (overlapping, of every width, numbers or not) give what ``fixed_field``
-    gives of each, which the test above checks against the text."""
-    rng = np.random.default_rng(seed)
-    spans, numbers = [(0, 1), (4, 8), (3, 21), (10, 28), (2, 20), (25, 40)], [False, True, False, True, True, False]
-    for dtype, top in ((np.uint8, 0x100), (np.uint16, 0x10000), (np.uint32, 0x110000)):
-        _, buf, starts, lengths = _lines(rng, dtype, top, 300, 34)
-        n, k = len(starts), len(spans)
-        first, last = np.empty((k, n), np.int16), np.empty((k, n), np.int16)
-        value, ok = np.empty((k, n), np.int64), np.empty((k, n), np.uint8)
-        fixed_fields(buf, np.array(starts), np.array(lengths), np.array(spans, dtype=np.int64),
-                     np.array(numbers, dtype=np.uint8), IS_WHITESPACE.view(np.uint8), first, last, value, ok)
-        for f, ((lo, hi), number) in enumerate(zip(spans, numbers, strict=True)):
-            one, two = np.empty(n, np.int16), np.empty(n, np.int16)
-            v, o = np.empty(n, np.int64), np.empty(n, np.uint8)
-            fixed_field(buf, np.array(starts), np.array(lengths), lo, hi, IS_WHITESPACE.view(np.uint8), one, two,
-                        *((v, o) if number else ()))
-            assert np.array_equal(first[f], one) and np.array_equal(last[f], two), (lo, hi, dtype)
-            if number:
-                assert np.array_equal(value[f], v) and np.array_equal(ok[f], o), (lo, hi, dtype)
+                assert (first[f, i], last[f, i]) == ((solid[0], solid[-1] + 1) if solid else (0, 0)), (field, dtype)
+                if number:
+                    found = re.fullmatch(r"[+-]?[0-9]+", field.strip(WHITESPACE))
+                    assert (value[f, i], bool(ok[f, i])) == ((int(found[0]), True) if found else (0, False)), field
+        one = _fields(buf, starts, lengths, spans[1:2], numbers[1:2])   # a field alone reads the same
+        assert all(np.array_equal(x[0], y[1]) for x, y in zip(one, (first, last, value, ok), strict=True))
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
@@ -246,14 +237,6 @@ def test_lines_decimal_reads_other_text_as_polars_does() -> None:
 def test_fixed_fields_refuse_arrays_that_do_not_fit() -> None:
     buf = np.full(40, SPACE, dtype=np.uint8)
     ws = IS_WHITESPACE.view(np.uint8)
-    one, two = np.empty(1, np.int16), np.empty(1, np.int16)
-    with pytest.raises(ValueError, match="past the buffer"):
-        fixed_field(buf, np.array([30]), np.array([20]), 0, 12, ws, one, two)
-    with pytest.raises(ValueError, match="at most 18"):
-        fixed_field(buf, np.array([0]), np.array([20]), 0, 19, ws, one, two, np.empty(1, np.int64),
-                    np.empty(1, np.uint8))
-    with pytest.raises(ValueError, match="outputs"):
-        fixed_field(buf, np.array([0, 1]), np.array([5, 5]), 0, 4, ws, one, two)
     no, four = np.zeros(1, np.int16), np.full(1, 4, np.int16)
     with pytest.raises(ValueError, match="outputs"):
         decimal_field(buf, np.array([0]), no, four, np.empty(2), np.empty(1, np.uint8))
@@ -261,8 +244,6 @@ def test_fixed_fields_refuse_arrays_that_do_not_fit() -> None:
         decimal_field(buf, np.array([38]), no, four, np.empty(1), np.empty(1, np.uint8))
     with pytest.raises(ValueError, match="differ in length"):
         decimal_field(buf, np.array([0, 1]), no, four, np.empty(2), np.empty(2, np.uint8))
-    fixed_field(buf, np.array([30]), np.array([10]), 0, 12, ws, one, two)   # (the line ends in the buffer)
-    assert (one[0], two[0]) == (0, 0)
     grid = (np.empty((1, 1), np.int16), np.empty((1, 1), np.int16), np.empty((1, 1), np.int64),
             np.empty((1, 1), np.uint8))
     with pytest.raises(ValueError, match="past the buffer"):
@@ -273,3 +254,5 @@ def test_fixed_fields_refuse_arrays_that_do_not_fit() -> None:
         fixed_fields(buf, np.array([0, 1]), np.array([5, 5]), np.array([[0, 4]]), np.zeros(1, np.uint8), ws, *grid)
     with pytest.raises(ValueError, match="one flag each"):
         fixed_fields(buf, np.array([0]), np.array([5]), np.array([[0, 4]]), np.zeros(2, np.uint8), ws, *grid)
+    fixed_fields(buf, np.array([30]), np.array([10]), np.array([[0, 12]]), np.zeros(1, np.uint8), ws, *grid)
+    assert (grid[0][0, 0], grid[1][0, 0]) == (0, 0)   # (the line ends in the buffer: the field past it is blank)

@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.errors import FormatError
-from tbstats.io.trf.fields import decimal_field, fixed_field, fixed_fields, gather_ranges
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_ranges
 from tbstats.model.batch import arrow_series
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
@@ -145,14 +145,8 @@ class Lines:
 
     def field(self, columns: tuple[int, int], *, number: bool = False) -> Field:
         """The fixed field at ``columns`` (0-based, the end excluded) of every line, blank past its end: where
-        its stripped text lies and, with ``number``, that text read as an integer (compiled:
-        :func:`tbstats.io.trf.fields.fixed_field`)."""
-        n = len(self.start)
-        first, last = np.empty(n, dtype=np.int16), np.empty(n, dtype=np.int16)
-        value, ok = (np.empty(n, dtype=np.int64), np.empty(n, dtype=bool)) if number else (None, None)
-        fixed_field(self.buf, self.start, self.length, columns[0], columns[1], IS_WHITESPACE.view(np.uint8),
-                    first, last, value, None if ok is None else ok.view(np.uint8))
-        return Field(columns[0], first, last, value, ok)
+        its stripped text lies and, with ``number``, that text read as an integer (:meth:`fields`)."""
+        return self.fields([columns], [number])[0]
 
     def fields(self, spans: list[tuple[int, int]], numbers: list[bool]) -> list[Field]:
         """:meth:`field` of several fields, read in one pass over the lines

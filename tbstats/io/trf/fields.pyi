@@ -6,9 +6,6 @@ def round_blocks(buf: np.ndarray, line_start: np.ndarray, line_length: np.ndarra
                  first_column: int, is_ws: np.ndarray, colour_id: np.ndarray, result_id: np.ndarray, opp: np.ndarray,
                  opp_ok: np.ndarray, opp_blank: np.ndarray, colour: np.ndarray, result: np.ndarray,
                  stray: np.ndarray) -> None: ...
-def fixed_field(buf: np.ndarray, line_start: np.ndarray, line_length: np.ndarray, lo: int, hi: int,
-                is_ws: np.ndarray, first: np.ndarray, last: np.ndarray, value: np.ndarray | None = None,
-                ok: np.ndarray | None = None) -> None: ...
 def fixed_fields(buf: np.ndarray, line_start: np.ndarray, line_length: np.ndarray, spans: np.ndarray,
                  numbers: np.ndarray, is_ws: np.ndarray, first: np.ndarray, last: np.ndarray, value: np.ndarray,
                  ok: np.ndarray) -> None: ...

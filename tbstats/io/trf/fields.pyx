@@ -6,9 +6,9 @@ numpy copied every window of characters, then classified and parsed the copies c
 field parsed as a number, its colour and result looked up, and whether it holds a character where a block
 has a blank (a block out of line), for every kind of buffer (one, two or four bytes a character).
 
-Over the fixed columns of player lines (:func:`tbstats.io.trf.players.player_fields`): :func:`fixed_field`
-finds where a field's text starts and ends once stripped, and reads it as an integer (:func:`fixed_fields`
-reads several fields of each line in one pass); :func:`decimal_field`
+Over the fixed columns of player lines (:func:`tbstats.io.trf.players.player_fields`): :func:`fixed_fields`
+finds where each field's text starts and ends once stripped, and reads it as an integer, all fields of a line
+in one pass; :func:`decimal_field`
 reads such a stripped text (declared points) as a plain decimal number; :func:`gather_ranges` copies the
 characters of many fields out of the buffer at once, for their text.
 
@@ -147,7 +147,7 @@ cdef int _check_lines(Py_ssize_t size, const int64_t[::1] line_start, const int6
 
 cdef inline void _field(const code_t* text, int64_t pos, int64_t room, int64_t width, const uint8_t* ws,
                         bint number, int16_t* first, int16_t* last, int64_t* value, uint8_t* ok) noexcept nogil:
-    """One field of one line (see :func:`fixed_field`): its stripped extent and, with ``number``, its value."""
+    """One field of one line (see :func:`fixed_fields`): its stripped extent and, with ``number``, its value."""
     cdef int64_t j, a, b, v
     cdef uint32_t c
     cdef bint good
@@ -174,39 +174,15 @@ cdef inline void _field(const code_t* text, int64_t pos, int64_t room, int64_t w
     ok[0] = good
 
 
-def fixed_field(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
-                int64_t lo, int64_t hi, const uint8_t[::1] is_ws, int16_t[::1] first, int16_t[::1] last,
-                int64_t[::1] value=None, uint8_t[::1] ok=None) -> None:
-    """The field at columns ``lo`` to ``hi - 1`` of each line (blank past the line's stripped ``line_length``):
-    ``first`` and ``last``, its first and one-past-last non-blank column counted from ``lo`` (both 0 when it
-    is blank); with ``value`` and ``ok``, its text read as polars casts stripped text to an integer (an
-    optional sign, then ASCII digits; 0 and not ok otherwise); a number field is at most 18 columns wide."""
-    cdef Py_ssize_t n = line_start.shape[0], i
-    cdef bint numbers = value is not None
-    cdef int64_t unused_value = 0
-    cdef uint8_t unused_ok = 0
-    cdef const uint8_t* ws
-    cdef const code_t* text
-    if not 0 <= lo < hi or hi - lo > 32767 or (numbers and hi - lo > 18):
-        raise ValueError("a field is 1 to 32,767 columns, a number at most 18")
-    if first.shape[0] != n or last.shape[0] != n or (numbers and (ok is None or value.shape[0] != n
-                                                                    or ok.shape[0] != n)):
-        raise ValueError(f"the outputs must hold {n} lines")
-    _check_lines(buf.shape[0], line_start, line_length, hi, is_ws)
-    ws = &is_ws[0]
-    text = &buf[0]
-    with nogil:
-        for i in range(n):
-            _field(text, line_start[i] + lo, line_length[i] - lo, hi - lo, ws, numbers, &first[i], &last[i],
-                   &value[i] if numbers else &unused_value, &ok[i] if numbers else &unused_ok)
-
-
 def fixed_fields(const code_t[::1] buf, const int64_t[::1] line_start, const int64_t[::1] line_length,
                  const int64_t[:, ::1] spans, const uint8_t[::1] numbers, const uint8_t[::1] is_ws,
                  int16_t[:, ::1] first, int16_t[:, ::1] last, int64_t[:, ::1] value, uint8_t[:, ::1] ok) -> None:
-    """:func:`fixed_field` of several fields in one pass over the lines (each line's characters read while
-    they are at hand): field ``f`` at columns ``spans[f, 0]`` to ``spans[f, 1] - 1``, read as an integer where
-    ``numbers[f]``; the outputs hold fields x lines (``value`` and ``ok`` only meaningful for numbers)."""
+    """Fixed fields of each line, all of a line's fields while its characters are at hand: field ``f`` at columns
+    ``spans[f, 0]`` to ``spans[f, 1] - 1`` (blank past the line's stripped ``line_length``). Out, fields x lines:
+    ``first`` and ``last``, the field's first and one-past-last non-blank column counted from its first (both 0
+    when it is blank); where ``numbers[f]``, ``value`` and ``ok``, its text read as polars casts stripped text to
+    an integer (an optional sign, then ASCII digits; 0 and not ok otherwise; a number field is at most 18
+    columns wide; elsewhere they are left as they were)."""
     cdef Py_ssize_t n = line_start.shape[0], n_fields = spans.shape[0], i, f
     cdef int64_t hi = 0, lo
     cdef const uint8_t* ws
@@ -261,7 +237,7 @@ def gather_ranges(const code_t[::1] buf, const int64_t[::1] at, const int64_t[::
 def decimal_field(const code_t[::1] buf, const int64_t[::1] at, const int16_t[::1] first,
                   const int16_t[::1] last, double[::1] value, uint8_t[::1] state) -> None:
     """A field's stripped text (characters ``at[i] + first[i]`` to ``at[i] + last[i] - 1`` of the buffer, as
-    :func:`fixed_field` finds them; blank when ``last[i]`` is 0) read as a plain decimal number: an optional sign,
+    :func:`fixed_fields` finds them; blank when ``last[i]`` is 0) read as a plain decimal number: an optional sign,
     ASCII digits with at most one ``.`` or ``,`` among them (``state`` 1, ``value`` the number: the digits as a
     whole number divided by 10 to the digits after the separator, negated after a ``-``); ``state`` 0 when the
     field is blank, 2 for any other text (``value`` NaN: the caller reads it another way)."""
