@@ -8,9 +8,8 @@ has a blank (a block out of line), for every kind of buffer (one, two or four by
 
 Over the fixed columns of player lines (:func:`tbstats.io.trf.players.player_fields`): :func:`fixed_fields`
 finds where each field's text starts and ends once stripped, and reads it as an integer, all fields of a line
-in one pass; :func:`decimal_field`
-reads such a stripped text (declared points) as a plain decimal number; :func:`gather_ranges` copies the
-characters of many fields out of the buffer at once, for their text.
+in one pass; :func:`decimal_field` reads such a stripped text (declared points) as a plain decimal number;
+:func:`gather_ranges` copies the characters of many fields out of the buffer at once, for their text.
 
 Checked against a plain Python reading of the text by tests/test_trf_fields.py.
 """
