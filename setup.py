@@ -1,6 +1,7 @@
 """The compiled kernels (Cython), and bytecode for editable installs; everything else is in pyproject.toml."""
 
 import compileall
+import sys
 from pathlib import Path
 
 from Cython.Build import cythonize
@@ -19,8 +20,11 @@ class BuildPy(build_py):
             compileall.compile_dir(str(Path(__file__).resolve().parent / "tbstats"), quiet=1)
 
 
-setup(ext_modules=cythonize([Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
-                             Extension("tbstats.io.trf.fields", ["tbstats/io/trf/fields.pyx"]),
-                             Extension("tbstats.io.trf.pairs", ["tbstats/io/trf/pairs.pyx"])],
-                            compiler_directives={"language_level": "3"}),
+KERNELS = [Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
+           Extension("tbstats.io.trf.fields", ["tbstats/io/trf/fields.pyx"]),
+           Extension("tbstats.io.trf.pairs", ["tbstats/io/trf/pairs.pyx"])]
+if sys.platform != "win32":   # POSIX system calls (on Windows tbstats.io.safe reads file by file)
+    KERNELS.append(Extension("tbstats.io.files", ["tbstats/io/files.pyx"]))
+
+setup(ext_modules=cythonize(KERNELS, compiler_directives={"language_level": "3"}),
       cmdclass={"build_py": BuildPy})

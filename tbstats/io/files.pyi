@@ -1,0 +1,5 @@
+"""Types of the compiled bulk reader of regular files (tbstats/io/files.pyx)."""
+
+STEPS: dict[int, str]
+
+def read_files(paths: list[bytes]) -> list[bytes | tuple[str, int]]: ...

@@ -1,0 +1,87 @@
+"""The compiled bulk reader of regular files (tbstats/io/files.pyx) against its plain reference,
+:func:`tbstats.io.safe.read_regular`, file by file: the same bytes, or the same reason, in input order."""
+
+from __future__ import annotations
+
+import os
+import random
+import stat
+from pathlib import Path
+
+import pytest
+
+from tbstats.io import safe
+
+files = pytest.importorskip("tbstats.io.files", reason="the bulk reader is built on POSIX systems only")
+
+
+def _reference(path: str) -> bytes | str:
+    try:
+        return safe.read_regular(path)
+    except safe.UnreadableInput as exc:
+        return f"unreadable: {exc}"
+
+
+def _bulk(paths: list[str]) -> list[bytes | str]:
+    return [got if isinstance(got, bytes) else f"unreadable: {got}" for got in safe.read_regular_files(paths)]
+
+
+def test_files_of_every_size_read_as_the_reference_reads_them(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    # sizes around the arena's first capacity (1 MiB) and past it, so that it grows between and within files
+    sizes = [0, 1, 4095, 4096, 4097, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 3 << 20,
+             *[rng.randrange(0, 20_000) for _ in range(200)]]
+    paths = []
+    for i, size in enumerate(sizes):
+        path = tmp_path / f"f{i:03}.trf"
+        path.write_bytes(rng.randbytes(size))
+        paths.append(str(path))
+    rng.shuffle(paths)
+    got = _bulk(paths)
+    assert got == [_reference(p) for p in paths]
+    assert [len(g) for g in got] == [os.path.getsize(p) for p in paths]
+
+
+def test_what_is_not_a_readable_regular_file_fails_with_the_reference_reason(tmp_path: Path) -> None:
+    good = tmp_path / "good.trf"
+    good.write_bytes(b"012 A\n")
+    (tmp_path / "dir.trf").mkdir()
+    (tmp_path / "to_good.trf").symlink_to(good)
+    (tmp_path / "dangling.trf").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop.trf").symlink_to(tmp_path / "loop.trf")
+    (tmp_path / "null.trf").symlink_to("/dev/null")
+    names = ["good.trf", "dir.trf", "to_good.trf", "missing.trf", "dangling.trf", "loop.trf", "null.trf",
+             "good.trf/below.trf", "good.trf"]
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo.trf")   # never opened: a FIFO's open could block, its read would
+        names.insert(3, "fifo.trf")
+    paths = [str(tmp_path / n) for n in names]
+    got = _bulk(paths)
+    assert got == [_reference(p) for p in paths]
+    reasons = dict(zip(names, got, strict=True))
+    assert reasons["good.trf"] == reasons["to_good.trf"] == b"012 A\n"
+    assert reasons["dir.trf"] == "unreadable: not a regular file (a directory)"
+    assert reasons["null.trf"] == "unreadable: not a regular file (a character device)"
+    assert reasons["missing.trf"] == "unreadable: cannot read the file (No such file or directory)"
+    assert reasons["good.trf/below.trf"] == "unreadable: cannot read the file (Not a directory)"
+    if "fifo.trf" in reasons:
+        assert reasons["fifo.trf"] == "unreadable: not a regular file (a FIFO)"
+
+
+def test_a_file_longer_than_its_size_is_read_to_its_end() -> None:
+    # /proc files say they are empty regular files: the first read (size + 1 bytes) fills, the rest follows
+    path = "/proc/self/cmdline"
+    if not os.path.exists(path) or os.stat(path).st_size != 0 or not stat.S_ISREG(os.stat(path).st_mode):
+        pytest.skip("needs Linux's /proc, whose files report a size of 0")
+    got = _bulk([path])[0]
+    assert isinstance(got, bytes) and len(got) > 1
+    assert got == _reference(path)
+
+
+def test_a_path_no_system_call_takes_is_a_reason_not_an_exception() -> None:
+    assert files.read_files([b"a\0b.trf", b"/"]) == [("stat", 22), ("kind", os.stat("/").st_mode)]
+    assert str(safe.read_regular_files(["a\0b.trf"])[0]) == f"cannot read the file ({os.strerror(22)})"
+
+
+def test_no_file_at_all() -> None:
+    assert safe.read_regular_files([]) == []
