@@ -295,10 +295,11 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         ref_rate = ref["rows"] / ref["seconds"]
         at_scale = [f"{LABELS[r['stage']]} at {r['events']:,} events {r['rows'] / r['seconds'] / ref_rate:,.0f}x"
                     for r in sizes if r["stage"] == "compute" and "error" not in r]
-        cpu_ratio = ref["cpu"] / max(ref["tbstats_cpu"], 1e-9)
+        # (a small batch's CPU time may be below the clock's tick: no ratio then)
+        cpu_ratio = f"{ref['cpu'] / ref['tbstats_cpu']:,.0f}x" if ref["tbstats_cpu"] > 0 else "-"
         lines.append(f"| tests/reference.py (Fraction loops) | {ref['events']:,} | {ref['rows']:,} | "
                      f"{_sec(ref['seconds'])} | {_rate(ref['rows'], ref['seconds'])} | {ratio:,.0f}x | "
-                     f"{ref['cpu']:.2f} | {_rate(ref['rows'], ref['cpu'])} | {cpu_ratio:,.0f}x | standings of "
+                     f"{ref['cpu']:.2f} | {_rate(ref['rows'], ref['cpu'])} | {cpu_ratio} | standings of "
                      f"the list; {ref['ranks_equal']:,}/{ref['ranks']:,} ranks equal to tbstats"
                      + "".join(f"; {a}" for a in at_scale) + " |")
         lines.append(f"| tbstats engine.compute, same batch | {ref['events']:,} | {ref['rows']:,} | "
@@ -326,7 +327,7 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
     def versus(r: dict[str, Any]) -> str:
         return (f"{_sec(r['seconds'])} | {_rate(r['rows'], r['seconds'])} | {r['rows'] / r['seconds'] / tbs_rate:,.1f}x"
                 f" | {r['cpu']:.2f} | {_rate(r['rows'], r['cpu'])} | "
-                f"{r['rows'] / max(r['cpu'], 1e-9) / tbs_cpu_rate:,.1f}x")
+                + (f"{r['rows'] / r['cpu'] / tbs_cpu_rate:,.1f}x" if r["cpu"] > 0 else "-"))
     (equal, total), (team_equal, team_total) = peers.same_ranks(sample.root, tbs["ranks"], rules)
     lines.append(f"| TieBreakServer {tbs['version']} (one process, {tbs['events']} files) | {tbs['events']:,} | "
                  f"{tbs['rows']:,} | {versus(tbs)} | {tbs['nonzero']} files with a non-zero status; "
