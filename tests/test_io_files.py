@@ -75,7 +75,19 @@ def test_a_file_longer_than_its_size_is_read_to_its_end() -> None:
         pytest.skip("needs Linux's /proc, whose files report a size of 0")
     got = _bulk([path])[0]
     assert isinstance(got, bytes) and len(got) > 1
-    assert got == _reference(path)
+    assert got == _reference(path) == files.read_files([path.encode()], 2)[0]
+
+
+@pytest.mark.parametrize("size", [0, 999, 1000, 1001, 4500])
+def test_files_larger_than_one_read_are_read_in_several(tmp_path: Path, size: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # (the cap on one read stands for Linux's, about 2 GiB: files that large are read in reads of 1 GiB)
+    path = tmp_path / "big.trf"
+    path.write_bytes(random.Random(size).randbytes(size))
+    assert files.read_files([os.fsencode(path)], 1000) == [path.read_bytes()]
+    monkeypatch.setattr(safe, "ONE_READ", 1000)
+    assert safe.read_regular(str(path)) == path.read_bytes()
+    assert safe.read_regular_files([str(path)]) == [path.read_bytes()]
 
 
 def test_a_path_no_system_call_takes_is_a_reason_not_an_exception() -> None:

@@ -9,7 +9,8 @@ calls for every file of a list in one loop without the GIL, into one arena, and 
 Each file takes the steps of :func:`tbstats.io.safe.read_regular`, its plain-Python reference (the tests read
 the same files both ways): ``stat`` (links followed), nothing opened that is not a regular file, an open that
 never blocks (``O_NONBLOCK``, ``O_NOCTTY``), ``fstat`` on the descriptor (a FIFO put in the file's place
-meanwhile is not read), a first read of the size plus one byte, then to the end if the file grew. An
+meanwhile is not read), a first read of the size plus one byte (in reads of at most 1 GiB), then to the end if
+the file grew. An
 interrupted call (``EINTR``) is made again, as Python does. Python strings for the reasons are made by
 :mod:`tbstats.io.safe`: this module gives a step and an ``errno`` or a file mode.
 """
@@ -38,12 +39,13 @@ STEPS = {STAT_FAILED: "stat", NOT_REGULAR: "kind", OPEN_FAILED: "open", READ_FAI
 cdef Py_ssize_t MORE = 1 << 16   # safe._MORE: what a file is read by past its size at open
 
 
-cdef int _read_one(const char *path, char **arena, size_t *cap, size_t *used, long *detail) noexcept nogil:
+cdef int _read_one(const char *path, size_t one_read, char **arena, size_t *cap, size_t *used,
+                  long *detail) noexcept nogil:
     """Append one file's bytes to the arena; its step (0 when read) and ``detail`` (errno or mode) otherwise."""
     cdef struct_stat st
     cdef int fd, rc
     cdef ssize_t got
-    cdef size_t want, start = used[0]
+    cdef size_t want, size, done, start = used[0]
     cdef char *grown
     while True:
         rc = stat(path, &st)
@@ -71,7 +73,8 @@ cdef int _read_one(const char *path, char **arena, size_t *cap, size_t *used, lo
         detail[0] = st.st_mode
         close(fd)
         return NOT_REGULAR
-    want = <size_t>st.st_size + 1
+    size = <size_t>st.st_size
+    want = size + 1 if size < one_read else one_read
     while True:
         if used[0] + want > cap[0]:
             while used[0] + want > cap[0]:
@@ -92,18 +95,20 @@ cdef int _read_one(const char *path, char **arena, size_t *cap, size_t *used, lo
             used[0] = start
             return READ_FAILED
         used[0] += got
-        # a regular file returns less than asked only at its end; past its size at open, read to the end
-        if got == 0 or (used[0] - start <= <size_t>st.st_size and <size_t>got < want):
+        done = used[0] - start
+        # a regular file returns less than asked only at its end (asked at most ``one_read``, below the
+        # system's cap on one read); past its size at open it grew: read to the end
+        if got == 0 or (<size_t>got < want and done <= size):
             break
-        want = MORE
+        want = MORE if done > size else (size + 1 - done if size + 1 - done < one_read else one_read)
     close(fd)
     return OK
 
 
-def read_files(list paths):
+def read_files(list paths, size_t one_read=1 << 30):
     """The bytes of each file of ``paths`` (bytes, as ``os.fsencode`` gives them), or ``(step, errno or mode)``
     where a step failed (:data:`STEPS`; a path holding a NUL byte, which no system call takes, fails its stat
-    with ``EINVAL``)."""
+    with ``EINVAL``). One read asks for at most ``one_read`` bytes (Linux returns at most about 2 GiB from one)."""
     cdef Py_ssize_t n = len(paths), i
     cdef char **names = <char**>malloc(max(n, 1) * sizeof(char*))
     cdef size_t *ends = <size_t*>malloc((max(n, 1)) * sizeof(size_t))
@@ -126,7 +131,7 @@ def read_files(list paths):
                 if names[i] == NULL:
                     steps[i], details[i] = STAT_FAILED, EINVAL
                 else:
-                    steps[i] = _read_one(names[i], &arena, &cap, &used, &details[i])
+                    steps[i] = _read_one(names[i], one_read, &arena, &cap, &used, &details[i])
                 ends[i] = used
         begin = 0
         for i in range(n):

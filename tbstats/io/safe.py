@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 MAX_MEMBER_BYTES: Final = 64 * 2**20
 _CHUNK: Final = 1 << 20
 _MORE: Final = 1 << 16  # what a regular file is read by past its size at open (it grew meanwhile)
+ONE_READ: Final = 1 << 30   # the most one read of a regular file asks for
 _OPEN_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
 _ZIP_METHODS: Final = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflate", zipfile.ZIP_BZIP2: "bzip2",
                        zipfile.ZIP_LZMA: "lzma"}
@@ -105,14 +106,17 @@ def read_regular(path: str) -> bytes:
         if not stat.S_ISREG(now.st_mode):
             raise UnreadableInput(f"not a regular file ({kind_of(now.st_mode)})")
         # the size is a hint: a file that grows meanwhile is read to its end; a read of a regular file
-        # returns less than asked only at its end, so most files take one read
-        chunk = os.read(fd, now.st_size + 1)
-        if len(chunk) <= now.st_size:
-            return chunk
-        parts = [chunk]
-        while chunk := os.read(fd, _MORE):
+        # returns less than asked only at its end (asked at most ONE_READ, below Linux's cap on one read of
+        # about 2 GiB), so most files take one read
+        size, parts, done = now.st_size, [], 0
+        want = min(size + 1, ONE_READ)
+        while True:
+            chunk = os.read(fd, want)
             parts.append(chunk)
-        return b"".join(parts)
+            done += len(chunk)
+            if not chunk or (len(chunk) < want and done <= size):
+                return parts[0] if len(parts) == 1 else b"".join(parts)
+            want = _MORE if done > size else min(size + 1 - done, ONE_READ)
     except OSError as exc:
         raise UnreadableInput(f"cannot read the file ({exc.strerror or exc})") from None
     finally:
@@ -131,7 +135,8 @@ def read_regular_files(paths: Sequence[str]) -> list[bytes | UnreadableInput]:
             except UnreadableInput as exc:
                 out.append(exc)
         return out
-    return [got if isinstance(got, bytes) else _unreadable(*got) for got in _bulk([os.fsencode(p) for p in paths])]
+    got = _bulk([os.fsencode(p) for p in paths], ONE_READ)
+    return [one if isinstance(one, bytes) else _unreadable(*one) for one in got]
 
 
 def _unreadable(step: str, detail: int) -> UnreadableInput:
