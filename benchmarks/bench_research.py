@@ -18,7 +18,9 @@ Ratios and what issue 22 asks of them:
 - ``compare flat / TRF`` (2 configurations): at most 1;
 - ``compare x10 / compute x1`` (per input): at most 3;
 - ``TRF / model`` per command (compute, compare, evaluate, audit, info; directory and flat file): at least 2;
-- ``load flat / directory`` (seconds per row of ``tbstats.io.tabular.read_model``, in this process): at most 1.25;
+- ``load flat / directory`` (seconds per row of ``tbstats.io.tabular.read_model``, in a child process): at most 1.25;
+- ``read TRF / load`` (seconds per row: ``tbstats.io.sources.iter_batches`` of the corpus against ``read_model``):
+  the input stage alone, the only stage a command from the model saves (start-up, engine and output are the same);
 - ``simulate --archive / simulate`` (peak RSS): at most 1.25.
 """
 
@@ -93,12 +95,15 @@ def ratio(name: str, top: float, bottom: float, goal: str) -> None:
 
 
 LOAD = """
-import sys, time
-from tbstats.io import tabular
+import os, sys, time
+from tbstats.io import sources, tabular
 times = []
 for _ in range(int(sys.argv[2])):
     start = time.perf_counter()
-    rows = tabular.read_model(sys.argv[1]).games.height
+    if os.path.isdir(sys.argv[1]) and not tabular.is_model_dir(sys.argv[1]):   # TRF files: read and parsed
+        rows = sum(batch.games.height for batch, _ in sources.iter_batches([sys.argv[1]]))
+    else:
+        rows = tabular.read_model(sys.argv[1]).games.height
     times.append(time.perf_counter() - start)
 print(min(times), rows)
 """
@@ -160,9 +165,9 @@ def main(argv: list[str] | None = None) -> int:
                 measure("info", source, [], "out.csv")
             if "compare" in parts:
                 measure("compare x10", source, configs(TEN), "out.csv")
-        loads = load_rows_per_second([model, flat], args.repeat, out_dir) if "load" in parts else []
+        loads = load_rows_per_second([model, flat, corpus], args.repeat, out_dir) if "load" in parts else []
         if loads:
-            for (seconds, rows), name in zip(loads, ("dir", "flat"), strict=True):
+            for (seconds, rows), name in zip(loads, ("dir", "flat", "TRF"), strict=True):
                 print(f"  {'load':<12} {name:<5} {seconds:7.2f} s  {rows / seconds:12,.0f} game rows/s")
         simulated = {}
         if "simulate" in parts and args.simulate:
@@ -186,8 +191,12 @@ def main(argv: list[str] | None = None) -> int:
             if (command, source) in f and (command, "TRF") in f:
                 ratio(f"{command} TRF / {source}", f[command, "TRF"], f[command, source], "at least 2")
     if loads:
-        (dir_s, dir_rows), (flat_s, flat_rows) = loads
+        (dir_s, dir_rows), (flat_s, flat_rows), (trf_s, trf_rows) = loads
         ratio("load flat / dir (seconds per game row)", flat_s / flat_rows, dir_s / dir_rows, "at most 1.25")
+        # the input stage alone, which is all a command from the model saves (start-up, engine and output
+        # are the same from either): item 5's "at least 2" taken for that stage
+        ratio("read TRF / load dir (seconds per game row)", trf_s / trf_rows, dir_s / dir_rows, "input stage")
+        ratio("read TRF / load flat (seconds per game row)", trf_s / trf_rows, flat_s / flat_rows, "input stage")
     if simulated:
         ratio("simulate --archive / simulate (peak RSS)", simulated["archive"][1], simulated["plain"][1],
               "at most 1.25")
