@@ -5,10 +5,15 @@ Each case is a one- or two-line change of the good four-player file; each names 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
+from click.testing import CliRunner
 from trf_samples import GOOD, LINES, player, variant
 
+from tbstats.cli import main
+from tbstats.io.tabular import read_model
 from tbstats.io.trf import read_trf
 
 
@@ -155,6 +160,22 @@ def test_header_warnings_say_their_consequence(records: tuple[str, ...], field: 
     assert rows.height == 1, warnings
     assert rows["message"][0].startswith(message)
     assert rows["line"][0] == (None if not records else 2 if not records[0].startswith("0") else 3)
+
+
+@pytest.mark.parametrize("record", ["XXR 1", "142 1"])
+def test_fewer_rounds_declared_than_present_read_as_the_rounds_present(record: str, tmp_path: Path) -> None:
+    # the model's checks hold every round of an event within its rounds: a declaration below the rounds the
+    # file holds is read as those rounds, so that the model ingest writes reads back whole
+    _, warnings, t = read(with_header(record))
+    assert t.select("rounds", "rounds_played").row(0) == (2, 2)
+    assert warnings.filter(pl.col("field") == record[:3])["message"].to_list() == [
+        f"{record} but 2 rounds present: read as 2 rounds"]
+    (tmp_path / "e.trf").write_text(with_header(record))
+    model = tmp_path / "model"
+    assert CliRunner().invoke(main, ["ingest", str(tmp_path / "e.trf"), "-o", str(model), "-q"]).exit_code == 0
+    back = read_model(model)
+    assert back.tournaments.select("rounds", "rounds_played").row(0) == (2, 2)
+    assert back.games.height == 8
 
 
 def test_declared_points_that_differ_say_the_results_count() -> None:

@@ -54,7 +54,7 @@ TOURNAMENT_SCHEMA: Final[dict[str, pl.DataType]] = {
     "start_date": pl.Date(),
     "end_date": pl.Date(),
     "date_text": pl.String(),          # 042 as written
-    "rounds": pl.Int16(),              # planned rounds: XXR, else 142, else the longest line
+    "rounds": pl.Int16(),              # planned rounds: XXR, else 142, else the longest line (never fewer)
     "rounds_played": pl.Int16(),       # rounds counted: leading rounds whose games all have results
     "event_type": EventTypeEnum,
     "type_text": pl.String(),          # 092 free text

@@ -206,9 +206,10 @@ def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[tuple[str | 
         notes.append(("042", "042 start date", date_warn))   # (what --rules auto then does: tbstats.run.checks)
     xxr, r142 = (to_int(v_xxr), to_int(v142)) if not problems else (None, None)
     planned = xxr or r142 or longest
-    if (xxr or r142) and planned < longest:
+    if (xxr or r142) and planned < longest:   # (an event's rounds hold every round present: the model's checks)
         code = "XXR" if xxr else "142"
-        notes.append((code, code, f"{code} {planned} but {longest} rounds present"))
+        notes.append((code, code, f"{code} {planned} but {longest} rounds present: read as {longest} rounds"))
+        planned = longest
     n_declared = to_int((v062 or "").split(" ")[0]) if not problems else None
     if n_declared is not None and n_declared != players:
         notes.append(("062", "062", f"062 says {n_declared} players, {players} found"))
