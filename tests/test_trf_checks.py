@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from trf_samples import GOOD, LINES, player, variant
 
 from tbstats.cli import main
+from tbstats.engine.compute import compute
 from tbstats.io.tabular import read_model
 from tbstats.io.trf import read_trf
 
@@ -176,6 +177,19 @@ def test_fewer_rounds_declared_than_present_read_as_the_rounds_present(record: s
     back = read_model(model)
     assert back.tournaments.select("rounds", "rounds_played").row(0) == (2, 2)
     assert back.games.height == 8
+
+
+@pytest.mark.parametrize("rules", ["fide-2026", "fide-2024", "fide-legacy", "uscf"])
+def test_an_event_without_rounds_has_played_none(rules: str) -> None:
+    # players but no round block and no XXR/142 (a registration list): no round counted, so no round without
+    # opponent either (it read as 10,000 such rounds: a Buchholz of 25,007,500 under the pre-2023 rules)
+    text = "012 Registration\n" + "\n".join(player(n, name, "2000", []) for n, name in ((1, "A, B"), (2, "C, D")))
+    errors, _, t = read(text + "\n")
+    assert errors.is_empty(), errors
+    assert t.select("rounds", "rounds_played").row(0) == (0, 0)
+    batch = read_trf([("x.trf", (text + "\n").encode())]).batch
+    table = compute(batch, "BH,SB,FB,KS,PS", rules=rules)
+    assert table.select("BH", "SB", "FB", "KS", "PS").to_numpy().tolist() == [[0.0] * 5] * 2
 
 
 def test_declared_points_that_differ_say_the_results_count() -> None:

@@ -198,8 +198,9 @@ def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) 
     last_paired = _event_max(np.where(paired, rnd, 0), ev, n)
     has_paired = last_paired > 0  # rounds count from 1
     planned = t["rounds"].to_numpy().astype(np.int64)
+    # (an event without round blocks and without declared rounds has played none: it used to read as 10,000
+    # rounds, each a round without opponent, which gave a Buchholz of millions under the pre-2023 rules)
     counted = np.where(rounds_ev >= planned, rounds_ev, np.where(has_paired, last_paired, rounds_ev))
-    counted = np.where((rounds_ev == 0) & (planned <= 0), 10_000, counted)  # nothing to count: as before
     played = np.minimum(counted, first_pending - 1)
     declared = t["_declared_type"]
     kind = declared
