@@ -158,7 +158,8 @@ def audit(batch: Batch, ctx: Context, *, rules: str = "auto", tiebreaks: str | S
         "declared_points": np.where(players["declared_points"].is_null().to_numpy()[rows], np.nan,
                                     declared_pts[rows] / scale[rows]),
         "points": pts.as_float()[rows], "declared_rank": np.where(declared[rows] >= 0, declared[rows], -1),
-        "rank": rank[rows], "order": pl.Series(labels[d.tix[rows]], dtype=pl.String),
+        # (a list: from an object array starting with None, polars would make an Object column)
+        "rank": rank[rows], "order": pl.Series(labels[d.tix[rows]].tolist(), dtype=pl.String),
         "values": values_text(ctx, fits, rows)},
         schema_overrides={"name": pl.String, "source": pl.String}).with_columns(
         pl.col("declared_points").fill_nan(None), pl.col("declared_rank").replace(-1, None))
