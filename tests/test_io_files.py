@@ -97,3 +97,14 @@ def test_a_path_no_system_call_takes_is_a_reason_not_an_exception() -> None:
 
 def test_no_file_at_all() -> None:
     assert safe.read_regular_files([]) == []
+
+
+def test_file_by_file_where_the_bulk_reader_is_not_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (Windows: tbstats.io.files is POSIX-only, and safe.read_regular_files reads each file with read_regular)
+    good = tmp_path / "good.trf"
+    good.write_bytes(b"012 A\n")
+    paths = [str(good), str(tmp_path / "missing.trf"), str(tmp_path)]
+    bulk = _bulk(paths)
+    monkeypatch.setattr(safe, "_bulk", None)
+    assert _bulk(paths) == bulk == [b"012 A\n", "unreadable: cannot read the file (No such file or directory)",
+                                    "unreadable: not a regular file (a directory)"]
