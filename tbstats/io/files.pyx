@@ -10,9 +10,10 @@ Each file takes the steps of :func:`tbstats.io.safe.read_regular`, its plain-Pyt
 the same files both ways): ``stat`` (links followed), nothing opened that is not a regular file, an open that
 never blocks (``O_NONBLOCK``, ``O_NOCTTY``), ``fstat`` on the descriptor (a FIFO put in the file's place
 meanwhile is not read), a first read of the size plus one byte (in reads of at most 1 GiB), then to the end if
-the file grew. An
-interrupted call (``EINTR``) is made again, as Python does. Python strings for the reasons are made by
-:mod:`tbstats.io.safe`: this module gives a step and an ``errno`` or a file mode.
+the file grew. An interrupted call (``EINTR``) is made again, as Python does. Python strings for the reasons are
+made by :mod:`tbstats.io.safe`: this module gives a step and an ``errno`` or a file mode.
+
+A piece's files are held twice for a moment, in the arena and as bytes (about 5 MB for 1,000 files of the mix).
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
