@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
 from click.testing import CliRunner
 from helpers import FIXTURES, ROOT, requires_shared
 
@@ -40,6 +41,20 @@ def test_unknown_tiebreak_is_a_usage_error_with_a_hint() -> None:
     assert "unknown tie-break 'BHH/C1'" in r.output and "did you mean 'BH'" in r.output
     r = run("compute", str(EXAMPLES), "-t", "SB/L1")
     assert r.exit_code == 2 and "modifier L is not defined for SB" in r.output
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("BH/M1/C1", "'BH/M1/C1': M1 and C1 are two modifiers of one kind (a cut or a median): give one"),
+    ("BH-C1/C2", "'BH-C1/C2': C1 and C2 are two modifiers of one kind (a cut or a median): give one"),
+    ("KS/L1/L-1", "'KS/L1/L-1': L1 and L-1 are two modifiers of one kind: give one"),
+    ("ARO/U1000/U1400", "'ARO/U1000/U1400': U1000 and U1400 are two modifiers of one kind: give one"),
+    ("DE/P/P", "'DE/P/P': P given twice"),
+])
+def test_two_modifiers_of_one_kind_are_a_usage_error(spec: str, message: str) -> None:
+    # (the later one replaced the earlier without a word: BH/M1/C1 computed BH/C1)
+    r = run("compute", str(EXAMPLES), "-t", spec)
+    assert r.exit_code == 2 and message in r.output, r.output
+    assert run("compute", str(EXAMPLES), "-t", "BH/C1/P,ARO/C1/U1400,KS/L-1").exit_code == 0   # kinds that differ
     r = run("compute", str(EXAMPLES), "-t", "BH", "--rules", "fide-2025")
     assert r.exit_code == 2 and "unknown rule edition" in r.output
 

@@ -100,11 +100,18 @@ def read_spec(text: str) -> TieBreakSpec:
     if ref not in (None, "MP", "GP"):
         raise UnknownTieBreakError(f"{text!r}: reference score {reference!r} must be MP or GP")
     fields: dict[str, object] = {}
+    given: dict[str, str] = {}   # a modifier's kind (a cut or median, L, P, F, R, U, K) -> the modifier
     for mod in (m.strip().upper() for m in mods):
         m = _MOD.match(mod)
         if not m:
             raise UnknownTieBreakError(f"{text!r}: unknown modifier {mod!r} (expected C1, C2, M1, M2, L±k, "
                                        "P, F, R, U<rating> or K<n>)")
+        kind = "C" if m.group(1) else mod[0]
+        if kind in given:   # the later one would silently replace the earlier
+            raise UnknownTieBreakError(f"{text!r}: {mod} given twice" if given[kind] == mod else
+                                       f"{text!r}: {given[kind]} and {mod} are two modifiers of one kind"
+                                       f"{' (a cut or a median)' if kind == 'C' else ''}: give one")
+        given[kind] = mod
         if m.group(1):
             k = int(m.group(2))
             fields.update(cut_low=k, cut_high=k if m.group(1) == "M" else 0, median=m.group(1) == "M")
