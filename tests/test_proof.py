@@ -47,10 +47,10 @@ def test_each_part_has_a_proof_that_holds_and_reading_by_it_changes_nothing(data
     assert [p.stem for p in proofs] == ["part-00000", "part-00001", "part-00002"]
     ids = [json.loads(p.read_text())["ids"] for p in proofs]
     assert ids == [[0, 1], [2, 3], [4, 4]]
-    assert proof.vouched(_part_files(dataset))
+    assert proof.vouched(_part_files(dataset)) and proof.holds(dataset)
     with_proofs = _run(dataset)
     shutil.rmtree(dataset / proof.PROOFS)
-    assert not proof.vouched(_part_files(dataset))
+    assert not proof.vouched(_part_files(dataset)) and not proof.holds(dataset)
     assert with_proofs == _run(dataset) and with_proofs[0] == 0 and with_proofs[1].count("\n") > 20
 
 
@@ -121,8 +121,7 @@ def _reads_as_without_proofs(target: Path, damage: str, change: Callable[[Path],
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
 def test_a_changed_dataset_reads_as_without_proofs(dataset: Path, damage: str) -> None:
-    _reads_as_without_proofs(dataset, damage, DAMAGE[damage], lambda r: proof.vouched(_part_files(r)),
-                             lambda r: shutil.rmtree(r / proof.PROOFS))
+    _reads_as_without_proofs(dataset, damage, DAMAGE[damage], proof.holds, lambda r: shutil.rmtree(r / proof.PROOFS))
 
 
 def test_a_proof_is_made_only_for_a_part_proven_clean(dataset: Path, monkeypatch: pytest.MonkeyPatch,
@@ -183,15 +182,16 @@ FLAT_DAMAGE: dict[str, Callable[[Path], None]] = {
 
 def test_a_flat_file_has_its_proof_beside_it_and_reading_by_it_changes_nothing(flat_file: Path) -> None:
     assert proof.flat_proof_path(flat_file).is_file() and proof.vouched_flat(str(flat_file))
+    assert proof.holds(flat_file)
     with_proof = _run(flat_file)
     proof.flat_proof_path(flat_file).unlink()
-    assert not proof.vouched_flat(str(flat_file))
+    assert not proof.vouched_flat(str(flat_file)) and not proof.holds(flat_file)
     assert with_proof == _run(flat_file) and with_proof[0] == 0 and with_proof[1].count("\n") > 20
 
 
 @pytest.mark.parametrize("damage", sorted(FLAT_DAMAGE))
 def test_a_changed_flat_file_reads_as_without_its_proof(flat_file: Path, damage: str) -> None:
-    _reads_as_without_proofs(flat_file, damage, FLAT_DAMAGE[damage], lambda f: proof.vouched_flat(str(f)),
+    _reads_as_without_proofs(flat_file, damage, FLAT_DAMAGE[damage], proof.holds,
                              lambda f: proof.flat_proof_path(f).unlink())
 
 

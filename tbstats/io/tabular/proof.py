@@ -151,3 +151,14 @@ def vouched_flat(file: str) -> bool:
     """Whether the proof beside a flat file still holds for it."""
     body = _holding(flat_proof_path(file), Path(file).parent)
     return body is not None and Path(file).name in body["files"]
+
+
+def holds(path: str | Path) -> bool:
+    """Whether proofs that still hold cover a whole model tbstats wrote: every part file of a dataset
+    directory, or a flat file. Its reader then runs no check; a model written by tbstats with other checks (an
+    older version) is read with them, as any other (benchmarks ingest it again: they time today's reader)."""
+    p = Path(path)
+    if p.is_file():
+        return vouched_flat(str(p))
+    files = [str(f) for f in sorted(p.glob("*/part-*")) if f.parent.name != PROOFS and f.is_file()]
+    return bool(files) and vouched(files)
