@@ -34,20 +34,20 @@ def test_model_parts_the_next_read_while_a_batch_is_mapped_with_one_worker_or_tw
         workers: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in "abc":
         write_model(_batch(GOOD), tmp_path / f"{name}.parquet")
-    real = sources.read_part
+    real = sources.read_piece   # what every way of reading reads by (a model's part is one piece)
     lock = threading.Lock()
     read: list[str] = []
     second_read = threading.Event()
 
-    def spy(part: sources.Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Batch]]:
+    def spy(piece: sources.Part) -> tuple[pl.DataFrame, Batch | None]:
         with lock:
-            assert part.model is not None
-            read.append(part.model.name)
+            assert piece.model is not None
+            read.append(piece.model.name)
             if len(read) >= 2:
                 second_read.set()
-        return real(part, batch_size)
+        return real(piece)
 
-    monkeypatch.setattr(sources, "read_part", spy)
+    monkeypatch.setattr(sources, "read_piece", spy)
     overlapped: list[bool] = []
 
     def f(batch: Batch) -> int:
@@ -67,15 +67,15 @@ def test_one_worker_stopped_by_an_error_reads_no_more_than_the_part_ahead(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in "abcde":
         write_model(_batch(GOOD), tmp_path / f"{name}.parquet")
-    real = sources.read_part
+    real = sources.read_piece
     read: list[str] = []
 
-    def spy(part: sources.Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Batch]]:
-        assert part.model is not None
-        read.append(Path(part.model.name).stem)
-        return real(part, batch_size)
+    def spy(piece: sources.Part) -> tuple[pl.DataFrame, Batch | None]:
+        assert piece.model is not None
+        read.append(Path(piece.model.name).stem)
+        return real(piece)
 
-    monkeypatch.setattr(sources, "read_part", spy)
+    monkeypatch.setattr(sources, "read_piece", spy)
     mapped: list[int] = []
 
     def f(batch: Batch) -> int:
@@ -89,6 +89,35 @@ def test_one_worker_stopped_by_an_error_reads_no_more_than_the_part_ahead(
         list(run.map(f))
     assert mapped == [1]
     assert read == ["a", "b", "c"]   # the part mapped when it failed, and the one read ahead of it; no more
+
+
+def test_one_worker_reads_the_pieces_its_reading_thread_has_not_started(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part of TRF files is read in pieces: those the reading thread has not started when the part is wanted
+    are read where it is mapped (both threads read then), and the batches are those of reading it in turn."""
+    for k in range(6):
+        (tmp_path / f"{k}.trf").write_text(with_names(f"Player {k}", "Other"), encoding="utf-8")
+    monkeypatch.setattr(sources, "READ_FILES", 1)   # a piece a file: parts of two files, two pieces each
+    real = sources.read_piece
+    here = threading.Event()
+    readers: list[str] = []
+
+    def spy(piece: sources.Part) -> tuple[pl.DataFrame, Batch | None]:
+        name = threading.current_thread().name
+        readers.append(name)
+        if name == threading.main_thread().name:
+            here.set()
+        else:   # the reading thread waits until a piece was read here (once: a guard against a hang, not a timing)
+            here.wait(timeout=60)
+            here.set()
+        return real(piece)
+
+    monkeypatch.setattr(sources, "read_piece", spy)
+    run = pipeline.Run(inputs=[str(tmp_path)], batch_files=2, workers=1)
+    got = [m.value for m in run.map(lambda batch: batch.players.filter(pl.col("start_no") == 1)["name"].to_list())]
+    assert got == [["Player 0", "Player 1"], ["Player 2", "Player 3"], ["Player 4", "Player 5"]]
+    assert len(readers) == 6 and threading.main_thread().name in readers
+    assert run.summary() == "6 files: 6 loaded, 0 rejected"
 
 
 def where(x: int) -> tuple[int, int]:
