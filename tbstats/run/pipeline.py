@@ -346,8 +346,8 @@ def _gathered(reads: deque[tuple[Part, list[_Read]]], batch_size: int) -> tuple[
     The pieces of it the reading thread has not started are read here, the last first (that thread takes
     them from the first), and the others waited for: on two cores both threads read then, where this one
     would wait (the first part, and any part read more slowly than the one before it was mapped). The part
-    after it is left to that thread, which reads it while this one maps: read here too, it would leave that
-    thread nothing to do meanwhile (10,000 TRF files of the mix: 0.81 against 0.79 s, one timeline each)."""
+    after it is left to that thread, which reads it while this one maps: read here too, it leaves that thread
+    idle meanwhile, no faster even with a second part ahead (benchmarks/RESULTS.md, 2026-12-03 13:42-14:45)."""
     part, pending = reads.popleft()
     for k in reversed(range(len(pending))):
         piece, future = pending[k]
