@@ -68,6 +68,27 @@ def test_what_is_not_a_readable_regular_file_fails_with_the_reference_reason(tmp
         assert reasons["fifo.trf"] == "unreadable: not a regular file (a FIFO)"
 
 
+def test_files_found_by_name_within_their_directories_read_as_the_reference_reads_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of paths in one directory is read by name within it, opened once; any path is read as the reference
+    reads it whatever comes before it: directories in turn and back, links to directories, ``..``, paths
+    relative to the working directory or without a directory, a directory that is a file or missing, a
+    trailing slash, and the root directory's own entries."""
+    for name in ("a", "b", "b/c"):
+        (tmp_path / name).mkdir()
+    for name in ("a/1.trf", "a/2.trf", "b/1.trf", "b/c/1.trf", "top.trf"):
+        (tmp_path / name).write_bytes(name.encode())
+    (tmp_path / "to_b").symlink_to(tmp_path / "b")
+    monkeypatch.chdir(tmp_path)
+    paths = [str(tmp_path / p) for p in ("a/1.trf", "b/1.trf", "a/2.trf", "a/1.trf", "a/missing.trf", "to_b/1.trf",
+                                         "b/c/../1.trf", "b/c/1.trf", "top.trf/1.trf", "nowhere/1.trf", "a/",
+                                         "a/2.trf")]
+    paths += ["top.trf", "a/2.trf", "./b/1.trf", "missing.trf", "/", "/nowhere.trf"]
+    got = _bulk(paths)
+    assert got == [_reference(p) for p in paths]
+    assert got[:3] == [b"a/1.trf", b"b/1.trf", b"a/2.trf"] and got[5] == got[6] == b"b/1.trf"
+
+
 def test_a_file_longer_than_its_size_is_read_to_its_end() -> None:
     # /proc files say they are empty regular files: the first read (size + 1 bytes) fills, the rest follows
     path = "/proc/self/cmdline"

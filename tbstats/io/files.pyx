@@ -19,13 +19,16 @@ A piece's files are held twice for a moment, in the arena and as bytes (about 5 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.errno cimport EINTR, EINVAL, ENOMEM, errno
 from libc.stdlib cimport free, malloc, realloc
-from posix.fcntl cimport O_NONBLOCK, O_RDONLY, open
-from posix.stat cimport S_ISREG, fstat, stat, struct_stat
+from libc.string cimport memcmp, memcpy
+from posix.fcntl cimport O_NONBLOCK, O_RDONLY, open, openat
+from posix.stat cimport S_ISREG, fstat, fstatat, struct_stat
 from posix.unistd cimport close, read
 
 cdef extern from "fcntl.h":
     int O_NOCTTY
     int O_CLOEXEC
+    int O_DIRECTORY
+    int AT_FDCWD
 
 cdef enum:
     OK = 0
@@ -40,16 +43,17 @@ STEPS = {STAT_FAILED: "stat", NOT_REGULAR: "kind", OPEN_FAILED: "open", READ_FAI
 cdef Py_ssize_t MORE = 1 << 16   # safe._MORE: what a file is read by past its size at open
 
 
-cdef int _read_one(const char *path, size_t one_read, char **arena, size_t *cap, size_t *used,
+cdef int _read_one(int at, const char *path, size_t one_read, char **arena, size_t *cap, size_t *used,
                   long *detail) noexcept nogil:
-    """Append one file's bytes to the arena; its step (0 when read) and ``detail`` (errno or mode) otherwise."""
+    """Append one file's bytes to the arena; its step (0 when read) and ``detail`` (errno or mode) otherwise.
+    ``path`` is relative to the open directory ``at`` (``AT_FDCWD``: as given)."""
     cdef struct_stat st
     cdef int fd, rc
     cdef ssize_t got
     cdef size_t want, size, done, start = used[0]
     cdef char *grown
     while True:
-        rc = stat(path, &st)
+        rc = fstatat(at, path, &st, 0)
         if rc == 0 or errno != EINTR:
             break
     if rc != 0:
@@ -59,7 +63,7 @@ cdef int _read_one(const char *path, size_t one_read, char **arena, size_t *cap,
         detail[0] = st.st_mode
         return NOT_REGULAR
     while True:
-        fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        fd = openat(at, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         if fd >= 0 or errno != EINTR:
             break
     if fd < 0:
@@ -106,34 +110,75 @@ cdef int _read_one(const char *path, size_t one_read, char **arena, size_t *cap,
     return OK
 
 
+cdef int _open_dir(const char *path, Py_ssize_t cut, char *buffer) noexcept nogil:
+    """The directory of a path (its bytes before ``cut``, the last slash; ``/`` when that is the first byte) opened
+    to find names in (-1 when it cannot be: its files are then found by their whole path)."""
+    cdef Py_ssize_t length = cut if cut > 0 else 1
+    cdef int fd
+    memcpy(buffer, path, length)
+    buffer[length] = 0
+    while True:
+        fd = open(buffer, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        if fd >= 0 or errno != EINTR:
+            return fd
+
+
 def read_files(list paths, size_t one_read=1 << 30):
     """The bytes of each file of ``paths`` (bytes, as ``os.fsencode`` gives them), or ``(step, errno or mode)``
     where a step failed (:data:`STEPS`; a path holding a NUL byte, which no system call takes, fails its stat
-    with ``EINVAL``). One read asks for at most ``one_read`` bytes (Linux returns at most about 2 GiB from one)."""
-    cdef Py_ssize_t n = len(paths), i
+    with ``EINVAL``). One read asks for at most ``one_read`` bytes (Linux returns at most about 2 GiB from one).
+
+    A run of paths in one directory is read by name within that directory, opened once (``fstatat`` and
+    ``openat``: the system does not walk the path's directories again for every file); a path without a
+    directory or a name, or whose directory cannot be opened, is taken whole (the same calls, the same errors)."""
+    cdef Py_ssize_t n = len(paths), i, longest = 0, c, dir_cut = -1
     cdef char **names = <char**>malloc(max(n, 1) * sizeof(char*))
+    cdef Py_ssize_t *cuts = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
     cdef size_t *ends = <size_t*>malloc((max(n, 1)) * sizeof(size_t))
     cdef int *steps = <int*>malloc(max(n, 1) * sizeof(int))
     cdef long *details = <long*>malloc(max(n, 1) * sizeof(long))
     cdef size_t cap = 1 << 20, used = 0
     cdef char *arena = <char*>malloc(cap)
+    cdef char *buffer = NULL
+    cdef const char *dir_of = NULL   # the path whose directory ``dir_fd`` is (its first ``dir_cut`` bytes)
+    cdef int dir_fd = -1
     cdef list out = []
     cdef bytes path
     cdef size_t begin
-    if names == NULL or ends == NULL or steps == NULL or details == NULL or arena == NULL:
-        free(names); free(ends); free(steps); free(details); free(arena)
+    if (names == NULL or cuts == NULL or ends == NULL or steps == NULL or details == NULL
+            or arena == NULL):
+        free(names); free(cuts); free(ends); free(steps); free(details); free(arena)
         raise MemoryError()
     try:
         for i in range(n):
             path = paths[i]
             names[i] = NULL if b"\0" in path else <char*>path   # (the list keeps the bytes alive)
+            c = path.rfind(b"/")
+            cuts[i] = c if 0 <= c < len(path) - 1 else -1       # a name after the last slash
+            longest = max(longest, len(path))
+        buffer = <char*>malloc(longest + 2)
+        if buffer == NULL:
+            raise MemoryError()
         with nogil:
             for i in range(n):
+                c = cuts[i]
                 if names[i] == NULL:
                     steps[i], details[i] = STAT_FAILED, EINVAL
+                    c = -1
+                elif c >= 0 and not (dir_of != NULL and c == dir_cut and memcmp(names[i], dir_of, c) == 0):
+                    if dir_fd >= 0:
+                        close(dir_fd)
+                    dir_fd = _open_dir(names[i], c, buffer)
+                    dir_of, dir_cut = names[i], c
+                if names[i] == NULL:
+                    pass
+                elif c >= 0 and dir_fd >= 0:
+                    steps[i] = _read_one(dir_fd, names[i] + c + 1, one_read, &arena, &cap, &used, &details[i])
                 else:
-                    steps[i] = _read_one(names[i], one_read, &arena, &cap, &used, &details[i])
+                    steps[i] = _read_one(AT_FDCWD, names[i], one_read, &arena, &cap, &used, &details[i])
                 ends[i] = used
+            if dir_fd >= 0:
+                close(dir_fd)
         begin = 0
         for i in range(n):
             if steps[i] == OK:
@@ -143,4 +188,4 @@ def read_files(list paths, size_t one_read=1 << 30):
             begin = ends[i]
         return out
     finally:
-        free(names); free(ends); free(steps); free(details); free(arena)
+        free(names); free(cuts); free(ends); free(steps); free(details); free(arena); free(buffer)
