@@ -4,7 +4,8 @@
 A TRF file is small (a few kB) and its reading is five system calls (stat, open, fstat, read, close), each of
 which Python makes with the GIL held around it; reading a piece of 1,000 files that way kept the GIL for most of
 10 ms, while the command's other thread waited to compute the previous piece. :func:`read_files` makes the same
-calls for every file of a list in one loop without the GIL, into one arena, and then makes the files' bytes.
+calls for every file of a list in one loop without the GIL, into one arena, and then makes the files' bytes;
+the stat and the open find each file by name within its directory, opened once for a run of paths in it.
 
 Each file takes the steps of :func:`tbstats.io.safe.read_regular`, its plain-Python reference (the tests read
 the same files both ways): ``stat`` (links followed), nothing opened that is not a regular file, an open that
