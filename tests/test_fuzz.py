@@ -13,6 +13,7 @@ import os
 import random
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -43,6 +44,11 @@ def _check_rejections(errors: pl.DataFrame, names: set[str]) -> None:
         assert row["line"] is not None or row["column"] is None, f"a field without its line: {row}"
 
 
+def sizes(short: int, long: int) -> list[Any]:
+    """The mutants per class of a check: a short run in every test run, a long one marked slow (``-m slow``)."""
+    return [pytest.param(short, id="short"), pytest.param(long, id="long", marks=pytest.mark.slow)]
+
+
 def _computes(batch: Batch) -> None:
     if batch.n_tournaments:
         with contextlib.suppress(TbstatsError):  # a clean refusal is fine; anything else fails the test
@@ -60,16 +66,10 @@ def _fuzz_trf(kind: str, n: int) -> None:
 
 
 @requires_shared()
+@pytest.mark.parametrize("n", sizes(SHORT, LONG))
 @pytest.mark.parametrize("kind", sorted(TRF_MUTATORS))
-def test_trf_mutants_fail_cleanly(kind: str) -> None:
-    _fuzz_trf(kind, SHORT)
-
-
-@pytest.mark.slow
-@requires_shared()
-@pytest.mark.parametrize("kind", sorted(TRF_MUTATORS))
-def test_trf_mutants_fail_cleanly_long(kind: str) -> None:
-    _fuzz_trf(kind, LONG)
+def test_trf_mutants_fail_cleanly(kind: str, n: int) -> None:
+    _fuzz_trf(kind, n)
 
 
 def _fuzz_collect(tmp_path: Path, per_class: int) -> None:
@@ -99,14 +99,9 @@ def _fuzz_collect(tmp_path: Path, per_class: int) -> None:
 
 
 @requires_shared()
-def test_collect_mode_accounts_for_every_mutant(tmp_path: Path) -> None:
-    _fuzz_collect(tmp_path, 2)
-
-
-@pytest.mark.slow
-@requires_shared()
-def test_collect_mode_accounts_for_every_mutant_long(tmp_path: Path) -> None:
-    _fuzz_collect(tmp_path, 40)
+@pytest.mark.parametrize("n", sizes(2, 40))
+def test_collect_mode_accounts_for_every_mutant(tmp_path: Path, n: int) -> None:
+    _fuzz_collect(tmp_path, n)
 
 
 # ----------------------------------------------------------------------------------------------- models
@@ -141,14 +136,9 @@ def _fuzz_models(tmp_path: Path, n: int) -> None:
 
 
 @requires_shared()
-def test_model_mutants_fail_cleanly(tmp_path: Path) -> None:
-    _fuzz_models(tmp_path, SHORT_MODELS)
-
-
-@pytest.mark.slow
-@requires_shared()
-def test_model_mutants_fail_cleanly_long(tmp_path: Path) -> None:
-    _fuzz_models(tmp_path, LONG_MODELS)
+@pytest.mark.parametrize("n", sizes(SHORT_MODELS, LONG_MODELS))
+def test_model_mutants_fail_cleanly(tmp_path: Path, n: int) -> None:
+    _fuzz_models(tmp_path, n)
 
 
 def _fuzz_roundtrip(tmp_path: Path, per_class: int) -> None:
@@ -167,14 +157,9 @@ def _fuzz_roundtrip(tmp_path: Path, per_class: int) -> None:
 
 
 @requires_shared()
-def test_what_the_reader_accepts_reads_back_from_its_model(tmp_path: Path) -> None:
-    _fuzz_roundtrip(tmp_path, 20)
-
-
-@pytest.mark.slow
-@requires_shared()
-def test_what_the_reader_accepts_reads_back_from_its_model_long(tmp_path: Path) -> None:
-    _fuzz_roundtrip(tmp_path, 120)
+@pytest.mark.parametrize("n", sizes(20, 120))
+def test_what_the_reader_accepts_reads_back_from_its_model(tmp_path: Path, n: int) -> None:
+    _fuzz_roundtrip(tmp_path, n)
 
 
 ARCHIVE_COMMANDS = {
