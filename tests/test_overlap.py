@@ -17,7 +17,7 @@ from tbstats.io import sources
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
-from tbstats.run import pipeline, processes
+from tbstats.run import pipeline, processes, work
 
 try:
     import fcntl
@@ -205,11 +205,11 @@ def test_items_of_a_trf_run_are_smaller_when_the_run_is_small(tmp_path: Path) ->
     plan = {n: sources.plan([str(tmp_path / f"{n}")]).parts for n in (8, 12)}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sources, "READ_FILES", 2)
-        assert [pipeline.item_files(plan[n], 2) for n in (8, 12)] == [1, 2]   # 8 files: 8 items of 1
+        assert [work.item_files(plan[n], 2) for n in (8, 12)] == [1, 2]   # 8 files: 8 items of 1
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sources, "READ_FILES", 4)
-        assert [pipeline.item_files(plan[n], 2) for n in (8, 12)] == [2, 2]   # at least half of READ_FILES
-    assert pipeline.item_files(plan[8], 2) == sources.READ_FILES // 2
+        assert [work.item_files(plan[n], 2) for n in (8, 12)] == [2, 2]   # at least half of READ_FILES
+    assert work.item_files(plan[8], 2) == sources.READ_FILES // 2
 
 
 def _fours(players: list[str]) -> list[list[str]]:
@@ -305,8 +305,8 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
         return [sources.Part(tuple(_Item(f"{k}.trf", "trf", f"{k}.trf") for k in range(files)))]
 
     least = processes.least_files(3)
-    assert len(pipeline.cut_for_processes(parts(least - 1), 3)) < processes.FEWEST
-    assert len(pipeline.cut_for_processes(parts(least), 3)) >= processes.FEWEST
+    assert len(work.cut_for_processes(parts(least - 1), 3)) < processes.FEWEST
+    assert len(work.cut_for_processes(parts(least), 3)) >= processes.FEWEST
     assert processes.least_files(2) == processes.PAIR_FILES > least
     from click.testing import CliRunner
 
@@ -315,10 +315,10 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     assert f"with 2, from {processes.PAIR_FILES:,}" in helped   # (--workers says so)
     for workers in (2, 3):
         n = processes.least_files(workers)
-        assert pipeline.few_trf(parts(n - 1), workers) and not pipeline.few_trf(parts(n), workers)
+        assert work.few_trf(parts(n - 1), workers) and not work.few_trf(parts(n), workers)
     write_model(_batch(GOOD), tmp_path / "m.parquet")
     model = sources.plan([str(tmp_path / "m.parquet")]).parts
-    assert not pipeline.few_trf([*parts(3), *model], 2)   # a model's parts go to threads
+    assert not work.few_trf([*parts(3), *model], 2)   # a model's parts go to threads
     # a run below the threshold reads ahead here: no worker process is asked for
     monkeypatch.setattr(processes, "ordered", lambda *a: pytest.fail("worker processes for 6 files"))
     (tmp_path / "six").mkdir()
@@ -326,7 +326,7 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     assert len([m for m in pipeline.Run(inputs=[str(tmp_path / "six")], batch_files=1, workers=2).map(names)]) == 6
     monkeypatch.setattr(processes, "PAIR_FILES", 1)   # enough files, but too few pieces: read ahead all the same
     ahead = []
-    monkeypatch.setattr(pipeline, "read_ahead", lambda *a, _real=pipeline.read_ahead: ahead.append(1) or _real(*a))
+    monkeypatch.setattr(work, "read_ahead", lambda *a, _real=work.read_ahead: ahead.append(1) or _real(*a))
     kept = list(pipeline.Run(inputs=[str(tmp_path / "six")], workers=2).map(names, keep=True))
     assert ahead == [1]
     assert [m.value for m in kept] == [m.value for m in pipeline.Run(inputs=[str(tmp_path / "six")]).map(names)]

@@ -3,7 +3,7 @@
 Inputs are planned into parts (:func:`tbstats.io.sources.plan`: paths and tournament-id ranges, never data).
 A *map* function ``f(batch) -> partial`` runs on each batch of at most ``batch_size`` tournaments, where the
 part is read: in this process, on a thread, in a worker process (TRF parts with ``workers > 1``, see
-:func:`in_processes`), or in a Dask worker process that reads its own part. Partials
+:func:`tbstats.run.work.in_processes`), or in a Dask worker process that reads its own part. Partials
 come back in input order, each with the global id of its batch's first tournament (a batch is numbered from
 0 where it is read; the caller offsets the ids it keeps), and the caller folds them::
 
@@ -29,15 +29,25 @@ from typing import Any, Final, Generic, TypeVar, cast, overload
 
 import polars as pl
 
-from tbstats.errors import FormatError, TbstatsError
+from tbstats.errors import TbstatsError
 from tbstats.io import batches, sources
 from tbstats.io.progress import Progress
 from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
-from tbstats.io.trf import ERROR_SCHEMA
-from tbstats.model.batch import Batch, renumber, source_file, source_files
+from tbstats.model.batch import Batch
 from tbstats.model.games import empty
 from tbstats.run import portable
+from tbstats.run.work import (
+    Done,
+    cut_for_processes,
+    few_trf,
+    in_processes,
+    read_ahead,
+    read_in_processes,
+    work,
+    work_kept,
+    worker_processes,
+)
 
 P = TypeVar("P")
 T = TypeVar("T")
@@ -55,78 +65,27 @@ class Mapped(Generic[P]):
     moves: int | None = field(default=None, repr=False)   # on Dask with ``keep``: how far its work moves the bar
 
 
-@dataclass(frozen=True)
-class _Done(Generic[P]):
-    ledger: pl.DataFrame
-    runs: list[tuple[int, int, P]]   # tournaments, game rows, partial
-    warnings: pl.DataFrame = field(default_factory=lambda: empty("warnings"))
-
-    def __sizeof__(self) -> int:   # packed, on a Dask worker: its bytes, so that Dask does not move it lightly
-        return object.__sizeof__(self) + portable.nbytes(self.runs) + portable.nbytes((self.ledger, self.warnings))
-
-
-def _work(part: Part, batch_size: int, f: Callable[[Batch], P]) -> _Done[P]:
-    """Read a part and map each of its batches (this is what runs on a worker)."""
-    return _work_kept(part, batch_size, f)[0]
-
-
-def _work_kept(part: Part, batch_size: int, f: Callable[[Batch], P]) -> tuple[_Done[P], list[Batch]]:
-    """:func:`_work`, keeping the batches (on a Dask worker they stay there until :meth:`Run.apply`)."""
-    return _mapped(*sources.read_part(part, batch_size), f)
-
-
-def _mapped(ledger: pl.DataFrame, part: list[Batch], f: Callable[[Batch], P]) -> tuple[_Done[P], list[Batch]]:
-    """The done of a part read: ``f`` of each of its batches (``part``), with the part's ledger and warnings."""
-    rejected: list[pl.DataFrame] = []
-    done = [_map_rejecting(b, f, rejected) for b in part]
-    kept = [b for b, _ in done]
-    warnings = pl.concat([b.warnings for b in kept]) if kept else empty("warnings")
-    return _Done(pl.concat([ledger, *rejected]), [(b.n_tournaments, b.games.height, value) for b, value in done],
-                 warnings), kept
-
-
-def _map_rejecting(batch: Batch, f: Callable[[Batch], P], rejected: list[pl.DataFrame]) -> tuple[Batch, P]:
-    """``f(batch)``, and the batch it ran on: a :class:`FormatError` that names a file of the batch (an event
-    the engine finds broken: a 299 record naming nobody, team records that do not fit) rejects that file,
-    as the reader would: its row joins ``rejected``, and ``f`` runs on the other tournaments."""
-    while True:
-        try:
-            return batch, f(batch)
-        except FormatError as exc:
-            file = source_file(exc.path)
-            bad = batch.tournaments.select(source_files() == file).to_series()
-            if not bad.any():
-                raise
-            batch = renumber(batch.select(batch.tournaments.filter(~bad)["tournament"]), 0)
-            rejected.append(pl.DataFrame([{"path": file, "line": exc.line, "column": exc.column,
-                                           "reason": exc.reason}], schema=ERROR_SCHEMA, orient="row"))
-
-
-def _done_of(kept: tuple[_Done[P], list[Batch]]) -> _Done[P]:
+def _done_of(kept: tuple[Done[P], list[Batch]]) -> Done[P]:
     return kept[0]
 
 
-def _then_part(done: _Done[Any], first_id: int, then: Callable[[Any, int], T]) -> _Done[T]:
+def _then_part(done: Done[Any], first_id: int, then: Callable[[Any, int], T]) -> Done[T]:
     """A done with ``then(value, id of its batch's first tournament)`` for each value (on a Dask worker, where the
     done waits packed: each value is unpacked there, and only ``then``'s results travel)."""
     runs, first = [], first_id
     for tournaments, rows, value in done.runs:
         runs.append((tournaments, rows, then(portable.unpack(value), first)))
         first += tournaments
-    return _Done(done.ledger, runs, done.warnings)   # (packed as they came)
+    return Done(done.ledger, runs, done.warnings)   # (packed as they came)
 
 
-def _next_first(first_id: int, done: _Done[Any]) -> int:
+def _next_first(first_id: int, done: Done[Any]) -> int:
     """The global id of the first tournament after a part's done (a link of the chain of ids on Dask)."""
     return first_id + sum(tournaments for tournaments, _, _ in done.runs)
 
 
-def _apply_kept(kept: tuple[_Done[P], list[Batch]], index: int, g: Callable[..., T], args: tuple[Any, ...]) -> T:
-    return g(kept[1][index], *args)
-
-
 def _apply_packed(kept: Any, index: int, g: Callable[..., T], args: tuple[Any, ...]) -> Any:
-    """:func:`_apply_kept` of a packed kept value, on its Dask worker; the result packed."""
+    """``g`` of a kept batch (:meth:`Run.apply`), packed, on its Dask worker; the result packed."""
     return portable.pack(g(portable.unpack(kept[1][index]), *args))
 
 
@@ -149,8 +108,8 @@ def shift_ids(df: pl.DataFrame, offset: int, column: str = "tournament") -> pl.D
 
 # ---------------------------------------------------------------------------------------------- executors
 
-def _ordered(submit: Callable[[Part], Any], result: Callable[[Any], _Done[P]], parts: Iterable[Part],
-             window: int) -> Iterator[_Done[P]]:
+def _ordered(submit: Callable[[Part], Any], result: Callable[[Any], Done[P]], parts: Iterable[Part],
+             window: int) -> Iterator[Done[P]]:
     """Submit parts keeping at most ``window`` in flight, and yield their results in submission order."""
     pending: deque[Any] = deque()
     for part in parts:
@@ -265,120 +224,6 @@ def scheduler_client(scheduler: str | None) -> Iterator[Any]:
         yield client
 
 
-def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
-    """Whether ``--workers`` reads the parts in worker processes: when some are TRF files, whose reading holds
-    the GIL (a columnar model is read and computed by numpy and polars, which release it: threads then).
-
-    Each part of :func:`item_files` files is then read and mapped by a worker or here (:func:`tbstats.run.processes.
-    ordered`) when ``f`` travels, the batches need not stay and there are enough parts; else the pieces of
-    the parts are read there and here and the batches mapped here (:func:`read_in_processes`), the very
-    batches of one process."""
-    return client is None and workers > 1 and any(p.items for p in parts) and _processes().available()
-
-
-def few_trf(parts: Sequence[Part], workers: int) -> bool:
-    """Whether the parts are TRF files only, too few for worker processes to pay
-    (:func:`tbstats.run.processes.least_files`): they are then read ahead here, as with one worker."""
-    if any(not p.items for p in parts):   # a model: its parts go to threads
-        return False
-    least, files = _processes().least_files(workers), 0
-    for part in parts:
-        files += sum(item.kind == "trf" for item in part.items)
-        if files >= least:
-            return False
-    return True
-
-
-def _processes() -> Any:
-    """:mod:`tbstats.run.processes`, imported when worker processes may run (multiprocessing takes a while)."""
-    from tbstats.run import processes
-
-    return processes
-
-
-def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool,
-                      workers: int) -> Iterator[Any]:
-    """What :meth:`Executor.run` yields for ``_work`` (``_work_kept`` with ``keep``), the pieces of the parts
-    read by ``workers - 1`` processes and this one (:func:`tbstats.run.processes.ordered`) and mapped here: the
-    batches are the same as when read here, and ``f`` need not travel."""
-    split = [sources.pieces(part) for part in parts]
-    every = [piece for its in split for piece in its]
-    processes = _processes()
-    if len(every) < processes.FEWEST:   # too few to pay for starting workers: read ahead here, as one worker does
-        yield from read_ahead(parts, batch_size, f, keep)
-        return
-    reads = processes.ordered(sources.read_piece, every, workers)
-    try:
-        for part, its in zip(parts, split, strict=True):
-            done = _mapped(*sources.assemble(part, [next(reads) for _ in its], batch_size), f)
-            yield done if keep else done[0]
-    finally:
-        reads.close()
-
-
-#: A piece of a part being read (:func:`read_ahead`): the piece, and its read, on the reading thread or done here.
-_Read = tuple[Part, Future[tuple[pl.DataFrame, Batch | None]]]
-
-
-def read_ahead(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool) -> Iterator[Any]:
-    """What :meth:`Executor.run` yields for ``_work`` (``_work_kept`` with ``keep``) with one worker: each part
-    is mapped here while the next one is read on a thread (a model's parts are read by polars and pyarrow,
-    which release the GIL, and so is much of a TRF file's parse); a piece that thread has not started when
-    this one would wait is read here (:func:`_gathered`). One part is read ahead: memory holds two parts'
-    batches at most, and the batches and results are those of reading each part in turn."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-read") as pool:
-        reads: deque[tuple[Part, list[_Read]]] = deque()
-        try:
-            for part in parts:
-                reads.append((part, [(piece, pool.submit(sources.read_piece, piece))
-                                     for piece in sources.pieces(part)]))
-                if len(reads) > 1:
-                    yield _one(_gathered(reads, batch_size), f, keep)
-            while reads:
-                yield _one(_gathered(reads, batch_size), f, keep)
-        finally:   # an error or an early stop: the read in flight ends, the others never start
-            pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _gathered(reads: deque[tuple[Part, list[_Read]]], batch_size: int) -> tuple[pl.DataFrame, list[Batch]]:
-    """The first part of ``reads``, taken off it, from its pieces' reads (:func:`tbstats.io.sources.assemble`).
-
-    The pieces of it the reading thread has not started are read here, the last first (that thread takes
-    them from the first), and the others waited for: on two cores both threads read then, where this one
-    would wait (the first part, and any part read more slowly than the one before it was mapped). The part
-    after it is left to that thread, which reads it while this one maps: read here too, it leaves that thread
-    idle meanwhile, no faster even with a second part ahead (benchmarks/RESULTS.md, 2026-12-03 13:42-14:45)."""
-    part, pending = reads.popleft()
-    for k in reversed(range(len(pending))):
-        piece, future = pending[k]
-        if future.cancel():
-            done: Future[tuple[pl.DataFrame, Batch | None]] = Future()
-            done.set_result(sources.read_piece(piece))
-            pending[k] = (piece, done)
-    return sources.assemble(part, [future.result() for _, future in pending], batch_size)
-
-
-def _one(read: tuple[pl.DataFrame, list[Batch]], f: Callable[[Batch], P], keep: bool) -> Any:
-    done = _mapped(*read, f)
-    return done if keep else done[0]
-
-
-def item_files(parts: Sequence[Part], workers: int) -> int:
-    """TRF files in one item of a ``--workers`` run from TRF: :data:`~tbstats.io.sources.READ_FILES` (an item's
-    fixed costs, the reader's, the batch's and the result's trip, are shared by more files), fewer in a run
-    too small for about four items a process, where the last items would not even out, but not below half
-    of it: a run of fewer than :data:`~tbstats.run.processes.FEWEST` items starts no worker processes (it would
-    end before they are up)."""
-    files = sum(item.kind == "trf" for part in parts for item in part.items)
-    return max(sources.READ_FILES // 2, min(sources.READ_FILES, -(-files // (4 * workers))))
-
-
-def cut_for_processes(parts: Sequence[Part], workers: int) -> tuple[Part, ...]:
-    """The parts cut into items of :func:`item_files` TRF files (a model's parts stay whole)."""
-    each = item_files(parts, workers)
-    return tuple(p for part in parts for p in sources.split(part, each))
-
-
 # -------------------------------------------------------------------------------------------------- a run
 
 #: Batches of a model a Dask task reads and maps at least: each task has a fixed cost on a cluster (the
@@ -437,19 +282,19 @@ class Run(Tally):
         plan = sources.plan(self.inputs, batch_size=self.batch_size, batch_files=self.batch_files,
                             max_member_bytes=self.max_member_bytes, part_size=least)
         bar = sources.progress_of(plan, self.progress, self.label)
-        work = functools.partial(_work_kept if keep else _work, batch_size=self.batch_size, f=f)
+        part_work = functools.partial(work_kept if keep else work, batch_size=self.batch_size, f=f)
         parts = plan.parts
         results: Iterator[Any]
         if self.client is None and (self.workers == 1 or few_trf(parts, self.workers)):
             results = read_ahead(parts, self.batch_size, f, keep)   # here, the next part read on a thread meanwhile
         elif not in_processes(parts, self.workers, self.client):
-            results = Executor(self.workers, self.client).run(work, parts, keep, then)
-        elif not keep and _processes().pickles(work) and len(
-                split := cut_for_processes(parts, self.workers)) >= _processes().FEWEST:
+            results = Executor(self.workers, self.client).run(part_work, parts, keep, then)
+        elif not keep and worker_processes().pickles(part_work) and len(
+                split := cut_for_processes(parts, self.workers)) >= worker_processes().FEWEST:
             # parts of TRF files read and mapped there or here: a result is the same for any cut into batches
             # (only the batches kept by ingest show theirs: they take the other way)
             parts = split
-            results = _processes().ordered(work, parts, self.workers)
+            results = worker_processes().ordered(part_work, parts, self.workers)
         else:   # pieces read there, batches mapped here
             results = read_in_processes(parts, self.batch_size, f, keep, self.workers)
         later = keep and self.client is not None   # on Dask a kept batch's work is done when apply's result comes

@@ -5,7 +5,7 @@ threads cannot read two pieces of an archive at once, but processes can.
 feeder thread keeps each worker holding :data:`IN_HAND` items (near the end only the one it runs); this
 process, while it waits for the next result in order, runs the next item itself; the results come back in
 input order. With ``--workers N`` on TRF inputs (:meth:`tbstats.run.pipeline.Run.map`) the items are parts of
-500 to 1,000 files (:func:`tbstats.run.pipeline.item_files`), read and mapped where they go (only their names
+500 to 1,000 files (:func:`tbstats.run.work.item_files`), read and mapped where they go (only their names
 travel, and the partial results back), or, when the batches must stay here, pieces of parts whose batches
 come back (Arrow buffers, about 20 ms per 500 files).
 
@@ -52,7 +52,7 @@ IN_HAND: Final = 4
 FEWEST: Final = 4
 
 #: TRF files from which a run with ``--workers 2`` gives them to a worker process: the command itself already
-#: reads the next part on a thread while it maps one (:func:`tbstats.run.pipeline.read_ahead`, 1.3 to 1.7
+#: reads the next part on a thread while it maps one (:func:`tbstats.run.work.read_ahead`, 1.3 to 1.7
 #: cores), so one worker process adds at most the rest of the other core, and costs its imports (about 0.35 CPU
 #: s), its first part's warm-up and its results' trips. On the mix archive (``compute``, one worker / two,
 #: interleaved, best and median) it paid from 15,000 to 20,000 files once the reader got faster: 10,000 files
@@ -70,7 +70,7 @@ RESULT_PIPE: Final = 1 << 20
 def least_files(workers: int) -> int:
     """TRF files from which a run gives them to worker processes (and the command line starts the forkserver
     early, :func:`prestart`): :data:`PAIR_FILES` with 2 workers; with more, enough for :data:`FEWEST` items of
-    500 files (:func:`tbstats.run.pipeline.item_files`), which ``workers - 1`` processes share with the command.
+    500 files (:func:`tbstats.run.work.item_files`), which ``workers - 1`` processes share with the command.
 
     >>> least_files(2), least_files(4)
     (15000, 1501)

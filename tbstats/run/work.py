@@ -1,0 +1,186 @@
+"""The work on a part of the inputs: read it and map ``f`` over its batches (what runs on a thread, a worker
+process or a Dask worker, :class:`Done`), and the two ways a command gets through TRF parts on its own: reading
+the next part on a thread while it maps one (:func:`read_ahead`), or reading pieces in worker processes too
+(:func:`read_in_processes`). :class:`tbstats.run.pipeline.Run` chooses among these and the executors.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import polars as pl
+
+from tbstats.errors import FormatError
+from tbstats.io import sources
+from tbstats.io.sources import Part
+from tbstats.io.trf import ERROR_SCHEMA
+from tbstats.model.batch import Batch, renumber, source_file, source_files
+from tbstats.model.games import empty
+from tbstats.run import portable
+
+P = TypeVar("P")
+
+
+@dataclass(frozen=True)
+class Done(Generic[P]):
+    ledger: pl.DataFrame
+    runs: list[tuple[int, int, P]]   # tournaments, game rows, partial
+    warnings: pl.DataFrame = field(default_factory=lambda: empty("warnings"))
+
+    def __sizeof__(self) -> int:   # packed, on a Dask worker: its bytes, so that Dask does not move it lightly
+        return object.__sizeof__(self) + portable.nbytes(self.runs) + portable.nbytes((self.ledger, self.warnings))
+
+
+def work(part: Part, batch_size: int, f: Callable[[Batch], P]) -> Done[P]:
+    """Read a part and map each of its batches (this is what runs on a worker)."""
+    return work_kept(part, batch_size, f)[0]
+
+
+def work_kept(part: Part, batch_size: int, f: Callable[[Batch], P]) -> tuple[Done[P], list[Batch]]:
+    """:func:`work`, keeping the batches (on a Dask worker they stay there until :meth:`Run.apply`)."""
+    return map_part(*sources.read_part(part, batch_size), f)
+
+
+def map_part(ledger: pl.DataFrame, part: list[Batch], f: Callable[[Batch], P]) -> tuple[Done[P], list[Batch]]:
+    """The done of a part read: ``f`` of each of its batches (``part``), with the part's ledger and warnings."""
+    rejected: list[pl.DataFrame] = []
+    done = [_map_rejecting(b, f, rejected) for b in part]
+    kept = [b for b, _ in done]
+    warnings = pl.concat([b.warnings for b in kept]) if kept else empty("warnings")
+    return Done(pl.concat([ledger, *rejected]), [(b.n_tournaments, b.games.height, value) for b, value in done],
+                 warnings), kept
+
+
+def _map_rejecting(batch: Batch, f: Callable[[Batch], P], rejected: list[pl.DataFrame]) -> tuple[Batch, P]:
+    """``f(batch)``, and the batch it ran on: a :class:`FormatError` that names a file of the batch (an event
+    the engine finds broken: a 299 record naming nobody, team records that do not fit) rejects that file,
+    as the reader would: its row joins ``rejected``, and ``f`` runs on the other tournaments."""
+    while True:
+        try:
+            return batch, f(batch)
+        except FormatError as exc:
+            file = source_file(exc.path)
+            bad = batch.tournaments.select(source_files() == file).to_series()
+            if not bad.any():
+                raise
+            batch = renumber(batch.select(batch.tournaments.filter(~bad)["tournament"]), 0)
+            rejected.append(pl.DataFrame([{"path": file, "line": exc.line, "column": exc.column,
+                                           "reason": exc.reason}], schema=ERROR_SCHEMA, orient="row"))
+
+
+def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
+    """Whether ``--workers`` reads the parts in worker processes: when some are TRF files, whose reading holds
+    the GIL (a columnar model is read and computed by numpy and polars, which release it: threads then).
+
+    Each part of :func:`item_files` files is then read and mapped by a worker or here (:func:`tbstats.run.processes.
+    ordered`) when ``f`` travels, the batches need not stay and there are enough parts; else the pieces of
+    the parts are read there and here and the batches mapped here (:func:`read_in_processes`), the very
+    batches of one process."""
+    return client is None and workers > 1 and any(p.items for p in parts) and worker_processes().available()
+
+
+def few_trf(parts: Sequence[Part], workers: int) -> bool:
+    """Whether the parts are TRF files only, too few for worker processes to pay
+    (:func:`tbstats.run.processes.least_files`): they are then read ahead here, as with one worker."""
+    if any(not p.items for p in parts):   # a model: its parts go to threads
+        return False
+    least, files = worker_processes().least_files(workers), 0
+    for part in parts:
+        files += sum(item.kind == "trf" for item in part.items)
+        if files >= least:
+            return False
+    return True
+
+
+def worker_processes() -> Any:
+    """:mod:`tbstats.run.processes`, imported when worker processes may run (multiprocessing takes a while)."""
+    from tbstats.run import processes
+
+    return processes
+
+
+def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool,
+                      workers: int) -> Iterator[Any]:
+    """What :meth:`tbstats.run.pipeline.Executor.run` yields for :func:`work` (:func:`work_kept` with ``keep``),
+    the pieces of the parts read by ``workers - 1`` processes and this one (:func:`tbstats.run.processes.ordered`)
+    and mapped here: the batches are the same as when read here, and ``f`` need not travel."""
+    split = [sources.pieces(part) for part in parts]
+    every = [piece for its in split for piece in its]
+    processes = worker_processes()
+    if len(every) < processes.FEWEST:   # too few to pay for starting workers: read ahead here, as one worker does
+        yield from read_ahead(parts, batch_size, f, keep)
+        return
+    reads = processes.ordered(sources.read_piece, every, workers)
+    try:
+        for part, its in zip(parts, split, strict=True):
+            done = map_part(*sources.assemble(part, [next(reads) for _ in its], batch_size), f)
+            yield done if keep else done[0]
+    finally:
+        reads.close()
+
+
+#: A piece of a part being read (:func:`read_ahead`): the piece, and its read, on the reading thread or done here.
+_Read = tuple[Part, Future[tuple[pl.DataFrame, Batch | None]]]
+
+
+def read_ahead(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool) -> Iterator[Any]:
+    """What :meth:`tbstats.run.pipeline.Executor.run` yields for :func:`work` (:func:`work_kept` with ``keep``) with
+    one worker: each part is mapped here while the next one is read on a thread (a model's parts are read by
+    polars and pyarrow, which release the GIL, and so is much of a TRF file's parse); a piece that thread has
+    not started when this one would wait is read here (:func:`_gathered`). One part is read ahead: memory holds
+    two parts' batches at most, and the batches and results are those of reading each part in turn."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-read") as pool:
+        reads: deque[tuple[Part, list[_Read]]] = deque()
+        try:
+            for part in parts:
+                reads.append((part, [(piece, pool.submit(sources.read_piece, piece))
+                                     for piece in sources.pieces(part)]))
+                if len(reads) > 1:
+                    yield _one(_gathered(reads, batch_size), f, keep)
+            while reads:
+                yield _one(_gathered(reads, batch_size), f, keep)
+        finally:   # an error or an early stop: the read in flight ends, the others never start
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _gathered(reads: deque[tuple[Part, list[_Read]]], batch_size: int) -> tuple[pl.DataFrame, list[Batch]]:
+    """The first part of ``reads``, taken off it, from its pieces' reads (:func:`tbstats.io.sources.assemble`).
+
+    The pieces of it the reading thread has not started are read here, the last first (that thread takes
+    them from the first), and the others waited for: on two cores both threads read then, where this one
+    would wait (the first part, and any part read more slowly than the one before it was mapped). The part
+    after it is left to that thread, which reads it while this one maps: read here too, it leaves that thread
+    idle meanwhile, no faster even with a second part ahead (benchmarks/RESULTS.md, 2026-12-03 13:42-14:45)."""
+    part, pending = reads.popleft()
+    for k in reversed(range(len(pending))):
+        piece, future = pending[k]
+        if future.cancel():
+            done: Future[tuple[pl.DataFrame, Batch | None]] = Future()
+            done.set_result(sources.read_piece(piece))
+            pending[k] = (piece, done)
+    return sources.assemble(part, [future.result() for _, future in pending], batch_size)
+
+
+def _one(read: tuple[pl.DataFrame, list[Batch]], f: Callable[[Batch], P], keep: bool) -> Any:
+    done = map_part(*read, f)
+    return done if keep else done[0]
+
+
+def item_files(parts: Sequence[Part], workers: int) -> int:
+    """TRF files in one item of a ``--workers`` run from TRF: :data:`~tbstats.io.sources.READ_FILES` (an item's
+    fixed costs, the reader's, the batch's and the result's trip, are shared by more files), fewer in a run
+    too small for about four items a process, where the last items would not even out, but not below half
+    of it: a run of fewer than :data:`~tbstats.run.processes.FEWEST` items starts no worker processes (it would
+    end before they are up)."""
+    files = sum(item.kind == "trf" for part in parts for item in part.items)
+    return max(sources.READ_FILES // 2, min(sources.READ_FILES, -(-files // (4 * workers))))
+
+
+def cut_for_processes(parts: Sequence[Part], workers: int) -> tuple[Part, ...]:
+    """The parts cut into items of :func:`item_files` TRF files (a model's parts stay whole)."""
+    each = item_files(parts, workers)
+    return tuple(p for part in parts for p in sources.split(part, each))
