@@ -81,7 +81,10 @@ def initial_labels(tix: np.ndarray, key: np.ndarray) -> np.ndarray:
 def sort_key(values: Values, higher_is_better: bool) -> np.ndarray:
     """A key whose ascending order is best first; undefined values go last."""
     key = -values.num if higher_is_better else values.num.copy()
-    return np.where(values.defined, key, _BIG)
+    if values.defined.all():   # (the usual case: every value defined)
+        return key
+    key[~values.defined] = _BIG
+    return key
 
 
 def competition_rank(labels: np.ndarray, tix: np.ndarray, first: np.ndarray | None = None, *,
