@@ -145,3 +145,14 @@ def test_audit_cli() -> None:
     assert r.stdout.splitlines()[0] == (
         "source,tournament,players,points_differ,rank_conflicts,status,"
         "order,order_rules,order_tiebreaks,order_differ,order_kendall,matching")
+
+
+def test_drilldown_explain_commands_quote_the_file_and_name_the_event_of_a_file_of_several() -> None:
+    """The drill-down's commands are built once per tournament: a file name a shell would split is quoted, the
+    event of a file of several (source FILE#K+1) is named by --tournament K."""
+    from tbstats.analysis.compare import _explain_parts
+
+    heads, tails = _explain_parts(np.array(["plain.trf", "my event's file.trf#3", "dir/x.trf#1"], dtype=object))
+    assert heads.to_list() == ["tbstats explain plain.trf", "tbstats explain 'my event'\"'\"'s file.trf'",
+                               "tbstats explain dir/x.trf"]
+    assert tails.to_list() == ["", " --tournament 2", " --tournament 0"]

@@ -14,6 +14,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tbstats.analysis import kendall
 from tbstats.analysis.kendall import kendall_distances, pair_counts, tau_b
 from tbstats.analysis.quality import average_ranks, spearman
 
@@ -132,6 +133,34 @@ def test_pair_counts_and_distance_equal_the_pair_by_pair_counts(
     need = np.ones((1, n_groups), dtype=bool)
     fast = kendall_distances([rank[order], other[order]], [(0, 1)], need, group[order], n_groups)[0]
     assert _same(fast, slow_distance(rank[order], other[order], group[order], n_groups))
+
+
+@given(groups(odd_values=False), st.integers(0, 3), st.lists(st.booleans(), min_size=8, max_size=8))
+def test_distances_of_many_rankings_equal_the_pair_by_pair_counts_whatever_segments_are_counted_how(
+        case: tuple[np.ndarray, np.ndarray, np.ndarray, int], swaps: int, wanted: list[bool]) -> None:
+    """Rankings that agree outside a few places (as tie-break lists do: they differ within groups tied on
+    points), each pair's segments counted pair by pair (compiled) up to SEGMENT_PAIRS players and by the merge
+    sort above it: every way gives the pair-by-pair distances, 0 where a tournament is not needed."""
+    group, rank, strength, n_groups = case
+    order = np.argsort(group, kind="stable")
+    group, rank = group[order], rank[order]
+    other = rank * 2 + (strength[order] > 1)                 # ties of ``rank`` split by a second key
+    moved = other.copy()
+    for k in range(min(swaps, len(moved) - 1)):             # a few places exchanged
+        moved[[k, len(moved) - 1 - k]] = moved[[len(moved) - 1 - k, k]]
+    ranks = [rank, other, moved]
+    pairs = [(0, 1), (0, 2), (1, 2), (2, 0)]
+    need = np.array([[wanted[(g + p) % 8] for g in range(n_groups)] for p in range(len(pairs))], dtype=bool)
+    slow = [np.where(need[p], slow_distance(ranks[a], ranks[b], group, n_groups), 0.0)
+            for p, (a, b) in enumerate(pairs)]
+    kept = kendall.SEGMENT_PAIRS
+    try:
+        for largest in (0, 1, 3, kept):
+            kendall.SEGMENT_PAIRS = largest
+            fast = kendall_distances(ranks, pairs, need, group, n_groups)
+            assert all(_same(fast[p], list(slow[p])) for p in range(len(pairs))), largest
+    finally:
+        kendall.SEGMENT_PAIRS = kept
 
 
 @given(groups(odd_values=False))

@@ -45,10 +45,26 @@ def wilson(k: np.ndarray | int, n: np.ndarray | int, z: float = 1.959964) -> tup
     return np.clip(lo, 0, 1), np.clip(hi, 0, 1)
 
 
-def _sets_differ(a: np.ndarray, b: np.ndarray, k: int, tix: np.ndarray, T: int) -> np.ndarray:
+class _Events:
+    """The events of players sorted by event (``tix``, ``T`` events): per event, whether any of its players
+    holds a mask (one ``reduceat``, no gather of the players' events)."""
+
+    def __init__(self, tix: np.ndarray, T: int) -> None:
+        counts = np.bincount(tix, minlength=T)
+        self.T = T
+        self.nonempty = counts > 0
+        self.starts = (np.cumsum(counts) - counts)[self.nonempty]
+
+    def any(self, mask: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.T, dtype=bool)
+        if len(self.starts):
+            out[self.nonempty] = np.logical_or.reduceat(mask, self.starts)
+        return out
+
+
+def _sets_differ(a: np.ndarray, b: np.ndarray, k: int, events: _Events) -> np.ndarray:
     """Per tournament: the set of players ranked <= k differs between the two rankings."""
-    diff = (a <= k) != (b <= k)
-    return np.bincount(tix[diff], minlength=T) > 0
+    return events.any((a <= k) != (b <= k))
 
 
 @dataclass(frozen=True)
@@ -143,28 +159,30 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     pairs = list(combinations(range(len(configs)), 2))
     final = [r.steps[-1] for r in results]
     ok = np.array([results[a].computable & results[b].computable for a, b in pairs]).reshape(len(pairs), T)
-    anyr = np.array([np.bincount(d.tix[final[a] != final[b]], minlength=T) > 0
-                     for a, b in pairs]).reshape(len(pairs), T) & ok
+    events = _Events(d.tix, T)   # (the view's players are sorted by event)
+    anyr = np.array([events.any(final[a] != final[b]) for a, b in pairs]).reshape(len(pairs), T) & ok
     kd = kendall_distances(final, pairs, anyr, d.tix, T)   # identical rankings are at distance 0: not paired
     source_of = np.asarray(batch.tournaments.sort("tournament")["source"].to_numpy())
     # the names in the view's order, a polars column (no sort of the whole players table, no Python strings)
     name_of = players_in_order(batch.players.select("tournament", "start_no", "name"), ctx.player_order)["name"]
     tour_parts, drill_parts, shared = [], [], []
+    shared_first = [_shared_first(r, d.tix, T) for r in final]
+    explain = _explain_parts(source_of)
     for p, (a, b) in enumerate(pairs):
         ra, rb = final[a], final[b]
-        winner = _sets_differ(ra, rb, 1, d.tix, T) & ok[p]
+        winner = _sets_differ(ra, rb, 1, events) & ok[p]
         # the features' columns are shared by every pair's rows, not copied
         tour_parts.append(pl.concat([feats, pl.DataFrame({
             "a": pl.repeat(configs[a].name, T, dtype=pl.String, eager=True),
             "b": pl.repeat(configs[b].name, T, dtype=pl.String, eager=True), "computable": ok[p],
-            "winner_changed": winner, "podium_changed": _sets_differ(ra, rb, 3, d.tix, T) & ok[p],
-            "topk_changed": _sets_differ(ra, rb, top, d.tix, T) & ok[p], "any_rank_changed": anyr[p],
+            "winner_changed": winner, "podium_changed": _sets_differ(ra, rb, 3, events) & ok[p],
+            "topk_changed": _sets_differ(ra, rb, top, events) & ok[p], "any_rank_changed": anyr[p],
             "kendall_distance": kd[p]})], how="horizontal"))
-        shared.append([int((_shared_first(r, d.tix, T) & ok[p]).sum()) for r in (ra, rb)])
+        shared.append([int((shared_first[c] & ok[p]).sum()) for c in (a, b)])
         if drilldown_limit is not None:
             winner = winner & (np.cumsum(winner) <= drilldown_limit)
-        drill_parts.append(_drilldown(ctx, source_of, name_of, configs[a], configs[b], results[a], results[b],
-                                      winner).with_columns(pl.lit(p).alias("_pair")))
+        drill_parts.append(_drilldown(ctx, source_of, explain, name_of, configs[a], configs[b], results[a],
+                                      results[b], winner).with_columns(pl.lit(p).alias("_pair")))
     counts, settled = [], []
     for r in results:
         tied = [_shared_first(step, d.tix, T) & r.computable for step in r.steps]
@@ -310,9 +328,20 @@ def _depth_rows(config: Config, settled: np.ndarray, counts: np.ndarray) -> pl.D
                                       "settled_here": pl.Int64})
 
 
-def _drilldown(ctx: Context, sources: np.ndarray, names: pl.Series, a: Config, b: Config, sa: Standings,
-               sb: Standings, changed: np.ndarray) -> pl.DataFrame:
-    """Players ranked first under either configuration, in tournaments whose winner changed."""
+def _explain_parts(sources: np.ndarray) -> tuple[pl.Series, pl.Series]:
+    """Per tournament, what the command that explains a player's value in it starts with (``tbstats explain
+    FILE``, the file quoted for a shell) and ends with (`` --tournament K`` when the file holds several events,
+    source ``FILE#K+1``; else nothing): once per tournament, not per row of every pair's drill-down."""
+    texts = sources.tolist()
+    heads = [f"tbstats explain {shlex.quote(src.split('#')[0])}" for src in texts]
+    tails = [f" --tournament {int(src.rsplit('#', 1)[1]) - 1}" if "#" in src else "" for src in texts]
+    return pl.Series(heads, dtype=pl.String), pl.Series(tails, dtype=pl.String)
+
+
+def _drilldown(ctx: Context, sources: np.ndarray, explain: tuple[pl.Series, pl.Series], names: pl.Series,
+               a: Config, b: Config, sa: Standings, sb: Standings, changed: np.ndarray) -> pl.DataFrame:
+    """Players ranked first under either configuration, in tournaments whose winner changed (``explain``: the
+    tournaments' :func:`_explain_parts`)."""
     d = ctx.roster
     rows = np.nonzero(changed[d.tix] & ((sa.steps[-1] == 1) | (sb.steps[-1] == 1)))[0]
     pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
@@ -332,10 +361,10 @@ def _drilldown(ctx: Context, sources: np.ndarray, names: pl.Series, a: Config, b
             columns[col] = pl.Series(col, v.take(rows).as_float(), nan_to_null=True)
     first = next((s for s in (a.specs or ()) if get_tiebreak(s.name).kind == "value"), None)
     spec_text = str(first) if first else "BH"
-    columns["explain"] = pl.Series("explain", [
-        f"tbstats explain {shlex.quote(src.split('#')[0])} --player {no} --tiebreak {spec_text} --rules {a.rules}"
-        + (f" --tournament {int(src.rsplit('#', 1)[1]) - 1}" if "#" in src else "")
-        for src, no in zip(source.tolist(), start_no.tolist(), strict=True)], dtype=pl.String)
+    at = d.tix[rows]
+    columns["explain"] = pl.select(pl.concat_str(
+        pl.lit(explain[0].gather(at)), pl.lit(" --player "), pl.lit(pl.Series(start_no)).cast(pl.String),
+        pl.lit(f" --tiebreak {spec_text} --rules {a.rules}"), pl.lit(explain[1].gather(at)))).to_series()
     return pl.DataFrame(columns, schema_overrides={"name": pl.String, "source": pl.String})
 
 

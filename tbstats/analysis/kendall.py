@@ -22,6 +22,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tbstats.analysis.segments import segment_counts
+
+#: segments of at most this many players are counted pair by pair (:func:`segment_counts`), larger ones by the
+#: merge sort of :func:`_inversions`
+SEGMENT_PAIRS = 128
+
 
 class PairCounts(NamedTuple):
     """Per group: pairs of members ordered oppositely by ``x`` and ``y``, tied in ``x``, tied in ``y``, tied in
@@ -227,8 +233,9 @@ def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, in
     Two rankings of one event usually differ only inside groups (those tied on points): wherever the players
     above a place are the same in both and neither ranking ties across it, every pair across the place is in
     the same strict order in both and counts nothing. So each ranking is sorted once, each pair of rankings
-    cuts its events at those places (one running maximum), and only the segments between cuts of two or more
-    players are counted.
+    cuts its events at those places, and only the segments between cuts of two or more players are counted:
+    in one compiled pass (:func:`tbstats.analysis.segments.segment_counts`), pair by pair in segments of up to
+    :data:`SEGMENT_PAIRS` players, by the merge sort of :func:`_discordant` in larger ones.
 
     >>> a, b = np.array([1, 2, 3]), np.array([3, 2, 1])
     >>> kendall_distances([a, b], [(0, 1)], np.ones((1, 1), bool), np.zeros(3, int), 1).tolist()
@@ -252,17 +259,24 @@ def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, in
         edge[:-1] = (r[1:] != r[:-1]) | (t[1:] != t[:-1])
         by[c] = code, order, place, edge, _tied_pairs(t, (r,), T), r, t
     for p, (a, b) in enumerate(pairs):
-        _, order, _, edge_a, tied_a, in_order, t = by[a]
+        code_a, order, _, edge_a, tied_a, in_order, t = by[a]
         code_b, _, place_b, edge_b, tied_b, _, _ = by[b]
-        # a cut after place k: the same players above it in both rankings, and neither ties across it
-        cut = (np.maximum.accumulate(place_b[order]) == at) & edge_a & edge_b
-        starts = np.concatenate([[True], cut[:-1]])        # a segment starts here
-        keep = ~(starts & cut) & need[p][t]                # segments of two players or more, events needed
-        new = starts[keep]
-        local = np.cumsum(new) - 1
-        # a pair tied in a ranking is never cut apart: the ties of the whole events, the rest in the segments
-        discordant, tied_both = _discordant(local, in_order[keep], code_b[order[keep]], int(new.sum()))
-        per_event = np.bincount(t[keep][new], weights=discordant - tied_both, minlength=T).astype(np.int64)
+        # the segments between cuts, pair by pair in one compiled pass where they are small (the usual case)
+        per_event = np.zeros(T, dtype=np.int64)
+        large = np.zeros(rows, dtype=np.uint8)
+        need_p = np.ascontiguousarray(need[p], dtype=np.uint8)
+        if segment_counts(order, place_b, edge_a.view(np.uint8), edge_b.view(np.uint8), code_a, code_b, need_p,
+                          tix, SEGMENT_PAIRS, per_event, large):
+            # larger segments by the merge sort: a cut after place k has the same players above it in both
+            # rankings, and neither ties across it
+            cut = (np.maximum.accumulate(place_b[order]) == at) & edge_a & edge_b
+            starts = np.concatenate([[True], cut[:-1]])        # a segment starts here
+            keep = large.view(bool)
+            new = starts[keep]
+            local = np.cumsum(new) - 1
+            # a pair tied in a ranking is never cut apart: the ties of the whole events, the rest in the segments
+            discordant, tied_both = _discordant(local, in_order[keep], code_b[order[keep]], int(new.sum()))
+            per_event += np.bincount(t[keep][new], weights=discordant - tied_both, minlength=T).astype(np.int64)
         weight = 2 * per_event + tied_a + tied_b
         out[p] = weight / 2 / np.maximum(n * (n - 1) / 2, 1)
     return np.where(need, out, 0.0)
