@@ -168,13 +168,13 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     tour_parts, drill_parts, shared = [], [], []
     shared_first = [_shared_first(r, d.tix, T) for r in final]
     explain = _explain_parts(source_of)
+    named = [pl.repeat(c.name, T, dtype=pl.String, eager=True) for c in configs]   # one column per configuration
     for p, (a, b) in enumerate(pairs):
         ra, rb = final[a], final[b]
         winner = _sets_differ(ra, rb, 1, events) & ok[p]
         # the features' columns are shared by every pair's rows, not copied
         tour_parts.append(pl.concat([feats, pl.DataFrame({
-            "a": pl.repeat(configs[a].name, T, dtype=pl.String, eager=True),
-            "b": pl.repeat(configs[b].name, T, dtype=pl.String, eager=True), "computable": ok[p],
+            "a": named[a], "b": named[b], "computable": ok[p],
             "winner_changed": winner, "podium_changed": _sets_differ(ra, rb, 3, events) & ok[p],
             "topk_changed": _sets_differ(ra, rb, top, events) & ok[p], "any_rank_changed": anyr[p],
             "kendall_distance": kd[p]})], how="horizontal"))
@@ -182,7 +182,7 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
         if drilldown_limit is not None:
             winner = winner & (np.cumsum(winner) <= drilldown_limit)
         drill_parts.append(_drilldown(ctx, source_of, explain, name_of, configs[a], configs[b], results[a],
-                                      results[b], winner).with_columns(pl.lit(p).alias("_pair")))
+                                      results[b], winner, p))
     counts, settled = [], []
     for r in results:
         tied = [_shared_first(step, d.tix, T) & r.computable for step in r.steps]
@@ -328,20 +328,20 @@ def _depth_rows(config: Config, settled: np.ndarray, counts: np.ndarray) -> pl.D
                                       "settled_here": pl.Int64})
 
 
-def _explain_parts(sources: np.ndarray) -> tuple[pl.Series, pl.Series]:
+def _explain_parts(sources: np.ndarray) -> tuple[list[str], list[str]]:
     """Per tournament, what the command that explains a player's value in it starts with (``tbstats explain
     FILE``, the file quoted for a shell) and ends with (`` --tournament K`` when the file holds several events,
     source ``FILE#K+1``; else nothing): once per tournament, not per row of every pair's drill-down."""
     texts = sources.tolist()
     heads = [f"tbstats explain {shlex.quote(src.split('#')[0])}" for src in texts]
     tails = [f" --tournament {int(src.rsplit('#', 1)[1]) - 1}" if "#" in src else "" for src in texts]
-    return pl.Series(heads, dtype=pl.String), pl.Series(tails, dtype=pl.String)
+    return heads, tails
 
 
-def _drilldown(ctx: Context, sources: np.ndarray, explain: tuple[pl.Series, pl.Series], names: pl.Series,
-               a: Config, b: Config, sa: Standings, sb: Standings, changed: np.ndarray) -> pl.DataFrame:
+def _drilldown(ctx: Context, sources: np.ndarray, explain: tuple[list[str], list[str]], names: pl.Series,
+               a: Config, b: Config, sa: Standings, sb: Standings, changed: np.ndarray, pair: int) -> pl.DataFrame:
     """Players ranked first under either configuration, in tournaments whose winner changed (``explain``: the
-    tournaments' :func:`_explain_parts`)."""
+    tournaments' :func:`_explain_parts`; ``pair``: the pair's number, in a ``_pair`` column)."""
     d = ctx.roster
     rows = np.nonzero(changed[d.tix] & ((sa.steps[-1] == 1) | (sb.steps[-1] == 1)))[0]
     pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
@@ -358,13 +358,14 @@ def _drilldown(ctx: Context, sources: np.ndarray, explain: tuple[pl.Series, pl.S
                 continue
             v = ctx.values(spec, FIXED_EDITION.get(spec.name, spec.edition or cfg.rules), kernel_of(spec.name))
             # undefined values are nulls (no NaN in the output); built at once, not one frame per column
-            columns[col] = pl.Series(col, v.take(rows).as_float(), nan_to_null=True)
+            taken = v.take(rows)
+            columns[col] = pl.Series(col, taken.as_float(), nan_to_null=not taken.defined.all())
     first = next((s for s in (a.specs or ()) if get_tiebreak(s.name).kind == "value"), None)
-    spec_text = str(first) if first else "BH"
-    at = d.tix[rows]
-    columns["explain"] = pl.select(pl.concat_str(
-        pl.lit(explain[0].gather(at)), pl.lit(" --player "), pl.lit(pl.Series(start_no)).cast(pl.String),
-        pl.lit(f" --tiebreak {spec_text} --rules {a.rules}"), pl.lit(explain[1].gather(at)))).to_series()
-    return pl.DataFrame(columns, schema_overrides={"name": pl.String, "source": pl.String})
+    middle = f" --tiebreak {first if first else 'BH'} --rules {a.rules}"
+    heads, tails = explain
+    columns["explain"] = [f"{heads[t]} --player {no}{middle}{tails[t]}"
+                          for t, no in zip(d.tix[rows].tolist(), start_no.tolist(), strict=True)]
+    columns["_pair"] = np.full(len(rows), pair, dtype=np.int32)
+    return pl.DataFrame(columns, schema_overrides={"name": pl.String, "source": pl.String, "explain": pl.String})
 
 
