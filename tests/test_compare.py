@@ -153,6 +153,6 @@ def test_drilldown_explain_commands_quote_the_file_and_name_the_event_of_a_file_
     from tbstats.analysis.compare import _explain_parts
 
     heads, tails = _explain_parts(np.array(["plain.trf", "my event's file.trf#3", "dir/x.trf#1"], dtype=object))
-    assert heads.to_list() == ["tbstats explain plain.trf", "tbstats explain 'my event'\"'\"'s file.trf'",
+    assert heads == ["tbstats explain plain.trf", "tbstats explain 'my event'\"'\"'s file.trf'",
                                "tbstats explain dir/x.trf"]
-    assert tails.to_list() == ["", " --tournament 2", " --tournament 0"]
+    assert tails == ["", " --tournament 2", " --tournament 0"]
