@@ -153,13 +153,14 @@ def finish(evaluated: Iterable[Evaluated], configs: Sequence[Config], pairs: Seq
            fit: strength.Fit | None) -> ArchiveEvaluation:
     """The tables from every batch's :func:`evaluate_whole` result, in order (they combine exactly)."""
     partials: list[quality.Partial] = []
-    counts = fairness.Counts()
+    each: list[fairness.Counts] = []
     team_events = 0
     for left_out, results in evaluated:
         team_events += left_out
         for partial, c in results:
             partials.append(partial)
-            counts = counts + c
+            each.append(c)
+    counts = fairness.Counts.total(each)
     if not partials:
         raise TbstatsError("no tournaments to evaluate" + (f" ({team_events} team events are left out)"
                                                             if team_events else ""))

@@ -25,7 +25,7 @@ differences of ties won, with a normal 95% interval.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -73,11 +73,19 @@ class Counts:
     pairs: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=_PAIR_SCHEMA))
 
     def __add__(self, other: Counts) -> Counts:
-        return Counts(_add(self.singles, other.singles, _KEYS), _add(self.pairs, other.pairs, _PAIR_KEYS))
+        return Counts.total([self, other])
+
+    @staticmethod
+    def total(parts: Sequence[Counts]) -> Counts:
+        """The counts of several batches added: one grouping of all their rows (not one per batch)."""
+        return Counts(_add([c.singles for c in parts], _KEYS, _COUNT_SCHEMA),
+                      _add([c.pairs for c in parts], _PAIR_KEYS, _PAIR_SCHEMA))
 
 
-def _add(a: pl.DataFrame, b: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    return pl.concat([a, b]).group_by(keys).agg(pl.col("n").sum()).sort(keys)
+def _add(frames: Sequence[pl.DataFrame], keys: list[str], schema: Mapping[str, type[pl.DataType]]) -> pl.DataFrame:
+    if not frames:
+        return pl.DataFrame(schema=schema)
+    return pl.concat(frames).group_by(keys).agg(pl.col("n").sum()).sort(keys)
 
 
 def player_features(d: Dense) -> dict[str, list[tuple[str, np.ndarray]]]:
@@ -181,8 +189,8 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
                           "m_b": m_values[mb], "n": pair_n}).join(where, on="_f").select(
         _named(pl.col("_p"), [a for a, _ in pairs]).alias("a"), _named(pl.col("_p"), [b for _, b in pairs]).alias("b"),
         "breakdown", "value", "k", "m_a", "m_b", "n")
-    return Counts(_add(pl.DataFrame(schema=_COUNT_SCHEMA), _cast([singles], _COUNT_SCHEMA), _KEYS),
-                  _add(pl.DataFrame(schema=_PAIR_SCHEMA), _cast([joint], _PAIR_SCHEMA), _PAIR_KEYS))
+    return Counts(_add([pl.DataFrame(schema=_COUNT_SCHEMA), _cast([singles], _COUNT_SCHEMA)], _KEYS, _COUNT_SCHEMA),
+                  _add([pl.DataFrame(schema=_PAIR_SCHEMA), _cast([joint], _PAIR_SCHEMA)], _PAIR_KEYS, _PAIR_SCHEMA))
 
 
 def _small_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
