@@ -117,3 +117,24 @@ def test_a_table_of_text_is_written_as_polars_tables_are(fmt: str, csv_escape: b
     table = pl.DataFrame([list(r) for r in rows], schema=dict.fromkeys(COLUMNS, pl.String), orient="row")
     assert format_strings(COLUMNS, rows, fmt, csv_escape=csv_escape) == format_table(table, fmt, csv_escape=csv_escape)
     assert format_strings(COLUMNS, [], fmt) == format_table(table.clear(), fmt)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts the process's threads in /proc")
+@pytest.mark.parametrize(("given", "wanted"), [(None, "1"), ("3", "3")])
+def test_the_program_asks_numpy_for_one_blas_thread_unless_the_environment_says(given: str | None,
+                                                                                wanted: str) -> None:
+    """The program (``run``) sets OPENBLAS_NUM_THREADS before a command imports numpy, keeping a value the
+    user set: with one thread, importing numpy starts no BLAS threads (each would spin on a core)."""
+    import os
+
+    code = ("import os, sys\nfrom tbstats.cli.base import _one_blas_thread\n_one_blas_thread()\nimport numpy\n"
+            "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=120, check=True)
+    value, threads = done.stdout.split()
+    assert value == wanted
+    if wanted == "1":
+        assert threads == "1"

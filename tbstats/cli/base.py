@@ -233,12 +233,26 @@ def run(args: list[str] | None = None) -> None:
     program's Ctrl-C handling as it is; the command then turns ``KeyboardInterrupt`` into exit code 130."""
     global _program
     _program = True
+    _one_blas_thread()
     signal.signal(signal.SIGINT, _stop_at_once)
     try:
         main(args, prog_name="tbstats")
     except SystemExit as done:
         _finish(done.code)
     _finish(EXIT_OK)
+
+
+#: numpy's OpenBLAS starts a thread per core when numpy is imported, and each spins about 0.1 s of CPU before it
+#: sleeps (again after each BLAS call): on two cores, CPU the command's own threads wait for. tbstats makes no
+#: BLAS call (its einsum is of integers), so the program asks for one thread unless the environment says
+#: otherwise; worker processes inherit it. A library cannot decide that for its host: ``import tbstats`` does not.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread for the program, set before any command's module imports numpy (see :data:`BLAS_THREADS`)."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault(*BLAS_THREADS)
 
 
 def _finish(code: object) -> NoReturn:
