@@ -221,4 +221,4 @@ def _column(name: str, values: Values, integer: bool) -> pl.Series:
     """Counts and ratings as integers, points as exact decimals; undefined as null."""
     if integer:   # the values' own buffer (no copy into polars), with a validity mask
         return arrow_series(name, pa.array(values.num, type=pa.int64(), mask=~values.defined))
-    return pl.Series(name, values.as_float(), nan_to_null=True)
+    return pl.Series(name, values.as_float(), nan_to_null=not values.defined.all())   # (a polars pass when asked)
