@@ -156,3 +156,17 @@ def test_drilldown_explain_commands_quote_the_file_and_name_the_event_of_a_file_
     assert heads == ["tbstats explain plain.trf", "tbstats explain 'my event'\"'\"'s file.trf'",
                                "tbstats explain dir/x.trf"]
     assert tails == ["", " --tournament 2", " --tournament 0"]
+
+
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
+def test_per_event_flags_by_reduceat_equal_the_count_of_players_flagged(order: str) -> None:
+    """Whether any player of an event holds a mask, events with no player among them (False there)."""
+    from tbstats.analysis.compare import _Events
+
+    rng = np.random.default_rng(3)
+    tix = np.sort(rng.choice([0, 1, 2, 4, 5, 7], size=60))   # events 3 and 6 have no player
+    if order == "shuffled":
+        tix = rng.permutation(tix)
+    events = _Events(tix, 8)
+    for mask in (rng.random(60) < 0.1, np.zeros(60, dtype=bool), np.ones(60, dtype=bool)):
+        assert events.any(mask).tolist() == (np.bincount(tix[mask], minlength=8) > 0).tolist()

@@ -46,19 +46,21 @@ def wilson(k: np.ndarray | int, n: np.ndarray | int, z: float = 1.959964) -> tup
 
 
 class _Events:
-    """The events of players sorted by event (``tix``, ``T`` events): per event, whether any of its players
-    holds a mask (one ``reduceat``, no gather of the players' events)."""
+    """The players' events (``tix``, ``T`` events): per event, whether any of its players holds a mask, by one
+    ``reduceat`` over the players in event order (the view's order: no gather of the players' events)."""
 
     def __init__(self, tix: np.ndarray, T: int) -> None:
         counts = np.bincount(tix, minlength=T)
         self.T = T
         self.nonempty = counts > 0
         self.starts = (np.cumsum(counts) - counts)[self.nonempty]
+        self.order = None if bool((tix[1:] >= tix[:-1]).all()) else np.argsort(tix, kind="stable")
 
     def any(self, mask: np.ndarray) -> np.ndarray:
         out = np.zeros(self.T, dtype=bool)
         if len(self.starts):
-            out[self.nonempty] = np.logical_or.reduceat(mask, self.starts)
+            out[self.nonempty] = np.logical_or.reduceat(mask if self.order is None else mask[self.order],
+                                                        self.starts)
         return out
 
 
@@ -159,7 +161,7 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
     pairs = list(combinations(range(len(configs)), 2))
     final = [r.steps[-1] for r in results]
     ok = np.array([results[a].computable & results[b].computable for a, b in pairs]).reshape(len(pairs), T)
-    events = _Events(d.tix, T)   # (the view's players are sorted by event)
+    events = _Events(d.tix, T)
     anyr = np.array([events.any(final[a] != final[b]) for a, b in pairs]).reshape(len(pairs), T) & ok
     kd = kendall_distances(final, pairs, anyr, d.tix, T)   # identical rankings are at distance 0: not paired
     source_of = np.asarray(batch.tournaments.sort("tournament")["source"].to_numpy())
