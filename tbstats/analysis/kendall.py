@@ -8,7 +8,9 @@ values after a sort. No pairs of players are ever listed, so a 500-player event 
 not 125,000 pairs, and no group is padded to the size of the largest.
 
 - :func:`tau_b`: Kendall's tau-b per group (``tbstats evaluate``, ``tbstats simulate``);
-- :func:`kendall_distances`: the normalised Kendall distance between rankings with ties (``tbstats compare``).
+- :func:`kendall_distances`: the normalised Kendall distance between rankings with ties (``tbstats compare``):
+  only the segments where two rankings can differ are counted, pair by pair when they are small (at most
+  :data:`SEGMENT_PAIRS` players, in a compiled pass), else by the merge sort.
 
 Both are exact: the counts are integers, and each result is the same floating-point expression of them
 the pair-by-pair definition gives.
