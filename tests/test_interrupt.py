@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 from click.testing import CliRunner
 
@@ -82,3 +83,31 @@ def test_ctrl_c_with_workers(inputs: dict[str, Path], command: str, source: str,
     assert proc.returncode == 130, text
     assert "Traceback" not in text and text.endswith("Interrupted.\n"), text
     assert not list(out.iterdir()), list(out.iterdir())
+
+
+def test_ctrl_c_removes_unfinished_outputs_without_waiting_for_their_writers(tmp_path: Path) -> None:
+    """Ctrl-C's handler runs between two steps of the main thread, so it may run inside an output's own call: here
+    inside the Parquet writer pool's ``submit`` (which holds the pool's lock while it starts the writer's thread)
+    and the model writer's. Removing the unfinished outputs then must take no lock and wait for no thread (it once
+    waited for the row group and shut the pool down: a lock its own thread held, so the run hung)."""
+    import threading
+
+    from tbstats.io.tabular import ArchiveWriter
+    from tbstats.output import ROW_GROUP_ROWS, TableFile, remove_unfinished
+
+    table = TableFile("parquet", tmp_path / "table.parquet")
+    table.write(pl.DataFrame({"x": range(ROW_GROUP_ROWS + 1)}))   # a row group handed to the writer's thread
+    assert table._writer is not None
+    model = ArchiveWriter(tmp_path / "model")
+    done = threading.Event()
+
+    def interrupted_inside_submit() -> None:
+        with table._writer._shutdown_lock:   # as submit holds it
+            remove_unfinished()
+        done.set()
+
+    threading.Thread(target=interrupted_inside_submit, daemon=True).start()
+    assert done.wait(30), "removing the unfinished outputs waited for a lock its own thread held"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    table.discard()   # the writer's own clean-up still works afterwards
+    model.abort()

@@ -63,7 +63,8 @@ def write_table(df: pl.DataFrame, fmt: str, path: str | Path | None, *, csv_esca
 
 
 #: How to remove each output still being written (a hidden file, a dataset's new parts): the command line runs
-#: them all when Ctrl-C stops it at once (:func:`remove_unfinished`).
+#: them all when Ctrl-C stops it at once (:func:`remove_unfinished`), from its signal handler, so none of them
+#: waits for a thread or takes a lock.
 _UNFINISHED: set[Callable[[], None]] = set()
 
 
@@ -147,7 +148,7 @@ class TableFile:
             elif self._temp is None:   # standard output: an unnamed file, deleted when commit or discard closes it
                 self._handle = tempfile.TemporaryFile("w+b")  # noqa: SIM115
             else:   # noted before it exists: a Ctrl-C between the two never leaves a hidden file behind
-                unfinished(self.discard)
+                unfinished(self.abandon)
                 self._handle = self._temp.open("wb")
         return self._handle
 
@@ -178,7 +179,7 @@ class TableFile:
         import pyarrow.parquet as pq
 
         if self._handle is None:
-            unfinished(self.discard)
+            unfinished(self.abandon)
             self._handle = pq.ParquetWriter(str(self._temp or self.path), df.head(0).to_arrow().schema)
         if df.height:
             self._buffer.append(df)   # converted to Arrow a row group at a time, when written
@@ -280,12 +281,22 @@ class TableFile:
             self._handle.close()
             self._temp.replace(self.path)  # type: ignore[arg-type]
         self._handle = None
-        finished(self.discard)
+        finished(self.abandon)
 
     def _stop_writer(self) -> None:
         if self._writer is not None:
             self._writer.shutdown(wait=True)
             self._writer = None
+
+    def abandon(self) -> None:
+        """Remove the hidden file being written, waiting for nothing: what Ctrl-C runs (:func:`remove_unfinished`)
+        just before the process ends. It may run inside any of this object's own calls (a signal handler runs
+        between two steps of the main thread), so it takes no lock and joins no thread: :meth:`discard`, which
+        waits for the row group being written and stops the writer's thread, could wait for a lock its own
+        thread holds (Ctrl-C inside ``submit``, which holds the pool's lock while it starts the thread)."""
+        if self._temp is not None:
+            with contextlib.suppress(OSError):
+                self._temp.unlink(missing_ok=True)
 
     def discard(self) -> None:
         """Remove what was written (the target is left as it was)."""
@@ -299,4 +310,4 @@ class TableFile:
         if self._temp is not None:
             self._temp.unlink(missing_ok=True)
         self._buffer.clear()
-        finished(self.discard)
+        finished(self.abandon)

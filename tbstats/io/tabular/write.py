@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -234,7 +235,7 @@ class ArchiveWriter:
         self._proven = self.format == "parquet"   # a flat Parquet file: every batch proven clean so far
         self._first_written: int | None = None
         self._closed = False
-        unfinished(self.abort)   # removed if the command line must stop at once (Ctrl-C)
+        unfinished(self.remove_created)   # removed if the command line must stop at once (Ctrl-C)
         if self.single:
             if append:
                 raise TbstatsError(f"{self.path}: cannot append to a single-file model; write a directory")
@@ -357,20 +358,27 @@ class ArchiveWriter:
             self._created.append(proof.flat_proof_path(self.path))
             proof.record([self.path], self._first_written, self._next_id - 1, flat=True)
         self._closed = True
-        finished(self.abort)
+        finished(self.remove_created)
 
     def abort(self) -> None:
         """Close and remove every file and directory this writer created."""
         if self._writer is not None and not self._closed:
             self._writer.close()
         self._closed = True
-        for p in reversed(self._created):
-            if p.is_dir():
-                shutil.rmtree(p, ignore_errors=True)
-            elif p.exists():
-                os.remove(p)
+        self.remove_created()
+
+    def remove_created(self) -> None:
+        """Remove every file and directory this writer created, closing nothing: what Ctrl-C runs just before the
+        process ends (:func:`tbstats.output.remove_unfinished`, from a signal handler that may run inside this
+        writer's own calls)."""
+        for p in reversed(list(self._created)):
+            with contextlib.suppress(OSError):
+                if p.is_dir():
+                    shutil.rmtree(p, ignore_errors=True)
+                elif p.exists():
+                    os.remove(p)
         self._created.clear()
-        finished(self.abort)
+        finished(self.remove_created)
 
     def __enter__(self) -> ArchiveWriter:
         return self
