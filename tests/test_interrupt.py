@@ -111,3 +111,30 @@ def test_ctrl_c_removes_unfinished_outputs_without_waiting_for_their_writers(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     table.discard()   # the writer's own clean-up still works afterwards
     model.abort()
+
+
+def test_ctrl_c_kills_the_workers_even_inside_the_pool_s_own_submit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for the worker processes' pool: a handler that runs inside its ``submit`` (which holds the pool's
+    lock) does not wait for that lock to shut the pool down; the workers are killed all the same."""
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import forkserver
+    from types import SimpleNamespace
+
+    from tbstats.run import processes
+
+    executor = ProcessPoolExecutor(max_workers=1)   # no process starts before a task is submitted
+    monkeypatch.setattr(processes, "_POOL", SimpleNamespace(executor=executor))
+    monkeypatch.setattr(forkserver, "_forkserver", None)              # this test process's own are left alone
+    monkeypatch.setattr(multiprocessing, "active_children", lambda: [])
+    done = threading.Event()
+
+    def interrupted_inside_submit() -> None:
+        with executor._shutdown_lock:
+            processes.kill_workers()
+        done.set()
+
+    threading.Thread(target=interrupted_inside_submit, daemon=True).start()
+    assert done.wait(30), "killing the workers waited for the pool's lock its own thread held"
+    executor.shutdown(wait=True)

@@ -299,7 +299,12 @@ def _stop_at_once(signum: int, frame: Any) -> None:
         cleanup = getattr(sys.modules.get(module), function, None)   # (a module still being imported has none)
         if cleanup is not None:
             cleanup()
-    click.echo("Interrupted.", err=True)
+    # written to the descriptor, not through sys.stderr: the handler may run inside a write to it, whose buffer
+    # is then locked (a write through it would raise "reentrant call")
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    with contextlib.suppress(OSError):
+        os.write(2, b"Interrupted.\n")
     _stop_now(EXIT_INTERRUPTED)
 
 

@@ -213,8 +213,14 @@ def kill_workers() -> None:
     then every child process."""
     here = _POOL
     if here is not None:
-        with contextlib.suppress(Exception):
-            here.executor.shutdown(wait=False, cancel_futures=True)
+        # (this runs in the signal handler, maybe inside the pool's own submit, which holds the pool's lock: a
+        # shutdown would wait for it for ever; when it is held, the workers are killed below all the same)
+        lock = getattr(here.executor, "_shutdown_lock", None)
+        if lock is None or lock.acquire(timeout=0.5):
+            if lock is not None:
+                lock.release()
+            with contextlib.suppress(Exception):
+                here.executor.shutdown(wait=False, cancel_futures=True)
     from multiprocessing import forkserver
 
     server = getattr(forkserver, "_forkserver", None)
