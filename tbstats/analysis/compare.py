@@ -202,8 +202,7 @@ def merge(parts: Sequence[Partial]) -> Partial:
         return parts[0]
     configs, limit = parts[0].configs, parts[0].limit
     pairs = list(combinations(range(len(configs)), 2))
-    tournaments = _pair_major(pl.concat([p.tournaments for p in parts]),
-                              [(configs[a].name, configs[b].name) for a, b in pairs])
+    tournaments = _pair_major([p.tournaments for p in parts], len(pairs))
     drill = pl.concat([p.drilldown for p in parts], how="diagonal_relaxed").sort("_pair", maintain_order=True)
     if limit is not None and drill.height:
         drill = drill.filter(pl.col("tournament").rank("dense").over("_pair") <= limit)
@@ -227,9 +226,8 @@ def combine(parts: Sequence[Partial]) -> Comparison:
         raise TbstatsError("nothing to combine")
     configs = parts[0].configs
     pairs = list(combinations(range(len(configs)), 2))
-    tournaments = pl.concat([p.tournaments for p in parts])
-    if len(parts) > 1:   # one batch's rows are pair-major already (and share its features' buffers)
-        tournaments = _pair_major(tournaments, [(configs[a].name, configs[b].name) for a, b in pairs])
+    # one batch's rows are pair-major already (and share its features' buffers)
+    tournaments = _pair_major([p.tournaments for p in parts], len(pairs)) if len(parts) > 1 else parts[0].tournaments
     shared = sum((p.shared_first for p in parts), start=np.zeros((len(pairs), 2), dtype=np.int64))
     # pair-major with every tournament once per pair: pair k's rows are the k-th block of each column
     per_pair = tournaments.height // len(pairs)
@@ -273,11 +271,13 @@ def combine(parts: Sequence[Partial]) -> Comparison:
     )
 
 
-def _pair_major(tournaments: pl.DataFrame, names: list[tuple[str, str]]) -> pl.DataFrame:
-    """Rows of every pair together, pairs in their order (batches come in one after another)."""
-    key = pl.DataFrame({"a": [a for a, _ in names], "b": [b for _, b in names], "_pair": range(len(names))})
-    return tournaments.join(key, on=["a", "b"], how="left", maintain_order="left").sort(
-        "_pair", maintain_order=True).drop("_pair")
+def _pair_major(tables: Sequence[pl.DataFrame], n_pairs: int) -> pl.DataFrame:
+    """The per-tournament rows of consecutive batches, each pair-major (its tournaments once per pair, pairs in
+    their order), as the rows of every pair together, pairs in their order and batches in theirs within a pair:
+    slices of the batches' tables put one after another, no row copied."""
+    sizes = [t.height // n_pairs for t in tables]
+    return pl.concat([t.slice(k * n, n) for k in range(n_pairs) for t, n in zip(tables, sizes, strict=True)],
+                     rechunk=False)
 
 
 def compare(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Context | None = None,

@@ -166,23 +166,20 @@ def compare(run: Run, configs: Sequence[Config], *, top: int = 10, drilldown_lim
     cmp.check_configs(configs)
     work = functools.partial(_compare_one, configs=tuple(configs), top=top, drilldown_limit=drilldown_limit,
                              context=context)
-    parts: list[cmp.Partial] = []
-    tables: list[pl.DataFrame] = []   # the per-tournament rows, in batch order
+    parts: list[cmp.Partial] = []   # each with its per-tournament rows (pair-major), in batch order
     drill: pl.DataFrame | None = None   # the first ``drilldown_limit`` tournaments of each pair so far
     for m in run.map(functools.partial(_with_events, f=work)):
         partial, seen_here = m.value
         partial = partial.shifted(m.first_id)
-        tables.append(partial.tournaments)
         drill = _first_tournaments(partial.drilldown if drill is None else pl.concat(
             [drill, partial.drilldown], how="diagonal_relaxed"), drilldown_limit)
-        parts.append(dataclasses.replace(partial, tournaments=partial.tournaments.clear(),
-                                         drilldown=partial.drilldown.clear()))
+        parts.append(dataclasses.replace(partial, drilldown=partial.drilldown.clear()))
         if seen is not None:
             append_merged(seen, seen_here)
     if drill is None:   # no batch
         return cmp.combine([_compare_one(_EMPTY, configs, top, drilldown_limit)])
-    # the rows in batch order, given to the first partial: combine then sees the same tables
-    parts[0] = dataclasses.replace(parts[0], tournaments=pl.concat(tables), drilldown=drill)
+    # the drill-down kept so far, given to the first partial: combine then sees the same rows
+    parts[0] = dataclasses.replace(parts[0], drilldown=drill)
     return cmp.combine(parts)
 
 
