@@ -189,8 +189,8 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
                           "m_b": m_values[mb], "n": pair_n}).join(where, on="_f").select(
         _named(pl.col("_p"), [a for a, _ in pairs]).alias("a"), _named(pl.col("_p"), [b for _, b in pairs]).alias("b"),
         "breakdown", "value", "k", "m_a", "m_b", "n")
-    return Counts(_add([pl.DataFrame(schema=_COUNT_SCHEMA), _cast([singles], _COUNT_SCHEMA)], _KEYS, _COUNT_SCHEMA),
-                  _add([pl.DataFrame(schema=_PAIR_SCHEMA), _cast([joint], _PAIR_SCHEMA)], _PAIR_KEYS, _PAIR_SCHEMA))
+    return Counts(_add([_cast([singles], _COUNT_SCHEMA)], _KEYS, _COUNT_SCHEMA),
+                  _add([_cast([joint], _PAIR_SCHEMA)], _PAIR_KEYS, _PAIR_SCHEMA))
 
 
 def _small_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

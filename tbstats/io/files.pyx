@@ -165,18 +165,16 @@ def read_files(list paths, size_t one_read=1 << 30):
                 c = cuts[i]
                 if names[i] == NULL:
                     steps[i], details[i] = STAT_FAILED, EINVAL
-                    c = -1
-                elif c >= 0 and not (dir_of != NULL and c == dir_cut and memcmp(names[i], dir_of, c) == 0):
-                    if dir_fd >= 0:
-                        close(dir_fd)
-                    dir_fd = _open_dir(names[i], c, buffer)
-                    dir_of, dir_cut = names[i], c
-                if names[i] == NULL:
-                    pass
-                elif c >= 0 and dir_fd >= 0:
-                    steps[i] = _read_one(dir_fd, names[i] + c + 1, one_read, &arena, &cap, &used, &details[i])
                 else:
-                    steps[i] = _read_one(AT_FDCWD, names[i], one_read, &arena, &cap, &used, &details[i])
+                    if c >= 0 and not (dir_of != NULL and c == dir_cut and memcmp(names[i], dir_of, c) == 0):
+                        if dir_fd >= 0:   # another directory than the last path's
+                            close(dir_fd)
+                        dir_fd = _open_dir(names[i], c, buffer)
+                        dir_of, dir_cut = names[i], c
+                    if c >= 0 and dir_fd >= 0:
+                        steps[i] = _read_one(dir_fd, names[i] + c + 1, one_read, &arena, &cap, &used, &details[i])
+                    else:
+                        steps[i] = _read_one(AT_FDCWD, names[i], one_read, &arena, &cap, &used, &details[i])
                 ends[i] = used
             if dir_fd >= 0:
                 close(dir_fd)

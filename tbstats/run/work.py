@@ -117,8 +117,7 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
     reads = processes.ordered(sources.read_piece, every, workers)
     try:
         for part, its in zip(parts, split, strict=True):
-            done = map_part(*sources.assemble(part, [next(reads) for _ in its], batch_size), f)
-            yield done if keep else done[0]
+            yield _one(sources.assemble(part, [next(reads) for _ in its], batch_size), f, keep)
     finally:
         reads.close()
 
@@ -166,6 +165,7 @@ def _gathered(reads: deque[tuple[Part, list[_Read]]], batch_size: int) -> tuple[
 
 
 def _one(read: tuple[pl.DataFrame, list[Batch]], f: Callable[[Batch], P], keep: bool) -> Any:
+    """What the executors yield for a part read (its ledger and batches): its done, with its batches if ``keep``."""
     done = map_part(*read, f)
     return done if keep else done[0]
 
