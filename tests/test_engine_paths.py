@@ -6,7 +6,8 @@
   masked pass per cut: the sums and counts equal those left by :func:`cut_elements` on every row;
 - opponents' values in games come from one gather through a padded index: equal to the masked gather;
 - the allocator tuning is done once, and ``TBSTATS_MALLOC=system`` leaves the allocator alone;
-- a batch's runs are slices of whole tournaments (searched chunk by chunk).
+- a batch's runs are slices of whole tournaments (searched chunk by chunk);
+- each tournament's edition for 'auto' found for all start dates at once is the one of its date alone.
 """
 
 from __future__ import annotations
@@ -251,3 +252,23 @@ def test_runs_are_slices_of_whole_tournaments_with_their_warnings(parts: int) ->
     for value in range(int(values.min()) - 2, int(values.max()) + 3):
         for side in ("left", "right"):
             assert search.search(value, side) == int(np.searchsorted(values, value, side)), (value, side)
+
+
+def test_editions_by_date_at_once_are_each_dates_own() -> None:
+    """Every day from 2019 to 2028 (each edition's first and last day among them), before and after the dated
+    editions, and unknown dates, under two defaults."""
+    import datetime as dt
+
+    from tbstats.model.rules import auto_edition, auto_editions
+
+    epoch = dt.date(1970, 1, 1)
+    days = np.concatenate([np.arange((dt.date(2019, 1, 1) - epoch).days, (dt.date(2028, 12, 31) - epoch).days),
+                           [-40_000, 0, 2_000_000], np.arange(5)])
+    known = np.ones(len(days), dtype=bool)
+    known[-5:] = False
+    for default in ("fide-2026", "uscf"):
+        expected = [auto_edition(epoch + dt.timedelta(int(d)) if k else None, default)
+                    for d, k in zip(days.tolist(), known.tolist(), strict=True)]
+        got = auto_editions(days, known, default)
+        assert got.tolist() == expected
+        assert {"fide-2024", "fide-2026", default} <= set(expected) and len(set(expected)) >= 3

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,7 +27,7 @@ from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch, arrow_series
 from tbstats.model.columns import SortedChunks
 from tbstats.model.dense import build_buckets, players_in_order, tournaments_by_id
-from tbstats.model.rules import auto_edition, check_edition
+from tbstats.model.rules import auto_editions, check_edition
 from tbstats.model.spec import TieBreakSpec
 
 #: players per run of tournaments that the engine computes at once (:func:`chunks`: larger batches are split,
@@ -43,13 +42,10 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
     """Build the bucketed dense view and each tournament's own edition once; one context serves every edition
     and spec."""
     buckets = build_buckets(batch, force_type=force_type, after_round=after_round)
-    t = tournaments_by_id(batch)
     # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
-    dates, which = np.unique(t["start_date"].cast(pl.Int32).fill_null(np.iinfo(np.int32).min).to_numpy(),
-                             return_inverse=True)
-    per_date = [auto_edition(None if d == np.iinfo(np.int32).min else dt.date(1970, 1, 1) + dt.timedelta(int(d)),
-                             default_edition) for d in dates]
-    editions = np.array(per_date, dtype=str)[which] if len(dates) else np.zeros(0, dtype=str)
+    start = tournaments_by_id(batch)["start_date"]
+    editions = auto_editions(start.cast(pl.Int32).fill_null(0).to_numpy(), start.is_not_null().to_numpy(),
+                             default_edition)
     return Context(buckets, editions, unrated_rating=unrated_rating)
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, Literal
 
+import numpy as np
+
 from tbstats.errors import UnknownEditionError, did_you_mean
 
 #: How an opponent's score is adjusted before it enters a player's tie-breaks.
@@ -102,6 +104,34 @@ def auto_edition(start: dt.date | None, default: str = DEFAULT_EDITION) -> str:
                 rules.valid_to is None or start <= rules.valid_to):
             return rules.name
     return default
+
+
+def auto_editions(days: np.ndarray, known: np.ndarray, default: str = DEFAULT_EDITION) -> np.ndarray:
+    """:func:`auto_edition` of many start dates at once: ``days`` since 1970-01-01 (the physical value of a
+    Date column), ``known`` False where a tournament has no start date. A comparison per dated edition, not a
+    call per date (an archive of ten years has thousands of distinct dates).
+
+    >>> days = np.array([(dt.date(2026, 2, 28) - dt.date(1970, 1, 1)).days, 0, 20513])
+    >>> auto_editions(days, np.array([True, False, True])).tolist()
+    ['fide-2024', 'fide-2026', 'fide-2026']
+    """
+    days = np.asarray(days, dtype=np.int64)
+    dated = [r for r in RULESETS.values() if r.valid_from is not None or r.valid_to is not None]  # not uscf, naive
+    which = np.full(len(days), len(dated))          # the default, unless a dated edition claims the day
+    open_ = np.asarray(known, dtype=bool).copy()    # days no edition has claimed yet (the first match wins)
+    for k, rules in enumerate(dated):
+        hit = open_.copy()
+        if rules.valid_from is not None:
+            hit &= days >= (rules.valid_from - _EPOCH).days
+        if rules.valid_to is not None:
+            hit &= days <= (rules.valid_to - _EPOCH).days
+        which[hit] = k
+        open_ &= ~hit
+    names: np.ndarray = np.array([r.name for r in dated] + [default], dtype=str)[which]
+    return names
+
+
+_EPOCH: Final = dt.date(1970, 1, 1)
 
 
 # ---------------------------------------------------------------------------------------------- scoring

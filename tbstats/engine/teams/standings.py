@@ -26,7 +26,7 @@ from tbstats.engine.tiebreaks.base import Values
 from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch
-from tbstats.model.rules import auto_edition, check_edition
+from tbstats.model.rules import auto_editions, check_edition
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import TeamBatch, build_teams
 
@@ -48,9 +48,10 @@ def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: 
         if primary.upper() not in ("MP", "GP"):
             raise TbstatsError(f"primary score {primary!r} must be MP or GP")
         td = replace(td, primary=np.full(len(td.primary), primary.upper(), dtype=object))
-    starts = batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
-        tb.events["tournament"].implode()))["start_date"].to_list()
-    editions = np.array([auto_edition(s, default_edition) for s in starts], dtype=object).astype(str)
+    start = batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
+        tb.events["tournament"].implode()))["start_date"]
+    editions = auto_editions(start.cast(pl.Int32).fill_null(0).to_numpy(), start.is_not_null().to_numpy(),
+                             default_edition)
     return TeamContext(td, editions)
 
 
