@@ -138,8 +138,9 @@ def fit_usual_orders(ctx: Context, declared: np.ndarray, search: np.ndarray, rul
         ranks = kept.astype(np.int64)
         size = _groups(ranks, first)
         off = ranked & ((declared < ranks) | (declared > ranks + size - 1))
-        differ[k, applies] = np.bincount(d.tix, weights=off, minlength=T)[applies]
-        tied[k, applies] = np.bincount(d.tix, weights=ranked & (size > 1), minlength=T)[applies]
+        # (counts of the players flagged: few differ, so a count of their rows, not a weighted pass over all)
+        differ[k, applies] = np.bincount(d.tix[off], minlength=T)[applies]
+        tied[k, applies] = np.bincount(d.tix[ranked & (size > 1)], minlength=T)[applies]
         rank_of[k] = kept
     own = np.array([c.rules for c in candidates], dtype=object)[:, None] == ctx.edition_of[None, :]
     index = np.broadcast_to(np.arange(K)[:, None], (K, T))
