@@ -106,12 +106,16 @@ def auto_edition(start: dt.date | None, default: str = DEFAULT_EDITION) -> str:
     return default
 
 
+#: Day 0 of a Date column's physical value.
+_EPOCH: Final = dt.date(1970, 1, 1)
+
+
 def auto_editions(days: np.ndarray, known: np.ndarray, default: str = DEFAULT_EDITION) -> np.ndarray:
     """:func:`auto_edition` of many start dates at once: ``days`` since 1970-01-01 (the physical value of a
     Date column), ``known`` False where a tournament has no start date. A comparison per dated edition, not a
     call per date (an archive of ten years has thousands of distinct dates).
 
-    >>> days = np.array([(dt.date(2026, 2, 28) - dt.date(1970, 1, 1)).days, 0, 20513])
+    >>> days = np.array([(d - _EPOCH).days for d in (dt.date(2026, 2, 28), _EPOCH, dt.date(2026, 3, 1))])
     >>> auto_editions(days, np.array([True, False, True])).tolist()
     ['fide-2024', 'fide-2026', 'fide-2026']
     """
@@ -129,9 +133,6 @@ def auto_editions(days: np.ndarray, known: np.ndarray, default: str = DEFAULT_ED
         open_ &= ~hit
     names: np.ndarray = np.array([r.name for r in dated] + [default], dtype=str)[which]
     return names
-
-
-_EPOCH: Final = dt.date(1970, 1, 1)
 
 
 # ---------------------------------------------------------------------------------------------- scoring
