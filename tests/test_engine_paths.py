@@ -266,9 +266,9 @@ def test_editions_by_date_at_once_are_each_dates_own() -> None:
                            [-40_000, 0, 2_000_000], np.arange(5)])
     known = np.ones(len(days), dtype=bool)
     known[-5:] = False
+    dates = [epoch + dt.timedelta(int(d)) if k else None for d, k in zip(days.tolist(), known.tolist(), strict=True)]
     for default in ("fide-2026", "uscf"):
-        expected = [auto_edition(epoch + dt.timedelta(int(d)) if k else None, default)
-                    for d, k in zip(days.tolist(), known.tolist(), strict=True)]
-        got = auto_editions(days, known, default)
+        expected = [auto_edition(date, default) for date in dates]
+        got = auto_editions(pl.Series(dates, dtype=pl.Date), default)
         assert got.tolist() == expected
         assert {"fide-2024", "fide-2026", default} <= set(expected) and len(set(expected)) >= 3

@@ -43,9 +43,7 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
     and spec."""
     buckets = build_buckets(batch, force_type=force_type, after_round=after_round)
     # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
-    start = tournaments_by_id(batch)["start_date"]
-    editions = auto_editions(start.cast(pl.Int32).fill_null(0).to_numpy(), start.is_not_null().to_numpy(),
-                             default_edition)
+    editions = auto_editions(tournaments_by_id(batch)["start_date"], default_edition)
     return Context(buckets, editions, unrated_rating=unrated_rating)
 
 

@@ -10,11 +10,14 @@ import datetime as dt
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 import numpy as np
 
 from tbstats.errors import UnknownEditionError, did_you_mean
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: How an opponent's score is adjusted before it enters a player's tie-breaks.
 OpponentScore = Literal["fide", "all_unplayed_draw", "raw"]
@@ -106,23 +109,23 @@ def auto_edition(start: dt.date | None, default: str = DEFAULT_EDITION) -> str:
     return default
 
 
-#: Day 0 of a Date column's physical value.
+#: Day 0 of a Date column's days.
 _EPOCH: Final = dt.date(1970, 1, 1)
 
 
-def auto_editions(days: np.ndarray, known: np.ndarray, default: str = DEFAULT_EDITION) -> np.ndarray:
-    """:func:`auto_edition` of many start dates at once: ``days`` since 1970-01-01 (the physical value of a
-    Date column), ``known`` False where a tournament has no start date. A comparison per dated edition, not a
-    call per date (an archive of ten years has thousands of distinct dates).
+def auto_editions(start: pl.Series, default: str = DEFAULT_EDITION) -> np.ndarray:
+    """:func:`auto_edition` of a whole ``start_date`` column at once (null: no start date): a comparison per dated
+    edition over its days, not a call per date (an archive of ten years has thousands of distinct dates).
 
-    >>> days = np.array([(d - _EPOCH).days for d in (dt.date(2026, 2, 28), _EPOCH, dt.date(2026, 3, 1))])
-    >>> auto_editions(days, np.array([True, False, True])).tolist()
+    >>> import polars as pl
+    >>> auto_editions(pl.Series([dt.date(2026, 2, 28), None, dt.date(2026, 3, 1)], dtype=pl.Date)).tolist()
     ['fide-2024', 'fide-2026', 'fide-2026']
     """
-    days = np.asarray(days, dtype=np.int64)
+    days = start.to_physical().fill_null(0).to_numpy().astype(np.int64)   # days since 1970-01-01
+    known = start.is_not_null().to_numpy()
     dated = [r for r in RULESETS.values() if r.valid_from is not None or r.valid_to is not None]  # not uscf, naive
     which = np.full(len(days), len(dated))          # the default, unless a dated edition claims the day
-    open_ = np.asarray(known, dtype=bool).copy()    # days no edition has claimed yet (the first match wins)
+    open_ = known.copy()                            # days no edition has claimed yet (the first match wins)
     for k, rules in enumerate(dated):
         hit = open_.copy()
         if rules.valid_from is not None:

@@ -48,10 +48,8 @@ def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: 
         if primary.upper() not in ("MP", "GP"):
             raise TbstatsError(f"primary score {primary!r} must be MP or GP")
         td = replace(td, primary=np.full(len(td.primary), primary.upper(), dtype=object))
-    start = batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
-        tb.events["tournament"].implode()))["start_date"]
-    editions = auto_editions(start.cast(pl.Int32).fill_null(0).to_numpy(), start.is_not_null().to_numpy(),
-                             default_edition)
+    editions = auto_editions(batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
+        tb.events["tournament"].implode()))["start_date"], default_edition)
     return TeamContext(td, editions)
 
 
