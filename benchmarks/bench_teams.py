@@ -76,11 +76,11 @@ def event_text(rng: np.random.Generator, k: int, teams: int, boards: int, rounds
             sit_w, sit_b = rng.integers(0, boards + 1, size=2)
             lw = [p for j, p in enumerate(members[white]) if j != sit_w]
             lb = [p for j, p in enumerate(members[black]) if j != sit_b]
-            res = RESULTS[rng.integers(0, len(RESULTS), size=boards)]
+            drawn = RESULTS[rng.integers(0, len(RESULTS), size=boards)]
             for b in range(boards):
                 wc, bc = ("w", "b") if b % 2 == 0 else ("b", "w")
-                blocks[lw[b]].append(f"{lb[b]:4d} {wc} {res[b]}")
-                blocks[lb[b]].append(f"{lw[b]:4d} {bc} {OTHER[str(res[b])]}")
+                blocks[lw[b]].append(f"{lb[b]:4d} {wc} {drawn[b]}")
+                blocks[lb[b]].append(f"{lw[b]:4d} {bc} {OTHER[str(drawn[b])]}")
             blocks[members[white][sit_w]].append("0000 - -")
             blocks[members[black][sit_b]].append("0000 - -")
     lines = [f"012 bench team event {k}", "042 2026/05/01", f"142 {rounds}", "192 FIDE_TEAM_MP_GP",

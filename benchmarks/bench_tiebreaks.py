@@ -24,7 +24,8 @@ import sys
 import time
 from pathlib import Path
 
-from stages import STANDARD_LIST, archive_label
+from archives import archive_label
+from stages import STANDARD_LIST
 
 HERE = Path(__file__).resolve().parent
 

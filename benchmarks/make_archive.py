@@ -3,9 +3,10 @@
 Run: ``python benchmarks/make_archive.py OUT --tournaments 400000 --players 36 --rounds 7`` (the uniform
 archive: one shape) or ``python benchmarks/make_archive.py OUT --mix --tournaments 100000`` (the mixed archive of
 ``tbstats.simulation.mix``: sizes, kinds, byes, forfeits, withdrawals and unrated players drawn per event;
-``--players``/``--rounds`` are ignored). ``OUT`` is a directory (part-file dataset, as ``ingest`` writes) or a
-``.parquet`` file (one flat table). Each block is simulated with its own seed (uniform: ``seed + block``; mix:
-the block's own stream of ``seed``), so the archive is the same for the same arguments.
+``--profile club`` for its club profile; ``--players``/``--rounds`` are ignored). ``OUT`` is a directory
+(part-file dataset, as ``ingest`` writes) or a ``.parquet`` file (one flat table). Each block is simulated with
+its own seed (uniform: ``seed + block``; mix: the block's own stream of ``seed``), so the archive is the same for
+the same arguments.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import dataclasses
 import time
 
 from tbstats.io.tabular import ArchiveWriter
-from tbstats.simulation import MixConfig, SimulationConfig, iter_mix, simulate
+from tbstats.simulation import SimulationConfig, iter_mix, simulate
+from tbstats.simulation.mix import PROFILES, profile_config
 
 
 def main() -> None:
@@ -29,12 +31,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--mix", action="store_true", help="the mixed archive (tbstats.simulation.mix) of this seed")
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="mix", help="with --mix: which profile of it")
     args = ap.parse_args()
     t0 = time.perf_counter()
     rows = 0
     with ArchiveWriter(args.out) as writer:
         if args.mix:
-            config = MixConfig(events=args.tournaments, seed=args.seed)
+            config = profile_config(args.profile, events=args.tournaments, seed=args.seed)
             if args.block:
                 config = dataclasses.replace(config, block=args.block)
             for block in iter_mix(config):

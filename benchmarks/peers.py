@@ -21,7 +21,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from stages import STANDARD_LIST, Archive
+from archives import Archive
+from stages import STANDARD_LIST
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 ENV_TBS = "TBSTATS_TIEBREAKSERVER"

@@ -4,13 +4,14 @@
     python benchmarks/run.py --quick    # 1k events, small shapes, small peer samples (about a minute)
     python benchmarks/run.py --full     # 1k, 10k and 100k events, larger shapes and samples
     python benchmarks/run.py --uniform  # the size sweep on the uniform archive (25 x 9 Swiss) instead of the mix
+    python benchmarks/run.py --club     # ... on the club-shaped mix (small Swiss events and round robins)
 
 Each stage runs in a fresh process (``run.py --stage NAME --archive DIR``) so its peak RSS is its own. The size
 sweep's archive is the mix (``tbstats.simulation.mix``: event sizes, kinds and unplayed rounds drawn like a real
-archive) or, with ``--uniform``, simulated Swiss events of one shape (unrated players off so rating tie-breaks do
-full work); both are written as TRF files and ingested with ``tbstats ingest`` before anything is timed. Side
-by side: tests/reference.py on a small sample, and FIDE's TieBreakServer when ``TBSTATS_TIEBREAKSERVER``
-names a checkout. See benchmarks/README.md.
+archive; with ``--club``, its club profile) or, with ``--uniform``, simulated Swiss events of one shape (unrated
+players off so rating tie-breaks do full work); all are written as TRF files and ingested with ``tbstats ingest``
+before anything is timed. Side by side: tests/reference.py on a small sample, and FIDE's TieBreakServer when
+``TBSTATS_TIEBREAKSERVER`` names a checkout. See benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -29,17 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stages import (
-    LABELS,
-    STAGES,
-    STANDARD_LIST,
-    Archive,
-    archive_label,
-    make_archive,
-    make_mix_archive,
-    run_stage,
-    sample_archive,
-)
+from archives import Archive, archive_label, make_archive, make_mix_archive, sample_archive
+from stages import LABELS, STAGES, STANDARD_LIST, run_stage
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
@@ -52,10 +44,14 @@ REPEAT, REPEAT_UP_TO = 3, 2_500_000
 #: Runs of FIDE's checker over its sample (all but one before tbstats' stages, one after): the ratios divide by
 #: its fastest, best of 3 as tbstats' own stages.
 CHECKER_RUNS = 3
-#: What the mixed archive holds (tbstats.simulation.mix, MixConfig defaults).
-MIX_WORDS = ("78% Swiss of 6-300 players (log-normal, median 24) and 3-13 rounds, 15% round robins of 4-14 players, 5% "
-             "double round robins of 4-8, 2% team Swiss events; requested byes, PABs, forfeits, withdrawals, 0-30% "
-             "unrated players")
+#: What each profile of the mixed archive holds (tbstats.simulation.mix.PROFILES).
+MIX_WORDS = {
+    "mix": ("78% Swiss of 6-300 players (log-normal, median 24) and 3-13 rounds, 15% round robins of 4-14 players, "
+            "5% double round robins of 4-8, 2% team Swiss events; requested byes, PABs, forfeits, withdrawals, 0-30% "
+            "unrated players"),
+    "club": ("80% Swiss of 7-70 players (log-normal, median 22) and 3-11 rounds, 20% round robins of 4-12 players, "
+             "no team events; requested byes, PABs, forfeits, withdrawals, 0-30% unrated players"),
+}
 SHAPES = [(20, 5), (20, 13), (60, 9), (150, 11), (600, 5), (600, 13)]
 SHAPE_STAGES = ["ingest-cli", "read-sources", "load", "dense", "unplayed", "opponents", "results", "rating", "uscf",
                 "de", "standings", "compute", "simulate"]
@@ -358,8 +354,11 @@ def main(argv: list[str] | None = None) -> int:
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="1k events, small shapes and samples")
     mode.add_argument("--full", action="store_true", help="adds 100k events (about 22M game rows) and larger shapes")
-    ap.add_argument("--uniform", action="store_true", help="size sweep on the uniform archive (25 players x 9 rounds, "
-                    "Swiss, no unrated players) instead of the mix")
+    sweep = ap.add_mutually_exclusive_group()
+    sweep.add_argument("--uniform", action="store_true", help="size sweep on the uniform archive (25 players x 9 "
+                       "rounds, Swiss, no unrated players) instead of the mix")
+    sweep.add_argument("--club", action="store_true", help="size sweep on the club profile of the mix (Swiss of 7-70 "
+                       "players and 3-11 rounds, a fifth round robins, no team events) instead of the whole mix")
     ap.add_argument("--rules", default="fide-2026", help="edition of the engine stages (default fide-2026)")
     ap.add_argument("--sizes", help="override the size sweep: events per archive, comma-separated")
     ap.add_argument("--no-shapes", action="store_true", help="skip the shape sweep")
@@ -400,8 +399,9 @@ def main(argv: list[str] | None = None) -> int:
                 archive = make_archive(work / f"size-{events}", events=events, players=SIZE_SHAPE[0],
                                        rounds=SIZE_SHAPE[1], seed=SEED)
             else:
-                print(f"archive: {events:,} events, mix (writing TRF, untimed)", file=sys.stderr)
-                archive = make_mix_archive(work / f"mix-{events}", events=events, seed=SEED)
+                name = mix_name(args)
+                print(f"archive: {events:,} events, {name} (writing TRF, untimed)", file=sys.stderr)
+                archive = make_mix_archive(work / f"{name}-{events}", events=events, seed=SEED, profile=name)
             archives.append(archive)
             if len(archives) == 1 and not args.no_peers:   # the checker before the stages too (the machine drifts)
                 early = checker_runs(work, archive, profile, args.rules, CHECKER_RUNS - 1)
@@ -450,7 +450,8 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
     shared = max(loads) > 0.5 * cores
     command = "python benchmarks/run.py " + " ".join(argv_of(args))
     custom = ", custom selection" if args.sizes or args.stages or args.no_shapes or args.no_peers else ""
-    sweep = (f"uniform {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} Swiss archive" if args.uniform else "mix archive")
+    sweep = (f"uniform {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} Swiss archive" if args.uniform else
+             f"{mix_name(args)} archive")
     out = [f"## {started:%Y-%m-%d %H:%M} UTC · profile {profile.name}{custom} · size sweep on the {sweep} · "
            f"commit {commit()}", "",
            f"- command: `{command.strip()}`; rules {args.rules}; list `{STANDARD_LIST}`",
@@ -460,7 +461,7 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
            + (": **other processes shared the CPU**, so times are pessimistic (compare seconds with CPU s)"
               if shared else ""),
            f"- archives: size sweep on the {sweep} (seed {SEED}; " + (
-               "no unrated players" if args.uniform else MIX_WORDS) + "); shape sweep on uniform "
+               "no unrated players" if args.uniform else MIX_WORDS[mix_name(args)]) + "); shape sweep on uniform "
            "simulated Swiss archives (no unrated players); all written as TRF and ingested before "
            "timing; every stage in a fresh process; RSS before = resident set when the timer starts (input "
            "loaded); peak RSS = maximum resident set while the stage runs (of the command, for the CLI stages); "
@@ -485,13 +486,18 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
     return out
 
 
+def mix_name(args: argparse.Namespace) -> str:
+    """The profile of the mixed archive the size sweep runs on (tbstats.simulation.mix.PROFILES)."""
+    return "club" if args.club else "mix"
+
+
 def argv_of(args: argparse.Namespace) -> list[str]:
     flags = ["--quick"] if args.quick else ["--full"] if args.full else []
     for name in ("rules", "sizes", "stages"):
         value = getattr(args, name)
         if value and not (name == "rules" and value == "fide-2026"):
             flags.append(f"--{name} {value}")
-    flags += [f"--{n.replace('_', '-')}" for n in ("uniform", "no_shapes", "no_peers") if getattr(args, n)]
+    flags += [f"--{n.replace('_', '-')}" for n in ("uniform", "club", "no_shapes", "no_peers") if getattr(args, n)]
     if args.repeat is not None:
         flags.append(f"--repeat {args.repeat}")
     return flags

@@ -13,7 +13,7 @@ from polars.testing import assert_frame_equal
 from tbstats.cli import main
 from tbstats.errors import TbstatsError
 from tbstats.io.trf import write_trf
-from tbstats.simulation import MixConfig, iter_mix, simulate_mix
+from tbstats.simulation import MixConfig, iter_mix, profile_config, simulate_mix
 
 #: A small mix with every kind of event well represented (the default shares give few team events).
 SMALL = MixConfig(events=60, seed=5, round_robin_share=0.2, double_round_robin_share=0.1, team_share=0.1, block=25)
@@ -112,7 +112,26 @@ def test_team_events_give_team_standings(small: object, trf_dir: Path, tmp_path:
 
 
 @pytest.mark.parametrize("change", [{"team_share": 0.9}, {"round_robin_share": -0.1}, {"block": 0},
-                                    {"min_players": 20, "max_players": 10}, {"round_robin_players": (2, 8)}])
+                                    {"min_players": 20, "max_players": 10}, {"round_robin_players": (2, 8)},
+                                    {"max_swiss_rounds": 2}, {"max_swiss_rounds": 14}])
 def test_bad_configs_are_refused(change: dict[str, object]) -> None:
     with pytest.raises(TbstatsError):
         MixConfig(**change)  # type: ignore[arg-type]
+
+
+def test_club_profile_draws_club_events() -> None:
+    """The club profile: Swiss of 7-70 players and 3-11 rounds, round robins of 4-12, none of the other kinds."""
+    club = simulate_mix(profile_config("club", events=120, seed=4))
+    t = club.batch.tournaments.join(club.kinds, on="tournament")
+    assert set(t["kind"].cast(pl.String).unique().to_list()) == {"swiss", "round_robin"}
+    swiss, rr = t.filter(pl.col("kind") == "swiss"), t.filter(pl.col("kind") == "round_robin")
+    assert swiss["rounds"].min() >= 3 and swiss["rounds"].max() == 11  # type: ignore[operator]
+    assert swiss["players"].min() >= 7 and swiss["players"].max() <= 70  # type: ignore[operator]
+    assert rr["players"].min() >= 4 and rr["players"].max() <= 12  # type: ignore[operator]
+    assert 0.1 < rr.height / t.height < 0.3
+
+
+def test_mix_profile_is_the_default_archive() -> None:
+    assert profile_config("mix", events=30, seed=2) == MixConfig(events=30, seed=2)
+    with pytest.raises(TbstatsError, match="unknown archive profile 'big'"):
+        profile_config("big", events=1, seed=0)

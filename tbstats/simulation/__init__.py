@@ -57,7 +57,8 @@ fixed); an absent player forfeits: rounds after a withdrawal are forfeit losses 
 players have withdrawn). With ``rounds`` above one cycle a second cycle with reversed colours follows.
 
 A mixed archive (event sizes, kinds and rates drawn per event like a real archive, team events included) is
-:func:`~tbstats.simulation.mix.simulate_mix` / :func:`~tbstats.simulation.mix.iter_mix` of a :class:`MixConfig`.
+:func:`~tbstats.simulation.mix.simulate_mix` / :func:`~tbstats.simulation.mix.iter_mix` of a :class:`MixConfig`;
+:func:`~tbstats.simulation.mix.profile_config` gives a named one (``mix``, ``club``: :data:`PROFILES`).
 
 Reproducibility: block ``k`` of ``chunk`` tournaments draws from ``PCG64(SeedSequence(seed, spawn_key=(k,)))``
 in a fixed order, so the same configuration gives an identical batch on any machine. ``chunk`` is part of
@@ -66,9 +67,9 @@ the random stream: the events of a configuration with another ``chunk`` differ.
 
 from tbstats.simulation.config import SCORING_SYSTEMS, SimulationConfig, SimulationStats
 from tbstats.simulation.driver import Simulation, simulate
-from tbstats.simulation.mix import MixBlock, MixConfig, iter_mix, simulate_mix
+from tbstats.simulation.mix import PROFILES, MixBlock, MixConfig, iter_mix, profile_config, simulate_mix
 from tbstats.simulation.outcomes import expected_score
 
-__all__ = ["SCORING_SYSTEMS", "MixBlock", "MixConfig", "Simulation", "SimulationConfig", "SimulationStats",
-           "expected_score", "iter_mix", "simulate", "simulate_mix"]
+__all__ = ["PROFILES", "SCORING_SYSTEMS", "MixBlock", "MixConfig", "Simulation", "SimulationConfig",
+           "SimulationStats", "expected_score", "iter_mix", "profile_config", "simulate", "simulate_mix"]
 

@@ -11,7 +11,8 @@ Players
     uniform in ``round_robin_players``, double round robins in ``double_round_robin_players``. Team events: 8 to
     14 teams of 4 or 6 boards and a reserve (see :mod:`tbstats.simulation.teams`).
 Rounds
-    Swiss: 3 to 13 with weights :data:`SWISS_ROUNDS` (5 to 9 most common), at most two fewer than a full cycle
+    Swiss: 3 to ``max_swiss_rounds`` (13) with weights :data:`SWISS_ROUNDS` (5 to 9 most common; the weights of
+    the longer ones left out when fewer are allowed, the rest in proportion), at most two fewer than a full cycle
     (so small Swiss fields can be paired without rematches); round robins one cycle, double round robins two;
     team events 5 to 9, at most two fewer than a cycle of the teams.
 Rates
@@ -21,6 +22,10 @@ Rates
     round, zero-point byes 0 (half) or up to 1% (Swiss only: round robins grant none); forfeits up to 2% per
     game, double forfeits up to 0.3%; withdrawals 0 (a third) or up to 6% of players; the event level
     uniform in 1300..2300. Odd fields get a pairing-allocated bye (Swiss) or a free round (round robins).
+
+Profiles (:data:`PROFILES`, :func:`profile_config`): ``mix``, the defaults, a federation's whole archive; ``club``,
+the events a club or a small federation runs: Swiss of 7 to 70 players (median 22) and 3 to 11 rounds, a fifth
+round robins of 4 to 12 players, no double round robins or team events (the shape of issue 22's hidden archive).
 
 Reproducibility: block ``k`` (events ``k * block`` ..) draws from ``PCG64(SeedSequence(seed, spawn_key=(k,)))``;
 every simulated run gets its own seed from that stream, so the same configuration gives the same archive,
@@ -70,6 +75,8 @@ class MixConfig:
     round_robin_players: tuple[int, int] = (4, 14)
     double_round_robin_players: tuple[int, int] = (4, 8)
     unrated_max: float = 0.3
+    #: the longest Swiss event, in rounds (3 to 13: :data:`SWISS_ROUNDS`)
+    max_swiss_rounds: int = 13
     start_date: dt.date = dt.date(2026, 3, 1)
     #: events per random stream (and per batch of :func:`iter_mix`)
     block: int = 5000
@@ -90,8 +97,30 @@ class MixConfig:
             lo, hi = getattr(self, name)
             if not 3 <= lo <= hi <= 64:
                 raise TbstatsError(f"{name} must be a range within 3..64 (got {lo}..{hi})")
+        if not 3 <= self.max_swiss_rounds <= max(SWISS_ROUNDS):
+            raise TbstatsError(f"max_swiss_rounds must be within 3..{max(SWISS_ROUNDS)} (got {self.max_swiss_rounds})")
         if self.players_median <= 0 or self.players_sigma < 0 or not 0 <= self.unrated_max <= 1:
             raise TbstatsError("players_median must be > 0, players_sigma >= 0, unrated_max in [0, 1]")
+
+
+#: Named archive shapes: the fields each one sets on :class:`MixConfig` (see the module text).
+PROFILES: Final[dict[str, dict[str, object]]] = {
+    "mix": {},
+    "club": {"round_robin_share": 0.2, "double_round_robin_share": 0.0, "team_share": 0.0, "players_median": 22.0,
+             "players_sigma": 0.6, "min_players": 7, "max_players": 70, "round_robin_players": (4, 12),
+             "max_swiss_rounds": 11},
+}
+
+
+def profile_config(profile: str, *, events: int, seed: int) -> MixConfig:
+    """The configuration of a named profile (:data:`PROFILES`) for ``events`` events drawn with ``seed``.
+
+    >>> profile_config("club", events=10, seed=1).max_players
+    70
+    """
+    if profile not in PROFILES:
+        raise TbstatsError(f"unknown archive profile {profile!r} (expected one of {', '.join(PROFILES)})")
+    return MixConfig(events=events, seed=seed, **PROFILES[profile])  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -140,7 +169,11 @@ def draw_events(config: MixConfig, rng: np.random.Generator, count: int
     teams = rng.integers(8, 15, size=count)
     players = np.select([kind == _SWISS, kind == _RR, kind == _DRR], [swiss, rr, drr], teams).astype(np.int64)
     cycle = players + players % 2 - 1
-    wanted = rng.choice(np.array(list(SWISS_ROUNDS)), size=count, p=np.array(list(SWISS_ROUNDS.values())))
+    allowed = {r: w for r, w in SWISS_ROUNDS.items() if r <= config.max_swiss_rounds}
+    weights = np.array(list(allowed.values()))
+    if len(allowed) < len(SWISS_ROUNDS):   # (the full table as it is: the default archives stay the same)
+        weights = weights / weights.sum()
+    wanted = rng.choice(np.array(list(allowed)), size=count, p=weights)
     team_rounds = rng.integers(5, 10, size=count)
     capped = np.maximum(3, np.minimum(np.where(kind == _TEAM, team_rounds, wanted), cycle - 2))
     rounds = np.select([kind == _RR, kind == _DRR], [cycle, 2 * cycle], capped).astype(np.int64)

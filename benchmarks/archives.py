@@ -1,0 +1,146 @@
+"""The benchmark archives: seeded events written as TRF files, 1,000 per directory, with a ``meta.json`` of
+their shape (made once, reused; nothing here is timed).
+
+- :func:`make_archive`: simulated Swiss events of one shape (the uniform profile).
+- :func:`make_mix_archive`: a profile of :mod:`tbstats.simulation.mix` (``mix``, the headline; ``club``,
+  small Swiss events and round robins).
+- :func:`sample_archive`: the first files of an archive, for the side-by-side runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Archive:
+    """A seeded archive on disk: TRF files, the model ``tbstats ingest`` wrote from them, and its shape."""
+
+    root: Path
+
+    @property
+    def trf(self) -> Path:
+        return self.root / "trf"
+
+    @property
+    def model(self) -> Path:
+        return self.root / "model"
+
+    def meta(self) -> dict[str, Any]:
+        meta: dict[str, Any] = json.loads((self.root / "meta.json").read_text())
+        return meta
+
+
+def _fresh(archive: Archive) -> bool:
+    """Whether the archive must be made: then its directory is emptied (an unfinished one is made again);
+    False when a finished one (with its ``meta.json``) is there to reuse."""
+    if (archive.root / "meta.json").is_file():
+        return False
+    if archive.root.exists():
+        shutil.rmtree(archive.root)
+    archive.trf.mkdir(parents=True)
+    return True
+
+
+def _write_files(archive: Archive, numbers: Iterable[int], texts: Iterable[str]) -> int:
+    """Write each event's TRF text as file ``NNN/NNNNNN.trf`` (1,000 per directory); the bytes written."""
+    size = 0
+    for n, text in zip(numbers, texts, strict=True):
+        path = archive.trf / f"{n // 1000:03d}" / f"{n:06d}.trf"
+        path.parent.mkdir(exist_ok=True)
+        data = text.encode()
+        path.write_bytes(data)
+        size += len(data)
+    return size
+
+
+def make_archive(root: Path, *, events: int, players: int, rounds: int, seed: int, chunk: int = 10_000) -> Archive:
+    """Simulate ``events`` Swiss events (in blocks of ``chunk``, seeds ``seed``, ``seed + 1``, ...) and write
+    them as TRF files, 1,000 per directory. Nothing here is timed; a finished archive is reused."""
+    archive = Archive(root)
+    if not _fresh(archive):
+        return archive
+    from tbstats.io.trf import write_trf
+    from tbstats.simulation import SimulationConfig, simulate
+
+    rows = size = 0
+    for k, first in enumerate(range(0, events, chunk)):
+        cfg = SimulationConfig(tournaments=min(chunk, events - first), players=players, rounds=rounds,
+                               seed=seed + k, unrated_rate=0.0)
+        batch = simulate(cfg, workers=2).batch
+        rows += batch.games.height
+        size += _write_files(archive, range(first, first + batch.n_tournaments), write_trf(batch).values())
+    meta = {"events": events, "players": players, "rounds": rounds, "seed": seed, "chunk": chunk,
+            "game_rows": rows, "trf_bytes": size}
+    (root / "meta.json").write_text(json.dumps(meta))
+    return archive
+
+
+def make_mix_archive(root: Path, *, events: int, seed: int, profile: str = "mix") -> Archive:
+    """The archive of ``events`` events of a profile of :mod:`tbstats.simulation.mix` (seed ``seed``: event sizes,
+    kinds, byes, forfeits, withdrawals and unrated players drawn like a real archive), written block by block as
+    TRF files. Nothing here is timed; a finished archive is reused."""
+    archive = Archive(root)
+    if not _fresh(archive):
+        return archive
+    from tbstats.io.trf import write_trf
+    from tbstats.simulation.mix import iter_mix, profile_config
+
+    rows = size = 0
+    kinds: dict[str, int] = {}
+    for block in iter_mix(profile_config(profile, events=events, seed=seed)):
+        rows += block.batch.games.height
+        for kind, n in block.kinds["kind"].value_counts().iter_rows():
+            kinds[kind] = kinds.get(kind, 0) + n
+        size += _write_files(archive, block.batch.tournaments["tournament"].to_list(),
+                             write_trf(block.batch).values())
+    meta = {"events": events, "profile": profile, "players": None, "rounds": None, "seed": seed,
+            "game_rows": rows, "trf_bytes": size, "kinds": dict(sorted(kinds.items()))}
+    (root / "meta.json").write_text(json.dumps(meta))
+    return archive
+
+
+def mix_profile(meta: dict[str, Any]) -> str | None:
+    """The :mod:`tbstats.simulation.mix` profile an archive was drawn from, None for a uniform one."""
+    from tbstats.simulation.mix import PROFILES
+
+    profile = meta.get("profile")
+    return profile if profile in PROFILES else None
+
+
+def archive_label(meta: dict[str, Any]) -> str:
+    """Which archive a figure was measured on, in words (a mix profile, or the uniform Swiss shape)."""
+    profile = mix_profile(meta)
+    if profile is not None:
+        return f"{profile} (seed {meta['seed']})"
+    return f"uniform {meta['players']}×{meta['rounds']} Swiss (seed {meta['seed']})"
+
+
+def sample_archive(source: Archive, root: Path, files: int) -> Archive:
+    """The first ``files`` TRF files of ``source`` (hard links or copies), for the side-by-side runs."""
+    archive = Archive(root)
+    if (root / "meta.json").is_file():
+        return archive
+    from tbstats.io.trf import read_trf
+
+    if root.exists():
+        shutil.rmtree(root)
+    archive.trf.mkdir(parents=True)
+    chosen = sorted(source.trf.rglob("*.trf"))[:files]
+    for path in chosen:
+        target = archive.trf / path.name
+        try:
+            os.link(path, target)
+        except OSError:
+            shutil.copyfile(path, target)
+    result = read_trf([(str(p), p.read_bytes()) for p in chosen])
+    meta = {**source.meta(), "events": len(chosen), "game_rows": result.batch.games.height,
+            "trf_bytes": sum(p.stat().st_size for p in chosen), "sample_of": str(source.root)}
+    (root / "meta.json").write_text(json.dumps(meta))
+    return archive
