@@ -1,0 +1,87 @@
+"""The engine's threads (tbstats.engine.threads.map_threads): results in order, the caller working too, kept
+helper threads, exceptions that stop the parts not yet started, nested calls, and a forked child."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from tbstats.engine.threads import map_threads
+
+
+def test_results_in_order_whatever_finishes_first() -> None:
+    def slow_first(x: int) -> int:
+        time.sleep(0.02 if x == 0 else 0.0)
+        return 10 * x
+
+    assert map_threads(slow_first, range(7), workers=3) == [10 * x for x in range(7)]
+    assert map_threads(slow_first, [], workers=2) == []
+    assert map_threads(slow_first, [4], workers=4) == [40]
+
+
+def test_the_caller_works_and_the_helpers_are_kept() -> None:
+    gate = threading.Barrier(2, timeout=10)
+
+    def where(_: int) -> str:
+        gate.wait()   # both parts run at once: on the caller and on one helper
+        return threading.current_thread().name
+
+    first = map_threads(where, [0, 1], workers=2)
+    second = map_threads(where, [0, 1], workers=2)
+    me = threading.current_thread().name
+    assert first[0] == me or first[1] == me
+    helper = next(n for n in first if n != me)
+    assert helper.startswith("tbstats-engine") and helper in second   # the same helper thread both times
+
+
+def test_an_exception_stops_the_parts_not_yet_started() -> None:
+    ran: list[int] = []
+
+    def fail_on_two(x: int) -> int:
+        ran.append(x)
+        if x == 2:
+            raise ValueError("part 2")
+        time.sleep(0.01)
+        return x
+
+    with pytest.raises(ValueError, match="part 2"):
+        map_threads(fail_on_two, range(40), workers=2)
+    time.sleep(0.05)   # a helper's part in hand ends in the background
+    assert len(ran) < 10
+    assert map_threads(lambda x: x + 1, range(5), workers=2) == [1, 2, 3, 4, 5]   # the helpers still serve
+
+
+def test_nested_calls_do_not_wait_on_each_other() -> None:
+    def inner(x: int) -> int:
+        return sum(map_threads(lambda y: x * y, range(4), workers=2))
+
+    assert map_threads(inner, range(6), workers=2) == [6 * x for x in range(6)]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_a_forked_child_makes_its_own_helpers() -> None:
+    code = (   # the parts wait for each other: they must run on two threads, in the parent and in the child
+        "import os, sys, threading\n"
+        "from tbstats.engine.threads import map_threads\n"
+        "def both(x):\n"
+        "    gate.wait()\n"
+        "    return -x\n"
+        "gate = threading.Barrier(2, timeout=10)\n"
+        "assert map_threads(both, [1, 2], workers=2) == [-1, -2]\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    gate = threading.Barrier(2, timeout=10)\n"
+        "    try:\n"
+        "        ok = map_threads(both, [3, 4], workers=2) == [-3, -4]\n"
+        "    except threading.BrokenBarrierError:\n"
+        "        ok = False\n"
+        "    os._exit(0 if ok else 1)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "sys.exit(os.waitstatus_to_exitcode(status))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
