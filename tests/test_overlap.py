@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -102,7 +103,7 @@ def test_one_worker_reads_the_pieces_its_reading_thread_has_not_started(tmp_path
     here = threading.Event()
     readers: list[str] = []
 
-    def spy(piece: sources.Part) -> tuple[pl.DataFrame, Batch | None]:
+    def spy(piece: sources.Part, files: Any = None) -> tuple[pl.DataFrame, Batch | None]:
         name = threading.current_thread().name
         readers.append(name)
         if name == threading.main_thread().name:
@@ -110,7 +111,7 @@ def test_one_worker_reads_the_pieces_its_reading_thread_has_not_started(tmp_path
         else:   # the reading thread waits until a piece was read here (once: a guard against a hang, not a timing)
             here.wait(timeout=60)
             here.set()
-        return real(piece)
+        return real(piece, files)
 
     monkeypatch.setattr(sources, "read_piece", spy)
     run = pipeline.Run(inputs=[str(tmp_path)], batch_files=2, workers=1)

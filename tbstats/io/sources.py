@@ -208,13 +208,21 @@ def pieces(part: Part) -> list[Part]:
     return split(part, READ_FILES) if part.items else [part]
 
 
-def read_piece(piece: Part) -> tuple[pl.DataFrame, Batch | None]:
+def piece_files(piece: Part) -> list[str]:
+    """The regular TRF files of a piece (archive members aside), in order: what :func:`read_piece` reads of it at
+    once (:func:`tbstats.io.safe.read_regular_files`), or another thread for it ahead of time."""
+    return [i.path for i in piece.items if i.kind == "trf" and i.member is None]
+
+
+def read_piece(piece: Part, files: Sequence[bytes | TbstatsError] | None = None
+               ) -> tuple[pl.DataFrame, Batch | None]:
     """Read a piece of a part (see :func:`pieces`): its ledger, unsorted, and its tournaments numbered from 0
-    (none when nothing was read). Problems go to the ledger, never raise."""
+    (none when nothing was read). Problems go to the ledger, never raise. ``files``: what
+    :func:`tbstats.io.safe.read_regular_files` gave for :func:`piece_files`, when it was read ahead."""
     if piece.items:
         archives = safe.Archives(piece.max_member_bytes)
         try:
-            return _read_trf(piece.items, archives)
+            return _read_trf(piece.items, archives, files)
         finally:
             archives.close()
     assert piece.model is not None
@@ -256,12 +264,15 @@ def assemble(part: Part, read: Sequence[tuple[pl.DataFrame, Batch | None]], batc
     return ledger, [renumber(b, 0) for b in batches.runs(batch, batch_size, by_source=bool(part.items))]
 
 
-def _read_trf(chunk: Sequence[_Item], archives: safe.Archives) -> tuple[pl.DataFrame, Batch | None]:
-    """Read the TRF files of a piece at once: the ledger (unsorted) and the batch, numbered from 0."""
+def _read_trf(chunk: Sequence[_Item], archives: safe.Archives, files: Sequence[bytes | TbstatsError] | None = None
+              ) -> tuple[pl.DataFrame, Batch | None]:
+    """Read the TRF files of a piece at once: the ledger (unsorted) and the batch, numbered from 0; ``files``
+    as :func:`read_piece` takes it."""
     raw: list[tuple[str, bytes]] = []
     ledger = [_rows(i.name, i.reason) for i in chunk if i.kind != "trf"]
-    files = [i for i in chunk if i.kind == "trf" and i.member is None]
-    read = iter(safe.read_regular_files([i.path for i in files]))   # (in one compiled loop)
+    if files is None:   # (in one compiled loop)
+        files = safe.read_regular_files([i.path for i in chunk if i.kind == "trf" and i.member is None])
+    read = iter(files)
     for item in (i for i in chunk if i.kind == "trf"):
         data: bytes | TbstatsError
         if item.member is None:

@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.io import sources
+from tbstats.io import safe, sources
 from tbstats.io.sources import Part
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.batch import Batch, renumber, source_file, source_files
@@ -122,8 +122,9 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
         reads.close()
 
 
-#: A piece of a part being read (:func:`read_ahead`): the piece, and its read, on the reading thread or done here.
-_Read = tuple[Part, Future[tuple[pl.DataFrame, Batch | None]]]
+#: A piece of a part being read (:func:`read_ahead`): the piece, its read, on the reading thread or done here, and
+#: its files' bytes being read ahead (None for a model).
+_Read = tuple[Part, Future[tuple[pl.DataFrame, Batch | None]], Future[list[Any]] | None]
 
 
 def read_ahead(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool) -> Iterator[Any]:
@@ -131,19 +132,39 @@ def read_ahead(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], 
     one worker: each part is mapped here while the next one is read on a thread (a model's parts are read by
     polars and pyarrow, which release the GIL, and so is much of a TRF file's parse); a piece that thread has
     not started when this one would wait is read here (:func:`_gathered`). One part is read ahead: memory holds
-    two parts' batches at most, and the batches and results are those of reading each part in turn."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-read") as pool:
-        reads: deque[tuple[Part, list[_Read]]] = deque()
-        try:
-            for part in parts:
-                reads.append((part, [(piece, pool.submit(sources.read_piece, piece))
-                                     for piece in sources.pieces(part)]))
-                if len(reads) > 1:
-                    yield _one(_gathered(reads, batch_size), f, keep)
-            while reads:
+    two parts' batches at most, and the batches and results are those of reading each part in turn.
+
+    A TRF piece's files are read from disk ahead of its parse on a third thread
+    (:func:`tbstats.io.safe.read_regular_files`, whose system calls are made without the GIL): the reading
+    thread, which bounds a command on two cores, then only parses. The bytes of the pieces of two parts are held
+    at most (about 4 MB per 1,000 files)."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-read")
+    disk = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-disk")
+    reads: deque[tuple[Part, list[_Read]]] = deque()
+    try:
+        for part in parts:
+            reads.append((part, [_submit(pool, disk, piece) for piece in sources.pieces(part)]))
+            if len(reads) > 1:
                 yield _one(_gathered(reads, batch_size), f, keep)
-        finally:   # an error or an early stop: the read in flight ends, the others never start
-            pool.shutdown(wait=True, cancel_futures=True)
+        while reads:
+            yield _one(_gathered(reads, batch_size), f, keep)
+    finally:   # an error or an early stop: the reads in flight end, the others never start (the parse first: it
+        pool.shutdown(wait=True, cancel_futures=True)   # may wait for its files)
+        disk.shutdown(wait=True, cancel_futures=True)
+
+
+def _submit(pool: ThreadPoolExecutor, disk: ThreadPoolExecutor, piece: Part) -> _Read:
+    """A piece's read on the reading thread, its files read ahead on the disk thread."""
+    files = sources.piece_files(piece)
+    bytes_ahead = disk.submit(safe.read_regular_files, files) if files else None
+    return piece, pool.submit(_read_with, piece, bytes_ahead), bytes_ahead
+
+
+def _read_with(piece: Part, bytes_ahead: Future[list[Any]] | None) -> tuple[pl.DataFrame, Batch | None]:
+    """:func:`tbstats.io.sources.read_piece` with the files' bytes read ahead (if they were: else read now)."""
+    if bytes_ahead is None or bytes_ahead.cancel():   # (cancelled: not started, read with the parse)
+        return sources.read_piece(piece)
+    return sources.read_piece(piece, bytes_ahead.result())
 
 
 def _gathered(reads: deque[tuple[Part, list[_Read]]], batch_size: int) -> tuple[pl.DataFrame, list[Batch]]:
@@ -156,12 +177,12 @@ def _gathered(reads: deque[tuple[Part, list[_Read]]], batch_size: int) -> tuple[
     idle meanwhile, no faster even with a second part ahead (benchmarks/RESULTS.md, 2026-12-03 13:42-14:45)."""
     part, pending = reads.popleft()
     for k in reversed(range(len(pending))):
-        piece, future = pending[k]
+        piece, future, bytes_ahead = pending[k]
         if future.cancel():
             done: Future[tuple[pl.DataFrame, Batch | None]] = Future()
-            done.set_result(sources.read_piece(piece))
-            pending[k] = (piece, done)
-    return sources.assemble(part, [future.result() for _, future in pending], batch_size)
+            done.set_result(_read_with(piece, bytes_ahead))
+            pending[k] = (piece, done, bytes_ahead)
+    return sources.assemble(part, [future.result() for _, future, _ in pending], batch_size)
 
 
 def _one(read: tuple[pl.DataFrame, list[Batch]], f: Callable[[Batch], P], keep: bool) -> Any:
