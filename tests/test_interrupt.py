@@ -1,6 +1,6 @@
 """Ctrl-C in the middle of a run with ``--workers``: worker processes (TRF inputs, ``--workers 3``), the next part
 read on a thread (TRF inputs too few for one worker process to pay, ``--workers 2``: see
-:func:`tbstats.run.processes.least_files`) or threads (the columnar model), in every archive command: exit 130,
+:func:`tbstats.run.sizing.least_files`) or threads (the columnar model), in every archive command: exit 130,
 "Interrupted.", no traceback from this process or its workers, and no output file left behind."""
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from tbstats.io import sources
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
-from tbstats.run import pipeline, processes, work
+from tbstats.run import pipeline, processes, sizing, work
 
 try:
     import fcntl
@@ -174,7 +174,7 @@ def test_trf_read_in_worker_processes_gives_the_same_tournaments_ledger_and_erro
     READ_FILES files (smaller batches, the same tournaments in order); one that does not (a local function)
     or batches that must stay (``keep``): pieces read there and here, the very batches of one process."""
     monkeypatch.setattr(sources, "READ_FILES", 1)   # a part of 3 files is read in 3 pieces
-    monkeypatch.setattr(processes, "PAIR_FILES", 1)  # (else so few files are read ahead here, as with one worker)
+    monkeypatch.setattr(sizing, "PAIR_FILES", 1)  # (else so few files are read ahead here, as with one worker)
     _files(tmp_path, 9)
     (tmp_path / "04.trf").write_text(GOOD.replace("001    1", "001    x", 1))
     (tmp_path / "07.html").write_text("not a tournament")
@@ -235,12 +235,12 @@ def test_a_part_of_trf_files_is_cut_in_order_with_its_skipped_names() -> None:
 def test_the_command_with_worker_processes_prints_nothing_else_and_writes_the_same_table(tmp_path: Path) -> None:
     """A whole ``tbstats`` process (its worker processes start, read, and stop with it): the same table,
     and nothing on stderr from the workers. ``--workers 3``: two worker processes from fewer files than one
-    needs to pay (:func:`tbstats.run.processes.least_files`)."""
+    needs to pay (:func:`tbstats.run.sizing.least_files`)."""
     import subprocess
     import sys
 
-    pieces = processes.FEWEST * sources.READ_FILES // 2   # enough files for the command to start workers
-    assert pieces + 1 >= processes.least_files(3)
+    pieces = sizing.FEWEST * sources.READ_FILES // 2   # enough files for the command to start workers
+    assert pieces + 1 >= sizing.least_files(3)
     inputs = tmp_path / "in"
     inputs.mkdir()
     for k in range(pieces + 1):
@@ -305,17 +305,17 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     def parts(files: int) -> list[sources.Part]:
         return [sources.Part(tuple(_Item(f"{k}.trf", "trf", f"{k}.trf") for k in range(files)))]
 
-    least = processes.least_files(3)
-    assert len(work.cut_for_processes(parts(least - 1), 3)) < processes.FEWEST
-    assert len(work.cut_for_processes(parts(least), 3)) >= processes.FEWEST
-    assert processes.least_files(2) == processes.PAIR_FILES > least
+    least = sizing.least_files(3)
+    assert len(work.cut_for_processes(parts(least - 1), 3)) < sizing.FEWEST
+    assert len(work.cut_for_processes(parts(least), 3)) >= sizing.FEWEST
+    assert sizing.least_files(2) == sizing.PAIR_FILES > least
     from click.testing import CliRunner
 
     from tbstats.cli import main
     helped = " ".join(CliRunner().invoke(main, ["compute", "--help"]).output.split())
-    assert f"with 2, from {processes.PAIR_FILES:,}" in helped   # (--workers says so)
+    assert f"with 2, from {sizing.PAIR_FILES:,}" in helped   # (--workers says so)
     for workers in (2, 3):
-        n = processes.least_files(workers)
+        n = sizing.least_files(workers)
         assert work.few_trf(parts(n - 1), workers) and not work.few_trf(parts(n), workers)
     write_model(_batch(GOOD), tmp_path / "m.parquet")
     model = sources.plan([str(tmp_path / "m.parquet")]).parts
@@ -325,7 +325,7 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     (tmp_path / "six").mkdir()
     _files(tmp_path / "six", 6)
     assert len([m for m in pipeline.Run(inputs=[str(tmp_path / "six")], batch_files=1, workers=2).map(names)]) == 6
-    monkeypatch.setattr(processes, "PAIR_FILES", 1)   # enough files, but too few pieces: read ahead all the same
+    monkeypatch.setattr(sizing, "PAIR_FILES", 1)   # enough files, but too few pieces: read ahead all the same
     ahead = []
     monkeypatch.setattr(work, "read_ahead", lambda *a, _real=work.read_ahead: ahead.append(1) or _real(*a))
     kept = list(pipeline.Run(inputs=[str(tmp_path / "six")], workers=2).map(names, keep=True))

@@ -192,9 +192,11 @@ class _Group(click.Group):
         try:
             argv = ctx.meta.get(ARGV_KEY, [])
             if (workers := workers_asked(argv)) > 1:
-                from tbstats.run import processes
+                from tbstats.run.sizing import least_files
 
-                if may_read_trf(argv, processes.least_files(workers)):
+                if may_read_trf(argv, least_files(workers)):
+                    from tbstats.run import processes
+
                     processes.prestart()
             return super().invoke(ctx)
         except KeyboardInterrupt:   # in another program's process (the tbstats program stops in _stop_at_once)

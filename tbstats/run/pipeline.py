@@ -36,7 +36,7 @@ from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally
 from tbstats.model.batch import Batch
 from tbstats.model.games import empty
-from tbstats.run import portable
+from tbstats.run import portable, sizing
 from tbstats.run.work import (
     Done,
     cut_for_processes,
@@ -290,7 +290,7 @@ class Run(Tally):
         elif not in_processes(parts, self.workers, self.client):
             results = Executor(self.workers, self.client).run(part_work, parts, keep, then)
         elif not keep and worker_processes().pickles(part_work) and len(
-                split := cut_for_processes(parts, self.workers)) >= worker_processes().FEWEST:
+                split := cut_for_processes(parts, self.workers)) >= sizing.FEWEST:
             # parts of TRF files read and mapped there or here: a result is the same for any cut into batches
             # (only the batches kept by ingest show theirs: they take the other way)
             parts = split

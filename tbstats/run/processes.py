@@ -48,34 +48,11 @@ PRELOAD: Final = ["tbstats.io.sources", "tbstats.run.commands", "numpy.ma"]
 #: a batch); this process runs an item itself only when every worker holds that many.
 IN_HAND: Final = 4
 
-#: Items below which a run does not start workers: this process reads them before the workers are up.
-FEWEST: Final = 4
-
-#: TRF files from which a run with ``--workers 2`` gives them to a worker process: the command itself already
-#: reads the next part on a thread while it maps one (:func:`tbstats.run.work.read_ahead`, 1.3 to 1.7
-#: cores), so one worker process adds at most the rest of the other core, and costs its imports (about 0.35 CPU
-#: s), its first part's warm-up and its results' trips. On the mix archive (``compute``, one worker / two,
-#: interleaved, best and median) it paid from 15,000 to 20,000 files once the reader got faster: 10,000 files
-#: 1.511 / 1.504 s and 1.818 / 1.817 s (21 rounds; 1.559 / 1.676 s in a benchmarks/run.py run), 20,000 files
-#: 2.050 / 1.901 s and 2.126 / 2.113 s, 30,000 files 3.227 / 2.813 s and 3.565 / 3.301 s (7 rounds).
-PAIR_FILES: Final = 15000
-
 #: Bytes the pipe of the workers' results holds, where the system lets it be widened (Linux, up to its
 #: ``pipe-max-size``, 1 MiB by default): a result (a table as Arrow IPC, about 4 MB for 1,000 events) then
 #: crosses in a few writes, not in 64 KiB ones that each waited for this process's reader thread to get the
 #: GIL while the worker stood idle (measured: 8-13 ms between a worker's items instead of 10-31 ms).
 RESULT_PIPE: Final = 1 << 20
-
-
-def least_files(workers: int) -> int:
-    """TRF files from which a run gives them to worker processes (and the command line starts the forkserver
-    early, :func:`prestart`): :data:`PAIR_FILES` with 2 workers; with more, enough for :data:`FEWEST` items of
-    500 files (:func:`tbstats.run.work.item_files`), which ``workers - 1`` processes share with the command.
-
-    >>> least_files(2), least_files(4)
-    (15000, 1501)
-    """
-    return PAIR_FILES if workers == 2 else (FEWEST - 1) * 500 + 1
 
 
 def _portable() -> Any:

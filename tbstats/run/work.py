@@ -20,7 +20,7 @@ from tbstats.io.sources import Part
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.batch import Batch, renumber, source_file, source_files
 from tbstats.model.games import empty
-from tbstats.run import portable
+from tbstats.run import portable, sizing
 
 P = TypeVar("P")
 
@@ -85,10 +85,10 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
 
 def few_trf(parts: Sequence[Part], workers: int) -> bool:
     """Whether the parts are TRF files only, too few for worker processes to pay
-    (:func:`tbstats.run.processes.least_files`): they are then read ahead here, as with one worker."""
+    (:func:`tbstats.run.sizing.least_files`): they are then read ahead here, as with one worker."""
     if any(not p.items for p in parts):   # a model: its parts go to threads
         return False
-    least, files = worker_processes().least_files(workers), 0
+    least, files = sizing.least_files(workers), 0
     for part in parts:
         files += sum(item.kind == "trf" for item in part.items)
         if files >= least:
@@ -111,7 +111,7 @@ def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch
     split = [sources.pieces(part) for part in parts]
     every = [piece for its in split for piece in its]
     processes = worker_processes()
-    if len(every) < processes.FEWEST:   # too few to pay for starting workers: read ahead here, as one worker does
+    if len(every) < sizing.FEWEST:   # too few to pay for starting workers: read ahead here, as one worker does
         yield from read_ahead(parts, batch_size, f, keep)
         return
     reads = processes.ordered(sources.read_piece, every, workers)
@@ -195,7 +195,7 @@ def item_files(parts: Sequence[Part], workers: int) -> int:
     """TRF files in one item of a ``--workers`` run from TRF: :data:`~tbstats.io.sources.READ_FILES` (an item's
     fixed costs, the reader's, the batch's and the result's trip, are shared by more files), fewer in a run
     too small for about four items a process, where the last items would not even out, but not below half
-    of it: a run of fewer than :data:`~tbstats.run.processes.FEWEST` items starts no worker processes (it would
+    of it: a run of fewer than :data:`~tbstats.run.sizing.FEWEST` items starts no worker processes (it would
     end before they are up)."""
     files = sum(item.kind == "trf" for part in parts for item in part.items)
     return max(sources.READ_FILES // 2, min(sources.READ_FILES, -(-files // (4 * workers))))
