@@ -11,8 +11,11 @@ much freed memory resident after a run instead of returning it at once.
 
 The ``tbstats`` command tunes it at start, before the first threads get arenas of their own. A library
 cannot decide that for its host process, so ``import tbstats`` does not: a program that runs the engine
-at scale calls ``tbstats.keep_freed_memory()`` once, early (the benchmark stages do). Only glibc has these knobs
-(``mallopt``); elsewhere, or with ``TBSTATS_MALLOC=system`` in the environment, nothing changes. The
+at scale calls ``tbstats.keep_freed_memory()`` once, early, best before it imports polars (the benchmark stages
+do). polars starts threads at import; once they have arenas, glibc gives later threads arenas of their own
+too, which this tuning reaches only in part: the engine keeps its helper threads for the life of the process
+(:mod:`tbstats.engine.threads`), so that their arenas grow to its arrays once, not at every call. Only glibc
+has these knobs (``mallopt``); elsewhere, or with ``TBSTATS_MALLOC=system`` in the environment, nothing changes. The
 results never depend on it.
 """
 
