@@ -14,7 +14,7 @@ import pytest
 from trf_samples import GOOD, with_names
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io import sources
+from tbstats.io import safe, sources
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
@@ -119,6 +119,37 @@ def test_one_worker_reads_the_pieces_its_reading_thread_has_not_started(tmp_path
     assert got == [["Player 0", "Player 1"], ["Player 2", "Player 3"], ["Player 4", "Player 5"]]
     assert len(readers) == 6 and threading.main_thread().name in readers
     assert run.summary() == "6 files: 6 loaded, 0 rejected"
+
+
+def test_files_are_read_from_disk_ahead_of_their_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With one worker, a TRF piece's files are read on the disk thread and their bytes handed to the parse (the
+    reading thread does not read them again); an unreadable file is still listed with its reason."""
+    for k in range(6):
+        (tmp_path / f"{k}.trf").write_text(with_names(f"Player {k}", "Other"), encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo.trf")   # not a regular file: rejected without being opened for reading
+    monkeypatch.setattr(sources, "READ_FILES", 1)
+    real_read, real_piece = safe.read_regular_files, sources.read_piece
+    disk: list[str] = []
+    handed: list[bool] = []
+
+    def read_spy(paths: list[str]) -> list[Any]:
+        disk.append(threading.current_thread().name)
+        return real_read(paths)
+
+    def piece_spy(piece: sources.Part, files: Any = None) -> tuple[pl.DataFrame, Batch | None]:
+        handed.append(files is not None)
+        return real_piece(piece, files)
+
+    monkeypatch.setattr(safe, "read_regular_files", read_spy)
+    monkeypatch.setattr(sources, "read_piece", piece_spy)
+    run = pipeline.Run(inputs=[str(tmp_path)], batch_files=2, workers=1)
+    got = [m.value for m in run.map(lambda batch: batch.players.filter(pl.col("start_no") == 1)["name"].to_list())]
+    assert sorted(name for names in got for name in names) == [f"Player {k}" for k in range(6)]
+    # pieces read ahead reach the parse with their bytes (a piece whose read had not started when its parse did is
+    # read with it, a race: at least the later parts' pieces are read ahead, as the reading thread parses the first)
+    assert len(handed) == 7 and sum(handed) >= 1 and disk.count("tbstats-disk_0") >= sum(handed)
+    assert run.summary() == "7 files: 6 loaded, 1 rejected"
+    assert "not a regular file" in run.ledger.filter(pl.col("path").str.ends_with("fifo.trf"))["reason"].item()
 
 
 def where(x: int) -> tuple[int, int]:
