@@ -10,7 +10,7 @@ thread that allocates a heap of its own once other libraries' threads have made 
 engine's arrays, and page-faulted those arrays afresh on every call. With
 :func:`tbstats.keep_freed_memory` called after ``import polars``, the engine with two workers on the club
 archive (10,000 events) faulted 45,000 pages and took 177-180 ms per call (best of 3), against a few hundred
-pages and 102-130 ms with kept threads (benchmarks/RESULTS.md, 2026-12-03 19:00). The calling thread works on
+pages and 102-130 ms with kept threads (benchmarks/RESULTS.md, 2026-12-03 18:20-19:25). The calling thread works on
 the main heap, and one thread fewer is woken.
 
 A plain ``with ThreadPoolExecutor(...)`` would also wait for every queued part when the main thread is

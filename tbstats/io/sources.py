@@ -211,7 +211,11 @@ def pieces(part: Part) -> list[Part]:
 def piece_files(piece: Part) -> list[str]:
     """The regular TRF files of a piece (archive members aside), in order: what :func:`read_piece` reads of it at
     once (:func:`tbstats.io.safe.read_regular_files`), or another thread for it ahead of time."""
-    return [i.path for i in piece.items if i.kind == "trf" and i.member is None]
+    return _regular_paths(piece.items)
+
+
+def _regular_paths(items: Sequence[_Item]) -> list[str]:
+    return [i.path for i in items if i.kind == "trf" and i.member is None]
 
 
 def read_piece(piece: Part, files: Sequence[bytes | TbstatsError] | None = None
@@ -271,7 +275,7 @@ def _read_trf(chunk: Sequence[_Item], archives: safe.Archives, files: Sequence[b
     raw: list[tuple[str, bytes]] = []
     ledger = [_rows(i.name, i.reason) for i in chunk if i.kind != "trf"]
     if files is None:   # (in one compiled loop)
-        files = safe.read_regular_files([i.path for i in chunk if i.kind == "trf" and i.member is None])
+        files = safe.read_regular_files(_regular_paths(chunk))
     read = iter(files)
     for item in (i for i in chunk if i.kind == "trf"):
         data: bytes | TbstatsError
