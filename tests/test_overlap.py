@@ -121,6 +121,7 @@ def test_one_worker_reads_the_pieces_its_reading_thread_has_not_started(tmp_path
     assert run.summary() == "6 files: 6 loaded, 0 rejected"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform (the unreadable file of the test)")
 def test_files_are_read_from_disk_ahead_of_their_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With one worker, a TRF piece's files are read on the disk thread and their bytes handed to the parse (the
     reading thread does not read them again); an unreadable file is still listed with its reason."""
