@@ -244,6 +244,39 @@ def test_a_part_is_a_slice_of_each_file_in_tournament_order_else_a_filter(tmp_pa
     assert batches._cuts(got[1], 7) is not None and batches._cuts(got[3], 7) is None
 
 
+def test_a_file_within_one_part_is_sliced_whole_without_reading_its_ids(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose row-group statistics put every tournament id in one part (a part file per batch, as ingest
+    writes a model) is that part's whole slice: its ids are not read to find its rows. A file whose statistics
+    count a null id, or that spans two parts, still has its ids read."""
+    batch = tabular.read_model(SAMPLE)
+    with tabular.ArchiveWriter(tmp_path / "ds") as writer:
+        for k in range(0, 200, 40):
+            writer.write(batch.select(list(range(k, k + 40))))
+    games = sorted((tmp_path / "ds" / "games").iterdir())
+    shuffled = pl.read_parquet(games[2]).sample(fraction=1.0, shuffle=True, seed=1)
+    shuffled.write_parquet(games[2])   # out of order, but within one part: its rows are all that part's
+    read: list[str] = []
+    real = parts._sorted_ids
+    monkeypatch.setattr(parts, "_sorted_ids", lambda f, fmt: read.append(f) or real(f, fmt))
+    plan = parts.plan_model(str(tmp_path / "ds"), "ds", 40)
+    assert plan is not None and [p.tournaments for p in plan] == [40] * 5 and read == []
+    assert all(parts.sliced(p) for p in plan)
+    assert dict(plan[2].rows)[str(games[2])] == ((0, shuffled.height),)
+    key = ["tournament", "player", "round"]
+    got = [parts.read_part(p) for p in plan]
+    assert [b.tournaments["tournament"].to_list() for b in got][2] == list(range(80, 120))
+    assert pl.concat([b.games for b in got]).sort(key).equals(batch.games.sort(key))
+    # parts of 30: most files span two of them, and their ids are read
+    assert parts.plan_model(str(tmp_path / "ds"), "ds", 30) is not None and len(read) > 5
+    # a null id in the statistics: the ids are read (and the file, out of the model's order, is filtered)
+    read.clear()
+    pl.read_parquet(games[1]).with_columns(tournament=pl.when(pl.int_range(pl.len()) == 3).then(None)
+                                           .otherwise(pl.col("tournament"))).write_parquet(games[1])
+    plan = parts.plan_model(str(tmp_path / "ds"), "ds", 40)
+    assert plan is not None and read == [str(games[1])] and not parts.sliced(plan[1])
+
+
 def test_flat_file_is_read_in_runs_of_tournaments(tmp_path: Path) -> None:
     batch = tabular.read_model(SAMPLE)
     with tabular.ArchiveWriter(tmp_path / "flat.parquet") as writer:

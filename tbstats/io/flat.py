@@ -127,6 +127,22 @@ def group_ids(path: str, fmt: str) -> list[tuple[int, int, int] | None] | None:
     return [(int(s.min), int(s.max), rows) if s.has_min_max else None for s, rows in stats]
 
 
+def rows_with_ids(path: str, fmt: str) -> int | None:
+    """The rows of a Parquet file when its row groups' statistics show a tournament id on every one (no null
+    counted); None when they do not say, or the file is not Parquet."""
+    meta = footer(path) if fmt == "parquet" else None
+    if meta is None:
+        return None
+    try:
+        column = meta.schema.names.index("tournament")
+        stats = [meta.row_group(k).column(column).statistics for k in range(meta.num_row_groups)]
+    except (OSError, ValueError):
+        return None
+    if any(s is None or not s.has_null_count or s.null_count for s in stats):
+        return None
+    return int(meta.num_rows)
+
+
 def group_bounds(file: str, fmt: str, lo: int, hi: int) -> list[tuple[int, int]] | None:
     """The tournament ids of the run ``lo``..``hi`` as ranges of whole row groups of a Parquet file, about
     :data:`FLAT_ROWS` rows each; None unless the statistics show the groups in tournament order (then no

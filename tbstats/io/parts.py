@@ -7,9 +7,10 @@ parts (a stream asks for parts of :func:`~tbstats.io.batches.unit_size` tourname
 :data:`~tbstats.io.batches.UNIT_TOURNAMENTS`, cut into batches once read by :func:`~tbstats.io.batches.runs`).
 In each Parquet/Arrow file whose rows are in tournament order (``ingest`` writes them so, in row groups of whole
 tournaments) the plan finds the rows each part covers, and a part reads that slice, from the row groups that
-hold it; another file is read through the filter ``lo <= tournament <= hi``, which skips the row groups whose
-statistics lie outside it. A part holds paths, bounds and row numbers only: it travels to a worker process,
-which reads its own data.
+hold it (a Parquet file whose statistics put all its ids in one part is that part's whole slice, its ids not
+read: a part file per batch, as ingest writes); another file is read through the filter
+``lo <= tournament <= hi``, which skips the row groups whose statistics lie outside it. A part holds paths,
+bounds and row numbers only: it travels to a worker process, which reads its own data.
 
 CSV models have no row groups: the plan scans each file's ``tournament`` column (as text) once and, when
 every table is in tournament order (a flat file may have rows without a tournament: its warnings), gives each
@@ -99,8 +100,10 @@ def _scan(files: tuple[str, ...], fmt: Format) -> pl.LazyFrame:
     return pl.scan_ipc(list(files), hive_partitioning=False)
 
 
-def _tournament_ids(files: tuple[str, ...], fmt: Format, where: str) -> np.ndarray:
-    """The distinct tournament ids of a table: only that column is scanned, by the streaming engine."""
+def _tournament_ids(files: tuple[str, ...], fmt: Format, where: str, *, streaming: bool) -> np.ndarray:
+    """The distinct tournament ids of a table: only that column is scanned; by the streaming engine for a table
+    of games (a flat file), where the column alone may be large; a tournaments table is not (and the streaming
+    engine's start, about 20 ms, is more than its read)."""
     try:
         scan = _scan(files, fmt)
         dtype = scan.collect_schema().get("tournament")
@@ -108,7 +111,8 @@ def _tournament_ids(files: tuple[str, ...], fmt: Format, where: str) -> np.ndarr
             raise SchemaError(f"{where}: no column 'tournament'")
         if not dtype.is_integer():
             raise SchemaError(f"{where}: column 'tournament' has type {dtype} (expected Int64)")
-        ids = scan.select(pl.col("tournament").drop_nulls().unique()).collect(engine="streaming")
+        ids = scan.select(pl.col("tournament").drop_nulls().unique()).collect(
+            engine="streaming" if streaming else "in-memory")
     except (pl.exceptions.PolarsError, OSError) as exc:
         raise SchemaError(f"{where}: not a readable {fmt} file ({tabular._first_line(exc)})") from None
     return np.sort(ids["tournament"].to_numpy())
@@ -127,7 +131,7 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     if fmt == "csv":
         return _plan_csv(name, tables, batch_size)
     lead = next(t for t in tables if t[0] in ("tournaments", "flat"))
-    ids = _tournament_ids(lead[2], fmt, name)
+    ids = _tournament_ids(lead[2], fmt, name, streaming=lead[0] == "flat")
     if not len(ids):
         return [TablePart(name, fmt, tables, tabular.ANY_ID[0], tabular.ANY_ID[1], 0, True)]
     bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
@@ -138,8 +142,10 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     index = {}   # file -> the first and end row of each part in it, when its rows are in tournament order
     for table, _, files in tables:
         for f in files if table not in ("warnings", "flat") else ():
-            at = _sorted_ids(f, fmt)
-            if at is not None:
+            whole = _whole_file(f, fmt, bounds[f], los, his)
+            if whole is not None:   # (as ingest writes a model: a part file per batch, none cut)
+                index[f] = whole
+            elif (at := _sorted_ids(f, fmt)) is not None:
                 index[f] = (np.searchsorted(at, los, "left"), np.searchsorted(at, his, "right"))
     out = []
     for k, lo, hi in zip(range(len(firsts)), los.tolist(), his.tolist(), strict=True):
@@ -150,6 +156,22 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
                      for _, _, files in chosen for f in files if f in index)
         out.append(TablePart(name, fmt, chosen, lo, hi, min(batch_size, len(ids) - k * batch_size), k == 0, rows))
     return out
+
+
+def _whole_file(file: str, fmt: Format, bounds: tuple[int, int] | None, los: np.ndarray, his: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The rows of each part in a Parquet file whose tournament ids all lie in one part (its row groups'
+    statistics say so, with no null id): the whole file in that part, none in the others. Its rows need not be
+    read to be found; None when the statistics do not tell (:func:`_sorted_ids` then reads the column)."""
+    if bounds is None:
+        return None
+    k = int(np.searchsorted(his, bounds[0], "left"))   # the part holding the smallest id
+    rows = flat.rows_with_ids(file, fmt)
+    if rows is None or k >= len(los) or not los[k] <= bounds[1] <= his[k]:
+        return None
+    first, end = np.zeros(len(los), dtype=np.int64), np.zeros(len(los), dtype=np.int64)
+    end[k] = rows
+    return first, end
 
 
 def _sorted_ids(file: str, fmt: Format) -> np.ndarray | None:
