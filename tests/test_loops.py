@@ -232,6 +232,24 @@ def test_opponents_values_equal_a_masked_gather(dtype: type, P: int, R: int, see
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.sampled_from(DTYPES), st.integers(0, 10), st.integers(0, 9), st.integers(0, 2 ** 32 - 1))
+def test_opponents_sums_are_the_masked_gather_summed(dtype: type, P: int, R: int, seed: int) -> None:
+    """Each row's sum of the opponents' values where the mask says so and the opponent is a row, in int64."""
+    from tbstats.model.grid import loop_view
+    from tbstats.model.loops import opponents_sums
+
+    rng = np.random.default_rng(seed)
+    values = (rng.random(P) < 0.5) if dtype is np.bool_ else rng.integers(-100, 100, P).astype(dtype)
+    opp = rng.integers(-1, P + 2, (P, R)).astype(np.int32)
+    use = rng.random((P, R)) < 0.7
+    out = np.empty(P, dtype=np.int64)
+    opponents_sums(loop_view(values), opp, loop_view(use), out)
+    want = [sum(int(values[o]) for o, u in zip(row, keep, strict=True) if u and 0 <= o < P)
+            for row, keep in zip(opp.tolist(), use.tolist(), strict=True)]
+    assert out.tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.integers(0, 8), st.integers(0, 9), st.integers(0, 2 ** 32 - 1), st.booleans())
 def test_round_categories_equal_a_loop_over_the_rounds(P: int, R: int, seed: int, broadcast: bool) -> None:
     """Categories by game type; a requested bye followed by a counted round that is not a VUR, or trailing;

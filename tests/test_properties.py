@@ -106,6 +106,23 @@ def test_cut_invariants(t: reference.RefTournament, edition: str) -> None:
 
 
 @SETTINGS
+@given(st.lists(tournaments(max_players=10, max_rounds=7), min_size=1, max_size=5), st.sampled_from(EDITIONS),
+       st.booleans())
+def test_fore_buchholz_sum_equals_its_stage(events: list[reference.RefTournament], edition: str,
+                                            forfeits: bool) -> None:
+    """FB without cuts, summed from the edition's stage (``fore_total``), equals the sum of the elements of the
+    stage built for FB (``fore_elements``, which its cuts and explain read), for every player of a batch of
+    events (of several round counts: several blocks)."""
+    from tbstats.engine.unplayed import fore_elements, fore_total
+
+    batch = read_trf([(f"t{i}.trf", to_trf(t).encode()) for i, t in enumerate(events)]).batch
+    ctx = make_context(batch)
+    for leaf in [part for _, part in ctx._parts] or [ctx]:
+        base = leaf.elements(edition, forfeits=forfeits)
+        assert (fore_total(base) == fore_elements(base).oppscore_total).all()
+
+
+@SETTINGS
 @given(tournaments())
 def test_trf_round_trip_is_identity(t: reference.RefTournament) -> None:
     batch = _batch(t)

@@ -102,6 +102,11 @@ class Elements:
         """Each player's number of elements (int64)."""
         return row_sum(self.present)
 
+    @cached_property
+    def fore_total(self) -> np.ndarray:
+        """Each player's Fore Buchholz before cuts, from this stage (:func:`fore_total`), int64."""
+        return fore_total(self)
+
     @property
     def sb_contribution(self) -> np.ndarray:
         """Opponent score times points scored, units squared (C.07 9.1)."""
@@ -137,14 +142,25 @@ def _value_dtype(d: Dense) -> type:
 def _adjusted(d: Dense, rules: RuleSet, score: np.ndarray, cat: np.ndarray, pts: np.ndarray,
               predetermined: np.ndarray) -> np.ndarray:
     """The score each player shows as an opponent (16.3): actual points, unplayed rounds as the edition says."""
+    found = _drawn_cells(d, rules, cat)
+    return score if found is None else _adjusted_at(d, score, *found, pts, predetermined)
+
+
+def _drawn_cells(d: Dense, rules: RuleSet, cat: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The cells a player's score as an opponent counts as draws (16.3: trailing requested byes; every unplayed
+    round in the editions that say so); None when it is the actual score."""
     if rules.opponent_score == "fide":
-        rows, cols = cells(cat == CAT_BYE_TRAILING)
-    elif rules.opponent_score == "all_unplayed_draw":
-        rows, cols = cells(_unplayed(d, cat))
-    else:
-        return score
-    Dp = d.per_player(d.D)
-    adjusted = score + np.bincount(rows, weights=Dp[rows] - pts[rows, cols], minlength=d.players).astype(np.int64)
+        return cells(cat == CAT_BYE_TRAILING)
+    if rules.opponent_score == "all_unplayed_draw":
+        return cells(_unplayed(d, cat))
+    return None
+
+
+def _adjusted_at(d: Dense, score: np.ndarray, rows: np.ndarray, cols: np.ndarray, pts: np.ndarray,
+                 predetermined: np.ndarray) -> np.ndarray:
+    """``score`` with the cells ``rows``, ``cols`` counted as draws, except in pre-determined events."""
+    drawn = d.D[d.tix[rows]] - pts[rows, cols]
+    adjusted = score + np.bincount(rows, weights=drawn, minlength=d.players).astype(np.int64)
     return np.where(predetermined, score, adjusted)
 
 
@@ -161,9 +177,18 @@ def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np
         oppscore[games] = as_opponent[d.opp[games]]
     at = np.flatnonzero(own)   # flat positions (one index array: faster than rows and columns)
     rows, cols = np.divmod(at, max(d.rounds, 1))
+    value, uncapped, cap = _own_values(d, rules, score, as_opponent, pts, at, rows, cols)
+    oppscore.reshape(-1)[at] = value   # (a fresh array from through: C order)
+    return oppscore, Dummies(rows, cols, uncapped.astype(dtype), cap)
+
+
+def _own_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np.ndarray, pts: np.ndarray,
+                at: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The elements of the own unplayed rounds at flat positions ``at`` (``rows``, ``cols``): the dummy's or
+    virtual opponent's value, its value before caps and the cap that bounded it (16.4)."""
     cap = np.zeros(len(rows), dtype=np.int8)
     if not len(rows):
-        return oppscore, Dummies(rows, cols, np.zeros(0, dtype=dtype), cap)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), cap
     if rules.own_unplayed == "dummy":
         value = score[rows]
         uncapped = value
@@ -183,9 +208,8 @@ def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np
         uncapped = value
     else:
         value = np.zeros(len(rows), dtype=np.int64)
-        uncapped = np.zeros(len(rows), dtype=dtype)
-    oppscore.reshape(-1)[at] = value   # (a fresh array from through: C order)
-    return oppscore, Dummies(rows, cols, uncapped.astype(dtype), cap)
+        uncapped = value
+    return value, uncapped, cap
 
 
 def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None, *,
@@ -271,6 +295,55 @@ def fore_elements(base: Elements) -> Elements:
     oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
     return replace(base, score=score, as_opponent=as_opponent, category=cat, present=present, oppscore=oppscore,
                    vur=vur, dummies=dummies, game_like=game_like, own=own, pts=pts, forfeit_games=games)
+
+
+def fore_total(base: Elements) -> np.ndarray:
+    """The sum of the elements of :func:`fore_elements` for each player (FB before cuts), int64, from an
+    edition's stage without FB's own grids.
+
+    Drawing the final round's games changes the scores (``delta``, as opponents); every other element keeps its
+    kind. An element that is a game changes by its opponent's ``delta`` (one gather over the games: those
+    played and the forfeits counted as games); a final-round cell that was no game becomes one; the dummies are
+    valued again with the new scores (the final round's own cells are games now). A virtual opponent reads the
+    points before its round, never a final-round game's, so the points need no change here.
+    """
+    d, rules = base.dense, base.rules
+    rows, cols = final_round_cells(d)
+    if not len(rows):
+        return base.oppscore_total
+    at = rows * d.rounds + cols
+    score = base.score.copy()
+    score[rows] += d.D[d.tix[rows]] - np.take(base.pts, at)
+    final_col = np.full(d.players, -1, dtype=np.int64)   # each player's final-round cell, if a game now
+    final_col[rows] = cols
+    as_opponent = score
+    found = _drawn_cells(d, rules, base.category)
+    if found is not None:
+        drawn_rows, drawn_cols = found
+        if rules.opponent_score == "fide":   # a final forfeit loss is a game: the requested byes before it
+            followed = np.zeros(d.players, dtype=bool)   # are followed (16.2.3), no longer drawn
+            followed[rows[_VUR[np.take(d.gtype, at)]]] = True
+            keep = ~followed[drawn_rows]
+        else:   # every unplayed round drawn: the final round's are games now
+            keep = final_col[drawn_rows] != drawn_cols
+        as_opponent = _adjusted_at(d, score, drawn_rows[keep], drawn_cols[keep], base.pts, base.predetermined)
+    delta = as_opponent - base.as_opponent
+    total = base.oppscore_total + d.opponents_sum(delta)
+    g_rows, g_cols = base.forfeit_games
+    own = base.dummies
+    own_at = own.rows * d.rounds + own.cols
+    still = final_col[own.rows] != own.cols
+    value, _, _ = _own_values(d, rules, score, as_opponent, base.pts, own_at[still], own.rows[still],
+                              own.cols[still])
+    new_game = ~np.take(base.game_like, at)
+    changes = [(g_rows, delta[d.opp[g_rows, g_cols]]),
+               (own.rows, -np.take(base.oppscore, own_at).astype(np.int64)),
+               (own.rows[still], value),
+               (rows[new_game], as_opponent[np.take(d.opp, at[new_game])])]
+    for where, by in changes:
+        if len(where):
+            total += np.bincount(where, weights=by, minlength=d.players).astype(np.int64)
+    return total
 
 
 def _with_cells(grid: np.ndarray, at: np.ndarray, value: np.ndarray | int | bool) -> np.ndarray:

@@ -26,7 +26,7 @@ from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
 from tbstats.model.games import WIN as WIN
 from tbstats.model.grid import cells, lookup, loop_view, row_sum
-from tbstats.model.loops import opponents_values, place_games
+from tbstats.model.loops import opponents_sums, opponents_values, place_games
 
 NO_OPP = -1
 
@@ -146,6 +146,14 @@ class Dense(Roster):
         out = np.empty(self.opp.shape, dtype=values.dtype)
         opponents_values(loop_view(np.ascontiguousarray(values)), self.opp,
                          loop_view(self.has_opp if scheduled else self.played), int(pad), loop_view(out))
+        return out
+
+    def opponents_sum(self, values: np.ndarray) -> np.ndarray:
+        """Per player, the sum of the per-player ``values`` (integers or bools) of the opponents of the games played
+        over the board, int64: ``row_sum(self.through(values))`` in one compiled pass, without its players x rounds
+        array (:func:`tbstats.model.loops.opponents_sums`)."""
+        out = np.empty(self.players, dtype=np.int64)
+        opponents_sums(loop_view(np.ascontiguousarray(values)), self.opp, loop_view(self.played), out)
         return out
 
     @cached_property

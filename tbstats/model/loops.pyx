@@ -12,8 +12,9 @@ Over the games (:func:`tbstats.model.dense.build_buckets`):
   (:func:`tbstats.model.columns.game_outcomes`).
 
 Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
-reductions): :func:`row_sums`, :func:`row_extremes` (:mod:`tbstats.model.grid`), :func:`opponents_values`
-(:meth:`tbstats.model.dense.Dense.through`) and :func:`round_categories` (C.07 16.2, :mod:`tbstats.engine.unplayed`).
+reductions): :func:`row_sums`, :func:`row_extremes` (:mod:`tbstats.model.grid`), :func:`opponents_values` and
+:func:`opponents_sums` (:meth:`tbstats.model.dense.Dense.through`, :meth:`~tbstats.model.dense.Dense.opponents_sum`)
+and :func:`round_categories` (C.07 16.2, :mod:`tbstats.engine.unplayed`).
 
 Over the players of a standings step: :func:`refine_groups` splits the tied groups by a key
 (:func:`tbstats.engine.standings.refine`), each group sorted on its own (they are small) instead of the whole
@@ -236,6 +237,26 @@ def opponents_values(const cell_t[::1] values, const int32_t[:, :] opp, const ui
                 o = opp[i, j]
                 ok = (use[i, j] != 0) & (n > 0) & (<uint64_t><int64_t>o < <uint64_t>n)
                 out[i, j] = values[o if ok else 0] if ok else pad
+
+
+def opponents_sums(const cell_t[::1] values, const int32_t[:, :] opp, const uint8_t[:, :] use,
+                   int64_t[::1] out) -> None:
+    """``out[i]``: the sum of the per-player ``values`` of the opponents ``opp[i, j]`` where ``use`` (and the
+    opponent is a row of ``values``): :func:`opponents_values` summed along each row, without its array."""
+    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = values.shape[0], i, j
+    cdef int32_t o
+    cdef int64_t total
+    cdef bint ok
+    if use.shape[0] != P or use.shape[1] != R or out.shape[0] != P:
+        raise ValueError("opponents_sums: the mask and the output must match the opponents' shape")
+    with nogil:
+        for i in range(P):
+            total = 0
+            for j in range(R):
+                o = opp[i, j]
+                ok = (use[i, j] != 0) & (n > 0) & (<uint64_t><int64_t>o < <uint64_t>n)
+                total += values[o if ok else 0] if ok else 0
+            out[i] = total
 
 
 def round_categories(const int8_t[:, :] gtype, const uint8_t[:, :] counted, const int8_t[::1] by_type,

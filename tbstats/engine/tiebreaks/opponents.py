@@ -20,6 +20,8 @@ def fore_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 
 
 def _buchholz(ctx: Context, spec: TieBreakSpec, edition: str, fore: bool) -> Values:
+    if fore and not (spec.cut_low or spec.cut_high):   # FB's sum alone, from the edition's stage
+        return Values(ctx.elements(edition, forfeits=spec.forfeits).fore_total, ctx.unit(), ctx.everyone())
     el = ctx.elements(edition, fore=fore, forfeits=spec.forfeits)
     total, _ = cut_sum(el.present, el.oppscore, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
                        by_oppscore=False, total=el.oppscore_total, count=el.elements)
@@ -42,7 +44,7 @@ def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -
     name = "FB" if spec.fore else "BH"
     bh = ctx.values(TieBreakSpec(name), edition, kernel_of(name))
     d = ctx.dense
-    total = row_sum(d.through(bh.num))
+    total = d.opponents_sum(bh.num)
     count = row_sum(d.played)
     hundredths = round_half_up(100 * total, np.maximum(count, 1) * ctx.unit())
     return Values(hundredths, np.full(d.players, 100, dtype=np.int64), count > 0)

@@ -109,8 +109,8 @@ def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: 
 
     d = ctx.dense
     inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))
-    count = row_sum(d.through(inner.defined, False))
-    num = round_half_up(row_sum(d.through(np.where(inner.defined, inner.num, 0))), np.maximum(count, 1))
+    count = d.opponents_sum(inner.defined)
+    num = round_half_up(d.opponents_sum(np.where(inner.defined, inner.num, 0)), np.maximum(count, 1))
     _, _, usable = _opponent_ratings(ctx, spec)
     return Values(num, ctx.ones(), usable & (count > 0))
 
