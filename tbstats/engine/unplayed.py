@@ -8,7 +8,8 @@ that element is a voluntary unplayed round for the Cut rule (16.5). Kernels read
 Unplayed rounds are few, so the work specific to them (adjusted scores, dummies, caps) runs on the list
 of their cells; only the opponent-score gather and the element masks cover the whole players x rounds grid.
 Fore Buchholz (:func:`fore_elements`) reuses an edition's stage and changes only what the final round's
-draws change: that round's cells, the scores, and the opponent scores seen through them.
+draws change: that round's cells, the scores, and the opponent scores seen through them; FB without cuts needs
+only their sum (:func:`fore_total`), which changes the edition's sum by what changed.
 """
 
 from __future__ import annotations
@@ -272,14 +273,10 @@ def fore_elements(base: Elements) -> Elements:
     rows, cols = final_round_cells(d)
     if not len(rows):
         return base
-    at = rows * d.rounds + cols   # the cells as flat positions: one index array instead of two
-    Dp = d.per_player(d.D)[rows]
-    pts = _with_cells(base.pts, at, Dp)
-    score = base.score.copy()
-    score[rows] += Dp - np.take(base.pts, at)
+    at, drawn, score = _final_draws(base, rows, cols)
+    pts = _with_cells(base.pts, at, drawn)
     cat = _with_cells(base.category, at, PLAYED)
-    # a forfeit loss turned into a game: the requested byes before it are now followed (16.2.3)
-    was_vur = rows[_VUR[np.take(d.gtype, at)]]
+    was_vur = _now_followed(d, rows, at)
     if len(was_vur):
         sub = cat[was_vur]
         sub[sub == CAT_BYE_TRAILING] = CAT_BYE_FOLLOWED
@@ -297,6 +294,23 @@ def fore_elements(base: Elements) -> Elements:
                    vur=vur, dummies=dummies, game_like=game_like, own=own, pts=pts, forfeit_games=games)
 
 
+def _final_draws(base: Elements, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The final round's paired cells (``rows``, ``cols``) drawn: their flat positions, a draw's points, and
+    every player's score with them."""
+    d = base.dense
+    at = rows * d.rounds + cols   # the cells as flat positions: one index array instead of two
+    drawn = d.D[d.tix[rows]]
+    score = base.score.copy()
+    score[rows] += drawn - np.take(base.pts, at)
+    return at, drawn, score
+
+
+def _now_followed(d: Dense, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The players whose final round, a forfeit loss, is a game once drawn: the requested byes before it are
+    followed now (16.2.3)."""
+    return rows[_VUR[np.take(d.gtype, at)]]
+
+
 def fore_total(base: Elements) -> np.ndarray:
     """The sum of the elements of :func:`fore_elements` for each player (FB before cuts), int64, from an
     edition's stage without FB's own grids.
@@ -311,18 +325,16 @@ def fore_total(base: Elements) -> np.ndarray:
     rows, cols = final_round_cells(d)
     if not len(rows):
         return base.oppscore_total
-    at = rows * d.rounds + cols
-    score = base.score.copy()
-    score[rows] += d.D[d.tix[rows]] - np.take(base.pts, at)
+    at, _, score = _final_draws(base, rows, cols)
     final_col = np.full(d.players, -1, dtype=np.int64)   # each player's final-round cell, if a game now
     final_col[rows] = cols
     as_opponent = score
     found = _drawn_cells(d, rules, base.category)
     if found is not None:
         drawn_rows, drawn_cols = found
-        if rules.opponent_score == "fide":   # a final forfeit loss is a game: the requested byes before it
-            followed = np.zeros(d.players, dtype=bool)   # are followed (16.2.3), no longer drawn
-            followed[rows[_VUR[np.take(d.gtype, at)]]] = True
+        if rules.opponent_score == "fide":   # trailing requested byes, but those now followed
+            followed = np.zeros(d.players, dtype=bool)
+            followed[_now_followed(d, rows, at)] = True
             keep = ~followed[drawn_rows]
         else:   # every unplayed round drawn: the final round's are games now
             keep = final_col[drawn_rows] != drawn_cols
