@@ -113,6 +113,24 @@ def _footer(path: str, mtime: int, size: int) -> Any:
 def group_ids(path: str, fmt: str) -> list[tuple[int, int, int] | None] | None:
     """Per row group of a Parquet file, from its statistics: the smallest and largest tournament id and the rows
     (None for a group without tournament ids); None when a group has no statistics or the file is not Parquet."""
+    stats = _id_statistics(path, fmt)
+    if stats is None:
+        return None
+    return [(int(s.min), int(s.max), rows) if s.has_min_max else None for s, rows in stats]
+
+
+def rows_with_ids(path: str, fmt: str) -> int | None:
+    """The rows of a Parquet file when its row groups' statistics show a tournament id on every one (no null
+    counted); None when they do not say, or the file is not Parquet."""
+    stats = _id_statistics(path, fmt)
+    if stats is None or any(not s.has_null_count or s.null_count for s, _ in stats):
+        return None
+    return sum(rows for _, rows in stats)
+
+
+def _id_statistics(path: str, fmt: str) -> list[tuple[Any, int]] | None:
+    """Each row group's statistics of the tournament column of a Parquet file, and its rows; None when a group
+    has none, or the file is not Parquet (or has no such column)."""
     meta = footer(path) if fmt == "parquet" else None
     if meta is None:
         return None
@@ -122,25 +140,7 @@ def group_ids(path: str, fmt: str) -> list[tuple[int, int, int] | None] | None:
                  for k in range(meta.num_row_groups)]
     except (OSError, ValueError):
         return None
-    if any(s is None for s, _ in stats):
-        return None
-    return [(int(s.min), int(s.max), rows) if s.has_min_max else None for s, rows in stats]
-
-
-def rows_with_ids(path: str, fmt: str) -> int | None:
-    """The rows of a Parquet file when its row groups' statistics show a tournament id on every one (no null
-    counted); None when they do not say, or the file is not Parquet."""
-    meta = footer(path) if fmt == "parquet" else None
-    if meta is None:
-        return None
-    try:
-        column = meta.schema.names.index("tournament")
-        stats = [meta.row_group(k).column(column).statistics for k in range(meta.num_row_groups)]
-    except (OSError, ValueError):
-        return None
-    if any(s is None or not s.has_null_count or s.null_count for s in stats):
-        return None
-    return int(meta.num_rows)
+    return None if any(s is None for s, _ in stats) else stats
 
 
 def group_bounds(file: str, fmt: str, lo: int, hi: int) -> list[tuple[int, int]] | None:
