@@ -134,7 +134,11 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     ids = _tournament_ids(lead[2], fmt, name, streaming=lead[0] == "flat")
     if not len(ids):
         return [TablePart(name, fmt, tables, tabular.ANY_ID[0], tabular.ANY_ID[1], 0, True)]
-    bounds = {f: _bounds(f, fmt) for table, _, files in tables if table != "warnings" for f in files}
+    # each file's id range and, where its statistics count no null id, its rows: one footer read per file (they
+    # are cached a few at a time)
+    facts = {f: (_bounds(f, fmt), flat.rows_with_ids(f, fmt)) for table, _, files in tables if table != "warnings"
+             for f in files}
+    bounds = {f: b for f, (b, _) in facts.items()}
     firsts = [int(ids[k]) for k in range(0, len(ids), batch_size)]
     # the parts tile every id, so that a row whose tournament the tournaments table lacks is read with
     # some part and reported by the model's checker, never skipped
@@ -142,7 +146,7 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     index = {}   # file -> the first and end row of each part in it, when its rows are in tournament order
     for table, _, files in tables:
         for f in files if table not in ("warnings", "flat") else ():
-            whole = _whole_file(f, fmt, bounds[f], los, his)
+            whole = _whole_file(*facts[f], los, his)
             if whole is not None:   # (as ingest writes a model: a part file per batch, none cut)
                 index[f] = whole
             elif (at := _sorted_ids(f, fmt)) is not None:
@@ -158,16 +162,16 @@ def plan_model(path: str, name: str, batch_size: int) -> list[TablePart] | None:
     return out
 
 
-def _whole_file(file: str, fmt: Format, bounds: tuple[int, int] | None, los: np.ndarray, his: np.ndarray
+def _whole_file(bounds: tuple[int, int] | None, rows: int | None, los: np.ndarray, his: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The rows of each part in a Parquet file whose tournament ids all lie in one part (its row groups'
-    statistics say so, with no null id): the whole file in that part, none in the others. Its rows need not be
-    read to be found; None when the statistics do not tell (:func:`_sorted_ids` then reads the column)."""
-    if bounds is None:
+    """The rows of each part in a Parquet file whose tournament ids all lie in one part (``bounds``, from its row
+    groups' statistics; ``rows``, known when they count no null id): the whole file in that part, none in the
+    others. Its rows need not be read to be found; None when the statistics do not tell (:func:`_sorted_ids`
+    then reads the column)."""
+    if bounds is None or rows is None:
         return None
     k = int(np.searchsorted(his, bounds[0], "left"))   # the part holding the smallest id
-    rows = flat.rows_with_ids(file, fmt)
-    if rows is None or k >= len(los) or not los[k] <= bounds[1] <= his[k]:
+    if k >= len(los) or not los[k] <= bounds[1] <= his[k]:
         return None
     first, end = np.zeros(len(los), dtype=np.int64), np.zeros(len(los), dtype=np.int64)
     end[k] = rows
