@@ -40,14 +40,16 @@ cdef inline bint _blank(uint32_t c, const uint8_t* is_ws) noexcept nogil:
 cdef inline int64_t _extent(const code_t* buf, int64_t pos, int64_t room, int64_t width, const uint8_t* ws,
                             int64_t* last) noexcept nogil:
     """The first non-blank character of the field of ``width`` at ``pos`` (-1 when it is blank); one past its last
-    in ``last``."""
-    cdef int64_t j, a = -1
-    last[0] = 0
-    for j in range(width):
-        if not _blank(_at(buf, pos, j, room), ws):
-            if a < 0:
-                a = j
-            last[0] = j + 1
+    in ``last``. Found from both ends (past the line's end, at ``room``, every character is a blank)."""
+    cdef int64_t a = 0, b = min(width, room)
+    while a < b and _blank(buf[pos + a], ws):
+        a += 1
+    if a >= b:
+        last[0] = 0
+        return -1
+    while _blank(buf[pos + b - 1], ws):
+        b -= 1
+    last[0] = b
     return a
 
 
