@@ -348,14 +348,12 @@ def fore_total(base: Elements) -> np.ndarray:
     value, _, _ = _own_values(d, rules, score, as_opponent, base.pts, own_at[still], own.rows[still],
                               own.cols[still])
     new_game = ~np.take(base.game_like, at)
-    changes = [(g_rows, delta[d.opp[g_rows, g_cols]]),
-               (own.rows, -np.take(base.oppscore, own_at).astype(np.int64)),
-               (own.rows[still], value),
-               (rows[new_game], as_opponent[np.take(d.opp, at[new_game])])]
-    for where, by in changes:
-        if len(where):
-            total += np.bincount(where, weights=by, minlength=d.players).astype(np.int64)
-    return total
+    # the changes of the few cells, added in one pass: forfeits counted as games, the dummies (less their old
+    # values, plus their new ones) and the final round's cells that become games
+    where = np.concatenate([g_rows, own.rows, own.rows[still], rows[new_game]])
+    by = np.concatenate([delta[d.opp[g_rows, g_cols]], -np.take(base.oppscore, own_at).astype(np.int64), value,
+                         as_opponent[np.take(d.opp, at[new_game])]])
+    return total + np.bincount(where, weights=by, minlength=d.players).astype(np.int64)
 
 
 def _with_cells(grid: np.ndarray, at: np.ndarray, value: np.ndarray | int | bool) -> np.ndarray:
