@@ -15,7 +15,7 @@ import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,16 @@ class Archive:
         return meta
 
 
-def _fresh(archive: Archive) -> bool:
-    """Whether the archive must be made: then its directory is emptied (an unfinished one is made again);
-    False when a finished one (with its ``meta.json``) is there to reuse."""
-    if (archive.root / "meta.json").is_file():
+#: The mixed archives' generation: an archive written by an earlier one is made again (2: players and events
+#: carry names, federations, ids, dates and records, tbstats.simulation.identity).
+MIX_GENERATION: Final = 2
+
+
+def _fresh(archive: Archive, generation: int | None = None) -> bool:
+    """Whether the archive must be made: then its directory is emptied (an unfinished one, or one of an earlier
+    ``generation``, is made again); False when a finished one (with its ``meta.json``) is there to reuse."""
+    if (archive.root / "meta.json").is_file() and (
+            generation is None or archive.meta().get("generation") == generation):
         return False
     if archive.root.exists():
         shutil.rmtree(archive.root)
@@ -87,7 +93,7 @@ def make_mix_archive(root: Path, *, events: int, seed: int, profile: str = "mix"
     kinds, byes, forfeits, withdrawals and unrated players drawn like a real archive), written block by block as
     TRF files. Nothing here is timed; a finished archive is reused."""
     archive = Archive(root)
-    if not _fresh(archive):
+    if not _fresh(archive, MIX_GENERATION):
         return archive
     from tbstats.io.trf import write_trf
     from tbstats.simulation.mix import iter_mix, profile_config
@@ -100,7 +106,8 @@ def make_mix_archive(root: Path, *, events: int, seed: int, profile: str = "mix"
             kinds[kind] = kinds.get(kind, 0) + n
         size += _write_files(archive, block.batch.tournaments["tournament"].to_list(),
                              write_trf(block.batch).values())
-    meta = {"events": events, "profile": profile, "players": None, "rounds": None, "seed": seed,
+    meta = {"events": events, "profile": profile, "generation": MIX_GENERATION, "players": None, "rounds": None,
+            "seed": seed,
             "game_rows": rows, "trf_bytes": size, "kinds": dict(sorted(kinds.items()))}
     (root / "meta.json").write_text(json.dumps(meta))
     return archive
@@ -123,9 +130,10 @@ def archive_label(meta: dict[str, Any]) -> str:
 
 
 def sample_archive(source: Archive, root: Path, files: int) -> Archive:
-    """The first ``files`` TRF files of ``source`` (hard links or copies), for the side-by-side runs."""
+    """The first ``files`` TRF files of ``source`` (hard links or copies), for the side-by-side runs (made again
+    when ``source`` was)."""
     archive = Archive(root)
-    if (root / "meta.json").is_file():
+    if (root / "meta.json").is_file() and archive.meta().get("generation") == source.meta().get("generation"):
         return archive
     from tbstats.io.trf import read_trf
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 from pathlib import Path
 
 import polars as pl
@@ -135,3 +136,49 @@ def test_mix_profile_is_the_default_archive() -> None:
     assert profile_config("mix", events=30, seed=2) == MixConfig(events=30, seed=2)
     with pytest.raises(TbstatsError, match="unknown archive profile 'big'"):
         profile_config("big", events=1, seed=0)
+
+
+def test_events_carry_what_real_files_do(small: object, trf_dir: Path) -> None:
+    """Simulated events name their players (with sex, title, federation, FIDE id and birth date) and carry the
+    event's city, federation, dates, arbiter, time control and for some round dates, as real files do; all of it
+    reads back from the files written."""
+    from tbstats.io.sources import load
+
+    batch, kinds = small.batch, small.kinds  # type: ignore[attr-defined]
+    simulated = kinds.filter(pl.col("kind") != "team")["tournament"]
+    players = batch.players.filter(pl.col("tournament").is_in(simulated.implode()))
+    assert players["name"].str.contains(", ").all() and players["name"].n_unique() > players.height // 4
+    assert set(players["sex"].unique().to_list()) == {"m", "w"}
+    assert players["federation"].str.len_chars().eq(3).all() and players["federation"].n_unique() > 10
+    rated = players["rating"].is_not_null()
+    assert players.filter(rated)["fide_id"].null_count() == 0
+    assert players.filter(pl.col("title").is_not_null())["rating"].min() >= 2200  # type: ignore[operator]
+    assert players["birth"].str.contains(r"^\d{4}/\d\d/\d\d$").all()
+    events = batch.tournaments.filter(pl.col("tournament").is_in(simulated.implode()))
+    assert events["start_date"].n_unique() > 1 and events["city"].null_count() == 0
+    assert events["start_date"].min() >= dt.date(2026, 3, 1)   # type: ignore[operator]  # (the 2026 edition)
+    codes = events["records"].list.eval(pl.element().str.slice(0, 3))
+    assert codes.list.contains("102").all() and codes.list.contains("122").all()
+    assert 0 < codes.list.contains("132").sum() < events.height
+    read = load([str(trf_dir)]).batch   # (each file is named after its event's id)
+    file_id = pl.col("source").str.extract(r"(\d+)\.trf$").cast(pl.Int64).alias("tournament")
+    ids = read.tournaments.select("tournament", file_id.alias("id"))
+    columns = ["tournament", "start_no", "name", "sex", "title", "federation", "fide_id", "birth"]
+    again = read.players.join(ids, on="tournament").drop("tournament").rename({"id": "tournament"})
+    assert_frame_equal(again.select(columns).sort("tournament", "start_no"),
+                       batch.players.select(columns).sort("tournament", "start_no"))
+    dates = ["tournament", "start_date", "end_date"]
+    assert_frame_equal(read.tournaments.with_columns(file_id).select(dates).sort("tournament"),
+                       batch.tournaments.select(dates).sort("tournament"))
+
+
+def test_identities_leave_the_games_as_drawn(monkeypatch: pytest.MonkeyPatch, small: object) -> None:
+    """The identities come from a stream of their own: without them the seed draws the same games."""
+    import tbstats.simulation.mix as mix
+
+    monkeypatch.setattr(mix, "dress", lambda batch, rng: batch)
+    bare = simulate_mix(SMALL)
+    assert_frame_equal(bare.batch.games, small.batch.games)  # type: ignore[attr-defined]
+    assert_frame_equal(bare.batch.players.drop("name", "sex", "title", "federation", "fide_id", "birth"),
+                       small.batch.players.drop("name", "sex", "title", "federation", "fide_id", "birth"))  # type: ignore[attr-defined]
+    assert bare.batch.players["federation"].null_count() == bare.batch.players.height

@@ -233,3 +233,69 @@ def test_header_values_are_their_text_from_column_five_stripped_as_python_strips
         return w.filter(pl.col("field") == "202")["message"].to_list()
     assert list_warnings("310    1 Team") == []
     assert list_warnings("310x 1 Team") == list_warnings("") != []
+
+
+def test_header_lines_are_told_apart_as_their_texts_say() -> None:
+    """Each header line's kind (header record, scoring, round dates, kept or skipped), found from the buffer,
+    is what :func:`_kind` makes of its text, for lines of every shape: codes in any case or beyond ASCII, lines of
+    three characters, a code run into its value, rulers, and records kept (arbiter, time control...) that go
+    verbatim, in order, to the event's records."""
+    from tbstats.io.trf.buffer import build_buffer, split_lines
+    from tbstats.io.trf.headers import _id_of, _kind, _line_ids
+
+    rng = random.Random(7)
+    starts = ["012", "xxr", "XXS", "132", "162", "102", "122", "1O2", "102x", "ABC", "abc", "Ab1", "299", "310",
+              "DDD", "DDD SSSS", "###", "  1", "         1 ", "1234567890", "Ä12", "12Ä", "ÄBC", "013", "xxs"]
+    lines = []
+    for _ in range(400):
+        code = rng.choice(starts)
+        rest = rng.choice(["", " ", " IA Dvorak, Jan", "  9", "x value", " Ä ü", "\u3000x"])
+        lines.append((code + rest).rstrip() or "x")
+    for encode in ("latin-1", "utf-8"):
+        data = "\n".join(lines).encode(encode, errors="replace")
+        text = data.decode(encode)
+        codes = (np.frombuffer(data, dtype=np.uint8) if encode == "latin-1"
+                 else np.array([ord(c) for c in text], dtype=np.uint32))
+        heads = split_lines(*build_buffer([codes]))
+        ids, rows, texts = _line_ids(heads)
+        want = [_id_of(*_kind(t)) for t in heads.texts()]
+        assert ids.tolist() == want
+        assert texts == [heads.texts()[k] for k in rows.tolist()]
+    text = GOOD.replace("XXR 2", "XXR 2\n102 IA Dvorak, Jan\n1O2 odd\n122 90 min\nDDD SSSS ruler\nabc skipped")
+    records = read_trf([("r.trf", text.encode())]).batch.tournaments["records"].to_list()
+    assert records == [["102 IA Dvorak, Jan", "1O2 odd", "122 90 min"]]
+
+
+@pytest.mark.parametrize("dates", [["26/03/02", "26/03/03"], ["", "xx/yy/zz", "26/03/04", "26/03/05"],
+                                   ["        ", "", ""], ["02.03.26", "03.03.26"], []])
+@pytest.mark.parametrize("start", [None, "", "01/02/03", "2026/03/01", "junk"])
+def test_round_dates_settle_the_dates_from_the_first_read(dates: list[str], start: str | None) -> None:
+    """An event's dates read from its 132 record's dates up to the first readable one are those read from all
+    of them (what the reader keeps of a 132 record for its dates)."""
+    from tbstats.io.dates import resolve_dates
+    from tbstats.io.trf.headers import ROUND0, _round_dates
+
+    text = "132".ljust(ROUND0) + "  ".join(d.ljust(8) for d in dates)
+    full = [text[k:k + 8] for k in range(ROUND0, len(text), 10)]
+    for end in (None, "2026/03/09", "03/09/26"):
+        assert resolve_dates(start, end, list(_round_dates(text))) == resolve_dates(start, end, full)
+
+
+def test_dates_read_at_once_are_those_read_one_by_one() -> None:
+    """The events' dates read at once (a start written year first with four digits) are those that
+    :func:`resolve_dates` gives event by event, with its warnings, for dates written in every way seen."""
+    from tbstats.io.trf.headers import ROUND0, _all_dates, _event_dates, _round_dates
+
+    forms = [None, "", " ", "2026/03/01", "2026-3-1", "2026.03.01 to 2026.03.09", "2026 / 03 / 01", "0000/01/01",
+             "2026/02/30", "2026/13/01", "2024/02/29", "2023/02/29", "01/03/2026", "26/03/01", "11.09.26",
+             "May 10, 2020", "10 May 2020", "20261/03/01", "2026/0015/01", "2026/03/0015",
+             "\u0662\u0660\u0662\u0666/03/01", "2026\x1c/03/01", "junk", "2026", "2026/03"]
+    rounds = [None, "132".ljust(ROUND0) + "26/03/02  26/03/03", "132".ljust(ROUND0) + "          26/03/04"]
+    rng = random.Random(3)
+    v042 = [rng.choice(forms) for _ in range(600)]
+    v052 = [rng.choice(forms) for _ in range(600)]
+    texts = [rng.choice(rounds) for _ in range(600)]
+    want = [_event_dates(a, b, _round_dates(r) if r is not None else ())
+            for a, b, r in zip(v042, v052, texts, strict=True)]
+    assert _all_dates(v042, v052, texts) == want
+    assert sum(w[0] is not None for w in want) > 200 and sum(w[2] is not None for w in want) > 50

@@ -27,6 +27,11 @@ Profiles (:data:`PROFILES`, :func:`profile_config`): ``mix``, the defaults, a fe
 the events a club or a small federation runs: Swiss of 7 to 70 players (median 22) and 3 to 11 rounds, a fifth
 round robins of 4 to 12 players, no double round robins or team events (the shape of issue 22's hidden archive).
 
+Identity
+    Simulated events carry what a real file does besides its games (:mod:`tbstats.simulation.identity`):
+    players' names, sexes, titles, federations, FIDE ids and birth dates, and the event's city, federation,
+    dates (from 1 March to 30 November 2026), arbiter, time control and, for half of them, round dates.
+
 Reproducibility: block ``k`` (events ``k * block`` ..) draws from ``PCG64(SeedSequence(seed, spawn_key=(k,)))``;
 every simulated run gets its own seed from that stream, so the same configuration gives the same archive,
 block by block, whatever reads it. ``block`` and ``group`` are part of the random stream.
@@ -48,6 +53,7 @@ from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
 from tbstats.simulation.config import SimulationConfig
 from tbstats.simulation.driver import simulate
+from tbstats.simulation.identity import dress
 from tbstats.simulation.teams import team_event_texts
 
 #: Event kinds, in the order of their codes.
@@ -208,6 +214,9 @@ def _block(config: MixConfig, k: int, first: int, count: int) -> MixBlock:
             sim = simulate(_config(config, rng, c, p, r, len(idx), seed))
             parts.append(_renumbered(sim.batch, ids, config.seed))
             truths.append(sim.truth.with_columns(pl.Series("tournament", ids[sim.truth["tournament"].to_numpy()])))
+    # names, federations, titles, ids, dates and records from a stream of their own: the games stay the seed's
+    dressing = np.random.Generator(np.random.PCG64(np.random.SeedSequence(config.seed, spawn_key=(k, 1))))
+    parts = [dress(part, dressing) for part in parts]
     if team_texts:
         read = read_trf([(f"mix/{config.seed}/{i}", t.encode()) for i, t in zip(team_ids, team_texts, strict=True)])
         if read.errors.height:

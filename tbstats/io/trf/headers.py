@@ -3,7 +3,8 @@
 An event has a handful of header records, and an archive repeats the same record texts over and over
 (``XXR 9``, ``162 W 1.0 ...``, ``092 Swiss system``): every interpretation is done once per distinct text
 and looked up for the other events. The lines are told apart by their codes in the character buffer, with
-numpy; only the values read and the few other records (kept, scoring, round dates) become Python strings.
+numpy; only the values read and the few records read (scoring, round dates, 299) become Python strings (the
+records kept go from the buffer to their column).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.io.dates import resolve_dates
+from tbstats.io.dates import date_candidates, resolve_dates
 from tbstats.io.trf.buffer import Lines, text_at
 from tbstats.model.adjust import describe
 from tbstats.model.batch import arrow_series
@@ -85,12 +86,6 @@ def _scoring(records: tuple[tuple[str, str], ...]) -> tuple[dict[str, int], str 
 
 
 @lru_cache(maxsize=65536)
-def _dates(start: str | None, end: str | None, rounds: tuple[str, ...]) -> tuple[
-        dt.date | None, dt.date | None, str | None]:
-    return resolve_dates(start, end, list(rounds))
-
-
-@lru_cache(maxsize=65536)
 def _kind(text: str) -> tuple[int, str]:
     """What a header line is (skip, scoring, round dates, header record, kept record) and its code."""
     code = text[:3].upper()
@@ -108,6 +103,18 @@ def _kind(text: str) -> tuple[int, str]:
     if is_record:
         return _KEPT, code
     return _SKIP, code
+
+
+def _round_dates(text: str) -> tuple[str, ...]:
+    """The round dates of a 132 record up to the first one read as a date: all that the event's dates are
+    settled by (:func:`tbstats.io.dates.resolve_dates` looks no further), and the shorter key of
+    :func:`_interpret` (one round date a day makes each event's list its own)."""
+    out = []
+    for k in range(ROUND0, len(text), 10):
+        out.append(text[k:k + 8])
+        if date_candidates(out[-1]):
+            break
+    return tuple(out)
 
 
 @lru_cache(maxsize=65536)
@@ -181,29 +188,29 @@ def _list_problem(code: str, text: str, team: bool) -> str | None:
     return None
 
 
-#: Records whose values are interpreted (once per distinct combination, with the event's round and player counts).
-_INTERPRETED: Final = ("042", "052", "XXR", "142", "062", "202", "212", "192", "092")
-_COLUMNS: Final = ("start_date", "end_date", "date_text", "rounds", "declared_players", "scale",
-                   *(f"pts_{k}" for k in SCORING_KINDS), "tiebreaks", "standings_tiebreaks", "_declared_type")
+#: Records whose values are interpreted (once per distinct combination, with the event's round and player counts);
+#: the dates (042, 052 and the round dates) apart, each event's own in a real archive.
+_INTERPRETED: Final = ("XXR", "142", "062", "202", "212", "192", "092")
+_COLUMNS: Final = ("rounds", "declared_players", "scale", *(f"pts_{k}" for k in SCORING_KINDS), "tiebreaks",
+                   "standings_tiebreaks", "_declared_type")
+_Note = tuple[str | None, str, str]
 
 
 @lru_cache(maxsize=65536)
-def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[tuple[str | None, str, str]],
+def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[_Note], list[_Note],
                                                list[tuple[str | int, str, str]]]:
-    """Column values, warnings (record, field, message) and errors (record or scoring index, column, reason)
-    of one distinct combination of interpreted records."""
-    v042, v052, v_xxr, v142, v062, v202, v212, v192, v092, round_dates, scoring, longest, players, team = key
-    notes: list[tuple[str | None, str, str]] = []
+    """Column values, warnings (record, field, message) to come before the dates' and after them, and errors
+    (record or scoring index, column, reason) of one distinct combination of interpreted records."""
+    v_xxr, v142, v062, v202, v212, v192, v092, scoring, longest, players, team = key
+    before: list[_Note] = []
+    notes: list[_Note] = []
     found = _range_reasons((v_xxr, v142, v062), tuple(t for _, t in scoring))
     problems: list[tuple[str | int, str, str]] = [
         (_RANGED[i], _RANGED[i], reason) if i < len(_RANGED) else (i - len(_RANGED), scoring[i - len(_RANGED)][0],
                                                                    reason) for i, reason in found]
     points, bad_scoring = _scoring(scoring) if not problems else (scoring_columns(dict(STANDARD_SCORING)), None)
     if bad_scoring:
-        notes.append((None, "scoring", bad_scoring))
-    start, end, date_warn = _dates(v042, v052, round_dates)
-    if date_warn:
-        notes.append(("042", "042 start date", date_warn))   # (what --rules auto then does: tbstats.run.checks)
+        before.append((None, "scoring", bad_scoring))
     xxr, r142 = (to_int(v_xxr), to_int(v142)) if not problems else (None, None)
     planned = xxr or r142 or longest
     if (xxr or r142) and planned < longest:   # (an event's rounds hold every round present: the model's checks)
@@ -217,9 +224,52 @@ def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[tuple[str | 
         problem = _list_problem(code, text, team) if text else None
         if problem:
             notes.append((code, code, problem))
-    values = (start, end, v042 or None, max(planned, 0), n_declared, *points.values(), _tb_list(v202),
-              _tb_list(v212), _declared_type(v192 or None, v092 or None))
-    return values, notes, problems
+    values = (max(planned, 0), n_declared, *points.values(), _tb_list(v202), _tb_list(v212),
+              _declared_type(v192 or None, v092 or None))
+    return values, before, notes, problems
+
+
+#: A date written year first with four digits ('2026/03/01', '2026-3-1 ...'), in ASCII: the one reading
+#: :func:`tbstats.io.dates.date_candidates` makes of it when it is a date (its pattern's ASCII part).
+_YEAR_FIRST: Final = (r"^[ \t\n\r\f\v]*([0-9]{4})[ \t\n\r\f\v]*[./\-][ \t\n\r\f\v]*([0-9]{1,2})[ \t\n\r\f\v]*[./\-]"
+                      r"[ \t\n\r\f\v]*([0-9]{1,4})")
+
+
+def _year_first(texts: list[str | None]) -> tuple[list[dt.date | None], np.ndarray]:
+    """The date of each text written year first with four digits (None for any other text), and which texts
+    are blank (no date and no warning either)."""
+    column = pl.Series(texts, dtype=pl.String)
+    parts = column.str.extract_groups(_YEAR_FIRST).struct.unnest()
+    year, month, day = (parts.get_column(c) for c in parts.columns)
+    dates = (year + "-" + month.str.zfill(2) + "-" + day.str.zfill(2)).str.to_date("%Y-%m-%d", strict=False)
+    year_zero = np.flatnonzero((year == "0000").fill_null(False).to_numpy())   # (chrono reads it, Python not)
+    return dates.scatter(year_zero, None).to_list(), column.fill_null("").str.strip_chars().eq("").to_numpy()
+
+
+def _all_dates(v042: list[str | None], v052: list[str | None], round_texts: list[str | None]) -> list[
+        tuple[dt.date | None, dt.date | None, _Note | None]]:
+    """Each event's :func:`_event_dates`. A start written year first with four digits settles the event's
+    dates with the end's own reading, whatever its round dates (:func:`tbstats.io.dates.resolve_dates` has no
+    choice to make): those are read at once; the others one by one."""
+    start, _ = _year_first(v042)
+    end, no_end = _year_first(v052)
+    out: list[tuple[dt.date | None, dt.date | None, _Note | None]] = []
+    for k, (s, e, blank) in enumerate(zip(start, end, no_end.tolist(), strict=True)):
+        if s is not None and (e is not None or blank):
+            out.append((s, e, None))
+        else:
+            text = round_texts[k]
+            out.append(_event_dates(v042[k], v052[k], _round_dates(text) if text is not None else ()))
+    return out
+
+
+@lru_cache(maxsize=65536)
+def _event_dates(v042: str | None, v052: str | None, round_dates: tuple[str, ...]) -> tuple[
+        dt.date | None, dt.date | None, _Note | None]:
+    """An event's start and end dates, and the warning its dates call for."""
+    start, end, warning = resolve_dates(v042, v052, list(round_dates))
+    # (what --rules auto then does with an event without a start date: tbstats.run.checks)
+    return start, end, ("042", "042 start date", warning) if warning else None
 
 
 def tournament_headers(sources: Sequence[str], source_files: Sequence[str], heads: Lines, event_of_line: np.ndarray,
@@ -234,42 +284,44 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], head
     ids, others, texts = _line_ids(heads)
     values, first_line = _first_values(n, heads, event_of_line, ids)
     scoring: list[list[tuple[str, str, int]]] = [[] for _ in range(n)]
-    kept: list[list[str]] = [[] for _ in range(n)]
-    round_dates: list[tuple[str, ...]] = [()] * n
+    round_texts: list[str | None] = [None] * n   # (each event's last 132 record)
     adjustments: list[tuple[int, int, str]] = []
     for text, ev, line, kind in zip(texts, event_of_line[others].tolist(), heads.line[others].tolist(),
                                     ids[others].tolist(), strict=True):
-        if kind == _KEPT_ID:
-            kept[ev].append(text)
-            if text.startswith("299"):
-                adjustments.append((ev, line, text))
+        if kind == _KEPT_ID:   # (299 records, the only ones kept that are also read)
+            adjustments.append((ev, line, text))
         elif kind == _SCORING_ID:
             scoring[ev].append((_kind(text)[1], text, line))
-        elif kind == _DATES_ID:
-            round_dates[ev] = tuple(text[k:k + 8] for k in range(ROUND0, len(text), 10))
-            kept[ev].append(text)
+        else:
+            round_texts[ev] = text
     team_record = np.zeros(n, dtype=bool)   # a team event has team records (310, or 013 in older files) ...
     team_record[event_of_line[(ids == _KEPT_ID) & (heads.code_is("310") | heads.code_is("013"))]] = True
     # ... or its 192/092 type says so
     team = [t or _declared_type(v192 or None, v092 or None) == "team"
             for t, v192, v092 in zip(team_record.tolist(), values["192"], values["092"], strict=True)]
-    keys = zip(*(values[code] for code in _INTERPRETED), round_dates,
+    keys = zip(*(values[code] for code in _INTERPRETED),
                [tuple((c, t) for c, t, _ in found) if found else () for found in scoring], longest.tolist(),
                players.tolist(), team, strict=True)
     interpreted = list(map(_interpret, keys))   # (values, warnings, errors) of each event
+    dates = _all_dates(values["042"], values["052"], round_texts)
     warns: list[dict[str, object]] = []
     errors: list[dict[str, object]] = []
-    for ev in [ev for ev, (_, notes, problems) in enumerate(interpreted) if notes or problems]:
-        _, notes, problems = interpreted[ev]
-        for record, name, message in notes:
+    for ev in [ev for ev, ((_, before, after, problems), (_, _, note)) in enumerate(zip(interpreted, dates,
+                                                                                        strict=True))
+               if before or after or problems or note]:
+        _, before, after, problems = interpreted[ev]
+        note = dates[ev][2]
+        for record, name, message in [*before, *([note] if note else []), *after]:
             warns.append({"source": sources[ev], "line": first_line(ev, record) if record is not None else None,
                           "field": name, "message": message})
         for where, column, reason in problems:
             line = first_line(ev, where) if isinstance(where, str) else scoring[ev][where][2]
             errors.append({"path": source_files[ev], "line": line, "column": column, "reason": reason})
 
-    cols = dict(zip(_COLUMNS, map(list, zip(*(v for v, _, _ in interpreted), strict=True)), strict=True)) \
+    cols = dict(zip(_COLUMNS, map(list, zip(*(v for v, _, _, _ in interpreted), strict=True)), strict=True)) \
         if interpreted else {k: [] for k in _COLUMNS}
+    cols["start_date"], cols["end_date"] = ([d[0] for d in dates], [d[1] for d in dates])
+    cols["date_text"] = [v or None for v in values["042"]]
     for ev, line, text in adjustments:       # 299: say what is applied, at its line (rules.md 9.1)
         warns.append({"source": sources[ev], "line": line, "field": "299", "message": describe(text, team[ev])})
 
@@ -282,10 +334,10 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], head
     data: dict[str, Any] = {
         "event": np.arange(n, dtype=np.int64), "source_file": list(source_files), "source": list(sources),
         "name": field("012"), "city": field("022"), "federation": field("032"),
-        "type_text": field("092"), "type_code": field("192"), "records": kept, **cols}
-    lists = {"records", "tiebreaks", "standings_tiebreaks"}
-    frame = pl.DataFrame({k: string_lists(k, data[k]) if k in lists
-                          else pl.Series(k, data[k], dtype=schema[k]) for k in schema})
+        "type_text": field("092"), "type_code": field("192"), **cols}
+    lists = {"tiebreaks", "standings_tiebreaks"}
+    frame = pl.DataFrame({k: _records(heads, event_of_line, ids, n) if k == "records" else string_lists(k, data[k])
+                          if k in lists else pl.Series(k, data[k], dtype=schema[k]) for k in schema})
     return frame, warns, errors
 
 
@@ -303,6 +355,7 @@ _BY_KEY: Final = {(ord(c[0]) << 16) | (ord(c[1]) << 8) | ord(c[2]): _id_of(*kind
                   if len(c) == 3}
 _KEYS: Final = np.array(sorted(_BY_KEY), dtype=np.int64)
 _KEY_IDS: Final = np.array([_BY_KEY[k] for k in sorted(_BY_KEY)], dtype=np.int16)
+_RULER: Final = (ord("D") << 16) | (ord("D") << 8) | ord("D")
 #: What Python's ``str.strip()`` strips (``str.isspace``): header values read as they always were, as the
 #: stripped Python text of a line from its fifth character (tests/test_trf_reader.py checks the set).
 PY_WHITESPACE: Final = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -312,23 +365,38 @@ PY_WHITESPACE: Final = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u20
 def _line_ids(heads: Lines) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """What each header line is, as :func:`_kind` says (a header record's index in ``HEADER_RECORDS``, or
     :data:`_SCORING_ID`...): by its first three characters upper-cased where they are ASCII and a known code,
-    else by its text. Also the lines kept or read as text (records kept, scoring, round dates), and their texts."""
+    else, for a record kept (three capitals or digits, then a blank or the line's end), by them as they are,
+    else (few lines) by its text. Also the lines read as text (scoring, round dates, 299 records), and their
+    texts."""
     n = len(heads.start)
-    key, ascii_code = np.zeros(n, dtype=np.int64), heads.length >= 3
+    key, ascii_code, record = np.zeros(n, dtype=np.int64), heads.length >= 3, heads.length >= 3
     last = len(heads.buf) - 1
     for j in range(3):
         c = heads.buf[np.minimum(heads.start + j, last)].astype(np.int64)
         ascii_code &= c < 128
+        record &= ((c >= 48) & (c <= 57)) | ((c >= 65) & (c <= 90))   # (as _RECORD matches: no case change)
         c -= 32 * ((c >= 97) & (c <= 122))   # (ASCII upper case, as str.upper() makes it)
         key = (key << 8) | c
     at = np.minimum(np.searchsorted(_KEYS, key), len(_KEYS) - 1)
     ids = np.where(ascii_code & (_KEYS[at] == key), _KEY_IDS[at], -1).astype(np.int16)
-    rows = np.flatnonzero((ids < 0) | (ids == _SCORING_ID) | (ids == _DATES_ID))
-    texts = heads.subset(rows).texts()
-    for k in np.flatnonzero(ids[rows] < 0).tolist():   # (few: records kept or skipped, other codes)
-        ids[rows[k]] = _id_of(*_kind(texts[k]))
-    read = ids[rows] != _SKIP_ID
-    return ids, rows[read], [t for t, r in zip(texts, read.tolist(), strict=True) if r]
+    record &= (heads.length == 3) | (heads.buf[np.minimum(heads.start + 3, last)] == ord(" "))
+    ids[record & (ids < 0) & (key != _RULER)] = _KEPT_ID   # ('DDD SSSS...' rulers: by their text)
+    unknown = np.flatnonzero(ids < 0)
+    if unknown.size:   # (few: codes in lower case or beyond ASCII, rulers, lines that are no record)
+        for k, text in zip(unknown.tolist(), heads.subset(unknown).texts(), strict=True):
+            ids[k] = _id_of(*_kind(text))
+    rows = np.flatnonzero((ids == _SCORING_ID) | (ids == _DATES_ID) | ((ids == _KEPT_ID) & heads.code_is("299")))
+    return ids, rows, heads.subset(rows).texts()
+
+
+def _records(heads: Lines, event_of_line: np.ndarray, ids: np.ndarray, n: int) -> pl.Series:
+    """Each event's records kept (round dates among them) as they are written, in file order: a List(String)
+    column made from the character buffer (the lines come event by event)."""
+    rows = np.flatnonzero((ids == _KEPT_ID) | (ids == _DATES_ID))
+    texts = text_at(heads.buf, heads.start[rows], heads.length[rows], "records")
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(event_of_line[rows], minlength=n), out=offsets[1:])
+    return arrow_series("records", pa.LargeListArray.from_arrays(pa.array(offsets), texts.to_arrow()))
 
 
 def _first_values(n: int, heads: Lines, event_of_line: np.ndarray, ids: np.ndarray) -> tuple[

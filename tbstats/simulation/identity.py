@@ -1,0 +1,136 @@
+"""What a real archive's files hold besides the games, drawn for simulated events (:func:`dress`).
+
+A TRF file exported by a pairing program names its players ("Surname, Given"), gives their sex, title,
+federation, FIDE id and birth date, and its header carries the event's city, federation, dates, arbiter (102),
+time control (122) and often the round dates (132). An archive without them is lighter to read than the
+archives users have, so the benchmark archives (:mod:`tbstats.simulation.mix`) carry them too.
+
+Every value is drawn from a stream of its own (the caller's ``rng``), never from the games' stream: a seed's
+games, results and tie-breaks are the same with or without them. Start dates fall between 1 March and
+30 November 2026, so ``--rules auto`` reads every event under the 2026 edition (rules.md 1).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from tbstats.io.trf.headers import ROUND0  # (a 132 record's first round date: the column of round 1's block)
+from tbstats.model.batch import Batch
+
+SURNAMES: Final = (
+    "Andersen", "Bauer", "Novak", "Kowalski", "Garcia", "Martin", "Rossi", "Horvath", "Jansen", "Petrov",
+    "Nielsen", "Dubois", "Fischer", "Lopez", "Moreau", "Schmidt", "Popescu", "Kovacs", "Larsen", "Fernandez",
+    "Bianchi", "Lindqvist", "Papadopoulos", "Yilmaz", "Cohen", "O'Brien", "Murphy", "Silva", "Santos",
+    "Nowak", "Dvorak", "Varga", "Ivanov", "Shevchenko", "Jovanovic", "Horvat", "Berg", "Virtanen",
+    "Kumar", "Sharma", "Wang", "Li", "Tanaka", "Kim", "Nguyen", "Smith", "Johnson", "Brown", "Wilson",
+    "van der Berg", "De Smet", "Muller", "Keller", "Meier", "Hoffmann", "Wagner", "Becker", "Richter",
+    "Zielinski", "Kaminski",
+)
+GIVEN_MEN: Final = (
+    "Peter", "Jan", "Luca", "Marco", "Pablo", "Lukas", "Tomas", "David", "Andrei", "Igor", "Mikkel", "Pierre",
+    "Johan", "Erik", "Mehmet", "Daniel", "Sean", "Joao", "Piotr", "Milan", "Arjun", "Wei", "Kenji", "Minho",
+    "Thomas", "Michael", "Stefan", "Nikola", "Oliver", "Felix",
+)
+GIVEN_WOMEN: Final = (
+    "Anna", "Maria", "Elena", "Sofia", "Laura", "Julia", "Eva", "Ingrid", "Chloe", "Ayse", "Sarah", "Aoife",
+    "Ana", "Marta", "Petra", "Priya", "Mei", "Yuki", "Jiwoo", "Katarina",
+)
+FEDERATIONS: Final = (
+    "GER", "FRA", "ESP", "ITA", "ENG", "NED", "POL", "CZE", "HUN", "AUT", "SUI", "BEL", "SWE", "NOR", "DEN",
+    "FIN", "IRL", "SCO", "POR", "GRE", "TUR", "ISR", "ROU", "SRB", "CRO", "UKR", "USA", "CAN", "IND", "ARG",
+)
+CITIES: Final = (
+    "Hamburg", "Lyon", "Valencia", "Bologna", "Leeds", "Utrecht", "Krakow", "Brno", "Debrecen", "Graz",
+    "Basel", "Ghent", "Uppsala", "Bergen", "Aarhus", "Tampere", "Cork", "Dundee", "Porto", "Thessaloniki",
+    "Izmir", "Haifa", "Cluj-Napoca", "Novi Sad", "Split", "Lviv", "Reno", "Montreal", "Chennai", "Rosario",
+)
+TIME_CONTROLS: Final = ("90 min + 30 s/move", "60 min + 30 s/move", "90 min/40 moves + 30 min + 30 s/move",
+                        "45 min + 15 s/move", "15 min + 10 s/move")
+#: Titles by the least rating that carries them, men's and women's (a rated player of that rating or more holds
+#: it with the probability given: many strong players hold none).
+TITLES: Final = ((2500, "GM", "GM", 0.7), (2400, "IM", "WGM", 0.5), (2300, "FM", "WIM", 0.35),
+                 (2200, "CM", "WFM", 0.2))
+#: Shares: women among players, players of the event's own federation, events with round dates (132), unrated
+#: players with a FIDE id (rated ones all have one).
+WOMEN: Final = 0.15
+HOME: Final = 0.75
+ROUND_DATES: Final = 0.5
+UNRATED_WITH_ID: Final = 0.3
+FIRST_DAY: Final = dt.date(2026, 3, 1)
+DAYS: Final = 275   # start dates FIRST_DAY .. 30 November 2026
+
+
+def _pick(options: tuple[str, ...], at: np.ndarray) -> pl.Series:
+    """``options[at[i]]`` for each ``i``."""
+    return pl.Series(options, dtype=pl.String).gather(at)
+
+
+def _event_records(rng: np.random.Generator, start: np.ndarray, rounds: np.ndarray) -> list[list[str]]:
+    """Each event's arbiter (102), time control (122) and, for some, round dates (132: one a day)."""
+    n = len(start)
+    arbiter = rng.integers(len(SURNAMES), size=n), rng.integers(len(GIVEN_MEN), size=n)
+    control = rng.integers(len(TIME_CONTROLS), size=n)
+    dated = rng.random(n) < ROUND_DATES
+    out = []
+    for k in range(n):
+        rec = [f"102 IA {SURNAMES[arbiter[0][k]]}, {GIVEN_MEN[arbiter[1][k]]}", f"122 {TIME_CONTROLS[control[k]]}"]
+        if dated[k]:
+            day0 = FIRST_DAY + dt.timedelta(days=int(start[k]))
+            days = [day0 + dt.timedelta(days=r) for r in range(int(rounds[k]))]
+            rec.append("132".ljust(ROUND0) + "  ".join(f"{d:%y/%m/%d}" for d in days))
+        out.append(rec)
+    return out
+
+
+def dress(batch: Batch, rng: np.random.Generator) -> Batch:
+    """``batch`` with the names, sexes, titles, federations, FIDE ids and birth dates of its players and the
+    city, federation, dates and arbiter, time control and round dates records of its events drawn from ``rng``
+    (kept records before these stay first). Games, ratings and results are not touched."""
+    t, p = batch.tournaments, batch.players
+    n_t, n_p = t.height, p.height
+    if not n_t:
+        return batch
+    rounds = t["rounds"].to_numpy().astype(np.int64)
+    start = rng.integers(DAYS, size=n_t)
+    home = rng.integers(len(FEDERATIONS), size=n_t)
+    first = np.datetime64(FIRST_DAY, "D")
+    starts = first + start.astype("timedelta64[D]")
+    ends = starts + np.maximum(rounds - 1, 0).astype("timedelta64[D]")
+    added = _event_records(rng, start, rounds)
+    t = t.with_columns(
+        _pick(CITIES, rng.integers(len(CITIES), size=n_t)).alias("city"),
+        _pick(FEDERATIONS, home).alias("federation"),
+        pl.Series("start_date", starts), pl.Series("end_date", ends),
+        pl.Series("date_text", starts).dt.strftime("%Y/%m/%d"),
+        pl.Series("records", [(old or []) + new for old, new in zip(t["records"].to_list(), added, strict=True)],
+                  dtype=pl.List(pl.String)),
+    )
+    event = np.searchsorted(t["tournament"].to_numpy(), p["tournament"].to_numpy())
+    woman = rng.random(n_p) < WOMEN
+    men, women = np.array(GIVEN_MEN, dtype=object), np.array(GIVEN_WOMEN, dtype=object)
+    given = np.where(woman, women[rng.integers(len(women), size=n_p)], men[rng.integers(len(men), size=n_p)])
+    name = _pick(SURNAMES, rng.integers(len(SURNAMES), size=n_p)) + ", " + pl.Series(given.tolist(), dtype=pl.String)
+    fed = np.where(rng.random(n_p) < HOME, home[event], rng.integers(len(FEDERATIONS), size=n_p))
+    rating = p["rating"].fill_null(0).to_numpy()   # (unrated: 0, below every title)
+    title = np.full(n_p, None, dtype=object)
+    luck = rng.random(n_p)
+    for least, man, wom, share in reversed(TITLES):   # (the highest title a player's rating reaches wins)
+        holds = (rating >= least) & (luck < share)
+        title[holds] = np.where(woman[holds], wom, man)
+    fide_id = rng.integers(100_000, 40_000_000, size=n_p)
+    has_id = (rating > 0) | (rng.random(n_p) < UNRATED_WITH_ID)
+    born = pl.DataFrame({"y": 2026 - rng.integers(8, 80, size=n_p), "m": rng.integers(1, 13, size=n_p),
+                         "d": rng.integers(1, 29, size=n_p)}).select(pl.date("y", "m", "d").dt.strftime("%Y/%m/%d"))
+    p = p.with_columns(
+        name.alias("name"),
+        pl.Series("sex", np.where(woman, "w", "m"), dtype=pl.String),
+        pl.Series("title", title.tolist(), dtype=pl.String),
+        _pick(FEDERATIONS, fed).alias("federation"),
+        pl.Series("fide_id", fide_id, dtype=pl.Int64).scatter(np.flatnonzero(~has_id), None),
+        born.to_series().alias("birth"),
+    )
+    return Batch(t, p, batch.games, batch.warnings)
