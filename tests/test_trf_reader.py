@@ -280,22 +280,3 @@ def test_round_dates_settle_the_dates_from_the_first_read(dates: list[str], star
     for end in (None, "2026/03/09", "03/09/26"):
         assert resolve_dates(start, end, list(_round_dates(text))) == resolve_dates(start, end, full)
 
-
-def test_dates_read_at_once_are_those_read_one_by_one() -> None:
-    """The events' dates read at once (a start written year first with four digits) are those that
-    :func:`resolve_dates` gives event by event, with its warnings, for dates written in every way seen."""
-    from tbstats.io.trf.headers import ROUND0, _all_dates, _event_dates, _round_dates
-
-    forms = [None, "", " ", "2026/03/01", "2026-3-1", "2026.03.01 to 2026.03.09", "2026 / 03 / 01", "0000/01/01",
-             "2026/02/30", "2026/13/01", "2024/02/29", "2023/02/29", "01/03/2026", "26/03/01", "11.09.26",
-             "May 10, 2020", "10 May 2020", "20261/03/01", "2026/0015/01", "2026/03/0015",
-             "\u0662\u0660\u0662\u0666/03/01", "2026\x1c/03/01", "junk", "2026", "2026/03"]
-    rounds = [None, "132".ljust(ROUND0) + "26/03/02  26/03/03", "132".ljust(ROUND0) + "          26/03/04"]
-    rng = random.Random(3)
-    v042 = [rng.choice(forms) for _ in range(600)]
-    v052 = [rng.choice(forms) for _ in range(600)]
-    texts = [rng.choice(rounds) for _ in range(600)]
-    want = [_event_dates(a, b, _round_dates(r) if r is not None else ())
-            for a, b, r in zip(v042, v052, texts, strict=True)]
-    assert _all_dates(v042, v052, texts) == want
-    assert sum(w[0] is not None for w in want) > 200 and sum(w[2] is not None for w in want) > 50

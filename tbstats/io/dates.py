@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from functools import lru_cache
 
 _MONTHS = {m: i for i, m in enumerate(
     ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}
@@ -55,6 +56,13 @@ def date_candidates(text: str | None) -> list[dt.date]:
     return []
 
 
+@lru_cache(maxsize=65536)
+def readings(text: str | None) -> tuple[dt.date, ...]:
+    """:func:`date_candidates` of ``text``, once per distinct text (an archive's events share their dates'
+    texts, not their combinations)."""
+    return tuple(date_candidates(text))
+
+
 def resolve_dates(start: str | None, end: str | None, round_dates: list[str]) -> tuple[
         dt.date | None, dt.date | None, str | None]:
     """Start and end dates from 042/052/132, and a warning when a reading stays ambiguous or missing.
@@ -62,12 +70,12 @@ def resolve_dates(start: str | None, end: str | None, round_dates: list[str]) ->
     An ambiguous start date is settled by the end date and the round dates: the reading closest to them
     (within a year) wins.
     """
-    rounds = [c[0] for c in (date_candidates(r) for r in round_dates) if c]
-    ends = date_candidates(end)
-    starts = date_candidates(start)
-    anchors = ends[:1] + rounds[:1]
+    rounds = [c[0] for c in map(readings, round_dates) if c]
+    ends = readings(end)
+    starts = readings(start)
+    anchors = [*ends[:1], *rounds[:1]]
 
-    def pick(cands: list[dt.date]) -> tuple[dt.date | None, bool]:
+    def pick(cands: tuple[dt.date, ...]) -> tuple[dt.date | None, bool]:
         if not cands:
             return None, False
         if len(cands) == 1:

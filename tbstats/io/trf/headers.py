@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.io.dates import date_candidates, resolve_dates
+from tbstats.io.dates import readings, resolve_dates
 from tbstats.io.trf.buffer import Lines, text_at
 from tbstats.model.adjust import describe
 from tbstats.model.batch import arrow_series
@@ -112,7 +112,7 @@ def _round_dates(text: str) -> tuple[str, ...]:
     out = []
     for k in range(ROUND0, len(text), 10):
         out.append(text[k:k + 8])
-        if date_candidates(out[-1]):
+        if readings(out[-1]):
             break
     return tuple(out)
 
@@ -229,45 +229,11 @@ def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[_Note], list
     return values, before, notes, problems
 
 
-#: A date written year first with four digits ('2026/03/01', '2026-3-1 ...'), in ASCII: the one reading
-#: :func:`tbstats.io.dates.date_candidates` makes of it when it is a date (its pattern's ASCII part).
-_YEAR_FIRST: Final = (r"^[ \t\n\r\f\v]*([0-9]{4})[ \t\n\r\f\v]*[./\-][ \t\n\r\f\v]*([0-9]{1,2})[ \t\n\r\f\v]*[./\-]"
-                      r"[ \t\n\r\f\v]*([0-9]{1,4})")
-
-
-def _year_first(texts: list[str | None]) -> tuple[list[dt.date | None], np.ndarray]:
-    """The date of each text written year first with four digits (None for any other text), and which texts
-    are blank (no date and no warning either)."""
-    column = pl.Series(texts, dtype=pl.String)
-    parts = column.str.extract_groups(_YEAR_FIRST).struct.unnest()
-    year, month, day = (parts.get_column(c) for c in parts.columns)
-    dates = (year + "-" + month.str.zfill(2) + "-" + day.str.zfill(2)).str.to_date("%Y-%m-%d", strict=False)
-    year_zero = np.flatnonzero((year == "0000").fill_null(False).to_numpy())   # (chrono reads it, Python not)
-    return dates.scatter(year_zero, None).to_list(), column.fill_null("").str.strip_chars().eq("").to_numpy()
-
-
-def _all_dates(v042: list[str | None], v052: list[str | None], round_texts: list[str | None]) -> list[
-        tuple[dt.date | None, dt.date | None, _Note | None]]:
-    """Each event's :func:`_event_dates`. A start written year first with four digits settles the event's
-    dates with the end's own reading, whatever its round dates (:func:`tbstats.io.dates.resolve_dates` has no
-    choice to make): those are read at once; the others one by one."""
-    start, _ = _year_first(v042)
-    end, no_end = _year_first(v052)
-    out: list[tuple[dt.date | None, dt.date | None, _Note | None]] = []
-    for k, (s, e, blank) in enumerate(zip(start, end, no_end.tolist(), strict=True)):
-        if s is not None and (e is not None or blank):
-            out.append((s, e, None))
-        else:
-            text = round_texts[k]
-            out.append(_event_dates(v042[k], v052[k], _round_dates(text) if text is not None else ()))
-    return out
-
-
-@lru_cache(maxsize=65536)
-def _event_dates(v042: str | None, v052: str | None, round_dates: tuple[str, ...]) -> tuple[
+def _event_dates(v042: str | None, v052: str | None, round_text: str | None) -> tuple[
         dt.date | None, dt.date | None, _Note | None]:
-    """An event's start and end dates, and the warning its dates call for."""
-    start, end, warning = resolve_dates(v042, v052, list(round_dates))
+    """An event's start and end dates from its 042, 052 and 132 records, and the warning they call for (not
+    cached: in a real archive each event's dates are its own; each date text's readings are)."""
+    start, end, warning = resolve_dates(v042, v052, list(_round_dates(round_text)) if round_text else [])
     # (what --rules auto then does with an event without a start date: tbstats.run.checks)
     return start, end, ("042", "042 start date", warning) if warning else None
 
@@ -303,7 +269,7 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], head
                [tuple((c, t) for c, t, _ in found) if found else () for found in scoring], longest.tolist(),
                players.tolist(), team, strict=True)
     interpreted = list(map(_interpret, keys))   # (values, warnings, errors) of each event
-    dates = _all_dates(values["042"], values["052"], round_texts)
+    dates = list(map(_event_dates, values["042"], values["052"], round_texts))
     warns: list[dict[str, object]] = []
     errors: list[dict[str, object]] = []
     for ev in [ev for ev, ((_, before, after, problems), (_, _, note)) in enumerate(zip(interpreted, dates,
