@@ -7,6 +7,7 @@ format allows (line ends, trailing blanks, unsorted players, several events per 
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import random
 from pathlib import Path
@@ -266,17 +267,50 @@ def test_header_lines_are_told_apart_as_their_texts_say() -> None:
     assert records == [["102 IA Dvorak, Jan", "1O2 odd", "122 90 min"]]
 
 
-@pytest.mark.parametrize("dates", [["26/03/02", "26/03/03"], ["", "xx/yy/zz", "26/03/04", "26/03/05"],
-                                   ["        ", "", ""], ["02.03.26", "03.03.26"], []])
-@pytest.mark.parametrize("start", [None, "", "01/02/03", "2026/03/01", "junk"])
-def test_round_dates_settle_the_dates_from_the_first_read(dates: list[str], start: str | None) -> None:
-    """An event's dates read from its 132 record's dates up to the first readable one are those read from all
-    of them (what the reader keeps of a 132 record for its dates)."""
+def _dates_reference(start: str | None, end: str | None, rounds: list[str]) -> tuple[object, object, object]:
+    """rules.md 2.5 read plainly: every reading of every date, the start's settled by the end's first reading,
+    then the first round date's (within a year); the end or first round date stands in for a missing start."""
+    from tbstats.io.dates import date_candidates
+
+    round_days = [c[0] for c in map(date_candidates, rounds) if c]
+    starts, ends = date_candidates(start), date_candidates(end)
+    anchors = ends[:1] + round_days[:1]
+
+    def pick(cands: list[dt.date]) -> tuple[dt.date | None, bool]:
+        for anchor in anchors if len(cands) > 1 else []:
+            near = [c for c in cands if abs((c - anchor).days) <= 366]
+            if len(near) == 1:
+                return near[0], False
+        return (cands[0] if cands else None), len(cands) > 1
+
+    s, ambiguous = pick(starts)
+    e = pick(ends)[0]
+    if s is None:
+        s = e or (round_days[0] if round_days else None)
+        if start and start.strip():
+            return s, e, f"start date {start.strip()!r} is not a date we can read"
+        return s, e, None if s else "no start date (042), end date (052) or round dates (132)"
+    return s, e, f"start date {start!r} is ambiguous; read as {s.isoformat()}" if ambiguous else None
+
+
+def test_dates_are_settled_as_the_rules_say() -> None:
+    """Start and end dates from 042, 052 and the 132 round dates (read as written, lazily) are those of a plain
+    reading of rules.md 2.5, for dates written in every way seen, ambiguous and unreadable ones among them."""
     from tbstats.io.dates import resolve_dates
-    from tbstats.io.trf.headers import ROUND0, _round_dates
+    from tbstats.io.trf.headers import ROUND0, round_date_texts
 
-    text = "132".ljust(ROUND0) + "  ".join(d.ljust(8) for d in dates)
-    full = [text[k:k + 8] for k in range(ROUND0, len(text), 10)]
-    for end in (None, "2026/03/09", "03/09/26"):
-        assert resolve_dates(start, end, list(_round_dates(text))) == resolve_dates(start, end, full)
-
+    forms = [None, "", " ", "2026/03/01", "2026-3-1", "2026.03.01 to 2026.03.09", "01/03/2026", "26/03/01",
+             "11.09.26", "03/11/26", "26/03/25", "May 10, 2020", "10 May 2020", "2026/02/30", "0000/01/01", "junk",
+             "2026"]
+    round_forms = [[], ["26/03/02", "26/03/03"], ["", "xx/yy/zz", "26/11/04", "26/11/05"], ["        ", "", ""],
+                   ["02.03.26", "03.03.26"], ["11.09.26"], ["24/06/01"]]
+    seen = set()
+    for start in forms:
+        for end in forms:
+            for dates in round_forms:
+                text = "132".ljust(ROUND0) + "  ".join(d.ljust(8) for d in dates)
+                full = [text[k:k + 8] for k in range(ROUND0, len(text), 10)]
+                got = resolve_dates(start, end, round_date_texts(text))
+                assert got == _dates_reference(start, end, full), (start, end, dates)
+                seen.add(got[2].split(" ")[-1] if got[2] else None)
+    assert len(seen) > 3   # (unreadable, ambiguous, missing and clean starts all met)

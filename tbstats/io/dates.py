@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 _MONTHS = {m: i for i, m in enumerate(
@@ -63,17 +64,19 @@ def readings(text: str | None) -> tuple[dt.date, ...]:
     return tuple(date_candidates(text))
 
 
-def resolve_dates(start: str | None, end: str | None, round_dates: list[str]) -> tuple[
+def resolve_dates(start: str | None, end: str | None, round_dates: Iterable[str]) -> tuple[
         dt.date | None, dt.date | None, str | None]:
     """Start and end dates from 042/052/132, and a warning when a reading stays ambiguous or missing.
 
-    An ambiguous start date is settled by the end date and the round dates: the reading closest to them
-    (within a year) wins.
+    An ambiguous start date is settled by the end date and the first round date: the reading closest to them
+    (within a year) wins; without a start date, the end date or the first round date stands for it. The round
+    dates are read up to the first one that is a date, and only when the start or the end date needs them.
     """
-    rounds = [c[0] for c in map(readings, round_dates) if c]
-    ends = readings(end)
-    starts = readings(start)
-    anchors = [*ends[:1], *rounds[:1]]
+    starts, ends = readings(start), readings(end)
+    if len(starts) == 1 and len(ends) <= 1:   # nothing to choose or stand in: the round dates are not read
+        return starts[0], ends[0] if ends else None, None
+    first_round = next((c[0] for c in map(readings, round_dates) if c), None)
+    anchors = [*ends[:1], *([first_round] if first_round else [])]
 
     def pick(cands: tuple[dt.date, ...]) -> tuple[dt.date | None, bool]:
         if not cands:
@@ -90,7 +93,7 @@ def resolve_dates(start: str | None, end: str | None, round_dates: list[str]) ->
     e, _ = pick(ends)
     warning = None
     if s is None:
-        fallback = e or (rounds[0] if rounds else None)
+        fallback = e or first_round
         if start and start.strip():
             warning = f"start date {start.strip()!r} is not a date we can read"
         elif fallback is None:

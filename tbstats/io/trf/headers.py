@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Final
@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from tbstats.io.dates import readings, resolve_dates
+from tbstats.io.dates import resolve_dates
 from tbstats.io.trf.buffer import Lines, text_at
 from tbstats.model.adjust import describe
 from tbstats.model.batch import arrow_series
@@ -105,16 +105,10 @@ def _kind(text: str) -> tuple[int, str]:
     return _SKIP, code
 
 
-def _round_dates(text: str) -> tuple[str, ...]:
-    """The round dates of a 132 record up to the first one read as a date: all that the event's dates are
-    settled by (:func:`tbstats.io.dates.resolve_dates` looks no further), and the shorter key of
-    :func:`_interpret` (one round date a day makes each event's list its own)."""
-    out = []
-    for k in range(ROUND0, len(text), 10):
-        out.append(text[k:k + 8])
-        if readings(out[-1]):
-            break
-    return tuple(out)
+def round_date_texts(text: str) -> Iterator[str]:
+    """The round dates of a 132 record as written (eight characters each, one a round block's width apart),
+    made as they are read (:func:`tbstats.io.dates.resolve_dates` reads them up to the first date)."""
+    return (text[k:k + 8] for k in range(ROUND0, len(text), 10))
 
 
 @lru_cache(maxsize=65536)
@@ -233,7 +227,7 @@ def _event_dates(v042: str | None, v052: str | None, round_text: str | None) -> 
         dt.date | None, dt.date | None, _Note | None]:
     """An event's start and end dates from its 042, 052 and 132 records, and the warning they call for (not
     cached: in a real archive each event's dates are its own; each date text's readings are)."""
-    start, end, warning = resolve_dates(v042, v052, list(_round_dates(round_text)) if round_text else [])
+    start, end, warning = resolve_dates(v042, v052, round_date_texts(round_text) if round_text else ())
     # (what --rules auto then does with an event without a start date: tbstats.run.checks)
     return start, end, ("042", "042 start date", warning) if warning else None
 
