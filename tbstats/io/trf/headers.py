@@ -242,7 +242,7 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], head
     """
     n = len(sources)
     ids, others, texts = _line_ids(heads)
-    values, first_line = _first_values(n, heads, event_of_line, ids)
+    values, written, first_line = _first_values(n, heads, event_of_line, ids)
     scoring: list[list[tuple[str, str, int]]] = [[] for _ in range(n)]
     round_texts: list[str | None] = [None] * n   # (each event's last 132 record)
     adjustments: list[tuple[int, int, str]] = []
@@ -293,11 +293,11 @@ def tournament_headers(sources: Sequence[str], source_files: Sequence[str], head
         "_declared_type": pl.String()}
     data: dict[str, Any] = {
         "event": np.arange(n, dtype=np.int64), "source_file": list(source_files), "source": list(sources),
-        "name": field("012"), "city": field("022"), "federation": field("032"),
         "type_text": field("092"), "type_code": field("192"), **cols}
     lists = {"tiebreaks", "standings_tiebreaks"}
-    frame = pl.DataFrame({k: _records(heads, event_of_line, ids, n) if k == "records" else string_lists(k, data[k])
-                          if k in lists else pl.Series(k, data[k], dtype=schema[k]) for k in schema})
+    frame = pl.DataFrame({k: _records(heads, event_of_line, ids, n) if k == "records" else written[k] if k in written
+                          else string_lists(k, data[k]) if k in lists else pl.Series(k, data[k], dtype=schema[k])
+                          for k in schema})
     return frame, warns, errors
 
 
@@ -359,24 +359,40 @@ def _records(heads: Lines, event_of_line: np.ndarray, ids: np.ndarray, n: int) -
     return arrow_series("records", pa.LargeListArray.from_arrays(pa.array(offsets), texts.to_arrow()))
 
 
+#: Header records whose values go to their columns as written, never read: made from the buffer.
+_AS_WRITTEN: Final = {"012": "name", "022": "city", "032": "federation"}
+
+
 def _first_values(n: int, heads: Lines, event_of_line: np.ndarray, ids: np.ndarray) -> tuple[
-        dict[str, list[str | None]], Callable[[int, str], int | None]]:
+        dict[str, list[str | None]], dict[str, pl.Series], Callable[[int, str], int | None]]:
     """Each header record's first value in each event (its text from column 5, stripped; None where the event
-    has none), by code; and the line of an event's first record of a code (for messages)."""
+    has none), by code, as Python strings for the records read and as columns (blank: null) for those of
+    :data:`_AS_WRITTEN`; and the line of an event's first record of a code (for messages)."""
     k = len(HEADER_RECORDS)
     rows = np.flatnonzero(ids < k)
     slots, first = np.unique(event_of_line[rows].astype(np.int64) * k + ids[rows], return_index=True)
     firsts = rows[first]   # (the first line of each event and code: the lines come in file order)
     text = text_at(heads.buf, heads.start[firsts] + 4, np.maximum(heads.length[firsts] - 4, 0), "value")
+    text = text.str.strip_chars(PY_WHITESPACE)
+    code, event = slots % k, slots // k
+    columns = {}
+    for record, name in _AS_WRITTEN.items():
+        mine = (code == HEADER_RECORDS.index(record)) & (text != "").to_numpy()
+        columns[name] = pl.Series(name, [None] * n, dtype=pl.String).scatter(event[mine], text.filter(mine))
+    read = ~np.isin(code, [HEADER_RECORDS.index(r) for r in _AS_WRITTEN])
     table = np.full((k, n), None, dtype=object)
-    table.reshape(-1)[(slots % k) * n + slots // k] = text.str.strip_chars(PY_WHITESPACE).to_list()
-    values = {code: table[j].tolist() for j, code in enumerate(HEADER_RECORDS)}
-    lines = dict(zip(slots.tolist(), heads.line[firsts].tolist(), strict=True))
+    table.reshape(-1)[(code * n + event)[read]] = text.filter(read).to_list()
+    values = {c: table[j].tolist() for j, c in enumerate(HEADER_RECORDS) if c not in _AS_WRITTEN}
+    line_of = heads.line[firsts]
 
-    def first_line(event: int, code: str) -> int | None:
-        return lines.get(event * k + HEADER_RECORDS.index(code)) if code in HEADER_RECORDS else None
+    def first_line(event_no: int, record: str) -> int | None:
+        if record not in HEADER_RECORDS:
+            return None
+        at = int(np.searchsorted(slots, event_no * k + HEADER_RECORDS.index(record)))
+        return int(line_of[at]) if at < len(slots) and slots[at] == event_no * k + HEADER_RECORDS.index(record) \
+            else None
 
-    return values, first_line
+    return values, columns, first_line
 
 
 def string_lists(name: str, values: list[list[str]]) -> pl.Series:
