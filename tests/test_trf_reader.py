@@ -132,6 +132,22 @@ def test_characters_of_any_width_keep_their_columns(names: tuple[str, str]) -> N
     assert result.batch.games.equals(read_trf([("good.trf", GOOD.encode())]).batch.games)
 
 
+
+def test_files_of_every_width_read_together_as_one_by_one() -> None:
+    """A batch of ASCII files and of files with characters of Latin-1, of the Basic Multilingual Plane and
+    beyond it (read into one code array as wide as its widest character) reads as its files one by one."""
+    def named(name: str) -> str:
+        return variant(2, player(1, name, "2100", ["   2 w 1", "   3 b ="]))
+
+    files = [GOOD, named("Müller, Jörg"), named("Łukasiewicz, Paweł"), GOOD, named("𝔸lpha, 𝔹eta"), named("Öz, Ali")]
+    for chosen in (files, files[:3], files[:2] + files[3:4]):
+        inputs = [(f"f{k}.trf", text.encode()) for k, text in enumerate(chosen)]
+        whole = read_trf(inputs)
+        batch, errors = one_by_one(inputs)
+        same_tables(whole.batch, batch)
+        assert whole.errors.is_empty() and errors.is_empty()
+
+
 def test_unsorted_player_lines_and_several_events_per_file() -> None:
     sim = simulate(SimulationConfig(tournaments=4, players=12, rounds=5, seed=3))
     texts = write_trf(sim.batch)
@@ -254,10 +270,7 @@ def test_header_lines_are_told_apart_as_their_texts_say() -> None:
         lines.append((code + rest).rstrip() or "x")
     for encode in ("latin-1", "utf-8"):
         data = "\n".join(lines).encode(encode, errors="replace")
-        text = data.decode(encode)
-        codes = (np.frombuffer(data, dtype=np.uint8) if encode == "latin-1"
-                 else np.array([ord(c) for c in text], dtype=np.uint32))
-        heads = split_lines(*build_buffer([codes]))
+        heads = split_lines(*build_buffer([data.decode(encode)]))
         ids, rows, texts = _line_ids(heads)
         want = [_id_of(*_kind(t)) for t in heads.texts()]
         assert ids.tolist() == want

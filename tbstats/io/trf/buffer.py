@@ -68,6 +68,8 @@ def _utf16(raw: bytes) -> str | None:
     """The codec of UTF-16 bytes (by their BOM, or by NULs in every other byte of the start), else None."""
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "utf-16"
+    if raw.find(b"\x00", 0, 4096) < 0:   # (UTF-16 without a BOM has a NUL in every other byte)
+        return None
     head = raw[:4096]
     if len(head) >= 8 and len(head) % 2 == 0:
         if head[1::2].count(0) == len(head) // 2 and head[0::2].count(0) == 0:
@@ -85,20 +87,16 @@ def check_text(path: str, raw: bytes) -> None:
         raise FormatError(path, None, None, "binary data, not a TRF text file (NUL bytes found)")
 
 
-def character_codes(path: str, raw: bytes) -> tuple[bytes | np.ndarray, str | None]:
-    """The characters of a file as codes: the bytes themselves when they are ASCII, else decoded codes."""
+def character_codes(path: str, raw: bytes) -> tuple[bytes | str, str | None]:
+    """The characters of a file: the bytes themselves when they are ASCII, else its decoded text
+    (:func:`build_buffer` makes the codes of all files at once)."""
     if raw.isascii() and raw.find(b"\x00", 0, 4096) < 0:   # (UTF-16 text without a BOM has NULs near the start)
         check_text(path, raw)
         return raw, None
     if raw.isascii() and _utf16(raw) is None:
         check_text(path, raw)
         return raw, None
-    text, note = decode(path, raw)
-    try:
-        return text.encode("latin-1"), note
-    except UnicodeEncodeError:
-        wide = np.frombuffer(text.encode("utf-32-le"), dtype="<u4")
-        return (wide.astype(np.uint16) if int(wide.max()) < 65536 else wide.astype(np.uint32)), note
+    return decode(path, raw)
 
 
 def is_whitespace(codes: np.ndarray) -> np.ndarray:
@@ -247,21 +245,28 @@ def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return base + np.arange(total, dtype=np.int64)
 
 
-def build_buffer(parts: list[bytes | np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """One code array of all files, each followed by a line feed, and each file's start in it.
+def build_buffer(parts: list[bytes | str]) -> tuple[np.ndarray, np.ndarray]:
+    """One code array of all files (:func:`character_codes`), each followed by a line feed, and each file's start
+    in it (in characters).
 
-    ``PAD`` blanks follow the last file (its line feed included) so windows never run past the end.
+    ``PAD`` blanks follow the last file (its line feed included) so windows never run past the end. When some
+    files were decoded, all the files' text is encoded at once: one byte a character up to Latin-1, else two
+    (or four, beyond the Basic Multilingual Plane).
     """
     sizes = np.array([len(p) + 1 for p in parts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    pad = b" " * PAD
     if all(isinstance(p, bytes) for p in parts):
-        buf = np.frombuffer(b"\n".join([*parts, pad]), dtype=np.uint8)  # type: ignore[list-item]
-    else:   # some files beyond Latin-1: every file widened in one concatenation
-        arrays = [np.frombuffer(p, dtype=np.uint8) if isinstance(p, bytes) else p for p in parts]
-        line_feed, blanks = np.array([10], dtype=np.uint8), np.full(PAD, SPACE, dtype=np.uint8)
-        buf = np.concatenate([x for a in arrays for x in (a, line_feed)] + [blanks], dtype=np.result_type(*arrays))
-    return buf, offsets
+        buf = np.frombuffer(b"\n".join([*parts, b" " * PAD]), dtype=np.uint8)  # type: ignore[list-item]
+        return buf, offsets
+    text = "\n".join([p.decode("ascii") if isinstance(p, bytes) else p for p in parts] + [" " * PAD])
+    try:
+        return np.frombuffer(text.encode("latin-1"), dtype=np.uint8), offsets
+    except UnicodeEncodeError:
+        pass
+    two = text.encode("utf-16-le")
+    if len(two) == 2 * len(text):   # (no character beyond the Basic Multilingual Plane: no surrogate pairs)
+        return np.frombuffer(two, dtype="<u2").astype(np.uint16, copy=False), offsets
+    return np.frombuffer(text.encode("utf-32-le"), dtype="<u4").astype(np.uint32), offsets
 
 
 def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:

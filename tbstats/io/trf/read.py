@@ -55,7 +55,7 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     warnings: list[dict[str, object]] = []
     paths: list[str] = []
     raws: list[bytes] = []
-    parts: list[bytes | np.ndarray] = []
+    parts: list[bytes | str] = []
     for path, raw in inputs:
         try:
             codes, note = character_codes(path, raw)
