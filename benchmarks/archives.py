@@ -38,8 +38,9 @@ class Archive:
 
 
 #: The mixed archives' generation: an archive written by an earlier one is made again (2: players and events
-#: carry names, federations, ids, dates and records, tbstats.simulation.identity).
-MIX_GENERATION: Final = 2
+#: carry names, federations, ids, dates and records, tbstats.simulation.identity; 3: names spelt locally, with
+#: letters beyond ASCII, in a third of the events).
+MIX_GENERATION: Final = 3
 
 
 def _fresh(archive: Archive, generation: int | None = None) -> bool:

@@ -148,6 +148,7 @@ def test_events_carry_what_real_files_do(small: object, trf_dir: Path) -> None:
     simulated = kinds.filter(pl.col("kind") != "team")["tournament"]
     players = batch.players.filter(pl.col("tournament").is_in(simulated.implode()))
     assert players["name"].str.contains(", ").all() and players["name"].n_unique() > players.height // 4
+    assert 0.02 < (~players["name"].str.contains(r"^[\x00-\x7f]*$")).mean() < 0.3   # type: ignore[operator]
     assert set(players["sex"].unique().to_list()) == {"m", "w"}
     assert players["federation"].str.len_chars().eq(3).all() and players["federation"].n_unique() > 10
     rated = players["rating"].is_not_null()

@@ -30,6 +30,13 @@ SURNAMES: Final = (
     "van der Berg", "De Smet", "Muller", "Keller", "Meier", "Hoffmann", "Wagner", "Becker", "Richter",
     "Zielinski", "Kaminski",
 )
+#: Names as events of their federations write them (others write the ASCII forms, as FIDE's lists do): Latin-1
+#: characters and characters beyond it, so that files need decoding, as real archives' do.
+LOCAL_SPELLING: Final = {
+    "Novak": "Novák", "Garcia": "García", "Horvath": "Horváth", "Lopez": "López", "Muller": "Müller",
+    "Kovacs": "Kovács", "Fernandez": "Fernández", "Yilmaz": "Yılmaz", "Dvorak": "Dvořák", "Jovanovic": "Jovanović",
+    "Zielinski": "Zieliński", "Kaminski": "Kamiński",
+}
 GIVEN_MEN: Final = (
     "Peter", "Jan", "Luca", "Marco", "Pablo", "Lukas", "Tomas", "David", "Andrei", "Igor", "Mikkel", "Pierre",
     "Johan", "Erik", "Mehmet", "Daniel", "Sean", "Joao", "Piotr", "Milan", "Arjun", "Wei", "Kenji", "Minho",
@@ -55,11 +62,12 @@ TIME_CONTROLS: Final = ("90 min + 30 s/move", "60 min + 30 s/move", "90 min/40 m
 TITLES: Final = ((2500, "GM", "GM", 0.7), (2400, "IM", "WGM", 0.5), (2300, "FM", "WIM", 0.35),
                  (2200, "CM", "WFM", 0.2))
 #: Shares: women among players, players of the event's own federation, events with round dates (132), unrated
-#: players with a FIDE id (rated ones all have one).
+#: players with a FIDE id (rated ones all have one), events that spell names locally (:data:`LOCAL_SPELLING`).
 WOMEN: Final = 0.15
 HOME: Final = 0.75
 ROUND_DATES: Final = 0.5
 UNRATED_WITH_ID: Final = 0.3
+LOCAL_EVENTS: Final = 0.3
 FIRST_DAY: Final = dt.date(2026, 3, 1)
 DAYS: Final = 275   # start dates FIRST_DAY .. 30 November 2026
 
@@ -113,7 +121,7 @@ def dress(batch: Batch, rng: np.random.Generator) -> Batch:
     woman = rng.random(n_p) < WOMEN
     men, women = np.array(GIVEN_MEN, dtype=object), np.array(GIVEN_WOMEN, dtype=object)
     given = np.where(woman, women[rng.integers(len(women), size=n_p)], men[rng.integers(len(men), size=n_p)])
-    name = _pick(SURNAMES, rng.integers(len(SURNAMES), size=n_p)) + ", " + pl.Series(given.tolist(), dtype=pl.String)
+    surname = _pick(SURNAMES, rng.integers(len(SURNAMES), size=n_p))
     fed = np.where(rng.random(n_p) < HOME, home[event], rng.integers(len(FEDERATIONS), size=n_p))
     rating = p["rating"].fill_null(0).to_numpy()   # (unrated: 0, below every title)
     title = np.full(n_p, None, dtype=object)
@@ -125,6 +133,9 @@ def dress(batch: Batch, rng: np.random.Generator) -> Batch:
     has_id = (rating > 0) | (rng.random(n_p) < UNRATED_WITH_ID)
     born = pl.DataFrame({"y": 2026 - rng.integers(8, 80, size=n_p), "m": rng.integers(1, 13, size=n_p),
                          "d": rng.integers(1, 29, size=n_p)}).select(pl.date("y", "m", "d").dt.strftime("%Y/%m/%d"))
+    local = (rng.random(n_t) < LOCAL_EVENTS)[event]
+    surname = pl.select(pl.when(pl.Series(local)).then(surname.replace(LOCAL_SPELLING)).otherwise(surname)).to_series()
+    name = surname + ", " + pl.Series(given.tolist(), dtype=pl.String)
     p = p.with_columns(
         name.alias("name"),
         pl.Series("sex", np.where(woman, "w", "m"), dtype=pl.String),

@@ -29,8 +29,9 @@ round robins of 4 to 12 players, no double round robins or team events (the shap
 
 Identity
     Simulated events carry what a real file does besides its games (:mod:`tbstats.simulation.identity`):
-    players' names, sexes, titles, federations, FIDE ids and birth dates, and the event's city, federation,
-    dates (from 1 March to 30 November 2026), arbiter, time control and, for half of them, round dates.
+    players' names (spelt with their letters beyond ASCII in a third of the events: files to decode), sexes,
+    titles, federations, FIDE ids and birth dates, and the event's city, federation, dates (from 1 March to 30
+    November 2026), arbiter, time control and, for half of them, round dates.
 
 Reproducibility: block ``k`` (events ``k * block`` ..) draws from ``PCG64(SeedSequence(seed, spawn_key=(k,)))``;
 every simulated run gets its own seed from that stream, so the same configuration gives the same archive,
