@@ -110,8 +110,10 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
     t0, c0 = time.perf_counter(), _cpu()
     try:
         for i, path in enumerate(files):
-            sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out / f"{i}.json"), "-t", "PTS",
-                        *STANDARD_LIST.split(",")]
+            # (the archives' files are UTF-8: the checker reads TRF as Latin-1 unless told, and then finds the
+            # lines of names beyond ASCII misaligned; tbstats finds the encoding itself)
+            sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out / f"{i}.json"), "-b", "utf-8",
+                        "-t", "PTS", *STANDARD_LIST.split(",")]
             nonzero += checker.tiebreakchecker().common_main() != 0
     finally:
         sys.argv = saved
