@@ -24,6 +24,7 @@ from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.games import WARNING_SCHEMA
 from tbstats.model.rules import EDITIONS, check_edition
 from tbstats.model.spec import TieBreakSpec
+from tbstats.run import sizing
 from tbstats.output import write_table
 from tbstats.run import checks
 from tbstats.run.pipeline import Run, scheduler_client
@@ -119,8 +120,9 @@ def batch_options(f: F) -> F:
                      help="TRF files read at a time (then cut into batches of --batch-size tournaments)."),
         click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
                      help="Parts at once: TRF files read by N-1 worker processes and this one (with 2, from "
-                          "15,000 files: fewer are read as with 1), a columnar model on N threads; with 1, the next "
-                          "part is read on a thread while one is computed (the output does not change)."),
+                          f"{sizing.PAIR_FILES:,} files: fewer are read as with 1), a columnar model on N threads; "
+                          "with 1, the next part is read on a thread while one is computed (the output does not "
+                          "change)."),
         click.option("--scheduler", default=None, metavar="ADDRESS|local[:N]",
                      help="Run the batches on Dask: the address of a running scheduler (tcp://host:8786), or "
                           "local:N for a local cluster of N worker processes (needs tbstats[dask])."),

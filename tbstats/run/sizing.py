@@ -16,11 +16,14 @@ FEWEST: Final = 4
 #: TRF files from which a run with ``--workers 2`` gives them to a worker process: the command itself already
 #: reads the next part on a thread while it maps one (:func:`tbstats.run.work.read_ahead`, 1.3 to 1.7
 #: cores), so one worker process adds at most the rest of the other core, and costs its imports (about 0.35 CPU
-#: s), its first part's warm-up and its results' trips. On the mix archive (``compute``, one worker / two,
-#: interleaved, best and median) it paid from 15,000 to 20,000 files once the reader got faster: 10,000 files
-#: 1.511 / 1.504 s and 1.818 / 1.817 s (21 rounds; 1.559 / 1.676 s in a benchmarks/run.py run), 20,000 files
-#: 2.050 / 1.901 s and 2.126 / 2.113 s, 30,000 files 3.227 / 2.813 s and 3.565 / 3.301 s (7 rounds).
-PAIR_FILES: Final = 15000
+#: s), its first part's warm-up and its results' trips. On files like real ones (the generation-3 archives of
+#: benchmarks/README.md: names, ids, dates, 102/122/132 records, some files to decode), ``compute`` of the
+#: club's files, threads / processes, min and median of 5-6 interleaved rounds (2026-12-04 00:35): 10,000
+#: files 1.290 / 1.156 and 1.428 / 1.341 s (the mix's: 1.513 / 1.423 and 1.638 / 1.595 s), 7,000 files 1.238 /
+#: 1.149 and 1.276 / 1.279 s (the mix's: 1.271 / 1.326 and 1.385 / 1.401 s), 5,000 files 0.884 / 0.937 and
+#: 0.968 / 1.048 s, 3,000 files 0.682 / 0.802 and 0.766 / 0.944 s. (On the lighter files of the first
+#: archives, processes paid from 15,000 files: RESULTS.md, 2026-12-03.)
+PAIR_FILES: Final = 8000
 
 
 def least_files(workers: int) -> int:
@@ -30,6 +33,6 @@ def least_files(workers: int) -> int:
     with the command.
 
     >>> least_files(2), least_files(4)
-    (15000, 1501)
+    (8000, 1501)
     """
     return PAIR_FILES if workers == 2 else (FEWEST - 1) * 500 + 1
