@@ -24,9 +24,8 @@ from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.games import WARNING_SCHEMA
 from tbstats.model.rules import EDITIONS, check_edition
 from tbstats.model.spec import TieBreakSpec
-from tbstats.run import sizing
 from tbstats.output import write_table
-from tbstats.run import checks
+from tbstats.run import checks, sizing
 from tbstats.run.pipeline import Run, scheduler_client
 
 if TYPE_CHECKING:
