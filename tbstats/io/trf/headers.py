@@ -388,9 +388,9 @@ def _first_values(n: int, heads: Lines, event_of_line: np.ndarray, ids: np.ndarr
     def first_line(event_no: int, record: str) -> int | None:
         if record not in HEADER_RECORDS:
             return None
-        at = int(np.searchsorted(slots, event_no * k + HEADER_RECORDS.index(record)))
-        return int(line_of[at]) if at < len(slots) and slots[at] == event_no * k + HEADER_RECORDS.index(record) \
-            else None
+        slot = event_no * k + HEADER_RECORDS.index(record)
+        at = int(np.searchsorted(slots, slot))
+        return int(line_of[at]) if at < len(slots) and slots[at] == slot else None
 
     return values, columns, first_line
 
