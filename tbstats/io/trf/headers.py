@@ -375,9 +375,10 @@ def _first_values(n: int, heads: Lines, event_of_line: np.ndarray, ids: np.ndarr
     text = text_at(heads.buf, heads.start[firsts] + 4, np.maximum(heads.length[firsts] - 4, 0), "value")
     text = text.str.strip_chars(PY_WHITESPACE)
     code, event = slots % k, slots // k
+    filled = (text != "").to_numpy()
     columns = {}
     for record, name in _AS_WRITTEN.items():
-        mine = (code == HEADER_RECORDS.index(record)) & (text != "").to_numpy()
+        mine = (code == HEADER_RECORDS.index(record)) & filled
         columns[name] = pl.Series(name, [None] * n, dtype=pl.String).scatter(event[mine], text.filter(mine))
     read = ~np.isin(code, [HEADER_RECORDS.index(r) for r in _AS_WRITTEN])
     table = np.full((k, n), None, dtype=object)
