@@ -330,7 +330,7 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     worker processes; with 2, where one worker process paid on the mix archive. Below, a run reads ahead here (as
     with one worker); the command line counts the inputs' TRF files by name (up to that many) before it starts
     the forkserver."""
-    from tbstats.cli.base import may_read_trf
+    from tbstats.cli.base import processes_pay
     from tbstats.io.expand import _Item
     from tbstats.io.kinds import trf_files_at_least
 
@@ -380,4 +380,39 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     assert trf_files_at_least([tree], 10**6)                      # an archive: any number of members
     write_model(_batch(GOOD), tmp_path / "model")
     assert not trf_files_at_least([str(tmp_path / "model")], 1)
-    assert may_read_trf(["compute", str(deep), "-t", "BH"], 3) and not may_read_trf(["compute", str(deep)], 4)
+    monkeypatch.setattr(sizing, "PAIR_FILES", 3)
+    assert processes_pay(["compute", str(deep), "-t", "BH"], 2)
+    monkeypatch.setattr(sizing, "PAIR_FILES", 4)
+    assert not processes_pay(["compute", str(deep)], 2)
+
+
+def test_fewer_files_go_to_worker_processes_when_they_hold_enough_text(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """With 2 workers, from :data:`~tbstats.run.sizing.PAIR_FEWEST_FILES` files that hold
+    :data:`~tbstats.run.sizing.PAIR_BYTES` (told from a sample of their sizes): the command line (before the
+    forkserver) and the run (after the plan) decide alike; never below the fewest files, nor with more workers
+    (their own count), nor from an archive's size for its members."""
+    from tbstats.cli.base import processes_pay
+    from tbstats.io.expand import _Item
+
+    for k in range(6):
+        (tmp_path / f"{k}.trf").write_text(GOOD + " " * 100 * k)   # (sizes differ: the sample is what tells)
+    paths = [str(tmp_path / f"{k}.trf") for k in range(6)]
+    size = sum(os.path.getsize(p) for p in paths)
+    assert sizing.estimated_bytes(paths, 6) == size == sizing.estimated_bytes(paths[::-1], 6)
+    assert sizing.estimated_bytes([], 6) == 0
+    plan = sources.plan([str(tmp_path)]).parts
+    monkeypatch.setattr(sizing, "PAIR_FEWEST_FILES", 6)
+    for cap, pays in ((size, True), (size + 1, False)):
+        monkeypatch.setattr(sizing, "PAIR_BYTES", cap)
+        assert processes_pay(["compute", str(tmp_path)], 2) is pays
+        assert work.few_trf(plan, 2) is not pays
+        assert not processes_pay(["compute", str(tmp_path)], 8)   # (8 workers: from least_files(8) files)
+    monkeypatch.setattr(sizing, "PAIR_BYTES", 1)
+    monkeypatch.setattr(sizing, "PAIR_FEWEST_FILES", 7)
+    assert not processes_pay(["compute", str(tmp_path)], 2) and work.few_trf(plan, 2)
+    monkeypatch.setattr(sizing, "PAIR_FEWEST_FILES", 6)
+    members = [sources.Part(tuple(_Item(f"a.zip!{k}.trf", "trf", paths[5], member=f"{k}.trf") for k in range(6)))]
+    assert work.few_trf(members, 2)   # (the archive's size is no member's)
+    many = [str(tmp_path / f"{k}.trf") for k in range(6) for _ in range(40)]   # more paths than the sample
+    assert sizing.estimated_bytes(many, 240) == pytest.approx(40 * size, rel=0.2)

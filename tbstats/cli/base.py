@@ -99,6 +99,8 @@ class _Commands(MutableMapping[str, click.Command]):
             _reclaim_ctrl_c()
             if _program:   # the modules stay for the whole process: later collections need not walk them (-8 ms)
                 gc.freeze()
+        if _program:
+            gc.enable()   # (paused by run() while the program imports)
 
     def __getitem__(self, name: str) -> click.Command:
         self._load(name)
@@ -141,22 +143,24 @@ def workers_asked(args: list[str]) -> int:
     return 1
 
 
-def may_read_trf(args: list[str], least: int = 1) -> bool:
-    """Whether a command line may read at least ``least`` TRF files (whose reading ``--workers`` gives to worker
-    processes): the arguments that name an existing path, or a glob pattern, and are not surely a columnar model
-    (a model alone is read on threads: starting the processes would only take a core from it) hold that many
-    TRF files. Told before the command's modules are imported, from names and directory entries only
-    (:func:`tbstats.io.kinds.trf_files_at_least`).
+def processes_pay(args: list[str], workers: int) -> bool:
+    """Whether a command line with ``--workers N`` may read enough TRF files for worker processes
+    (:func:`tbstats.run.sizing.processes_pay`): the arguments that name an existing path, or a glob pattern, and
+    are not surely a columnar model (a model alone is read on threads: starting the processes would only take a
+    core from it) hold that many. Told before the command's modules are imported, from names, directory entries
+    and a few files' sizes (:func:`tbstats.io.kinds.trf_files`).
 
-    >>> may_read_trf(["compute", "data/examples", "-t", "BH"]), may_read_trf(["info", "x/*.parquet", "-q"])
-    (True, False)
-    >>> may_read_trf(["compute", "data/examples", "-t", "BH"], least=1000)
-    False
+    >>> processes_pay(["compute", "data/examples", "-t", "BH"], 2), processes_pay(["info", "x/*.parquet"], 3)
+    (False, False)
+    >>> processes_pay(["compute", "data/*.trf", "-t", "BH"], 2)   # a pattern may hold any number
+    True
     """
-    from tbstats.io.kinds import is_pattern, surely_columnar, trf_files_at_least
+    from tbstats.io.kinds import is_pattern, surely_columnar, trf_files
+    from tbstats.run import sizing
 
-    return trf_files_at_least([a for a in args if (os.path.exists(a) or is_pattern(a)) and not surely_columnar(a)],
-                              least)
+    files, paths = trf_files([a for a in args if (os.path.exists(a) or is_pattern(a)) and not surely_columnar(a)],
+                             sizing.least_files(workers))
+    return sizing.processes_pay(files, paths, workers)
 
 
 class _Group(click.Group):
@@ -191,13 +195,10 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             argv = ctx.meta.get(ARGV_KEY, [])
-            if (workers := workers_asked(argv)) > 1:
-                from tbstats.run.sizing import least_files
+            if (workers := workers_asked(argv)) > 1 and processes_pay(argv, workers):
+                from tbstats.run import processes
 
-                if may_read_trf(argv, least_files(workers)):
-                    from tbstats.run import processes
-
-                    processes.prestart()
+                processes.prestart(workers)
             return super().invoke(ctx)
         except KeyboardInterrupt:   # in another program's process (the tbstats program stops in _stop_at_once)
             click.echo("Interrupted.", err=True)
@@ -235,6 +236,10 @@ def run(args: list[str] | None = None) -> None:
     program's Ctrl-C handling as it is; the command then turns ``KeyboardInterrupt`` into exit code 130."""
     global _program
     _program = True
+    # the collector paused until the command's modules are imported (then frozen, see _Commands._load): imports
+    # make objects that live as long as the process, and its passes over them while the program imported took
+    # about 27 ms of a command's start (2026-12-04)
+    gc.disable()
     _one_blas_thread()
     signal.signal(signal.SIGINT, _stop_at_once)
     try:

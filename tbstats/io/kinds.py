@@ -58,21 +58,32 @@ def surely_columnar(path: str) -> bool:
 
 
 def trf_files_at_least(inputs: Iterable[str], least: int) -> bool:
-    """Whether the inputs hold at least ``least`` TRF files, counted by name from directory entries (hidden ones
-    and directory datasets left out, as the expansion does) until that many are found; a glob pattern or an
-    archive may hold any number, and counts as enough.
+    """Whether the inputs hold at least ``least`` TRF files (:func:`trf_files`).
 
     >>> trf_files_at_least(["data/examples"], 1), trf_files_at_least(["data/examples"], 10**6)
     (True, False)
     """
-    found = 0
+    return trf_files(inputs, least)[0] >= least
+
+
+def trf_files(inputs: Iterable[str], most: int) -> tuple[int, list[str]]:
+    """The TRF files of the inputs counted by name from directory entries (hidden ones and directory datasets
+    left out, as the expansion does) until ``most`` are found, and the paths of those counted; a glob pattern
+    or an archive may hold any number, and counts as ``most``.
+
+    >>> files, paths = trf_files(["data/examples"], 10**6)
+    >>> files == len(paths) > 0
+    True
+    """
+    found: list[str] = []
     todo = [str(i) for i in inputs]
     while todo:
         path = todo.pop()
         if is_pattern(path) or path.lower().endswith(ARCHIVES):
-            return True
+            return max(most, len(found)), found
         if os.path.isfile(path):
-            found += path.lower().endswith(TRF_EXTENSIONS)
+            if path.lower().endswith(TRF_EXTENSIONS):
+                found.append(path)
         elif os.path.isdir(path) and not is_model_dir(path):
             try:
                 with os.scandir(path) as entries:
@@ -82,11 +93,11 @@ def trf_files_at_least(inputs: Iterable[str], least: int) -> bool:
                         if e.is_dir(follow_symlinks=False):   # (a linked directory is not walked)
                             todo.append(e.path)
                         elif e.name.lower().endswith(ARCHIVES):
-                            return True
-                        else:
-                            found += e.name.lower().endswith(TRF_EXTENSIONS)
+                            return max(most, len(found)), found
+                        elif e.name.lower().endswith(TRF_EXTENSIONS):
+                            found.append(e.path)
             except OSError:
                 continue
-        if found >= least:
-            return True
-    return found >= least
+        if len(found) >= most:
+            break
+    return len(found), found

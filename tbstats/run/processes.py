@@ -39,10 +39,8 @@ from tbstats.errors import TbstatsError
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: Modules the forkserver imports once, so that a worker starts with them: the reader of the pieces, and
-#: ``numpy.ma``, which polars imports at its first Series made from a numpy array (``np.ma.getmask``): 13 ms
-#: of every worker's first item otherwise, while the forkserver, started early, waits idle for the first fork.
-PRELOAD: Final = ["tbstats.io.sources", "tbstats.run.commands", "numpy.ma"]
+#: What the forkserver imports once, so that a worker starts with it (:mod:`tbstats.run.preload`).
+PRELOAD: Final = ["tbstats.run.preload"]
 
 #: Items a worker holds at once (one running, the others queued: it keeps reading while this process maps
 #: a batch); this process runs an item itself only when every worker holds that many.
@@ -103,11 +101,13 @@ def _quiet_tracker() -> None:
     resource_tracker.ensure_running()
 
 
-def prestart() -> None:
+def prestart(workers: int) -> None:
     """Start the forkserver now, in the background (it imports tbstats while this process imports the
-    command): a command line that asks for worker processes calls this before anything else."""
+    command), and the pool of ``workers - 1`` processes, forked as soon as the forkserver has imported (not
+    once this process has planned its run: measured, a worker's first item then began 30-50 ms later): a
+    command line that asks for worker processes calls this before anything else."""
     global starting
-    if available():
+    if workers > 1 and available():
         starting = True   # a Ctrl-C now waits until the forkserver is started and known (kill_workers stops it)
         # blocked here, SIGINT stays blocked in the forkserver and its workers (the mask passes through fork and
         # exec): a terminal's Ctrl-C reaches the whole process group, and the forkserver would print a
@@ -123,6 +123,7 @@ def prestart() -> None:
             starting = False
             if interrupted:
                 signal.raise_signal(signal.SIGINT)
+        pool(workers - 1)
 
 
 #: While :func:`prestart` starts the forkserver, the command line's Ctrl-C handler only sets

@@ -8,6 +8,8 @@ fewer files before this module existed).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from typing import Final
 
 #: Items below which a run does not start workers: this process reads them before the workers are up.
@@ -25,14 +27,58 @@ FEWEST: Final = 4
 #: archives, processes paid from 15,000 files: RESULTS.md, 2026-12-03.)
 PAIR_FILES: Final = 8000
 
+#: Bytes of TRF text from which fewer files (at least :data:`PAIR_FEWEST_FILES`) go to a worker process too: the
+#: parse grows with the text, so larger events pay sooner. Threads / processes, min and median of 8 interleaved
+#: rounds (2026-12-04 about 02:15, load 0.2-0.9; the pool started with the forkserver): the club's first 5,000 files
+#: (19.4 MB) 0.728 / 0.749 and 0.770 / 0.800 s; 7,000 (27.1 MB) 0.859 / 0.850 and 0.907 / 0.894; events of 7-70
+#: players spread wider (236 game rows each, like the archive of issue 22), 3,000 files (16.7 MB) 0.706 / 0.688 and
+#: 0.734 / 0.754, 4,000 (22.4 MB) 0.779 / 0.752 and 0.859 / 0.813, 6,000 (33.5 MB) 0.925 / 0.897 and 0.977 / 0.924.
+PAIR_BYTES: Final = 20 << 20
+
+#: The fewest TRF files a worker process takes at all (:data:`FEWEST` items of 500 files).
+PAIR_FEWEST_FILES: Final = FEWEST * 500
+
+#: Files whose sizes tell the bytes of a run (:func:`estimated_bytes`): a stat each, about 2 microseconds.
+SIZE_SAMPLE: Final = 64
+
 
 def least_files(workers: int) -> int:
-    """TRF files from which a run gives them to worker processes (and the command line starts the forkserver
-    early, :func:`tbstats.run.processes.prestart`): :data:`PAIR_FILES` with 2 workers; with more, enough for
-    :data:`FEWEST` items of 500 files (:func:`tbstats.run.work.item_files`), which ``workers - 1`` processes share
-    with the command.
+    """TRF files from which a run always gives them to worker processes (and the command line starts the
+    forkserver early, :func:`tbstats.run.processes.prestart`): :data:`PAIR_FILES` with 2 workers; with more, enough
+    for :data:`FEWEST` items of 500 files (:func:`tbstats.run.work.item_files`), which ``workers - 1`` processes
+    share with the command.
 
     >>> least_files(2), least_files(4)
     (8000, 1501)
     """
     return PAIR_FILES if workers == 2 else (FEWEST - 1) * 500 + 1
+
+
+def processes_pay(files: int, paths: Sequence[str], workers: int) -> bool:
+    """Whether ``files`` TRF files (counted up to :func:`least_files`) go to worker processes with ``workers``:
+    from :func:`least_files`, and with 2 workers from :data:`PAIR_FEWEST_FILES` when ``paths`` (those of them
+    on disk) hold :data:`PAIR_BYTES` (:func:`estimated_bytes`).
+
+    >>> processes_pay(8000, [], 2), processes_pay(7999, [], 2), processes_pay(1501, [], 3)
+    (True, False, True)
+    """
+    if files >= least_files(workers):
+        return True
+    return workers == 2 and files >= PAIR_FEWEST_FILES and estimated_bytes(paths, files) >= PAIR_BYTES
+
+
+def estimated_bytes(paths: Sequence[str], files: int) -> float:
+    """The bytes of ``files`` files told from the sizes of :data:`SIZE_SAMPLE` of ``paths`` spread over them in
+    name order (the same ones however the paths were listed; a file that cannot be read counts as empty: it is
+    rejected without being parsed); 0 without paths."""
+    if not paths:
+        return 0.0
+    ordered = sorted(paths)
+    step = max(1, len(ordered) // SIZE_SAMPLE)
+    sizes = []
+    for path in ordered[::step][:SIZE_SAMPLE]:
+        try:
+            sizes.append(os.stat(path).st_size)
+        except OSError:
+            sizes.append(0)
+    return files * sum(sizes) / len(sizes)

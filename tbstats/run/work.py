@@ -85,15 +85,19 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
 
 def few_trf(parts: Sequence[Part], workers: int) -> bool:
     """Whether the parts are TRF files only, too few for worker processes to pay
-    (:func:`tbstats.run.sizing.least_files`): they are then read ahead here, as with one worker."""
+    (:func:`tbstats.run.sizing.processes_pay`): they are then read ahead here, as with one worker."""
     if any(not p.items for p in parts):   # a model: its parts go to threads
         return False
-    least, files = sizing.least_files(workers), 0
+    least, files, paths = sizing.least_files(workers), 0, []
     for part in parts:
-        files += sum(item.kind == "trf" for item in part.items)
+        for item in part.items:
+            if item.kind == "trf":
+                files += 1
+                if item.member is None:   # (an archive's members: not told by the archive's size)
+                    paths.append(item.path)
         if files >= least:
             return False
-    return True
+    return not sizing.processes_pay(files, paths, workers)
 
 
 def worker_processes() -> Any:
