@@ -148,6 +148,27 @@ def test_files_of_every_width_read_together_as_one_by_one() -> None:
         assert whole.errors.is_empty() and errors.is_empty()
 
 
+def test_buffer_of_files_of_every_width_is_their_text_joined() -> None:
+    """:func:`build_buffer` (ASCII files as bytes, decoded ones as text, in any order and any runs) gives the
+    code points of the files joined by line feeds, a line feed and PAD blanks after the last, in the narrowest
+    array that holds them, and where each file starts."""
+    from tbstats.io.trf.buffer import PAD, build_buffer
+
+    kinds = {"ascii": b"012 Open\n001 x", "ascii text": "012 Plain", "latin": "Müller, Jörg\r\n",
+             "bmp": "Łukasiewicz", "astral": "𝔸lpha"}
+    rng = random.Random(7)
+    for _ in range(300):
+        chosen = [rng.choice(list(kinds)) for _ in range(rng.randint(1, 7))]
+        parts = [kinds[k] for k in chosen]
+        text = "\n".join(p.decode("ascii") if isinstance(p, bytes) else p for p in parts) + "\n" + " " * PAD
+        codes = [ord(c) for c in text]
+        buf, offsets = build_buffer(parts)
+        assert buf.tolist() == codes, chosen
+        widest = max(codes)
+        assert buf.dtype == (np.uint8 if widest < 256 else np.uint16 if widest < 65536 else np.uint32), chosen
+        assert offsets.tolist() == [0, *np.cumsum([len(p) + 1 for p in parts]).tolist()]
+
+
 def test_unsorted_player_lines_and_several_events_per_file() -> None:
     sim = simulate(SimulationConfig(tournaments=4, players=12, rounds=5, seed=3))
     texts = write_trf(sim.batch)

@@ -250,23 +250,31 @@ def build_buffer(parts: list[bytes | str]) -> tuple[np.ndarray, np.ndarray]:
     in it (in characters).
 
     ``PAD`` blanks follow the last file (its line feed included) so windows never run past the end. When some
-    files were decoded, all the files' text is encoded at once: one byte a character up to Latin-1, else two
-    (or four, beyond the Basic Multilingual Plane).
+    files were decoded, the array has one byte a character when every decoded file fits in Latin-1, else two
+    (or four, beyond the Basic Multilingual Plane): each decoded file is encoded on its own, and the runs of
+    ASCII files between them are copied in as they are (no text of the whole piece is made).
     """
     sizes = np.array([len(p) + 1 for p in parts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     if all(isinstance(p, bytes) for p in parts):
         buf = np.frombuffer(b"\n".join([*parts, b" " * PAD]), dtype=np.uint8)  # type: ignore[list-item]
         return buf, offsets
-    text = "\n".join([p.decode("ascii") if isinstance(p, bytes) else p for p in parts] + [" " * PAD])
-    try:
-        return np.frombuffer(text.encode("latin-1"), dtype=np.uint8), offsets
-    except UnicodeEncodeError:
-        pass
-    two = text.encode("utf-16-le")
-    if len(two) == 2 * len(text):   # (no character beyond the Basic Multilingual Plane: no surrogate pairs)
-        return np.frombuffer(two, dtype="<u2").astype(np.uint16, copy=False), offsets
-    return np.frombuffer(text.encode("utf-32-le"), dtype="<u4").astype(np.uint32), offsets
+    wide = {k: np.frombuffer(p.encode("utf-16-le"), dtype="<u2") for k, p in enumerate(parts) if isinstance(p, str)}
+    if any(len(codes) != len(parts[k]) for k, codes in wide.items()):   # surrogate pairs: beyond the BMP
+        text = "\n".join([p.decode("ascii") if isinstance(p, bytes) else p for p in parts] + [" " * PAD])
+        return np.frombuffer(text.encode("utf-32-le"), dtype="<u4").astype(np.uint32), offsets
+    dtype = np.uint8 if all(int(codes.max(initial=0)) < 256 for codes in wide.values()) else np.uint16
+    buf = np.empty(int(offsets[-1]) + PAD, dtype=dtype)
+    run = 0   # the first file of the run of ASCII files not copied yet
+    for k in [*wide, len(parts)]:
+        if run < k:   # (bytes: ASCII)
+            buf[offsets[run]:offsets[k] - 1] = np.frombuffer(b"\n".join(parts[run:k]), dtype=np.uint8)  # type: ignore[arg-type]
+        if k < len(parts):
+            buf[offsets[k]:offsets[k + 1] - 1] = wide[k]
+        run = k + 1
+    buf[offsets[1:] - 1] = 10
+    buf[int(offsets[-1]):] = SPACE
+    return buf, offsets
 
 
 def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
