@@ -416,3 +416,36 @@ def test_fewer_files_go_to_worker_processes_when_they_hold_enough_text(tmp_path:
     assert work.few_trf(members, 2)   # (the archive's size is no member's)
     many = [str(tmp_path / f"{k}.trf") for k in range(6) for _ in range(40)]   # more paths than the sample
     assert sizing.estimated_bytes(many, 240) == pytest.approx(40 * size, rel=0.2)
+
+
+@pytest.mark.parametrize("command", [
+    ["compute", "{src}", "-t", "BH/C1,BH,SB"], ["compare", "{src}", "-c", "a=fide-2026:BH", "-c", "b=fide-2024:BH"],
+    ["audit", "{src}"], ["info", "{src}"], ["ingest", "{src}", "-o", "{out}"],
+    ["evaluate", "{src}", "-c", "a=fide-2026:BH/C1,BH,SB", "--strength", "archive"]])
+def test_the_command_line_judges_worker_processes_as_its_run_does(command: list[str], tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a command's runs bring their batches back from worker processes (``Run.map(..., keep=True)``) is
+    what the command line, deciding before the command's modules are imported whether to start them, reads
+    from :data:`tbstats.cli.base.BATCHES_BACK`: it starts them when a run of the command will use them."""
+    from click.testing import CliRunner
+
+    from tbstats.cli import main
+    from tbstats.cli.base import BATCHES_BACK, processes_pay
+
+    (tmp_path / "in").mkdir()
+    _files(tmp_path / "in", 6)
+    args = [a.format(src=tmp_path / "in", out=tmp_path / "out.parquet") for a in command]
+    monkeypatch.setattr(sizing, "PAIR_FEWEST_FILES", 6)
+    monkeypatch.setattr(sizing, "PAIR_BYTES", 1)
+    judged: list[bool] = []
+
+    def few(parts: Any, workers: int, *, keep: bool = False) -> bool:
+        judged.append(sizing.processes_pay(6, [str(p) for p in (tmp_path / "in").iterdir()], workers,
+                                           batches_back=keep))
+        return True   # (read here all the same: no worker process starts in this test)
+
+    monkeypatch.setattr(pipeline, "few_trf", few)
+    done = CliRunner().invoke(main, [*args, "--workers", "2", "-q"])
+    assert done.exit_code == 0, done.output
+    assert judged and processes_pay([*args, "--workers", "2"], 2) is any(judged)   # (evaluate: a fit, then a kept run)
+    assert (command[0] in BATCHES_BACK) is not any(judged)

@@ -64,6 +64,11 @@ COMMAND_MODULES: Final = {
     "tiebreaks": "tbstats.cli.registry", "evaluate": "tbstats.cli.fairness", "simulate": "tbstats.cli.simulation",
 }
 
+#: The commands all of whose runs bring their batches back from worker processes to be mapped here
+#: (``Run.map(..., keep=True)``; evaluate keeps them too, after a first run that does not): :func:`processes_pay`
+#: judges their inputs as their runs will (``tests/test_overlap.py`` checks that the two agree).
+BATCHES_BACK: Final = frozenset({"ingest"})
+
 #: The first paragraph of each command's help, which ``tbstats --help`` lists without importing any command's
 #: module (``tests/test_cli_lazy.py`` checks it against the commands' own help).
 SUMMARIES: Final = {
@@ -160,7 +165,8 @@ def processes_pay(args: list[str], workers: int) -> bool:
 
     files, paths = trf_files([a for a in args if (os.path.exists(a) or is_pattern(a)) and not surely_columnar(a)],
                              sizing.least_files(workers))
-    return sizing.processes_pay(files, paths, workers)
+    command = next((a for a in args if not a.startswith("-")), "")
+    return sizing.processes_pay(files, paths, workers, batches_back=command in BATCHES_BACK)
 
 
 class _Group(click.Group):

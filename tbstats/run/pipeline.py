@@ -285,7 +285,7 @@ class Run(Tally):
         part_work = functools.partial(work_kept if keep else work, batch_size=self.batch_size, f=f)
         parts = plan.parts
         results: Iterator[Any]
-        if self.client is None and (self.workers == 1 or few_trf(parts, self.workers)):
+        if self.client is None and (self.workers == 1 or few_trf(parts, self.workers, keep=keep)):
             results = read_ahead(parts, self.batch_size, f, keep)   # here, the next part read on a thread meanwhile
         elif not in_processes(parts, self.workers, self.client):
             results = Executor(self.workers, self.client).run(part_work, parts, keep, then)

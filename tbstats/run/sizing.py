@@ -54,17 +54,21 @@ def least_files(workers: int) -> int:
     return PAIR_FILES if workers == 2 else (FEWEST - 1) * 500 + 1
 
 
-def processes_pay(files: int, paths: Sequence[str], workers: int) -> bool:
+def processes_pay(files: int, paths: Sequence[str], workers: int, *, batches_back: bool = False) -> bool:
     """Whether ``files`` TRF files (counted up to :func:`least_files`) go to worker processes with ``workers``:
     from :func:`least_files`, and with 2 workers from :data:`PAIR_FEWEST_FILES` when ``paths`` (those of them
-    on disk) hold :data:`PAIR_BYTES` (:func:`estimated_bytes`).
+    on disk) hold :data:`PAIR_BYTES` (:func:`estimated_bytes`), unless the batches come back to the command
+    (``batches_back``: ingest, evaluate), whose own work on them leaves the worker less to gain (``ingest
+    --workers 2`` of the wide 6,000 files of :data:`PAIR_BYTES`: processes / threads, min and median of 6
+    interleaved rounds, 2.378 / 2.203 and 2.424 / 2.274 s).
 
     >>> processes_pay(8000, [], 2), processes_pay(7999, [], 2), processes_pay(1501, [], 3)
     (True, False, True)
     """
     if files >= least_files(workers):
         return True
-    return workers == 2 and files >= PAIR_FEWEST_FILES and estimated_bytes(paths, files) >= PAIR_BYTES
+    return (workers == 2 and not batches_back and files >= PAIR_FEWEST_FILES
+            and estimated_bytes(paths, files) >= PAIR_BYTES)
 
 
 def estimated_bytes(paths: Sequence[str], files: int) -> float:

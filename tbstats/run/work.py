@@ -83,9 +83,10 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     return client is None and workers > 1 and any(p.items for p in parts) and worker_processes().available()
 
 
-def few_trf(parts: Sequence[Part], workers: int) -> bool:
+def few_trf(parts: Sequence[Part], workers: int, *, keep: bool = False) -> bool:
     """Whether the parts are TRF files only, too few for worker processes to pay
-    (:func:`tbstats.run.sizing.processes_pay`): they are then read ahead here, as with one worker."""
+    (:func:`tbstats.run.sizing.processes_pay`; with ``keep`` the batches come back here): they are then read
+    ahead here, as with one worker."""
     if any(not p.items for p in parts):   # a model: its parts go to threads
         return False
     least, files, paths = sizing.least_files(workers), 0, []
@@ -97,7 +98,7 @@ def few_trf(parts: Sequence[Part], workers: int) -> bool:
                     paths.append(item.path)
         if files >= least:
             return False
-    return not sizing.processes_pay(files, paths, workers)
+    return not sizing.processes_pay(files, paths, workers, batches_back=keep)
 
 
 def worker_processes() -> Any:
