@@ -9,10 +9,11 @@ input order. With ``--workers N`` on TRF inputs (:meth:`tbstats.run.pipeline.Run
 travel, and the partial results back), or, when the batches must stay here, pieces of parts whose batches
 come back (Arrow buffers, about 20 ms per 500 files).
 
-The workers are forked from a ``forkserver`` that imported the reader once (a fork of a process that
-already runs polars' threads could deadlock; a fresh ``spawn`` pays the imports for every worker). The
-command line starts it first (:func:`prestart`), so that it imports while the command does; until the
-workers are up, this process reads the first pieces itself. The pool is kept for the next run of the same
+The workers are forked from a ``forkserver`` that imported the reader once (:mod:`tbstats.run.preload`; a fork
+of a process that already runs polars' threads could deadlock; a fresh ``spawn`` pays the imports for every
+worker). The command line starts it first, with the pool (:func:`prestart`), so that it imports while the
+command does and forks the workers as soon as it has; until they are up, this process reads the first pieces
+itself. The pool is kept for the next run of the same
 process, and shut down at exit (or by :func:`shutdown`).
 
 As with any Python multiprocessing, a script that runs tbstats with ``workers > 1`` must guard its main
