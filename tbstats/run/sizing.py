@@ -57,18 +57,22 @@ def least_files(workers: int) -> int:
 def processes_pay(files: int, paths: Sequence[str], workers: int, *, batches_back: bool = False) -> bool:
     """Whether ``files`` TRF files (counted up to :func:`least_files`) go to worker processes with ``workers``:
     from :func:`least_files`, and with 2 workers from :data:`PAIR_FEWEST_FILES` when ``paths`` (those of them
-    on disk) hold :data:`PAIR_BYTES` (:func:`estimated_bytes`), unless the batches come back to the command
-    (``batches_back``: ingest, evaluate), whose own work on them leaves the worker less to gain (``ingest
-    --workers 2`` of the wide 6,000 files of :data:`PAIR_BYTES`: processes / threads, min and median of 6
-    interleaved rounds, 2.378 / 2.203 and 2.424 / 2.274 s).
+    on disk) hold :data:`PAIR_BYTES` (:func:`estimated_bytes`). Never with 2 workers when the batches come back
+    to the command (``batches_back``: ingest, and evaluate's second pass), which then maps them all itself and
+    has no core to spare: ``ingest --workers 2``, process / thread, min and median of interleaved rounds
+    (2026-12-04 02:45-03:00): the wide 6,000 files 2.378 / 2.203 and 2.424 / 2.274 s, the club's 10,000 2.676 /
+    2.519 and 2.734 / 2.659, the mix's 3.353 / 3.286 and 3.571 / 3.379, both 6.521 / 6.099 and 6.539 / 6.297.
 
     >>> processes_pay(8000, [], 2), processes_pay(7999, [], 2), processes_pay(1501, [], 3)
     (True, False, True)
+    >>> processes_pay(10**6, [], 2, batches_back=True), processes_pay(1501, [], 3, batches_back=True)
+    (False, True)
     """
+    if workers == 2 and batches_back:
+        return False
     if files >= least_files(workers):
         return True
-    return (workers == 2 and not batches_back and files >= PAIR_FEWEST_FILES
-            and estimated_bytes(paths, files) >= PAIR_BYTES)
+    return workers == 2 and files >= PAIR_FEWEST_FILES and estimated_bytes(paths, files) >= PAIR_BYTES
 
 
 def estimated_bytes(paths: Sequence[str], files: int) -> float:
