@@ -332,7 +332,10 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     the forkserver."""
     from tbstats.cli.base import processes_pay
     from tbstats.io.expand import _Item
-    from tbstats.io.kinds import trf_files_at_least
+    from tbstats.io.kinds import trf_files
+
+    def trf_files_at_least(inputs: list[str], least: int) -> bool:
+        return trf_files(inputs, least)[0] >= least
 
     def parts(files: int) -> list[sources.Part]:
         return [sources.Part(tuple(_Item(f"{k}.trf", "trf", f"{k}.trf") for k in range(files)))]
@@ -349,6 +352,9 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     for workers in (2, 3):
         n = sizing.least_files(workers)
         assert work.few_trf(parts(n - 1), workers) and not work.few_trf(parts(n), workers)
+    # batches that come back (ingest): never with 2 workers, however many files; with 3 from least_files(3)
+    assert work.few_trf(parts(2 * sizing.least_files(2)), 2, keep=True)
+    assert not work.few_trf(parts(sizing.least_files(3)), 3, keep=True)
     write_model(_batch(GOOD), tmp_path / "m.parquet")
     model = sources.plan([str(tmp_path / "m.parquet")]).parts
     assert not work.few_trf([*parts(3), *model], 2)   # a model's parts go to threads
@@ -357,10 +363,11 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     (tmp_path / "six").mkdir()
     _files(tmp_path / "six", 6)
     assert len([m for m in pipeline.Run(inputs=[str(tmp_path / "six")], batch_files=1, workers=2).map(names)]) == 6
-    monkeypatch.setattr(sizing, "PAIR_FILES", 1)   # enough files, but too few pieces: read ahead all the same
     ahead = []
     monkeypatch.setattr(work, "read_ahead", lambda *a, _real=work.read_ahead: ahead.append(1) or _real(*a))
-    kept = list(pipeline.Run(inputs=[str(tmp_path / "six")], workers=2).map(names, keep=True))
+    with monkeypatch.context() as patch:
+        patch.setattr(sizing, "least_files", lambda workers: 1)   # enough files, too few pieces: read ahead
+        kept = list(pipeline.Run(inputs=[str(tmp_path / "six")], workers=3).map(names, keep=True))
     assert ahead == [1]
     assert [m.value for m in kept] == [m.value for m in pipeline.Run(inputs=[str(tmp_path / "six")]).map(names)]
 

@@ -57,23 +57,14 @@ def surely_columnar(path: str) -> bool:
     return Path(path).suffix.lower() in EXTENSIONS or is_model_dir(path)
 
 
-def trf_files_at_least(inputs: Iterable[str], least: int) -> bool:
-    """Whether the inputs hold at least ``least`` TRF files (:func:`trf_files`).
-
-    >>> trf_files_at_least(["data/examples"], 1), trf_files_at_least(["data/examples"], 10**6)
-    (True, False)
-    """
-    return trf_files(inputs, least)[0] >= least
-
-
 def trf_files(inputs: Iterable[str], most: int) -> tuple[int, list[str]]:
     """The TRF files of the inputs counted by name from directory entries (hidden ones and directory datasets
     left out, as the expansion does) until ``most`` are found, and the paths of those counted; a glob pattern
     or an archive may hold any number, and counts as ``most``.
 
     >>> files, paths = trf_files(["data/examples"], 10**6)
-    >>> files == len(paths) > 0
-    True
+    >>> files == len(paths) > 0, trf_files(["data/examples"], 1)[0] >= 1
+    (True, True)
     """
     found: list[str] = []
     todo = [str(i) for i in inputs]

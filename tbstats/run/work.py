@@ -96,8 +96,8 @@ def few_trf(parts: Sequence[Part], workers: int, *, keep: bool = False) -> bool:
                 files += 1
                 if item.member is None:   # (an archive's members: not told by the archive's size)
                     paths.append(item.path)
-        if files >= least:
-            return False
+        if files >= least:   # (enough counted)
+            break
     return not sizing.processes_pay(files, paths, workers, batches_back=keep)
 
 
