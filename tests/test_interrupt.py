@@ -138,3 +138,26 @@ def test_ctrl_c_kills_the_workers_even_inside_the_pool_s_own_submit(monkeypatch:
     threading.Thread(target=interrupted_inside_submit, daemon=True).start()
     assert done.wait(30), "killing the workers waited for the pool's lock its own thread held"
     executor.shutdown(wait=True)
+
+
+def test_a_pool_started_by_a_run_blocks_ctrl_c_in_its_forkserver_and_workers() -> None:
+    """A pool the command line did not start (``prestart``): its thread starts the forkserver and the workers
+    with SIGINT blocked, as prestart does, so that a terminal's Ctrl-C reaches only the command (which kills them)
+    and never prints a traceback from a forkserver still importing. (A fresh interpreter: no forkserver yet.)"""
+    code = """if True:
+        import multiprocessing.forkserver as fs, os
+        from tbstats.run import processes
+        here = processes.pool(1)
+        here.ready.wait(timeout=120)
+        server = fs._forkserver._forkserver_pid
+        pids = [server, *processes._children_of(server)]
+        masks = []
+        for pid in pids:
+            with open(f"/proc/{pid}/status") as status:
+                masks += [int(line.split()[1], 16) for line in status if line.startswith("SigBlk:")]
+        print(len(pids), all(mask & 2 for mask in masks), len(masks))
+        processes.shutdown()
+    """
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LIMIT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "True", "2"], done.stdout   # the forkserver and its one worker

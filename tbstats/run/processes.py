@@ -149,6 +149,10 @@ class _Pool:
         threading.Thread(target=self._start, name="tbstats-processes", daemon=True).start()
 
     def _start(self) -> None:
+        # SIGINT blocked in this thread, which starts the workers (and the forkserver, when prestart did not):
+        # the mask passes to them, so a terminal's Ctrl-C reaches only this process, which kills them
+        # (see prestart); signals still reach this process through its main thread
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:   # one task per worker starts them all; submit blocks while a worker starts
             for future in [self.executor.submit(int) for _ in range(self.workers)]:
                 future.result()
