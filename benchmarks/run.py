@@ -5,6 +5,7 @@
     python benchmarks/run.py --full     # 1k, 10k and 100k events, larger shapes and samples
     python benchmarks/run.py --uniform  # the size sweep on the uniform archive (25 x 9 Swiss) instead of the mix
     python benchmarks/run.py --club     # ... on the club-shaped mix (small Swiss events and round robins)
+    python benchmarks/run.py --profile club-wide --sizes 6000   # ... its events larger (issue 22's archive)
 
 Each stage runs in a fresh process (``run.py --stage NAME --archive DIR``) so its peak RSS is its own. The size
 sweep's archive is the mix (``tbstats.simulation.mix``: event sizes, kinds and unplayed rounds drawn like a real
@@ -51,6 +52,8 @@ MIX_WORDS = {
             "unrated players"),
     "club": ("80% Swiss of 7-70 players (log-normal, median 22) and 3-11 rounds, 20% round robins of 4-12 players, "
              "no team events; requested byes, PABs, forfeits, withdrawals, 0-30% unrated players"),
+    "club-wide": ("80% Swiss of 7-70 players (log-normal, median 36) and 3-11 rounds, 20% round robins of 4-12 "
+                  "players, no team events; requested byes, PABs, forfeits, withdrawals, 0-30% unrated players"),
 }
 SHAPES = [(20, 5), (20, 13), (60, 9), (150, 11), (600, 5), (600, 13)]
 SHAPE_STAGES = ["ingest-cli", "read-sources", "load", "dense", "unplayed", "opponents", "results", "rating", "uscf",
@@ -359,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
                        "rounds, Swiss, no unrated players) instead of the mix")
     sweep.add_argument("--club", action="store_true", help="size sweep on the club profile of the mix (Swiss of 7-70 "
                        "players and 3-11 rounds, a fifth round robins, no team events) instead of the whole mix")
+    sweep.add_argument("--profile", choices=sorted(MIX_WORDS), help="size sweep on this profile of the mix "
+                       "(club-wide: the club's events with larger Swiss events, median 36 players)")
     ap.add_argument("--rules", default="fide-2026", help="edition of the engine stages (default fide-2026)")
     ap.add_argument("--sizes", help="override the size sweep: events per archive, comma-separated")
     ap.add_argument("--no-shapes", action="store_true", help="skip the shape sweep")
@@ -488,7 +493,7 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
 
 def mix_name(args: argparse.Namespace) -> str:
     """The profile of the mixed archive the size sweep runs on (tbstats.simulation.mix.PROFILES)."""
-    return "club" if args.club else "mix"
+    return str(args.profile) if args.profile else "club" if args.club else "mix"
 
 
 def argv_of(args: argparse.Namespace) -> list[str]:
@@ -498,6 +503,8 @@ def argv_of(args: argparse.Namespace) -> list[str]:
         if value and not (name == "rules" and value == "fide-2026"):
             flags.append(f"--{name} {value}")
     flags += [f"--{n.replace('_', '-')}" for n in ("uniform", "club", "no_shapes", "no_peers") if getattr(args, n)]
+    if args.profile:
+        flags.append(f"--profile {args.profile}")
     if args.repeat is not None:
         flags.append(f"--repeat {args.repeat}")
     return flags

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import datetime as dt
 from pathlib import Path
 
@@ -130,6 +131,20 @@ def test_club_profile_draws_club_events() -> None:
     assert swiss["players"].min() >= 7 and swiss["players"].max() <= 70  # type: ignore[operator]
     assert rr["players"].min() >= 4 and rr["players"].max() <= 12  # type: ignore[operator]
     assert 0.1 < rr.height / t.height < 0.3
+
+
+def test_club_wide_profile_draws_the_club_s_events_larger() -> None:
+    """club-wide: the club's kinds and ranges, its Swiss events larger (median 36 players against 22)."""
+    wide = profile_config("club-wide", events=1, seed=0)
+    assert dataclasses.replace(wide, players_median=22.0, players_sigma=0.6) == profile_config("club", events=1, seed=0)
+    drawn = {name: simulate_mix(profile_config(name, events=200, seed=4)) for name in ("club", "club-wide")}
+    sizes = {}
+    for name, sim in drawn.items():
+        t = sim.batch.tournaments.join(sim.kinds, on="tournament")
+        swiss = t.filter(pl.col("kind") == "swiss")
+        assert swiss["players"].min() >= 7 and swiss["players"].max() <= 70  # type: ignore[operator]
+        sizes[name] = float(swiss["players"].median())  # type: ignore[arg-type]
+    assert 18 < sizes["club"] < 26 and 30 < sizes["club-wide"] < 42, sizes
 
 
 def test_mix_profile_is_the_default_archive() -> None:

@@ -25,7 +25,9 @@ Rates
 
 Profiles (:data:`PROFILES`, :func:`profile_config`): ``mix``, the defaults, a federation's whole archive; ``club``,
 the events a club or a small federation runs: Swiss of 7 to 70 players (median 22) and 3 to 11 rounds, a fifth
-round robins of 4 to 12 players, no double round robins or team events (the shape of issue 22's hidden archive).
+round robins of 4 to 12 players, no double round robins or team events (the kinds and ranges of issue 22's hidden
+archive); ``club-wide``, the same with the Swiss sizes spread over the range (median 36): about 236 game rows an
+event, the size of that archive too (1.37M game rows in 6,000 events).
 
 Identity
     Simulated events carry what a real file does besides its games (:mod:`tbstats.simulation.identity`):
@@ -116,6 +118,9 @@ PROFILES: Final[dict[str, dict[str, object]]] = {
     "club": {"round_robin_share": 0.2, "double_round_robin_share": 0.0, "team_share": 0.0, "players_median": 22.0,
              "players_sigma": 0.6, "min_players": 7, "max_players": 70, "round_robin_players": (4, 12),
              "max_swiss_rounds": 11},
+    "club-wide": {"round_robin_share": 0.2, "double_round_robin_share": 0.0, "team_share": 0.0,
+                  "players_median": 36.0, "players_sigma": 0.55, "min_players": 7, "max_players": 70,
+                  "round_robin_players": (4, 12), "max_swiss_rounds": 11},
 }
 
 
