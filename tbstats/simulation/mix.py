@@ -112,15 +112,15 @@ class MixConfig:
             raise TbstatsError("players_median must be > 0, players_sigma >= 0, unrated_max in [0, 1]")
 
 
+_CLUB: Final[dict[str, object]] = {
+    "round_robin_share": 0.2, "double_round_robin_share": 0.0, "team_share": 0.0, "players_median": 22.0,
+    "players_sigma": 0.6, "min_players": 7, "max_players": 70, "round_robin_players": (4, 12), "max_swiss_rounds": 11}
+
 #: Named archive shapes: the fields each one sets on :class:`MixConfig` (see the module text).
 PROFILES: Final[dict[str, dict[str, object]]] = {
     "mix": {},
-    "club": {"round_robin_share": 0.2, "double_round_robin_share": 0.0, "team_share": 0.0, "players_median": 22.0,
-             "players_sigma": 0.6, "min_players": 7, "max_players": 70, "round_robin_players": (4, 12),
-             "max_swiss_rounds": 11},
-    "club-wide": {"round_robin_share": 0.2, "double_round_robin_share": 0.0, "team_share": 0.0,
-                  "players_median": 36.0, "players_sigma": 0.55, "min_players": 7, "max_players": 70,
-                  "round_robin_players": (4, 12), "max_swiss_rounds": 11},
+    "club": _CLUB,
+    "club-wide": {**_CLUB, "players_median": 36.0, "players_sigma": 0.55},
 }
 
 

@@ -90,10 +90,7 @@ def check_text(path: str, raw: bytes) -> None:
 def character_codes(path: str, raw: bytes) -> tuple[bytes | str, str | None]:
     """The characters of a file: the bytes themselves when they are ASCII, else its decoded text
     (:func:`build_buffer` makes the codes of all files at once)."""
-    if raw.isascii() and raw.find(b"\x00", 0, 4096) < 0:   # (UTF-16 text without a BOM has NULs near the start)
-        check_text(path, raw)
-        return raw, None
-    if raw.isascii() and _utf16(raw) is None:
+    if raw.isascii() and _utf16(raw) is None:   # (UTF-16 text without a BOM is ASCII with NULs near the start)
         check_text(path, raw)
         return raw, None
     return decode(path, raw)
