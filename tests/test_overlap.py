@@ -185,6 +185,49 @@ def test_the_results_pipe_holds_a_large_result_at_once() -> None:
     assert size >= min(processes.RESULT_PIPE, cap) > 65536
 
 
+_PRESTARTED = """if True:
+    import gc, os, signal, sys, threading, time
+    from multiprocessing import forkserver, resource_tracker
+    from tbstats.run import processes
+    if sys.argv[1] == "threads":   # a thread of this process's own: a plain fork is not safe then
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    gc.disable()   # as the command line runs until its command's module is loaded
+    processes.prestart(2)
+    here = processes.pool(1)
+    here.ready.wait(timeout=120)
+    def status(pid, key):
+        with open(f"/proc/{pid}/status") as text:
+            return next(line.split()[1] for line in text if line.startswith(key))
+    child, = processes._children_of(os.getpid()) if here.executor._mp_context.get_start_method() == "fork" else [
+        pid for pid in processes._children_of(forkserver._forkserver._forkserver_pid)]
+    state = here.executor.submit(eval, "(__import__('os').getpid(), 'tbstats.io.sources' in __import__('sys').modules,"
+                                       " __import__('gc').isenabled())").result(timeout=60)
+    print(here.executor._mp_context.get_start_method(), forkserver._forkserver._forkserver_pid is None,
+          resource_tracker._resource_tracker._pid is None, state == (child, True, True),
+          bool(int(status(child, "SigBlk:"), 16) & 2), signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    processes.shutdown()
+"""
+
+
+@needs_processes
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="threads are counted in Linux's /proc")
+@pytest.mark.parametrize(("threads", "expected"), [
+    ("one", ["fork", "True", "True", "True", "True", "False"]),
+    ("threads", ["forkserver", "False", "False", "True", "True", "False"])])
+def test_the_command_line_forks_its_one_worker_process_while_it_runs_one_thread(threads: str,
+                                                                                 expected: list[str]) -> None:
+    """``--workers 2``: the command line (:func:`processes.prestart`, before anything imports numpy or polars)
+    forks its one worker process from itself, which imports the reader on its own (collector on again), with
+    SIGINT blocked in it and not in the command; no forkserver and no resource tracker start. A process that
+    runs another thread starts its worker from a forkserver instead. (A fresh interpreter each.)"""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _PRESTARTED, threads], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == expected, (done.stdout, done.stderr)
+
+
 def _batch(text: str) -> Batch:
     return read_trf([("x.trf", text.encode())]).batch
 

@@ -11,10 +11,13 @@ come back (Arrow buffers, about 20 ms per 500 files).
 
 The workers are forked from a ``forkserver`` that imported the reader once (:mod:`tbstats.run.preload`; a fork
 of a process that already runs polars' threads could deadlock; a fresh ``spawn`` pays the imports for every
-worker). The command line starts it first, with the pool (:func:`prestart`), so that it imports while the
-command does and forks the workers as soon as it has; until they are up, this process reads the first pieces
-itself. The pool is kept for the next run of the same
-process, and shut down at exit (or by :func:`shutdown`).
+worker). The command line starts the pool first (:func:`prestart`), so that its workers import while the
+command does; until they are up, this process reads the first pieces itself. With one worker process
+(``--workers 2``) the command line forks it from this process itself, while this process still runs one
+thread (nothing of numpy, polars or pyarrow loaded): the worker imports the reader on its own, and neither a
+forkserver nor multiprocessing's resource tracker is started (two more interpreters, about 0.1 s of CPU while
+every core is busy importing). The pool is kept for the next run of the same process, and shut down at exit
+(or by :func:`shutdown`).
 
 As with any Python multiprocessing, a script that runs tbstats with ``workers > 1`` must guard its main
 code with ``if __name__ == "__main__":`` (the workers import the main module).
@@ -82,12 +85,20 @@ def available() -> bool:
 
 @functools.cache
 def _semaphores() -> bool:
-    _quiet_tracker()   # the lock below starts the resource tracker: with its options
-    try:
-        multiprocessing.get_context("forkserver").Lock()
+    try:   # (a lock of the fork context is unlinked at once: it starts no resource tracker)
+        multiprocessing.get_context("fork").Lock()
     except OSError:   # e.g. no /dev/shm in a container
         return False
     return True
+
+
+def _one_thread() -> bool:
+    """Whether this process runs a single thread, as the system counts them (Linux's /proc: polars' and
+    Arrow's threads are not Python's): only then is a plain fork safe."""
+    try:
+        return sys.platform.startswith("linux") and len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
 
 
 def _quiet_tracker() -> None:
@@ -103,28 +114,35 @@ def _quiet_tracker() -> None:
 
 
 def prestart(workers: int) -> None:
-    """Start the forkserver now, in the background (it imports tbstats while this process imports the
-    command), and the pool of ``workers - 1`` processes, forked as soon as the forkserver has imported (not
-    once this process has planned its run: measured, a worker's first item then began 30-50 ms later): a
-    command line that asks for worker processes calls this before anything else."""
+    """Start the pool of ``workers - 1`` processes now, in the background, so that they import while this
+    process imports the command (not once it has planned its run: measured, a worker's first item then began
+    30-50 ms later): a command line that asks for worker processes calls this before anything else. One
+    worker is forked from here at once (see the module's text); several, from a forkserver started now."""
     global starting
     if workers > 1 and available():
-        starting = True   # a Ctrl-C now waits until the forkserver is started and known (kill_workers stops it)
-        # blocked here, SIGINT stays blocked in the forkserver and its workers (the mask passes through fork and
-        # exec): a terminal's Ctrl-C reaches the whole process group, and the forkserver would print a
-        # KeyboardInterrupt traceback from its imports; this process kills them instead
+        forked = workers == 2 and _one_thread()
+        if not forked:   # (first: starting the tracker unblocks SIGINT in this thread, see below)
+            _quiet_tracker()
+        starting = True   # a Ctrl-C now waits until the workers are started and known (kill_workers stops them)
+        # blocked here, SIGINT stays blocked in the forkserver and its workers, or in the worker forked here (the
+        # mask passes through fork and exec): a terminal's Ctrl-C reaches the whole process group, and they would
+        # print a KeyboardInterrupt traceback from their imports; this process kills them instead
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            multiprocessing.set_forkserver_preload(PRELOAD)
-            from multiprocessing import forkserver
+            if forked:
+                pool(workers - 1, forked=True)
+            else:
+                multiprocessing.set_forkserver_preload(PRELOAD)
+                from multiprocessing import forkserver
 
-            forkserver.ensure_running()
+                forkserver.ensure_running()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             starting = False
             if interrupted:
                 signal.raise_signal(signal.SIGINT)
-        pool(workers - 1)
+        if not forked:
+            pool(workers - 1)
 
 
 #: While :func:`prestart` starts the forkserver, the command line's Ctrl-C handler only sets
@@ -135,17 +153,29 @@ interrupted = False
 
 
 class _Pool:
-    """A process pool that starts in the background: :attr:`ready` is set once its workers are up."""
+    """A process pool that starts in the background: :attr:`ready` is set once its workers are up.
 
-    def __init__(self, workers: int) -> None:
+    ``forked``: its workers are forked from this process now, by this thread, and import the reader themselves
+    (:func:`prestart`, which checks that this process runs one thread); else from the forkserver."""
+
+    def __init__(self, workers: int, *, forked: bool = False) -> None:
+        self.workers = workers
+        self.ready = threading.Event()
+        self.failed: BaseException | None = None
+        if forked:
+            self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                                initializer=_import_reader)
+            _widen(self.executor)
+            # a fork context starts every worker at the first submit, in this thread (with SIGINT blocked, see
+            # prestart): no other thread exists yet when it forks
+            started = [self.executor.submit(int) for _ in range(workers)]
+            threading.Thread(target=self._wait, args=(started,), name="tbstats-processes", daemon=True).start()
+            return
         _quiet_tracker()
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(PRELOAD)   # kept, if the forkserver already runs
-        self.workers = workers
         self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
         _widen(self.executor)
-        self.ready = threading.Event()
-        self.failed: BaseException | None = None
         threading.Thread(target=self._start, name="tbstats-processes", daemon=True).start()
 
     def _start(self) -> None:
@@ -154,11 +184,31 @@ class _Pool:
         # (see prestart); signals still reach this process through its main thread
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:   # one task per worker starts them all; submit blocks while a worker starts
-            for future in [self.executor.submit(int) for _ in range(self.workers)]:
+            started = [self.executor.submit(int) for _ in range(self.workers)]
+        except BaseException as exc:  # kept, and raised by the run that uses the pool
+            self.failed = exc
+            self.ready.set()
+            return
+        self._wait(started)
+
+    def _wait(self, started: list[Future[int]]) -> None:
+        try:
+            for future in started:
                 future.result()
         except BaseException as exc:  # kept, and raised by the run that uses the pool
             self.failed = exc
         self.ready.set()
+
+
+def _import_reader() -> None:
+    """What a worker forked from this process runs first (:class:`_Pool`): the forkserver's imports
+    (:data:`PRELOAD`), then the collector on again (the command line paused it, see :func:`tbstats.cli.base.run`)."""
+    import gc
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    gc.enable()
 
 
 def _widen(executor: ProcessPoolExecutor) -> None:
@@ -176,15 +226,16 @@ _POOL: _Pool | None = None
 _LOCK = threading.Lock()
 
 
-def pool(workers: int) -> _Pool:
-    """The pool of ``workers`` processes of this process, started now if there is none of that size."""
+def pool(workers: int, *, forked: bool = False) -> _Pool:
+    """The pool of ``workers`` processes of this process, started now if there is none of that size
+    (``forked``: see :class:`_Pool`)."""
     global _POOL
     with _LOCK:
         if _POOL is not None and (_POOL.workers != workers or _POOL.failed is not None):
             _POOL.executor.shutdown(wait=False, cancel_futures=True)
             _POOL = None
         if _POOL is None:
-            _POOL = _Pool(workers)
+            _POOL = _Pool(workers, forked=forked)
         return _POOL
 
 
