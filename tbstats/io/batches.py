@@ -38,7 +38,7 @@ def runs(batch: Batch, batch_size: int, *, by_source: bool = True) -> Iterator[B
     ids = batch.tournaments["tournament"]
     warnings = batch.warnings
     run_of = pl.Series([0] * warnings.height, dtype=pl.Int64)
-    if by_source:
+    if by_source and warnings.height:   # (most batches have none: their order costs a few ms of polars calls)
         file_of = source_files()
         rows = batch.tournaments.with_row_index("_row")
         firsts = pl.concat([rows.select("source", "_row"), rows.select(file_of.alias("source"), "_row")]).group_by(
