@@ -304,7 +304,7 @@ def _stop_at_once(signum: int, frame: Any) -> None:
     threads, processes or a Dask client would then be waited for. Nothing a command writes is complete before
     its last step, so nothing is lost by stopping here."""
     processes = sys.modules.get("tbstats.run.processes")
-    if getattr(processes, "starting", False):   # the forkserver is starting: stop as soon as it is known
+    if getattr(processes, "starting", False):   # the workers are starting: stop as soon as they are known
         processes.interrupted = True  # type: ignore[union-attr]
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,4 +1,5 @@
-"""What the forkserver of :mod:`tbstats.run.processes` imports once, so that every worker starts with it.
+"""What the forkserver of :mod:`tbstats.run.processes` imports once, so that every worker starts with it (a
+worker the command line forks from itself imports it on its own).
 
 The reader of the pieces and the engine, and ``numpy.ma``, which polars imports at its first Series made from
 a numpy array (``np.ma.getmask``: 13 ms of every worker's first item otherwise). They are imported with the

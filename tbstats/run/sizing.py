@@ -1,7 +1,7 @@
 """When ``--workers N`` reads TRF files in worker processes: the sizes below which a run reads them here.
 
-A light module (no multiprocessing): the command line decides from it whether to start the forkserver
-(:func:`tbstats.run.processes.prestart`), and a run whether to read ahead here, before anything imports
+A light module (no multiprocessing): the command line decides from it whether to start its worker
+processes at once (:func:`tbstats.run.processes.prestart`), and a run whether to read ahead here, before anything imports
 :mod:`tbstats.run.processes` (multiprocessing and its friends: about 18 ms, paid by every ``--workers 2`` run of
 fewer files before this module existed).
 """
@@ -43,8 +43,8 @@ SIZE_SAMPLE: Final = 64
 
 
 def least_files(workers: int) -> int:
-    """TRF files from which a run always gives them to worker processes (and the command line starts the
-    forkserver early, :func:`tbstats.run.processes.prestart`): :data:`PAIR_FILES` with 2 workers; with more, enough
+    """TRF files from which a run always gives them to worker processes (and the command line starts them
+    early, :func:`tbstats.run.processes.prestart`): :data:`PAIR_FILES` with 2 workers; with more, enough
     for :data:`FEWEST` items of 500 files (:func:`tbstats.run.work.item_files`), which ``workers - 1`` processes
     share with the command.
 
