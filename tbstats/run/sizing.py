@@ -1,9 +1,9 @@
 """When ``--workers N`` reads TRF files in worker processes: the sizes below which a run reads them here.
 
 A light module (no multiprocessing): the command line decides from it whether to start its worker
-processes at once (:func:`tbstats.run.processes.prestart`), and a run whether to read ahead here, before anything imports
-:mod:`tbstats.run.processes` (multiprocessing and its friends: about 18 ms, paid by every ``--workers 2`` run of
-fewer files before this module existed).
+processes at once (:func:`tbstats.run.processes.prestart`), and a run whether to read ahead here, before
+anything imports :mod:`tbstats.run.processes` (multiprocessing and its friends: about 18 ms, paid by every
+``--workers 2`` run of fewer files before this module existed).
 """
 
 from __future__ import annotations
