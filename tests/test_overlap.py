@@ -274,18 +274,19 @@ def test_trf_read_in_worker_processes_gives_the_same_tournaments_ledger_and_erro
 
 
 def test_items_of_a_trf_run_are_smaller_when_the_run_is_small(tmp_path: Path) -> None:
-    """READ_FILES files an item, fewer so that each process gets about four, never below half of it."""
-    for n in (8, 12):
+    """READ_FILES files an item, fewer so that each process gets ITEMS_A_PROCESS (3), never below half of it."""
+    assert work.ITEMS_A_PROCESS == 3
+    sizes = (6, 12, 18, 30)
+    for n in sizes:
         (tmp_path / f"{n}").mkdir()
         _files(tmp_path / f"{n}", n)
-    plan = {n: sources.plan([str(tmp_path / f"{n}")]).parts for n in (8, 12)}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sources, "READ_FILES", 2)
-        assert [work.item_files(plan[n], 2) for n in (8, 12)] == [1, 2]   # 8 files: 8 items of 1
+    plan = {n: sources.plan([str(tmp_path / f"{n}")]).parts for n in sizes}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sources, "READ_FILES", 4)
-        assert [work.item_files(plan[n], 2) for n in (8, 12)] == [2, 2]   # at least half of READ_FILES
-    assert work.item_files(plan[8], 2) == sources.READ_FILES // 2
+        # 6 and 12 files: at least half of READ_FILES; 18: three items of 3 a process; 30: READ_FILES at most
+        assert [work.item_files(plan[n], 2) for n in sizes] == [2, 2, 3, 4]
+        assert [work.item_files(plan[n], 3) for n in sizes] == [2, 2, 2, 4]   # 30 files: 30/9 -> 4
+    assert work.item_files(plan[6], 2) == sources.READ_FILES // 2
 
 
 def _fours(players: list[str]) -> list[list[str]]:
