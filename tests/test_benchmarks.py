@@ -33,3 +33,20 @@ def test_tiny_benchmark_run_completes(tmp_path: Path, archive: str) -> None:
     heading = next(line for line in done.stdout.splitlines() if line.startswith("### Stages by archive size"))
     assert (f"{archive} archive" in heading) == (archive != "uniform")
     assert not results.exists()
+
+
+def test_two_versions_side_by_side(tmp_path: Path) -> None:
+    """benchmarks/ab.py runs the last commit and the working tree in alternating rounds, with their outputs
+    compared (the same code here: byte-identical), and refuses revisions it cannot run."""
+    ab = [sys.executable, str(ROOT / "benchmarks" / "ab.py")]
+    done = subprocess.run([*ab, "HEAD", "--rounds", "2", "--", "compute", str(ROOT / "data" / "examples"), "-t", "BH",
+                           "--rules", "fide-2026", "-o", "{out}.csv"], cwd=tmp_path,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(" | ")[0].lstrip("| ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert rows == ["version", "HEAD", "working tree", "new / old"]
+    assert "2 alternating rounds" in done.stdout and "byte-identical in every round" in done.stdout
+    assert not list(tmp_path.iterdir())   # written in the tool's own directory, and removed
+    bad = subprocess.run([*ab, "no-such-revision", "--rounds", "1", "--", "compute", str(ROOT / "data" / "examples")],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode != 0 and "no-such-revision" in bad.stderr
