@@ -116,7 +116,7 @@ def once_each(items: list[_Item]) -> list[_Item]:
     seen: set[object] = set()
     unique = []
     for item in items:
-        key = item.identity if item.identity is not None else _identity(item)
+        key = _identity(item)
         if key not in seen:
             seen.add(key)
             unique.append(item)
