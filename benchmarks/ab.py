@@ -5,7 +5,8 @@
 OLD and NEW are git revisions (NEW is this checkout's working tree when left out). A revision is exported with
 ``git archive`` into a temporary directory (the repository is not touched) and run as ``python -P -m tbstats``
 with that directory first on ``PYTHONPATH`` (Python 3.11 or newer); the compiled modules (Cython) are copied
-from this checkout, so the two must have the same ``.pyx`` sources (the tool says so and stops otherwise). The
+from this checkout when the two have the same ``.pyx`` sources, else the revision's own are built in its export
+(``setup.py build_ext``: Cython and a C compiler, as for an install; the working tree must be built already). The
 command's output goes to a file of the tool's: where ``{out}`` stands in an argument (``-o {out}.parquet``),
 else ``-o FILE`` is appended; every round's outputs of the two are compared byte for byte.
 
@@ -33,24 +34,41 @@ from stages import Clock
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def export(revision: str | None, into: Path) -> Path:
+def export(revision: str | None, into: Path, *, build: bool = False) -> Path:
     """The package of ``revision`` (None: the working tree) as a directory to put on ``PYTHONPATH``, its modules
     compiled to bytecode (as the install does: where ``PYTHONDONTWRITEBYTECODE`` is set, a tree without it would
-    compile every module again at every start, about 0.1 s)."""
-    tree = ROOT if revision is None else _exported(revision, into)
+    compile every module again at every start, about 0.1 s); with ``build`` its compiled modules are built from
+    its own Cython sources, else copied from this checkout."""
+    if revision is None and build:   # (the old revision's modules are built from its sources: so must these be)
+        stale = [str(pyx.relative_to(ROOT)) for pyx in (ROOT / "tbstats").rglob("*.pyx")
+                 if not any(so.stat().st_mtime >= pyx.stat().st_mtime for so in pyx.parent.glob(f"{pyx.stem}.*.so"))]
+        if stale:
+            sys.exit(f"ab.py: the working tree's compiled modules are older than {', '.join(stale)}: build them first "
+                     "(python setup.py build_ext --inplace)")
+    if revision is None:
+        tree = ROOT
+    else:
+        tree = _exported(revision, into, build=build)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "tbstats")], check=True)
     return tree
 
 
-def _exported(revision: str, into: Path) -> Path:
+def _exported(revision: str, into: Path, *, build: bool) -> Path:
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "tbstats"], capture_output=True,
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "tbstats", "setup.py"], capture_output=True,
                              check=False)
     if archive.returncode:
         sys.exit(f"ab.py: git archive {revision}: {archive.stderr.decode(errors='replace').strip()}")
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
-    for built in (ROOT / "tbstats").rglob("*.so"):
-        shutil.copy2(built, into / built.relative_to(ROOT))
+    if build:
+        done = subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=into,
+                              capture_output=True, check=False)
+        if done.returncode:
+            sys.exit(f"ab.py: building {revision}'s compiled modules failed:\n"
+                     f"{done.stderr.decode(errors='replace')[-2000:]}")
+    else:
+        for built in (ROOT / "tbstats").rglob("*.so"):
+            shutil.copy2(built, into / built.relative_to(ROOT))
     return into
 
 
@@ -101,14 +119,12 @@ def main() -> None:
     opts, command = parser.parse_args(argv[:cut]), argv[cut + 1:]
     if not command or opts.rounds < 1:
         parser.error("a tbstats command after --, and at least one round")
-    if not same_sources(opts.old, opts.new):
-        sys.exit("ab.py: the two revisions' Cython sources differ: their compiled modules cannot be shared; "
-                 "build each revision on its own")
+    build = not same_sources(opts.old, opts.new)   # (then each revision's compiled modules are its own)
     labels = [opts.old, opts.new or "working tree"]
     figures: dict[str, list[tuple[float, float]]] = {label: [] for label in labels}
     digests: dict[str, set[str]] = {label: set() for label in labels}
     with tempfile.TemporaryDirectory(prefix="tbstats-ab-") as tmp:
-        trees = [export(opts.old, Path(tmp) / "old"), export(opts.new, Path(tmp) / "new")]
+        trees = [export(opts.old, Path(tmp) / "old", build=build), export(opts.new, Path(tmp) / "new", build=build)]
         before = load()
         for k in range(opts.rounds):
             order = [0, 1] if k % 2 == 0 else [1, 0]

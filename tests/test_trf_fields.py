@@ -9,13 +9,14 @@ not fit raise instead of reading or writing out of bounds.
 
 ``fixed_fields``: where each field's text lies once stripped (columns from its first, 0 and 0 when blank), and
 that text read as an integer, several fields of a line at once (a field alone reads the same);
-``gather_ranges``: the characters of many ranges of the buffer, and the largest code among them;
+``gather_utf8``, ``utf8_of``: the characters of many ranges of the buffer as UTF-8, as Python encodes them;
 ``decimal_field``: a plain decimal (a sign, digits, at most one ``.`` or ``,``) to the float polars reads,
 blank and other text told apart; ``Lines.decimal`` reads the other text through polars.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -24,7 +25,7 @@ import polars as pl
 import pytest
 
 from tbstats.io.trf.buffer import IS_WHITESPACE, PAD, SPACE, WHITESPACE, Lines
-from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_ranges, round_blocks
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, round_blocks, utf8_of
 from tbstats.io.trf.games import _COLOUR_ID, _RESULT_ID, COLOURS, RESULTS
 from tbstats.io.trf.headers import ROUND0
 
@@ -172,21 +173,45 @@ def test_fixed_fields_find_the_stripped_text_and_its_number(seed: int) -> None:
         assert all(np.array_equal(x[0], y[1]) for x, y in zip(one, (first, last, value, ok), strict=True))
 
 
+def _codes(dtype: type, n: int, seed: int) -> np.ndarray:
+    """Random code points a buffer of ``dtype`` holds: ASCII mostly, then Latin-1, BMP letters (no surrogates) and,
+    in four bytes, astral ones; each width's largest code among them."""
+    rng = np.random.default_rng(seed)
+    top = {np.uint8: 0xFF, np.uint16: 0xFFFF, np.uint32: 0x10FFFF}[dtype]
+    codes = np.where(rng.random(n) < 0.7, rng.integers(1, 0x80, n), rng.integers(0x80, top + 1, n))
+    codes[(codes >= 0xD800) & (codes <= 0xDFFF)] = 0x416   # (decoded text has no surrogates)
+    codes[:4] = [0x7F, 0x80, 0x7FF, 0x800] if top > 0xFF else [0x7F, 0x80, 0xFF, 0x41]
+    if top > 0xFFFF:
+        codes[4:6] = [0xFFFF, 0x10000]
+    codes[6] = top
+    return codes.astype(dtype)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
-def test_gather_ranges_copies_each_range_and_tells_the_largest_code(dtype: type) -> None:
-    rng = np.random.default_rng(5)
-    buf = rng.integers(1, min(np.iinfo(dtype).max, 0x10FFFF), 500).astype(dtype)
-    at = rng.integers(0, 480, 60).astype(np.int64)
-    counts = rng.integers(0, 20, 60).astype(np.int64)
-    out = np.empty(int(counts.sum()), dtype=dtype)
-    top = gather_ranges(buf, at, counts, out)
-    want = [int(c) for a, n in zip(at.tolist(), counts.tolist(), strict=True) for c in buf[a:a + n]]
-    assert out.tolist() == want and top == max(want)
-    assert gather_ranges(buf, at[:0], counts[:0], out[:0]) == 0
+def test_gather_utf8_and_utf8_of_make_the_utf8_python_makes(dtype: type) -> None:
+    buf = _codes(dtype, 500, 5)
+    rng = np.random.default_rng(6)
+    at = np.concatenate([[0], rng.integers(0, 480, 80)]).astype(np.int64)
+    counts = np.concatenate([[20], rng.integers(0, 20, 80)]).astype(np.int64)
+    texts = ["".join(map(chr, buf[a:a + n].tolist())) for a, n in zip(at.tolist(), counts.tolist(), strict=True)]
+    want = [t.encode("utf-8") for t in texts]
+    data, offsets = gather_utf8(buf, at, counts)
+    assert data.dtype == np.uint8 and offsets.dtype == np.int64 and offsets[0] == 0
+    assert [data[a:b].tobytes() for a, b in itertools.pairwise(offsets.tolist())] == want
+    codes = np.concatenate([buf[a:a + n] for a, n in zip(at.tolist(), counts.tolist(), strict=True)])
+    data2, offsets2 = utf8_of(codes, counts)
+    assert data2.tobytes() == data.tobytes() and offsets2.tolist() == offsets.tolist()
+    empty, none = gather_utf8(buf, at[:0], counts[:0])
+    assert empty.size == 0 and none.tolist() == [0]
     with pytest.raises(ValueError, match="past the buffer"):
-        gather_ranges(buf, np.array([495]), np.array([6]), np.empty(6, dtype=dtype))
-    with pytest.raises(ValueError, match="must hold"):
-        gather_ranges(buf, np.array([0]), np.array([6]), np.empty(5, dtype=dtype))
+        gather_utf8(buf, np.array([495]), np.array([6]))
+    with pytest.raises(ValueError, match="add up"):
+        utf8_of(codes, counts[1:])
+    if dtype != np.uint8:
+        with pytest.raises(ValueError, match="surrogate"):
+            gather_utf8(np.array([0x41, 0xD800], dtype=dtype), np.array([0]), np.array([2]))
+        with pytest.raises(ValueError, match="surrogate"):
+            utf8_of(np.array([0xDFFF], dtype=dtype), np.array([1]))
 
 
 def _plain(field: str) -> tuple[int, float]:

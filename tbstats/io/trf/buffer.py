@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.errors import FormatError
-from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_ranges
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, utf8_of
 from tbstats.model.batch import arrow_series
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
@@ -357,41 +357,30 @@ def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, bla
 def text_at(buf: np.ndarray, at: np.ndarray, counts: np.ndarray, name: str, *, blank_null: bool = False) -> pl.Series:
     """The texts of ``counts[i]`` characters of the buffer from each position ``at[i]``, as a polars String
     column; with ``blank_null`` an empty text is null."""
-    counts = counts.astype(np.int64)
-    codes = np.empty(int(counts.sum()), dtype=buf.dtype)
-    top = gather_ranges(buf, np.ascontiguousarray(at, dtype=np.int64), counts, codes)   # (compiled)
-    return _strings(name, codes, counts, blank_null, top)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    data, offsets = gather_utf8(buf, np.ascontiguousarray(at, dtype=np.int64), counts)   # (compiled)
+    return _string_column(name, data, offsets, counts, blank_null)
 
 
-def _strings(name: str, codes: np.ndarray, counts: np.ndarray, blank_null: bool, top: int | None = None
-             ) -> pl.Series:
-    """A String column of the texts of ``codes`` cut into groups of ``counts`` characters (Arrow buffers);
-    ``top``: the largest code, when known."""
-    n = len(counts)
-    if codes.size and (int(codes.max()) if top is None else top) >= 128:
-        data, counts = _utf8(codes, counts)
+def _strings(name: str, codes: np.ndarray, counts: np.ndarray, blank_null: bool) -> pl.Series:
+    """A String column of the texts of ``codes`` cut into groups of ``counts`` characters."""
+    if codes.size and int(codes.max()) >= 128:
+        data, offsets = utf8_of(codes, counts)   # (compiled)
     else:
-        data = codes.astype(np.uint8)
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        data, offsets = codes.astype(np.uint8), np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=offsets[1:])
+    return _string_column(name, data, offsets, counts, blank_null)
+
+
+def _string_column(name: str, data: np.ndarray, offsets: np.ndarray, counts: np.ndarray, blank_null: bool
+                   ) -> pl.Series:
+    """A String column (Arrow buffers) of UTF-8 ``data`` cut at ``offsets``; with ``blank_null`` a text of no
+    characters (``counts``) is null."""
+    n = len(counts)
     blank = int(np.count_nonzero(counts == 0)) if blank_null else 0
     valid = pa.py_buffer(np.packbits(counts > 0, bitorder="little")) if blank else None
-    arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data.tobytes()), valid, blank)
+    arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data), valid, blank)
     return arrow_series(name, arr)
-
-
-def _utf8(codes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """UTF-8 bytes of code points (decoded text: never a lone surrogate), and the new byte count of each group
-    of ``counts`` characters. Python's codecs make the bytes; a character beyond ASCII adds 1 to 3 bytes."""
-    text = codes.astype("<u4", copy=False).tobytes().decode("utf-32-le")
-    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    extra = (codes >= 0x80).astype(np.int8)
-    extra += codes >= 0x800
-    if codes.dtype.itemsize > 2:
-        extra += codes >= 0x10000
-    ends = np.zeros(len(codes) + 1, dtype=np.int64)
-    np.cumsum(extra, out=ends[1:])
-    group_end = np.cumsum(counts)
-    return data, counts + ends[group_end] - ends[group_end - counts]
 
 
 def int_column(name: str, values: np.ndarray, dtype: type[np.signedinteger[Any]], null: np.ndarray) -> pl.Series:
