@@ -9,7 +9,7 @@ not fit raise instead of reading or writing out of bounds.
 
 ``fixed_fields``: where each field's text lies once stripped (columns from its first, 0 and 0 when blank), and
 that text read as an integer, several fields of a line at once (a field alone reads the same);
-``gather_utf8``, ``utf8_of``: the characters of many ranges of the buffer as UTF-8, as Python encodes them;
+``gather_utf8``: the characters of many ranges of the buffer as UTF-8, as Python encodes them;
 ``decimal_field``: a plain decimal (a sign, digits, at most one ``.`` or ``,``) to the float polars reads,
 blank and other text told apart; ``Lines.decimal`` reads the other text through polars.
 """
@@ -25,7 +25,7 @@ import polars as pl
 import pytest
 
 from tbstats.io.trf.buffer import IS_WHITESPACE, PAD, SPACE, WHITESPACE, Lines
-from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, round_blocks, utf8_of
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, round_blocks
 from tbstats.io.trf.games import _COLOUR_ID, _RESULT_ID, COLOURS, RESULTS
 from tbstats.io.trf.headers import ROUND0
 
@@ -188,7 +188,7 @@ def _codes(dtype: type, n: int, seed: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
-def test_gather_utf8_and_utf8_of_make_the_utf8_python_makes(dtype: type) -> None:
+def test_gather_utf8_makes_the_utf8_python_makes(dtype: type) -> None:
     buf = _codes(dtype, 500, 5)
     rng = np.random.default_rng(6)
     at = np.concatenate([[0], rng.integers(0, 480, 80)]).astype(np.int64)
@@ -198,20 +198,17 @@ def test_gather_utf8_and_utf8_of_make_the_utf8_python_makes(dtype: type) -> None
     data, offsets = gather_utf8(buf, at, counts)
     assert data.dtype == np.uint8 and offsets.dtype == np.int64 and offsets[0] == 0
     assert [data[a:b].tobytes() for a, b in itertools.pairwise(offsets.tolist())] == want
-    codes = np.concatenate([buf[a:a + n] for a, n in zip(at.tolist(), counts.tolist(), strict=True)])
-    data2, offsets2 = utf8_of(codes, counts)
-    assert data2.tobytes() == data.tobytes() and offsets2.tolist() == offsets.tolist()
     empty, none = gather_utf8(buf, at[:0], counts[:0])
     assert empty.size == 0 and none.tolist() == [0]
     with pytest.raises(ValueError, match="past the buffer"):
         gather_utf8(buf, np.array([495]), np.array([6]))
-    with pytest.raises(ValueError, match="add up"):
-        utf8_of(codes, counts[1:])
+    with pytest.raises(ValueError, match="differ in length"):
+        gather_utf8(buf, at, counts[1:])
     if dtype != np.uint8:
         with pytest.raises(ValueError, match="surrogate"):
             gather_utf8(np.array([0x41, 0xD800], dtype=dtype), np.array([0]), np.array([2]))
         with pytest.raises(ValueError, match="surrogate"):
-            utf8_of(np.array([0xDFFF], dtype=dtype), np.array([1]))
+            gather_utf8(np.array([0xDFFF], dtype=dtype), np.array([0]), np.array([1]))
 
 
 def _plain(field: str) -> tuple[int, float]:

@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.errors import FormatError
-from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, utf8_of
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8
 from tbstats.model.batch import arrow_series
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
@@ -365,7 +365,9 @@ def text_at(buf: np.ndarray, at: np.ndarray, counts: np.ndarray, name: str, *, b
 def _strings(name: str, codes: np.ndarray, counts: np.ndarray, blank_null: bool) -> pl.Series:
     """A String column of the texts of ``codes`` cut into groups of ``counts`` characters."""
     if codes.size and int(codes.max()) >= 128:
-        data, offsets = utf8_of(codes, counts)   # (compiled)
+        at = np.zeros(len(counts), dtype=np.int64)   # (the groups one after the other)
+        np.cumsum(counts[:-1], out=at[1:])
+        data, offsets = gather_utf8(codes, at, np.ascontiguousarray(counts, dtype=np.int64))
     else:
         data, offsets = codes.astype(np.uint8), np.zeros(len(counts) + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])

@@ -9,8 +9,7 @@ has a blank (a block out of line), for every kind of buffer (one, two or four by
 Over the fixed columns of player lines (:func:`tbstats.io.trf.players.player_fields`): :func:`fixed_fields`
 finds where each field's text starts and ends once stripped, and reads it as an integer, all fields of a line
 in one pass; :func:`decimal_field` reads such a stripped text (declared points) as a plain decimal number;
-:func:`gather_utf8` copies the characters of many fields out of the buffer at once as UTF-8, for their text
-(:func:`utf8_of` makes the UTF-8 of characters already copied out).
+:func:`gather_utf8` copies the characters of many fields out of the buffer at once as UTF-8, for their text.
 
 Checked against a plain Python reading of the text by tests/test_trf_fields.py.
 """
@@ -239,14 +238,30 @@ cdef inline int _widest(Py_ssize_t code_size) noexcept nogil:
     return 2 if code_size == 1 else 3 if code_size == 2 else 4
 
 
+cdef inline int64_t _encode(const code_t[::1] src, int64_t lo, int64_t hi, uint8_t* out, int64_t at,
+                            bint* surrogate) noexcept nogil:
+    """Write the code points ``src[lo:hi]`` as UTF-8 from ``out[at]``; the position after them (``surrogate`` set
+    when one of them is a surrogate)."""
+    cdef int64_t j
+    cdef uint32_t c
+    for j in range(lo, hi):
+        c = src[j]
+        if c < 0x80:
+            out[at] = <uint8_t>c
+            at += 1
+        else:
+            surrogate[0] |= 0xD800 <= c <= 0xDFFF
+            at = _put_utf8(c, out, at)
+    return at
+
+
 def gather_utf8(const code_t[::1] buf, const int64_t[::1] at, const int64_t[::1] counts):
     """The ``counts[i]`` characters (code points: decoded text) of the buffer from each position ``at[i]``, one
     range after the other, as UTF-8: the bytes (uint8) and the byte offset where each range starts (int64,
     ``n + 1``: the last is the bytes' length), in one pass. Raises ValueError for a range past the buffer and for
     a surrogate code (decoded text holds none)."""
     cdef Py_ssize_t n = at.shape[0], i
-    cdef int64_t j, total = 0, size = buf.shape[0]
-    cdef uint32_t c
+    cdef int64_t total = 0, size = buf.shape[0]
     cdef bint surrogate = False
     if counts.shape[0] != n:
         raise ValueError("at and counts differ in length")
@@ -257,56 +272,13 @@ def gather_utf8(const code_t[::1] buf, const int64_t[::1] at, const int64_t[::1]
     offsets = np.empty(n + 1, dtype=np.int64)
     data = np.empty(total * _widest(sizeof(code_t)), dtype=np.uint8)   # (pages never written are never touched)
     cdef int64_t[::1] off = offsets
-    cdef uint8_t[::1] out = data
+    cdef uint8_t[::1] room = data
+    cdef uint8_t* out = &room[0] if room.shape[0] else NULL
     total = 0
     with nogil:
         off[0] = 0
         for i in range(n):
-            for j in range(at[i], at[i] + counts[i]):
-                c = buf[j]
-                if c < 0x80:
-                    out[total] = <uint8_t>c
-                    total += 1
-                else:
-                    surrogate |= 0xD800 <= c <= 0xDFFF
-                    total = _put_utf8(c, &out[0], total)
-            off[i + 1] = total
-    if surrogate:
-        raise ValueError("a surrogate code point has no UTF-8")
-    return data[:total], offsets
-
-
-def utf8_of(const code_t[::1] codes, const int64_t[::1] counts):
-    """The UTF-8 bytes of code points (``codes``, decoded text), cut into groups of ``counts[i]`` characters: the
-    bytes (uint8) and the byte offset where each group starts (int64, ``n + 1``: the last is the bytes' length).
-    Raises ValueError for a surrogate code (decoded text holds none), or when the counts do not add up."""
-    cdef Py_ssize_t n = counts.shape[0], i, m = codes.shape[0]
-    cdef int64_t j, k = 0, total = 0
-    cdef uint32_t c
-    cdef bint surrogate = False
-    for i in range(n):
-        if counts[i] < 0:
-            raise ValueError("a negative count")
-        total += counts[i]
-    if total != m:
-        raise ValueError(f"the counts add up to {total} characters, not {m}")
-    offsets = np.empty(n + 1, dtype=np.int64)
-    data = np.empty(m * _widest(sizeof(code_t)), dtype=np.uint8)   # (pages never written are never touched)
-    cdef int64_t[::1] off = offsets
-    cdef uint8_t[::1] out = data
-    total = 0
-    with nogil:
-        off[0] = 0
-        for i in range(n):
-            for j in range(k, k + counts[i]):
-                c = codes[j]
-                if c < 0x80:
-                    out[total] = <uint8_t>c
-                    total += 1
-                else:
-                    surrogate |= 0xD800 <= c <= 0xDFFF
-                    total = _put_utf8(c, &out[0], total)
-            k += counts[i]
+            total = _encode(buf, at[i], at[i] + counts[i], out, total, &surrogate)
             off[i + 1] = total
     if surrogate:
         raise ValueError("a surrogate code point has no UTF-8")
