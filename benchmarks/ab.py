@@ -55,8 +55,8 @@ def export(revision: str | None, into: Path, *, build: bool = False) -> Path:
 
 def _exported(revision: str, into: Path, *, build: bool) -> Path:
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "tbstats", "setup.py"], capture_output=True,
-                             check=False)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "tbstats", *(["setup.py"] if build else [])],
+                             capture_output=True, check=False)
     if archive.returncode:
         sys.exit(f"ab.py: git archive {revision}: {archive.stderr.decode(errors='replace').strip()}")
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
