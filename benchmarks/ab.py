@@ -73,7 +73,7 @@ def _exported(revision: str, into: Path, *, build: bool) -> Path:
 
 
 def same_sources(old: str, new: str | None) -> bool:
-    """Whether the two revisions have the same Cython sources (their compiled modules are this checkout's)."""
+    """Whether the two revisions have the same Cython sources (then both run this checkout's compiled modules)."""
     revisions = [old] if new is None else [old, new]
     done = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", *revisions, "--", "*.pyx", "*.pxd"],
                           check=False)

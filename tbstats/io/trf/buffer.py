@@ -350,38 +350,20 @@ def text_column(win: np.ndarray, name: str, ws: np.ndarray | None = None, *, bla
     n = win.shape[1]
     counts = (b - a).astype(np.int64)
     col = ranges(a, counts)
-    return _strings(name, win.reshape(-1)[col * n + np.repeat(np.arange(n, dtype=np.int64), counts)], counts,
-                    blank_null)
+    codes = win.reshape(-1)[col * n + np.repeat(np.arange(n, dtype=np.int64), counts)]
+    at = np.zeros(n, dtype=np.int64)   # (the fields' characters one after the other)
+    np.cumsum(counts[:-1], out=at[1:])
+    return text_at(codes, at, counts, name, blank_null=blank_null)
 
 
 def text_at(buf: np.ndarray, at: np.ndarray, counts: np.ndarray, name: str, *, blank_null: bool = False) -> pl.Series:
     """The texts of ``counts[i]`` characters of the buffer from each position ``at[i]``, as a polars String
-    column; with ``blank_null`` an empty text is null."""
+    column (Arrow buffers of their UTF-8); with ``blank_null`` an empty text is null."""
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     data, offsets = gather_utf8(buf, np.ascontiguousarray(at, dtype=np.int64), counts)   # (compiled)
-    return _string_column(name, data, offsets, counts, blank_null)
-
-
-def _strings(name: str, codes: np.ndarray, counts: np.ndarray, blank_null: bool) -> pl.Series:
-    """A String column of the texts of ``codes`` cut into groups of ``counts`` characters."""
-    if codes.size and int(codes.max()) >= 128:
-        at = np.zeros(len(counts), dtype=np.int64)   # (the groups one after the other)
-        np.cumsum(counts[:-1], out=at[1:])
-        data, offsets = gather_utf8(codes, at, np.ascontiguousarray(counts, dtype=np.int64))
-    else:
-        data, offsets = codes.astype(np.uint8), np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-    return _string_column(name, data, offsets, counts, blank_null)
-
-
-def _string_column(name: str, data: np.ndarray, offsets: np.ndarray, counts: np.ndarray, blank_null: bool
-                   ) -> pl.Series:
-    """A String column (Arrow buffers) of UTF-8 ``data`` cut at ``offsets``; with ``blank_null`` a text of no
-    characters (``counts``) is null."""
-    n = len(counts)
     blank = int(np.count_nonzero(counts == 0)) if blank_null else 0
     valid = pa.py_buffer(np.packbits(counts > 0, bitorder="little")) if blank else None
-    arr = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data), valid, blank)
+    arr = pa.LargeStringArray.from_buffers(len(counts), pa.py_buffer(offsets), pa.py_buffer(data), valid, blank)
     return arrow_series(name, arr)
 
 

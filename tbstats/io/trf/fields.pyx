@@ -212,27 +212,6 @@ def fixed_fields(const code_t[::1] buf, const int64_t[::1] line_start, const int
                        &first[f, i], &last[f, i], &value[f, i], &ok[f, i])
 
 
-cdef inline int64_t _put_utf8(uint32_t c, uint8_t* out, int64_t at) noexcept nogil:
-    """Write code point ``c`` as UTF-8 at ``out[at]``; the position after it."""
-    if c < 0x80:
-        out[at] = <uint8_t>c
-        return at + 1
-    if c < 0x800:
-        out[at] = <uint8_t>(0xC0 | (c >> 6))
-        out[at + 1] = <uint8_t>(0x80 | (c & 0x3F))
-        return at + 2
-    if c < 0x10000:
-        out[at] = <uint8_t>(0xE0 | (c >> 12))
-        out[at + 1] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
-        out[at + 2] = <uint8_t>(0x80 | (c & 0x3F))
-        return at + 3
-    out[at] = <uint8_t>(0xF0 | (c >> 18))
-    out[at + 1] = <uint8_t>(0x80 | ((c >> 12) & 0x3F))
-    out[at + 2] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
-    out[at + 3] = <uint8_t>(0x80 | (c & 0x3F))
-    return at + 4
-
-
 cdef inline int _widest(Py_ssize_t code_size) noexcept nogil:
     """UTF-8 bytes of the widest code point a code of ``code_size`` bytes holds (Latin-1, BMP, any)."""
     return 2 if code_size == 1 else 3 if code_size == 2 else 4
@@ -249,9 +228,22 @@ cdef inline int64_t _encode(const code_t[::1] src, int64_t lo, int64_t hi, uint8
         if c < 0x80:
             out[at] = <uint8_t>c
             at += 1
-        else:
+        elif c < 0x800:
+            out[at] = <uint8_t>(0xC0 | (c >> 6))
+            out[at + 1] = <uint8_t>(0x80 | (c & 0x3F))
+            at += 2
+        elif c < 0x10000:
             surrogate[0] |= 0xD800 <= c <= 0xDFFF
-            at = _put_utf8(c, out, at)
+            out[at] = <uint8_t>(0xE0 | (c >> 12))
+            out[at + 1] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
+            out[at + 2] = <uint8_t>(0x80 | (c & 0x3F))
+            at += 3
+        else:
+            out[at] = <uint8_t>(0xF0 | (c >> 18))
+            out[at + 1] = <uint8_t>(0x80 | ((c >> 12) & 0x3F))
+            out[at + 2] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
+            out[at + 3] = <uint8_t>(0x80 | (c & 0x3F))
+            at += 4
     return at
 
 
