@@ -127,7 +127,7 @@ def test_the_program_asks_numpy_for_one_blas_thread_unless_the_environment_says(
     user set: with one thread, importing numpy starts no BLAS threads (each would spin on a core)."""
     import os
 
-    code = ("import os, sys\nfrom tbstats.cli.base import _library_settings\n_library_settings()\nimport numpy\n"
+    code = ("import os, sys\nfrom tbstats.cli.base import _one_blas_thread\n_one_blas_thread()\nimport numpy\n"
             "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))")
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     if given is not None:
@@ -138,30 +138,3 @@ def test_the_program_asks_numpy_for_one_blas_thread_unless_the_environment_says(
     assert value == wanted
     if wanted == "1":
         assert threads == "1"
-
-
-@pytest.mark.parametrize("given", [None, "dirty_decay_ms:1000"])
-def test_the_program_asks_polars_to_keep_freed_pages_unless_the_environment_says(given: str | None) -> None:
-    """The program sets polars' allocator option before polars is imported (polars puts its own defaults before
-    it, and the last value of an option counts), keeping a value the user set; a program that imported polars
-    already is left as it is."""
-    import os
-
-    from tbstats.cli.base import LIBRARY_SETTINGS
-
-    name, value = LIBRARY_SETTINGS["polars"]
-    code = ("import os, sys\nfrom tbstats.cli.base import _library_settings\n"
-            "assert 'polars' not in sys.modules\n_library_settings()\nimport polars\n"
-            f"print(os.environ.get({name!r}))")
-    env = {k: v for k, v in os.environ.items() if k != name}
-    if given is not None:
-        env[name] = given
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env,
-                          timeout=120, check=True)
-    assert done.stdout.strip().endswith("," + (given or value))
-    late = ("import os, polars\nfrom tbstats.cli.base import _library_settings\n_library_settings()\n"
-            f"print(os.environ.get({name!r}))")
-    env.pop(name, None)
-    done = subprocess.run([sys.executable, "-c", late], capture_output=True, text=True, cwd=ROOT, env=env,
-                          timeout=120, check=True)
-    assert value not in done.stdout

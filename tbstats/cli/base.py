@@ -246,7 +246,8 @@ def run(args: list[str] | None = None) -> None:
     # make objects that live as long as the process, and its passes over them while the program imported took
     # about 27 ms of a command's start (2026-12-04)
     gc.disable()
-    _library_settings()
+    _one_blas_thread()
+    keep_freed_memory()   # before a command's module imports polars (see tbstats.run.memory)
     signal.signal(signal.SIGINT, _stop_at_once)
     try:
         main(args, prog_name="tbstats")
@@ -255,29 +256,17 @@ def run(args: list[str] | None = None) -> None:
     _finish(EXIT_OK)
 
 
-#: What the program asks of the libraries it loads, by the module that reads it, unless the environment already
-#: says (each set before its module is imported; worker processes inherit it). A library cannot decide these
-#: for its host: ``import tbstats`` sets none of them.
-#:
-#: - numpy's OpenBLAS starts a thread per core when numpy is imported, and each spins about 0.1 s of CPU before
-#:   it sleeps (again after each BLAS call): on two cores, CPU the command's own threads wait for. tbstats makes
-#:   no BLAS call (its einsum is of integers): one thread.
-#: - polars' allocator (jemalloc) hands freed pages back to the system half a second after they are freed (the
-#:   ``dirty_decay_ms:500`` polars sets, before any value of ``_RJEM_MALLOC_CONF``, which overrides it), so a
-#:   command that makes table after table (batch by batch, run by run) takes page faults again for the same
-#:   memory: it keeps them for reuse instead (``dirty_decay_ms:-1``; its peak memory stays what it was). ``compute`` of the
-#:   100,000-event mix from its model, ``--workers 2``, 3 alternations (2026-12-04, load about 1): 4.10-4.17 ->
-#:   3.96-4.02 s, page faults 100-118k -> 76-77k, peak RSS 428-433 -> 425-435 MB; 10,000 events, from TRF or
-#:   the model: no change.
-LIBRARY_SETTINGS: Final = {"numpy": ("OPENBLAS_NUM_THREADS", "1"),
-                           "polars": ("_RJEM_MALLOC_CONF", "dirty_decay_ms:-1,muzzy_decay_ms:-1")}
+#: numpy's OpenBLAS starts a thread per core when numpy is imported, and each spins about 0.1 s of CPU before it
+#: sleeps (again after each BLAS call): on two cores, CPU the command's own threads wait for. tbstats makes no
+#: BLAS call (its einsum is of integers), so the program asks for one thread unless the environment says
+#: otherwise; worker processes inherit it. A library cannot decide that for its host: ``import tbstats`` does not.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
 
 
-def _library_settings() -> None:
-    """The program's :data:`LIBRARY_SETTINGS`, set before any command's module imports the libraries."""
-    for module, (name, value) in LIBRARY_SETTINGS.items():
-        if module not in sys.modules:
-            os.environ.setdefault(name, value)
+def _one_blas_thread() -> None:
+    """One BLAS thread for the program, set before any command's module imports numpy (see :data:`BLAS_THREADS`)."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault(*BLAS_THREADS)
 
 
 def _finish(code: object) -> NoReturn:

@@ -15,8 +15,18 @@ at scale calls ``tbstats.keep_freed_memory()`` once, early, best before it impor
 do). polars starts threads at import; once they have arenas, glibc gives later threads arenas of their own
 too, which this tuning reaches only in part: the engine keeps its helper threads for the life of the process
 (:mod:`tbstats.engine.threads`), so that their arenas grow to its arrays once, not at every call. Only glibc
-has these knobs (``mallopt``); elsewhere, or with ``TBSTATS_MALLOC=system`` in the environment, nothing changes. The
-results never depend on it.
+has these knobs (``mallopt``).
+
+polars' own allocator (jemalloc) hands freed pages back to the system half a second after they are freed (the
+``dirty_decay_ms:500`` that polars sets at import, before any value of ``_RJEM_MALLOC_CONF``, which overrides
+it): a run that makes table after table, batch after batch, faults the same memory in again. When polars is not
+imported yet, :func:`keep_freed_memory` asks it to keep them (:data:`POLARS_FREED_PAGES`, unless the environment
+sets that variable; processes started afterwards inherit it). Measured (2026-12-04, load about 1): ``compute``
+of the 100,000-event mix from its model, ``--workers 2``, 8 alternating rounds: wall min / median 3.884 / 4.328
+-> 3.472 / 4.137 s, the output identical, peak RSS unchanged (425-435 MB); the engine's first call on the whole
+batch in one process: kernel time 0.47-0.65 -> 0.22-0.28 s; archives of 10,000 events: no change.
+
+With ``TBSTATS_MALLOC=system`` in the environment nothing changes. The results never depend on it.
 """
 
 from __future__ import annotations
@@ -31,11 +41,16 @@ MMAP_THRESHOLD = 32 << 20
 #: freed memory at the top of the heap kept for reuse
 TRIM_THRESHOLD = 512 << 20
 
+#: polars' allocator option that keeps freed pages for reuse (see the module docstring).
+POLARS_FREED_PAGES = ("_RJEM_MALLOC_CONF", "dirty_decay_ms:-1,muzzy_decay_ms:-1")
+
 _tuned: bool | None = None
 
 
 def keep_freed_memory() -> bool:
-    """Tune glibc's allocator once per process (see the module docstring); True when it is tuned."""
+    """Tune glibc's allocator once per process, and polars' when polars is not imported yet.
+
+    See the module docstring. True when glibc's allocator is tuned."""
     global _tuned
     if _tuned is None:
         _tuned = _tune()
@@ -43,7 +58,11 @@ def keep_freed_memory() -> bool:
 
 
 def _tune() -> bool:
-    if not sys.platform.startswith("linux") or os.environ.get("TBSTATS_MALLOC", "") == "system":
+    if os.environ.get("TBSTATS_MALLOC", "") == "system":
+        return False
+    if "polars" not in sys.modules:
+        os.environ.setdefault(*POLARS_FREED_PAGES)
+    if not sys.platform.startswith("linux"):
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt   # the C library the interpreter runs on
