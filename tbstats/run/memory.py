@@ -21,10 +21,12 @@ polars' own allocator (jemalloc) hands freed pages back to the system half a sec
 ``dirty_decay_ms:500`` that polars sets at import, before any value of ``_RJEM_MALLOC_CONF``, which overrides
 it): a run that makes table after table, batch after batch, faults the same memory in again. When polars is not
 imported yet, :func:`keep_freed_memory` asks it to keep them (:data:`POLARS_FREED_PAGES`, unless the environment
-sets that variable; processes started afterwards inherit it). Measured (2026-12-04, load about 1): ``compute``
-of the 100,000-event mix from its model, ``--workers 2``, 8 alternating rounds: wall min / median 3.884 / 4.328
--> 3.472 / 4.137 s, the output identical, peak RSS unchanged (425-435 MB); the engine's first call on the whole
-batch in one process: kernel time 0.47-0.65 -> 0.22-0.28 s; archives of 10,000 events: no change.
+sets that variable; processes started afterwards inherit it). Measured (2026-12-04, load about 1): the engine's
+first call on the whole 100,000-event mix in one process (two threads) 1.70 / 1.94 / 1.92 / 1.77 -> 1.95 / 1.73 /
+1.61 / 1.53 s (alternating; on one thread its kernel time 0.47-0.65 -> 0.22-0.28 s, page faults a fifth fewer),
+peak RSS 2-3% higher; the whole ``compute`` of that archive from its model, ``--workers 2``: page faults 100-118k
+-> 76-77k, wall within the noise (two runs of 8 alternating rounds: medians 0.96x and 1.05x); archives of
+10,000 events: no change.
 
 With ``TBSTATS_MALLOC=system`` in the environment nothing changes. The results never depend on it.
 """
