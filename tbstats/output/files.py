@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections import deque
 import shutil
 import stat
 import sys
 import tempfile
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -123,11 +123,10 @@ class TableFile:
     """A result table written piece by piece to a file (or to standard output when ``path`` is None), all or
     nothing: the text, or Parquet row groups of :data:`ROW_GROUP_ROWS` rows (encoded in order on a thread while
     the command goes on, at most :data:`PENDING_GROUPS` queued; a failed write is raised by a later write or the
-    commit), go to a hidden file
-    beside the target (an unnamed temporary file for standard output) as each piece comes; :meth:`commit` renames it to
-    the target (copies it to standard output), :meth:`discard` removes it. The whole table is never held in
-    memory, and the output is the same, byte for byte, as :func:`write_table` of the pieces concatenated, for
-    any cut into pieces. Pieces must have the first piece's columns and types.
+    commit), go to a hidden file beside the target (an unnamed temporary file for standard output) as each piece
+    comes; :meth:`commit` renames it to the target (copies it to standard output), :meth:`discard` removes it.
+    The whole table is never held in memory, and the output is the same, byte for byte, as :func:`write_table`
+    of the pieces concatenated, for any cut into pieces. Pieces must have the first piece's columns and types.
     """
 
     def __init__(self, fmt: str, path: str | Path | None, *, csv_escape: bool = True) -> None:
