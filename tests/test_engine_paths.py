@@ -127,39 +127,6 @@ def test_allocator_tuning_is_done_once_and_can_be_left_out() -> None:
     assert out.stdout.strip() == "None"
 
 
-POLARS_PAGES = """
-import os, sys, tbstats.run.memory as m
-assert "polars" not in sys.modules
-if sys.argv[1] == "late":
-    import polars
-m.keep_freed_memory()
-import polars
-print(os.environ.get(m.POLARS_FREED_PAGES[0]))
-"""
-
-
-@pytest.mark.parametrize(("case", "given"), [("early", None), ("early", "dirty_decay_ms:1000"), ("late", None),
-                                             ("system", None)])
-def test_the_tuning_asks_polars_to_keep_freed_pages_when_it_comes_first(case: str, given: str | None) -> None:
-    """Before polars is imported, the tuning sets polars' allocator option (polars puts its own defaults before
-    the environment's value, and an option's last value counts), keeping a value the host set; after polars is
-    imported, or with ``TBSTATS_MALLOC=system``, it sets nothing."""
-    from tbstats.run.memory import POLARS_FREED_PAGES
-
-    name, value = POLARS_FREED_PAGES
-    env = {k: v for k, v in os.environ.items() if k not in (name, "TBSTATS_MALLOC")}
-    if given is not None:
-        env[name] = given
-    if case == "system":
-        env["TBSTATS_MALLOC"] = "system"
-    out = subprocess.run([sys.executable, "-c", POLARS_PAGES, case], env=env, capture_output=True, text=True,
-                         check=True).stdout.strip()
-    if case == "early":
-        assert out.endswith("," + (given or value)), out
-    else:
-        assert value not in out, out
-
-
 RELEASE = """
 import numpy as np, tbstats.run.memory as m
 def rss():

@@ -247,7 +247,6 @@ def run(args: list[str] | None = None) -> None:
     # about 27 ms of a command's start (2026-12-04)
     gc.disable()
     _one_blas_thread()
-    keep_freed_memory()   # before a command's module imports polars (see tbstats.run.memory)
     signal.signal(signal.SIGINT, _stop_at_once)
     try:
         main(args, prog_name="tbstats")

@@ -15,20 +15,8 @@ at scale calls ``tbstats.keep_freed_memory()`` once, early, best before it impor
 do). polars starts threads at import; once they have arenas, glibc gives later threads arenas of their own
 too, which this tuning reaches only in part: the engine keeps its helper threads for the life of the process
 (:mod:`tbstats.engine.threads`), so that their arenas grow to its arrays once, not at every call. Only glibc
-has these knobs (``mallopt``).
-
-polars' own allocator (jemalloc) hands freed pages back to the system half a second after they are freed (the
-``dirty_decay_ms:500`` that polars sets at import, before any value of ``_RJEM_MALLOC_CONF``, which overrides
-it): a run that makes table after table, batch after batch, faults the same memory in again. When polars is not
-imported yet, :func:`keep_freed_memory` asks it to keep them (:data:`POLARS_FREED_PAGES`, unless the environment
-sets that variable; processes started afterwards inherit it). Measured (2026-12-04, load about 1): the engine's
-first call on the whole 100,000-event mix in one process (two threads) 1.70 / 1.94 / 1.92 / 1.77 -> 1.95 / 1.73 /
-1.61 / 1.53 s (alternating; on one thread its kernel time 0.47-0.65 -> 0.22-0.28 s, page faults a fifth fewer),
-peak RSS 2-3% higher; the whole ``compute`` of that archive from its model, ``--workers 2``: page faults 100-118k
--> 76-77k, wall within the noise (two runs of 8 alternating rounds: medians 0.96x and 1.05x); archives of
-10,000 events: no change.
-
-With ``TBSTATS_MALLOC=system`` in the environment nothing changes. The results never depend on it.
+has these knobs (``mallopt``); elsewhere, or with ``TBSTATS_MALLOC=system`` in the environment, nothing changes. The
+results never depend on it.
 """
 
 from __future__ import annotations
@@ -43,16 +31,11 @@ MMAP_THRESHOLD = 32 << 20
 #: freed memory at the top of the heap kept for reuse
 TRIM_THRESHOLD = 512 << 20
 
-#: polars' allocator option that keeps freed pages for reuse (see the module docstring).
-POLARS_FREED_PAGES = ("_RJEM_MALLOC_CONF", "dirty_decay_ms:-1,muzzy_decay_ms:-1")
-
 _tuned: bool | None = None
 
 
 def keep_freed_memory() -> bool:
-    """Tune glibc's allocator once per process, and polars' when polars is not imported yet.
-
-    See the module docstring. True when glibc's allocator is tuned."""
+    """Tune glibc's allocator once per process (see the module docstring); True when it is tuned."""
     global _tuned
     if _tuned is None:
         _tuned = _tune()
@@ -60,11 +43,7 @@ def keep_freed_memory() -> bool:
 
 
 def _tune() -> bool:
-    if os.environ.get("TBSTATS_MALLOC", "") == "system":
-        return False
-    if "polars" not in sys.modules:
-        os.environ.setdefault(*POLARS_FREED_PAGES)
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or os.environ.get("TBSTATS_MALLOC", "") == "system":
         return False
     try:
         mallopt = ctypes.CDLL(None).mallopt   # the C library the interpreter runs on
