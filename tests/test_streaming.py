@@ -515,60 +515,6 @@ def test_a_row_group_that_fails_on_the_writer_thread_fails_the_table(tmp_path: P
     assert pq.read_table(tmp_path / "out.parquet")["a"].to_pylist() == list(range(10))
 
 
-def test_row_groups_queue_on_the_writer_thread_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A burst of results does not hold the command up one row group at a time: while the writer thread is busy,
-    up to ``PENDING_GROUPS`` row groups are handed over at once, and the next write waits for the oldest; the
-    groups are written in order."""
-    import threading
-
-    import pyarrow.parquet as pq
-
-    from tbstats import output
-
-    monkeypatch.setattr(output.files, "ROW_GROUP_ROWS", 2)
-    monkeypatch.setattr(output.files, "PENDING_GROUPS", 3)
-    df = pl.DataFrame({"a": list(range(2 * 5))})
-    table = output.TableFile("parquet", tmp_path / "out.parquet")
-    table.write(df.head(0))   # (the writer opens on the first piece)
-    go, started = threading.Event(), threading.Event()
-    real = table._handle.write_table
-
-    def write_table(*args: object, **kwargs: object) -> None:
-        started.set()
-        assert go.wait(timeout=60)
-        real(*args, **kwargs)
-
-    monkeypatch.setattr(table._handle, "write_table", write_table)
-    handed = threading.Event()
-
-    def burst(first: int, last: int) -> None:
-        for k in range(first, last):
-            table.write(df.slice(2 * k, 2))
-        handed.set()
-
-    # the first 3 groups (PENDING_GROUPS here) are handed over while the writer is stuck on the first one
-    first = threading.Thread(target=burst, args=(0, 3))
-    first.start()
-    try:
-        assert handed.wait(timeout=10) and started.wait(timeout=10)
-        assert len(table._pending) == 3
-    finally:
-        if not handed.is_set():
-            go.set()
-    first.join(timeout=60)
-    handed.clear()
-    more = threading.Thread(target=burst, args=(3, 5))
-    more.start()
-    assert not handed.wait(timeout=0.2)   # one more group waits for the oldest to be written
-    go.set()
-    more.join(timeout=60)
-    assert handed.is_set()
-    table.commit(df.clear())
-    assert pq.read_table(tmp_path / "out.parquet")["a"].to_pylist() == df["a"].to_list()
-    meta = pq.read_metadata(tmp_path / "out.parquet")
-    assert [meta.row_group(k).num_rows for k in range(meta.num_row_groups)] == [2] * (len(df) // 2)
-
-
 @pytest.mark.parametrize(("damage", "layout"), [("bad value", "flat.parquet"), ("bad value", "flat.csv"),
                                                ("bad value", "dataset"), ("orphan rows", "model"),
                                                ("orphan rows", "csv model")])

@@ -13,7 +13,6 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -28,11 +27,6 @@ if TYPE_CHECKING:
 #: Rows per Parquet row group: pieces are gathered and cut at these boundaries, so that a file written piece by
 #: piece is the same, byte for byte, whatever the pieces' sizes (and its footer stays small).
 ROW_GROUP_ROWS: Final = 65_536
-
-#: Parquet row groups handed to the writer's thread and not yet written, at most (the command waits for the
-#: oldest beyond this): results that come in a burst (a worker's, taken in order once the command's own part is
-#: done) are queued there instead of holding the command up one row group at a time.
-PENDING_GROUPS: Final = 3
 
 
 def write_strings(columns: Sequence[str], rows: Sequence[Sequence[str | None]], fmt: str, path: str | Path | None,
@@ -121,12 +115,12 @@ def _special(path: Path) -> bool:
 
 class TableFile:
     """A result table written piece by piece to a file (or to standard output when ``path`` is None), all or
-    nothing: the text, or Parquet row groups of :data:`ROW_GROUP_ROWS` rows (encoded in order on a thread while
-    the command goes on, at most :data:`PENDING_GROUPS` queued; a failed write is raised by a later write or the
-    commit), go to a hidden file beside the target (an unnamed temporary file for standard output) as each piece
-    comes; :meth:`commit` renames it to the target (copies it to standard output), :meth:`discard` removes it.
-    The whole table is never held in memory, and the output is the same, byte for byte, as :func:`write_table`
-    of the pieces concatenated, for any cut into pieces. Pieces must have the first piece's columns and types.
+    nothing: the text, or Parquet row groups of :data:`ROW_GROUP_ROWS` rows (encoded on a thread, one at a time,
+    while the command goes on; a failed write is raised by the next write or the commit), go to a hidden file
+    beside the target (an unnamed temporary file for standard output) as each piece comes; :meth:`commit` renames it to
+    the target (copies it to standard output), :meth:`discard` removes it. The whole table is never held in
+    memory, and the output is the same, byte for byte, as :func:`write_table` of the pieces concatenated, for
+    any cut into pieces. Pieces must have the first piece's columns and types.
     """
 
     def __init__(self, fmt: str, path: str | Path | None, *, csv_escape: bool = True) -> None:
@@ -143,8 +137,8 @@ class TableFile:
         self._handle: Any = None
         self._buffer: list[Any] = []   # Parquet: pieces not yet written as a row group
         self._buffered = 0
-        self._writer: Any = None       # Parquet: the thread that encodes and writes row groups, in order
-        self._pending: deque[Any] = deque()   # the row groups handed to it, oldest first (futures)
+        self._writer: Any = None       # Parquet: the thread that encodes and writes row groups, one at a time
+        self._pending: Any = None      # the row group it is writing
 
     def _open(self) -> Any:
         if self._handle is None and self.format != "parquet":
@@ -220,16 +214,14 @@ class TableFile:
         self._buffer = [p.rechunk() if isinstance(p, pl.DataFrame) else p for p in self._buffer]
 
     def _write_group(self, pieces: list[Any]) -> None:
-        """Hand one row group to the writer thread, which writes them in order (encoding and compressing it,
-        pyarrow releases the GIL: the command computes meanwhile); at most :data:`PENDING_GROUPS` wait there,
-        so that a burst of results does not stop the command while each is written (the error of one already
-        written is raised here)."""
+        """Write one row group on the writer thread, once the one before is written (encoding and compressing
+        it, pyarrow releases the GIL: the command computes the next batch meanwhile); its Arrow copy is freed
+        before the next one is made."""
         import pyarrow as pa
 
         tables = [self._arrow(p) for p in pieces]
         pieces.clear()
-        while self._pending and (self._pending[0].done() or len(self._pending) >= PENDING_GROUPS):
-            self._pending.popleft().result()
+        self._wait()
         if self._writer is None:
             from concurrent.futures import ThreadPoolExecutor
 
@@ -239,12 +231,13 @@ class TableFile:
             self._handle.write_table(pa.concat_tables(tables).combine_chunks(), row_group_size=ROW_GROUP_ROWS)
             tables.clear()
 
-        self._pending.append(self._writer.submit(write))
+        self._pending = self._writer.submit(write)
 
     def _wait(self) -> None:
-        """Until every row group handed to the writer thread is written (the first error raised here)."""
-        while self._pending:
-            self._pending.popleft().result()
+        """Until the row group being written is written (its error raised here)."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
 
     def _take(self, rows: int) -> list[Any]:
         """The first ``rows`` buffered rows, as slices of the pieces, taken out of the buffer."""
@@ -307,9 +300,9 @@ class TableFile:
 
     def discard(self) -> None:
         """Remove what was written (the target is left as it was)."""
-        pending, self._pending = self._pending, deque()
-        for queued in pending:   # (those not started are never written; the one being written ends first, below)
-            queued.cancel()
+        with contextlib.suppress(Exception):   # (a row group being written ends first; its error is moot)
+            self._wait()
+        self._pending = None
         self._stop_writer()
         if self._handle is not None:
             self._handle.close()
