@@ -4,6 +4,7 @@ their shape (made once, reused; nothing here is timed).
 - :func:`make_archive`: simulated Swiss events of one shape (the uniform profile).
 - :func:`make_mix_archive`: a profile of :mod:`tbstats.simulation.mix` (``mix``, the headline; ``club``,
   small Swiss events and round robins).
+- :func:`own_archive`: the TRF files of a directory of the user's (a real archive, or a hidden one), linked in.
 - :func:`sample_archive`: the first files of an archive, for the side-by-side runs.
 """
 
@@ -35,6 +36,14 @@ class Archive:
     def meta(self) -> dict[str, Any]:
         meta: dict[str, Any] = json.loads((self.root / "meta.json").read_text())
         return meta
+
+    def trf_files(self) -> list[Path]:
+        """Its TRF files in path order: the extensions tbstats reads as TRF (any case), hidden ones left out as
+        tbstats leaves them."""
+        from tbstats.io.kinds import TRF_EXTENSIONS
+
+        return sorted(p for p in self.trf.rglob("*") if p.suffix.lower() in TRF_EXTENSIONS and p.is_file()
+                      and not any(part.startswith(".") for part in p.relative_to(self.trf).parts))
 
 
 #: The mixed archives' generation: an archive written by an earlier one is made again (2: players and events
@@ -114,6 +123,38 @@ def make_mix_archive(root: Path, *, events: int, seed: int, profile: str = "mix"
     return archive
 
 
+def own_archive(source: Path, root: Path) -> Archive:
+    """The TRF files under ``source`` as an archive: ``root/trf`` a link to ``source`` (never written to), and
+    its shape counted by reading them once (untimed; files tbstats rejects or skips are counted apart, and left
+    out of the game rows). The model is written into ``root`` by the ingest stage, as for the other archives."""
+    from tbstats.io.sources import iter_batches
+
+    source = source.resolve()
+    if not source.is_dir():
+        raise SystemExit(f"--trf {source}: not a directory")
+    archive = Archive(root)
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    archive.trf.symlink_to(source, target_is_directory=True)
+    stream = iter_batches([str(archive.trf)])
+    events = rows = 0
+    for batch, _ in stream:
+        events += batch.n_tournaments
+        rows += batch.games.height
+    if not events:
+        raise SystemExit(f"--trf {source}: no tournament tbstats can read ({stream.rejected} files rejected, "
+                         f"{stream.skipped} skipped)")
+    files = archive.trf_files()
+    meta = {"events": events, "profile": "own", "source": str(source), "players": None, "rounds": None,
+            "seed": None, "game_rows": rows, "trf_bytes": sum(p.stat().st_size for p in files),
+            "files": stream.files, "rejected": stream.rejected, "skipped": stream.skipped,
+            # (a sample of it is made again when the archive's files change)
+            "generation": f"own:{source}:{len(files)}:{sum(p.stat().st_mtime_ns for p in files)}"}
+    (root / "meta.json").write_text(json.dumps(meta))
+    return archive
+
+
 def mix_profile(meta: dict[str, Any]) -> str | None:
     """The :mod:`tbstats.simulation.mix` profile an archive was drawn from, None for a uniform one."""
     from tbstats.simulation.mix import PROFILES
@@ -123,7 +164,9 @@ def mix_profile(meta: dict[str, Any]) -> str | None:
 
 
 def archive_label(meta: dict[str, Any]) -> str:
-    """Which archive a figure was measured on, in words (a mix profile, or the uniform Swiss shape)."""
+    """Which archive a figure was measured on, in words (a mix profile, the uniform Swiss shape, or the user's)."""
+    if meta.get("profile") == "own":
+        return f"own ({meta['source']})"
     profile = mix_profile(meta)
     if profile is not None:
         return f"{profile} (seed {meta['seed']})"
@@ -141,9 +184,9 @@ def sample_archive(source: Archive, root: Path, files: int) -> Archive:
     if root.exists():
         shutil.rmtree(root)
     archive.trf.mkdir(parents=True)
-    chosen = sorted(source.trf.rglob("*.trf"))[:files]
-    for path in chosen:
-        target = archive.trf / path.name
+    chosen = source.trf_files()[:files]
+    for k, path in enumerate(chosen):   # (numbered: files of different directories may share a name)
+        target = archive.trf / f"{k:06d}-{path.name}"
         try:
             os.link(path, target)
         except OSError:

@@ -77,7 +77,7 @@ def reference_stage(root: Path, rules: str) -> dict[str, Any]:
     from tbstats.engine.compute import compute
     from tbstats.io.trf import read_trf
 
-    files = sorted(Archive(root).trf.rglob("*.trf"))
+    files = Archive(root).trf_files()
     batch = read_trf([(str(p), p.read_bytes()) for p in files]).batch
     events = to_reference(batch)
     specs = STANDARD_LIST.split(",")
@@ -94,6 +94,24 @@ def reference_stage(root: Path, rules: str) -> dict[str, Any]:
             "ranks_equal": same}
 
 
+def encoding(raw: bytes) -> str:
+    """The encoding to tell the checker a file is in: UTF-16 by its byte-order mark, else UTF-8 (a mark skipped)
+    when it decodes so, else Windows-1252, else Latin-1 (the order tbstats' reader tries them in).
+
+    >>> encoding("Müller".encode()), encoding("Müller".encode("cp1252")), encoding("x".encode("utf-16"))
+    ('utf-8-sig', 'cp1252', 'utf-16')
+    """
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    for name in ("utf-8-sig", "cp1252"):
+        try:
+            raw.decode(name)
+        except UnicodeDecodeError:
+            continue
+        return name
+    return "latin-1"
+
+
 def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
     """TieBreakServer's checker over every TRF file of ``root``, in this one process."""
     where = tiebreakserver_dir()
@@ -103,17 +121,18 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     checker = importlib.import_module("tiebreakchecker")
     import_s = time.perf_counter() - t0
-    files = sorted(Archive(root).trf.rglob("*.trf"))
+    files = Archive(root).trf_files()
+    encodings = [encoding(p.read_bytes()) for p in files]   # (not timed)
     nonzero = 0
     saved = sys.argv
     out = Path(tempfile.mkdtemp(prefix="tbs-out-"))
     t0, c0 = time.perf_counter(), _cpu()
     try:
         for i, path in enumerate(files):
-            # (the archives' files are UTF-8: the checker reads TRF as Latin-1 unless told, and then finds the
-            # lines of names beyond ASCII misaligned; tbstats finds the encoding itself)
-            sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out / f"{i}.json"), "-b", "utf-8",
-                        "-t", "PTS", *STANDARD_LIST.split(",")]
+            # (the checker reads TRF as Latin-1 unless told, and then finds the lines of names beyond ASCII
+            # misaligned in UTF-8 files, or fails on bytes it cannot decode; tbstats finds the encoding itself)
+            sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out / f"{i}.json"), "-b",
+                        encodings[i], "-t", "PTS", *STANDARD_LIST.split(",")]
             nonzero += checker.tiebreakchecker().common_main() != 0
     finally:
         sys.argv = saved
@@ -121,7 +140,7 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
     ranks = []
     for i, path in enumerate(files):
         result = json.loads((out / f"{i}.json").read_text()).get("tiebreakResult", {})
-        ranks += [(str(path), c["cid"], c["rank"]) for c in result.get("competitors", [])]
+        ranks += [(str(path), c["cid"], c["rank"], result.get("rules")) for c in result.get("competitors", [])]
     shutil.rmtree(out, ignore_errors=True)
     version = importlib.import_module("version").version().get("version", "?")
     return {"stage": "tiebreakserver", "seconds": seconds, "cpu": cpu, "rows": Archive(root).meta()["game_rows"],
@@ -129,24 +148,32 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
             "ranks": ranks}
 
 
+#: The checker's editions (the date in its output's ``rules``: it takes the one in force at the event's start, its
+#: 2024 rules before 1 March 2026) as tbstats names them.
+CHECKER_EDITIONS = {"2024-08-01": "fide-2024", "2026-03-01": "fide-2026"}
+
+
 def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int]]:
-    """How many of TieBreakServer's (file, competitor, rank) triples tbstats agrees with, of how many: in the
-    individual events (players by start number, ``compute``) and in the team events, where the checker ranks
-    the teams (by team number: ``compute_teams``)."""
+    """How many of TieBreakServer's (file, competitor, rank, edition) rows tbstats agrees with, of how many: in
+    the individual events (players by start number, ``compute``) and in the team events, where the checker ranks
+    the teams (by team number: ``compute_teams``); each file under the edition the checker took for it (by the
+    event's date: real archives hold events from before 2026), else ``rules``."""
     import polars as pl
 
     from tbstats.engine.compute import compute
     from tbstats.engine.teams.standings import compute_teams
     from tbstats.io.trf import read_trf
 
-    files = sorted(Archive(root).trf.rglob("*.trf"))
+    files = Archive(root).trf_files()
     batch = read_trf([(str(p), p.read_bytes()) for p in files]).batch
     teams = set(batch.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
-    players = compute(batch, STANDARD_LIST, rules=rules).select("source", "start_no", "rank")
-    team_rows = compute_teams(batch, STANDARD_LIST, rules=rules).select("source", "team", "rank")
     out = []
-    for table, team in ((players, False), (team_rows, True)):
-        mine = {(s, n): r for s, n, r in table.iter_rows()}
-        compared = [(s, n, r) for s, n, r in ranks if (s in teams) == team]
-        out.append((sum(mine.get((s, n)) == r for s, n, r in compared), len(compared)))
+    for team in (False, True):
+        mine: dict[str, dict[tuple[str, int], int]] = {}
+        compared = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks if (s in teams) == team]
+        for edition in {e for *_, e in compared}:
+            table = (compute_teams(batch, STANDARD_LIST, rules=edition).select("source", "team", "rank") if team
+                     else compute(batch, STANDARD_LIST, rules=edition).select("source", "start_no", "rank"))
+            mine[edition] = {(s, n): r for s, n, r in table.iter_rows()}
+        out.append((sum(mine[e].get((s, n)) == r for s, n, r, e in compared), len(compared)))
     return out[0], out[1]

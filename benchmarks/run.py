@@ -6,12 +6,14 @@
     python benchmarks/run.py --uniform  # the size sweep on the uniform archive (25 x 9 Swiss) instead of the mix
     python benchmarks/run.py --club     # ... on the club-shaped mix (small Swiss events and round robins)
     python benchmarks/run.py --profile club-wide --sizes 6000   # ... its events larger (issue 22's archive)
+    python benchmarks/run.py --trf DIR  # ... on an archive of your own: the TRF files under DIR (never written to)
 
 Each stage runs in a fresh process (``run.py --stage NAME --archive DIR``) so its peak RSS is its own. The size
 sweep's archive is the mix (``tbstats.simulation.mix``: event sizes, kinds and unplayed rounds drawn like a real
 archive; with ``--club``, its club profile) or, with ``--uniform``, simulated Swiss events of one shape (unrated
 players off so rating tie-breaks do full work); all are written as TRF files and ingested with ``tbstats ingest``
-before anything is timed. Side by side: tests/reference.py on a small sample, and FIDE's TieBreakServer when
+before anything is timed (with ``--trf DIR``, the files under DIR are linked in, counted and ingested, untimed).
+Side by side: tests/reference.py on a small sample, and FIDE's TieBreakServer when
 ``TBSTATS_TIEBREAKSERVER`` names a checkout. See benchmarks/README.md.
 """
 
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from archives import Archive, archive_label, make_archive, make_mix_archive, sample_archive
+from archives import Archive, archive_label, make_archive, make_mix_archive, own_archive, sample_archive
 from stages import LABELS, STAGES, STANDARD_LIST, run_stage
 
 HERE = Path(__file__).resolve().parent
@@ -364,6 +366,8 @@ def main(argv: list[str] | None = None) -> int:
                        "players and 3-11 rounds, a fifth round robins, no team events) instead of the whole mix")
     sweep.add_argument("--profile", choices=sorted(MIX_WORDS), help="size sweep on this profile of the mix "
                        "(club-wide: the club's events with larger Swiss events, median 36 players)")
+    sweep.add_argument("--trf", metavar="DIR", help="the stages on an archive of your own instead: the TRF files "
+                       "under DIR (linked into the work directory, never written to; one size, no simulate stage)")
     ap.add_argument("--rules", default="fide-2026", help="edition of the engine stages (default fide-2026)")
     ap.add_argument("--sizes", help="override the size sweep: events per archive, comma-separated")
     ap.add_argument("--no-shapes", action="store_true", help="skip the shape sweep")
@@ -384,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--repeat must be at least 1")
 
     profile = PROFILES["quick" if args.quick else "full" if args.full else "default"]
+    if args.trf and args.sizes:
+        ap.error("--sizes does not go with --trf (the archive is what it is)")
     sizes = tuple(int(s) for s in args.sizes.split(",")) if args.sizes else profile.sizes
     only = {s.strip() for s in args.stages.split(",")} if args.stages else None
     unknown = (only or set()) - set(STAGES)
@@ -397,8 +403,14 @@ def main(argv: list[str] | None = None) -> int:
         size_rows: list[dict[str, Any]] = []
         archives = []
         early: list[dict[str, Any]] = []
+        if args.trf:
+            print(f"archive: the TRF files under {args.trf} (counting, untimed)", file=sys.stderr)
+            own = own_archive(Path(args.trf), work / f"own-{Path(args.trf).resolve().name}")
+            sizes = (own.meta()["events"],)
         for events in sizes:
-            if args.uniform:
+            if args.trf:
+                archive = own
+            elif args.uniform:
                 print(f"archive: {events:,} events {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} (writing TRF, untimed)",
                       file=sys.stderr)
                 archive = make_archive(work / f"size-{events}", events=events, players=SIZE_SHAPE[0],
@@ -410,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
             archives.append(archive)
             if len(archives) == 1 and not args.no_peers:   # the checker before the stages too (the machine drifts)
                 early = checker_runs(work, archive, profile, args.rules, CHECKER_RUNS - 1)
-            stages = ["ingest-cli", *(s for s in STAGES if s != "ingest-cli" and wanted(s, only))]
+            stages = ["ingest-cli", *(s for s in STAGES if s != "ingest-cli" and wanted(s, only)
+                                      and not (args.trf and s == "simulate"))]   # (it simulates the same shape)
             size_rows += run_archive(archive, args.rules, stages, f"{events:,} ev", args.repeat)
         shape_rows: list[dict[str, Any]] = []
         shape_events: dict[tuple[int, int], int] = {}
@@ -432,8 +445,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
     load1 = loadavg()
+    own_meta = archives[0].meta() if args.trf and archives else None
     report = render(profile, args, started, (load0, load1), size_rows, sizes, shape_rows, shapes, shape_events,
-                    peer_lines, notes)
+                    peer_lines, notes, own_meta)
     print("\n".join(report))
     if not args.no_write:
         path = Path(args.results)
@@ -449,14 +463,17 @@ def main(argv: list[str] | None = None) -> int:
 def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loads: tuple[float, float],
            size_rows: list[dict[str, Any]], sizes: tuple[int, ...], shape_rows: list[dict[str, Any]],
            shapes: list[tuple[int, int]], shape_events: dict[tuple[int, int], int], peer_lines: list[str],
-           notes: list[str]) -> list[str]:
+           notes: list[str], own: dict[str, Any] | None = None) -> list[str]:
     m = machine()
     cores = os.cpu_count() or 1
     shared = max(loads) > 0.5 * cores
     command = "python benchmarks/run.py " + " ".join(argv_of(args))
     custom = ", custom selection" if args.sizes or args.stages or args.no_shapes or args.no_peers else ""
-    sweep = (f"uniform {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} Swiss archive" if args.uniform else
-             f"{mix_name(args)} archive")
+    sweep = (f"archive under {own['source']}" if own else
+             f"uniform {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} Swiss archive" if args.uniform else f"{mix_name(args)} archive")
+    drawn = (f"{own['files']:,} files read, {own['rejected']:,} rejected and {own['skipped']:,} skipped by tbstats "
+             "(their rows are not counted)" if own else
+             f"seed {SEED}; " + ("no unrated players" if args.uniform else MIX_WORDS[mix_name(args)]))
     out = [f"## {started:%Y-%m-%d %H:%M} UTC · profile {profile.name}{custom} · size sweep on the {sweep} · "
            f"commit {commit()}", "",
            f"- command: `{command.strip()}`; rules {args.rules}; list `{STANDARD_LIST}`",
@@ -465,12 +482,11 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
            f"- load average (1 min) {loads[0]:.2f} at the start, {loads[1]:.2f} at the end on {cores} cores"
            + (": **other processes shared the CPU**, so times are pessimistic (compare seconds with CPU s)"
               if shared else ""),
-           f"- archives: size sweep on the {sweep} (seed {SEED}; " + (
-               "no unrated players" if args.uniform else MIX_WORDS[mix_name(args)]) + "); shape sweep on uniform "
-           "simulated Swiss archives (no unrated players); all written as TRF and ingested before "
-           "timing; every stage in a fresh process; RSS before = resident set when the timer starts (input "
-           "loaded); peak RSS = maximum resident set while the stage runs (of the command, for the CLI stages); "
-           "bytes/game row = peak RSS / game rows; stage bytes/game row = (peak − before) / game rows", ""]
+           f"- archives: size sweep on the {sweep} ({drawn}); shape sweep on uniform simulated Swiss archives (no "
+           "unrated players); all written as TRF (yours read where they are) and ingested before timing; every "
+           "stage in a fresh process; RSS before = resident set when the timer starts (input loaded); peak RSS = "
+           "maximum resident set while the stage runs (of the command, for the CLI stages); bytes/game row = peak "
+           "RSS / game rows; stage bytes/game row = (peak − before) / game rows", ""]
     if size_rows:
         out += [f"### Stages by archive size ({sweep})", "",
                 *stage_table(size_rows), ""]
@@ -505,6 +521,8 @@ def argv_of(args: argparse.Namespace) -> list[str]:
     flags += [f"--{n.replace('_', '-')}" for n in ("uniform", "club", "no_shapes", "no_peers") if getattr(args, n)]
     if args.profile:
         flags.append(f"--profile {args.profile}")
+    if args.trf:
+        flags.append(f"--trf {args.trf}")
     if args.repeat is not None:
         flags.append(f"--repeat {args.repeat}")
     return flags

@@ -35,6 +35,43 @@ def test_tiny_benchmark_run_completes(tmp_path: Path, archive: str) -> None:
     assert not results.exists()
 
 
+def test_a_run_on_an_archive_of_ones_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run.py --trf DIR`` times the stages on the TRF files under DIR, read where they are (never written to),
+    counted as tbstats reads them (bad files rejected, other files skipped), and samples them for the side-by-side
+    runs under names of their own (files of two directories may share a name)."""
+    import shutil
+
+    own = tmp_path / "archive"
+    examples = sorted((ROOT / "data" / "examples").glob("*.trf"))
+    for folder in ("2024", "2025"):
+        (own / folder).mkdir(parents=True)
+        for path in examples:
+            shutil.copyfile(path, own / folder / path.name)
+    (own / "2025" / "broken.trf").write_text("012 no players here\n", encoding="utf-8")
+    (own / "README.md").write_text("not a tournament\n", encoding="utf-8")
+    before = sorted((p.relative_to(own), p.stat().st_mtime_ns) for p in own.rglob("*"))
+    monkeypatch.delenv("TBSTATS_TIEBREAKSERVER", raising=False)
+    work = tmp_path / "work"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--trf", str(own), "--no-shapes",
+         "--stages", "dense,standings", "--repeat", "1", "--workdir", str(work), "--no-write"],
+        capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert sorted((p.relative_to(own), p.stat().st_mtime_ns) for p in own.rglob("*")) == before
+    meta = json.loads((work / "own-archive" / "meta.json").read_text())
+    assert (meta["profile"], meta["events"], meta["rejected"], meta["skipped"]) == ("own", 2 * len(examples), 1, 1)
+    table = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert f"| {2 * len(examples)} | {meta['game_rows']:,} |" in table[2]
+    assert any(line.startswith("## ") and f"archive under {own.resolve()}" in line
+               for line in done.stdout.splitlines())
+    sample = sorted(p.name for p in (work / "own-archive-sample-4" / "trf").iterdir())
+    assert sample == [f"{k:06d}-{p.name}" for k, p in enumerate(examples[:4])]
+    assert "ranks equal to tbstats" in done.stdout   # (the reference on the sample; the checker is not named)
+    bad = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--trf", str(own), "--sizes", "10"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "--sizes does not go with --trf" in bad.stderr
+
+
 def test_two_versions_side_by_side(tmp_path: Path) -> None:
     """benchmarks/ab.py runs the last commit and the working tree in alternating rounds, with their outputs
     compared (the same code here: byte-identical), and refuses revisions it cannot run."""
