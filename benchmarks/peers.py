@@ -153,11 +153,13 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
 CHECKER_EDITIONS = {"2024-08-01": "fide-2024", "2026-03-01": "fide-2026"}
 
 
-def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int]]:
+def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int],
+                                                                        tuple[int, int]]:
     """How many of TieBreakServer's (file, competitor, rank, edition) rows tbstats agrees with, of how many: in
-    the individual events (players by start number, ``compute``) and in the team events, where the checker ranks
-    the teams (by team number: ``compute_teams``); each file under the edition the checker took for it (by the
-    event's date: real archives hold events from before 2026), else ``rules``."""
+    the individual events that are complete, in those part-way through (fewer rounds played than planned: tbstats
+    counts the rounds played, rules.md 4.8, the checker the planned ones), and in the team events, where the
+    checker ranks the teams (by team number: ``compute_teams``); each file under the edition the checker took for
+    it (by the event's date: real archives hold events from before 2026), else ``rules``."""
     import polars as pl
 
     from tbstats.engine.compute import compute
@@ -165,15 +167,17 @@ def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[in
     from tbstats.io.trf import read_trf
 
     files = Archive(root).trf_files()
-    batch = read_trf([(str(p), p.read_bytes()) for p in files]).batch
-    teams = set(batch.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
+    t = read_trf([(str(p), p.read_bytes()) for p in files]).batch
+    teams = set(t.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
+    partway = set(t.tournaments.filter(pl.col("rounds_played") < pl.col("rounds"))["source"].to_list())
     out = []
-    for team in (False, True):
+    for team, part in ((False, False), (False, True), (True, None)):
         mine: dict[str, dict[tuple[str, int], int]] = {}
-        compared = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks if (s in teams) == team]
+        compared = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks
+                    if (s in teams) == team and (part is None or (s in partway) == part)]
         for edition in {e for *_, e in compared}:
-            table = (compute_teams(batch, STANDARD_LIST, rules=edition).select("source", "team", "rank") if team
-                     else compute(batch, STANDARD_LIST, rules=edition).select("source", "start_no", "rank"))
+            table = (compute_teams(t, STANDARD_LIST, rules=edition).select("source", "team", "rank") if team
+                     else compute(t, STANDARD_LIST, rules=edition).select("source", "start_no", "rank"))
             mine[edition] = {(s, n): r for s, n, r in table.iter_rows()}
         out.append((sum(mine[e].get((s, n)) == r for s, n, r, e in compared), len(compared)))
-    return out[0], out[1]
+    return out[0], out[1], out[2]
