@@ -112,6 +112,19 @@ def encoding(raw: bytes) -> str:
     return "latin-1"
 
 
+def rounds_after(files: list[Path]) -> dict[str, int]:
+    """The events part-way through (fewer rounds played than their ``XXR``/``142`` plan) and their rounds played,
+    by file: the checker, which by default ranks them as if the planned rounds were all played, is asked for the
+    standings after the last round played (``-n``), as tbstats computes them (rules.md 4.8)."""
+    import polars as pl
+
+    from tbstats.io.trf import read_trf
+
+    t = read_trf([(str(p), p.read_bytes()) for p in files]).batch.tournaments
+    part = t.filter(pl.col("rounds_played") < pl.col("rounds"))
+    return dict(zip(part["source"].to_list(), part["rounds_played"].to_list(), strict=True))
+
+
 def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
     """TieBreakServer's checker over every TRF file of ``root``, in this one process."""
     where = tiebreakserver_dir()
@@ -123,6 +136,7 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
     import_s = time.perf_counter() - t0
     files = Archive(root).trf_files()
     encodings = [encoding(p.read_bytes()) for p in files]   # (not timed)
+    after = rounds_after(files)
     nonzero = 0
     saved = sys.argv
     out = Path(tempfile.mkdtemp(prefix="tbs-out-"))
@@ -132,7 +146,8 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
             # (the checker reads TRF as Latin-1 unless told, and then finds the lines of names beyond ASCII
             # misaligned in UTF-8 files, or fails on bytes it cannot decode; tbstats finds the encoding itself)
             sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out / f"{i}.json"), "-b",
-                        encodings[i], "-t", "PTS", *STANDARD_LIST.split(",")]
+                        encodings[i], *(["-n", str(after[str(path)])] if str(path) in after else []),
+                        "-t", "PTS", *STANDARD_LIST.split(",")]
             nonzero += checker.tiebreakchecker().common_main() != 0
     finally:
         sys.argv = saved
@@ -153,13 +168,11 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
 CHECKER_EDITIONS = {"2024-08-01": "fide-2024", "2026-03-01": "fide-2026"}
 
 
-def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int],
-                                                                        tuple[int, int]]:
+def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int]]:
     """How many of TieBreakServer's (file, competitor, rank, edition) rows tbstats agrees with, of how many: in
-    the individual events that are complete, in those part-way through (fewer rounds played than planned: tbstats
-    counts the rounds played, rules.md 4.8, the checker the planned ones), and in the team events, where the
-    checker ranks the teams (by team number: ``compute_teams``); each file under the edition the checker took for
-    it (by the event's date: real archives hold events from before 2026), else ``rules``."""
+    the individual events (players by start number, ``compute``) and in the team events, where the checker ranks
+    the teams (by team number: ``compute_teams``); each file under the edition the checker took for it (by the
+    event's date: real archives hold events from before 2026), else ``rules``."""
     import polars as pl
 
     from tbstats.engine.compute import compute
@@ -167,17 +180,15 @@ def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[in
     from tbstats.io.trf import read_trf
 
     files = Archive(root).trf_files()
-    t = read_trf([(str(p), p.read_bytes()) for p in files]).batch
-    teams = set(t.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
-    partway = set(t.tournaments.filter(pl.col("rounds_played") < pl.col("rounds"))["source"].to_list())
+    batch = read_trf([(str(p), p.read_bytes()) for p in files]).batch
+    teams = set(batch.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
     out = []
-    for team, part in ((False, False), (False, True), (True, None)):
+    for team in (False, True):
         mine: dict[str, dict[tuple[str, int], int]] = {}
-        compared = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks
-                    if (s in teams) == team and (part is None or (s in partway) == part)]
+        compared = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks if (s in teams) == team]
         for edition in {e for *_, e in compared}:
-            table = (compute_teams(t, STANDARD_LIST, rules=edition).select("source", "team", "rank") if team
-                     else compute(t, STANDARD_LIST, rules=edition).select("source", "start_no", "rank"))
+            table = (compute_teams(batch, STANDARD_LIST, rules=edition).select("source", "team", "rank") if team
+                     else compute(batch, STANDARD_LIST, rules=edition).select("source", "start_no", "rank"))
             mine[edition] = {(s, n): r for s, n, r in table.iter_rows()}
         out.append((sum(mine[e].get((s, n)) == r for s, n, r, e in compared), len(compared)))
-    return out[0], out[1], out[2]
+    return out[0], out[1]

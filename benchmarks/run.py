@@ -335,13 +335,10 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         return (f"{_sec(r['seconds'])} | {_rate(r['rows'], r['seconds'])} | {r['rows'] / r['seconds'] / tbs_rate:,.1f}x"
                 f" | {r['cpu']:.2f} | {_rate(r['rows'], r['cpu'])} | "
                 + (f"{r['rows'] / r['cpu'] / tbs_cpu_rate:,.1f}x" if r["cpu"] > 0 else "-"))
-    (equal, total), (part_equal, part_total), (team_equal, team_total) = peers.same_ranks(sample.root, tbs["ranks"],
-                                                                                          rules)
-    partway = (f", {part_equal:,}/{part_total:,} players of events part-way through (rules.md 4.8: tbstats counts "
-               "the rounds played, the checker the planned ones)" if part_total else "")
+    (equal, total), (team_equal, team_total) = peers.same_ranks(sample.root, tbs["ranks"], rules)
     lines.append(f"| TieBreakServer {tbs['version']} (one process, {tbs['events']} files) | {tbs['events']:,} | "
                  f"{tbs['rows']:,} | {versus(tbs)} | {tbs['nonzero']} files with a non-zero status; "
-                 f"ranks equal to tbstats: {equal:,}/{total:,} players of individual events{partway}, "
+                 f"ranks equal to tbstats: {equal:,}/{total:,} players of individual events, "
                  f"{team_equal:,}/{team_total:,} teams of team events |")
     if "error" not in mine:
         lines.append(f"| tbstats compute from TRF (CLI, same files) | {tbs['events']:,} | {mine['rows']:,} | "
