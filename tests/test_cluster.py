@@ -121,6 +121,26 @@ def _sources(archive: dict[str, Path]) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("source", ["trf", "model"])
+def test_inputs_typed_relative_to_the_command_are_read_by_workers_elsewhere(
+        cluster: tuple[str, Any], archive: dict[str, Path], source: str) -> None:
+    """A path typed relative to the command's directory is read by workers started in another directory (the
+    guide's ``dask worker``, started anywhere on a shared file system), and the output names each input as it was
+    typed, byte for byte as a local run does."""
+    address, _ = cluster
+    root = archive[source].parent
+    assert Path.cwd().resolve() != root.resolve()   # (the workers' directory: this test's)
+    outputs = {}
+    for where, extra in (("local", []), ("cluster", ["--scheduler", address])):
+        done = _tbstats(["compute", source, "-t", "BH", "--format", "csv", *BATCHES, *extra, "-q"], root)
+        assert done.returncode == 0, done.stderr.decode()
+        outputs[where] = done.stdout
+    assert outputs["cluster"] == outputs["local"]
+    assert outputs["local"].count(b"\n") > 1000
+    if source == "trf":
+        assert b"\ntrf/" in outputs["local"]   # (the names as typed)
+
+
+@pytest.mark.parametrize("source", ["trf", "model"])
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_every_command_on_the_cluster_gives_the_local_output(cluster: tuple[str, Any], archive: dict[str, Path],
                                                               command: str, source: str, tmp_path: Path) -> None:

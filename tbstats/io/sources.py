@@ -159,6 +159,22 @@ def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 20
     return Plan(tuple(out), total if known else None)
 
 
+def anchored(part: Part, cwd: str) -> Part:
+    """``part`` with the paths it reads made absolute against ``cwd`` (the command's working directory), its names
+    as they were: what a Dask worker, whose working directory is its own, reads (the output still names each input
+    as it was typed, as a run here does)."""
+    def at(path: str) -> str:
+        return path if not path or os.path.isabs(path) else os.path.join(cwd, path)
+
+    def item(i: _Item) -> _Item:
+        return i if not i.path or os.path.isabs(i.path) else dataclasses.replace(i, path=at(i.path))
+
+    table = part.table if part.table is None else dataclasses.replace(part.table, files=tuple(
+        (name, at(base), tuple(map(at, files))) for name, base, files in part.table.files))
+    return dataclasses.replace(part, items=tuple(map(item, part.items)),
+                               model=None if part.model is None else item(part.model), table=table)
+
+
 def split(part: Part, files: int) -> list[Part]:
     """A part of TRF files cut into parts of at most ``files`` TRF files each, in order (the skipped and
     rejected names stay with the files they came among); any other part is itself."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -33,7 +34,7 @@ from tbstats.errors import TbstatsError
 from tbstats.io import batches, sources
 from tbstats.io.progress import Progress
 from tbstats.io.safe import MAX_MEMBER_BYTES
-from tbstats.io.sources import OnError, Part, Tally
+from tbstats.io.sources import OnError, Part, Tally, anchored
 from tbstats.model.batch import Batch
 from tbstats.model.games import empty
 from tbstats.run import portable, sizing
@@ -139,10 +140,11 @@ class Executor:
         if self.client is not None:   # results travel packed (tbstats.run.portable): a polars frame never does
             futures = self.client
             first: Any = 0   # the id of the next part's first tournament: a number, then a future
+            here = os.getcwd()   # (a worker reads paths typed relative to this command's directory, not its own)
 
             def submit(part: Part) -> Any:
                 nonlocal first
-                fut = futures.submit(portable.call, fn, part, pure=False)
+                fut = futures.submit(portable.call, fn, anchored(part, here), pure=False)
                 if then is None:
                     return fut
                 out = futures.submit(portable.call, _then_part, fut, first, then, pure=False, priority=1)
