@@ -125,7 +125,8 @@ def test_inputs_typed_relative_to_the_command_are_read_by_workers_elsewhere(
         cluster: tuple[str, Any], archive: dict[str, Path], source: str) -> None:
     """A path typed relative to the command's directory is read by workers started in another directory (the
     guide's ``dask worker``, started anywhere on a shared file system), and the output names each input as it was
-    typed, byte for byte as a local run does."""
+    typed, byte for byte as a local run does; a model directory typed relative (``ingest -o``, whose part files
+    the workers write) is written there too."""
     address, _ = cluster
     root = archive[source].parent
     assert Path.cwd().resolve() != root.resolve()   # (the workers' directory: this test's)
@@ -133,11 +134,14 @@ def test_inputs_typed_relative_to_the_command_are_read_by_workers_elsewhere(
     for where, extra in (("local", []), ("cluster", ["--scheduler", address])):
         done = _tbstats(["compute", source, "-t", "BH", "--format", "csv", *BATCHES, *extra, "-q"], root)
         assert done.returncode == 0, done.stderr.decode()
-        outputs[where] = done.stdout
+        out = f"relative-{source}-{where}"
+        wrote = _tbstats(["ingest", source, "-o", out, *BATCHES, *extra, "-q"], root)
+        assert wrote.returncode == 0, wrote.stderr.decode()
+        outputs[where] = done.stdout, _tree(root / out)
     assert outputs["cluster"] == outputs["local"]
-    assert outputs["local"].count(b"\n") > 1000
+    assert outputs["local"][0].count(b"\n") > 1000 and len(outputs["local"][1]) > 3
     if source == "trf":
-        assert b"\ntrf/" in outputs["local"]   # (the names as typed)
+        assert b"\ntrf/" in outputs["local"][0]   # (the names as typed)
 
 
 @pytest.mark.parametrize("source", ["trf", "model"])

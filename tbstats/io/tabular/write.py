@@ -306,7 +306,7 @@ class ArchiveWriter:
                 directory.mkdir()
                 self._created.append(directory)
             self._created.append(directory / name)
-            files.append(str(directory / name))
+            files.append(str((directory / name).absolute()))   # (a Dask worker's directory is its own)
         part = PartFiles(self._next_id, tuple(files), self.format, proved)
         self._next_id += tournaments
         self.tournaments_written += tournaments
