@@ -45,10 +45,7 @@ def export(revision: str | None, into: Path, *, build: bool = False) -> Path:
         if stale:
             sys.exit(f"ab.py: the working tree's compiled modules are older than {', '.join(stale)}: build them first "
                      "(python setup.py build_ext --inplace)")
-    if revision is None:
-        tree = ROOT
-    else:
-        tree = _exported(revision, into, build=build)
+    tree = ROOT if revision is None else _exported(revision, into, build=build)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "tbstats")], check=True)
     return tree
 

@@ -145,12 +145,12 @@ def own_archive(source: Path, root: Path) -> Archive:
     if not events:
         raise SystemExit(f"--trf {source}: no tournament tbstats can read ({stream.rejected} files rejected, "
                          f"{stream.skipped} skipped)")
-    files = archive.trf_files()
+    stats = [p.stat() for p in archive.trf_files()]
     meta = {"events": events, "profile": "own", "source": str(source), "players": None, "rounds": None,
-            "seed": None, "game_rows": rows, "trf_bytes": sum(p.stat().st_size for p in files),
+            "seed": None, "game_rows": rows, "trf_bytes": sum(st.st_size for st in stats),
             "files": stream.files, "rejected": stream.rejected, "skipped": stream.skipped,
             # (a sample of it is made again when the archive's files change)
-            "generation": f"own:{source}:{len(files)}:{sum(p.stat().st_mtime_ns for p in files)}"}
+            "generation": f"own:{source}:{len(stats)}:{sum(st.st_mtime_ns for st in stats)}"}
     (root / "meta.json").write_text(json.dumps(meta))
     return archive
 

@@ -167,7 +167,7 @@ def anchored(part: Part, cwd: str) -> Part:
         return path if not path or os.path.isabs(path) else os.path.join(cwd, path)
 
     def item(i: _Item) -> _Item:
-        return i if not i.path or os.path.isabs(i.path) else dataclasses.replace(i, path=at(i.path))
+        return i if at(i.path) == i.path else dataclasses.replace(i, path=at(i.path))
 
     table = part.table if part.table is None else dataclasses.replace(part.table, files=tuple(
         (name, at(base), tuple(map(at, files))) for name, base, files in part.table.files))
