@@ -41,8 +41,11 @@ class Frame:
 
 
 def _to_ipc(df: pl.DataFrame) -> bytes:
+    """The Arrow IPC stream of ``df`` (the stream format: the file format's footer and the thread pool polars
+    reads a file with cost about 0.4 ms a frame each way, more than a batch's small frames take, and twice as
+    long for its table of results: benchmarks/RESULTS.md, 2026-12-04 15:20)."""
     sink = io.BytesIO()
-    df.write_ipc(sink, compression="uncompressed")
+    df.write_ipc_stream(sink, compression="uncompressed")
     return sink.getvalue()
 
 
@@ -58,7 +61,7 @@ def pack(value: Any) -> Any:
 def unpack(value: Any) -> Any:
     """The inverse of :func:`pack`: every :class:`Frame` back to its DataFrame or Series."""
     if isinstance(value, Frame):
-        df = pl.read_ipc(io.BytesIO(value.ipc))
+        df = pl.read_ipc_stream(io.BytesIO(value.ipc))   # (copied into polars' memory: see above)
         return df if value.series is None else df.to_series().alias(value.series)
     return _walk(value, unpack)
 
