@@ -19,6 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
+from tbstats.engine.fore import OPPONENT_MODES, OWN_MODES, fore_sums
 from tbstats.model.dense import (
     FORFEIT_TYPES,
     NO_OPP,
@@ -313,47 +314,25 @@ def _now_followed(d: Dense, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
 
 def fore_total(base: Elements) -> np.ndarray:
     """The sum of the elements of :func:`fore_elements` for each player (FB before cuts), int64, from an
-    edition's stage without FB's own grids.
+    edition's stage without FB's own grids: one compiled pass (:func:`tbstats.engine.fore.fore_sums`).
 
-    Drawing the final round's games changes the scores (``delta``, as opponents); every other element keeps its
-    kind. An element that is a game changes by its opponent's ``delta`` (one gather over the games: those
-    played and the forfeits counted as games); a final-round cell that was no game becomes one; the dummies are
-    valued again with the new scores (the final round's own cells are games now). A virtual opponent reads the
-    points before its round, never a final-round game's, so the points need no change here.
+    Drawing the final round's games changes the scores (as opponents too); every other element keeps its
+    kind. An element that is a game changes by its opponent's change (the games played and the forfeits
+    counted as games); a final-round cell that was no game becomes one; the dummies are valued again with the
+    new scores (the final round's own cells are games now). A virtual opponent reads the points before its
+    round, never a final-round game's, so the points need no change here.
     """
     d, rules = base.dense, base.rules
-    rows, cols = final_round_cells(d)
-    if not len(rows):
-        return base.oppscore_total
-    at, _, score = _final_draws(base, rows, cols)
-    final_col = np.full(d.players, -1, dtype=np.int64)   # each player's final-round cell, if a game now
-    final_col[rows] = cols
-    as_opponent = score
-    found = _drawn_cells(d, rules, base.category)
-    if found is not None:
-        drawn_rows, drawn_cols = found
-        if rules.opponent_score == "fide":   # trailing requested byes, but those now followed
-            followed = np.zeros(d.players, dtype=bool)
-            followed[_now_followed(d, rows, at)] = True
-            keep = ~followed[drawn_rows]
-        else:   # every unplayed round drawn: the final round's are games now
-            keep = final_col[drawn_rows] != drawn_cols
-        as_opponent = _adjusted_at(d, score, drawn_rows[keep], drawn_cols[keep], base.pts, base.predetermined)
-    delta = as_opponent - base.as_opponent
-    total = base.oppscore_total + d.opponents_sum(delta)
-    g_rows, g_cols = base.forfeit_games
-    own = base.dummies
-    own_at = own.rows * d.rounds + own.cols
-    still = final_col[own.rows] != own.cols
-    value, _, _ = _own_values(d, rules, score, as_opponent, base.pts, own_at[still], own.rows[still],
-                              own.cols[still])
-    new_game = ~np.take(base.game_like, at)
-    # the changes of the few cells, added in one pass: forfeits counted as games, the dummies (less their old
-    # values, plus their new ones) and the final round's cells that become games
-    where = np.concatenate([g_rows, own.rows, own.rows[still], rows[new_game]])
-    by = np.concatenate([delta[d.opp[g_rows, g_cols]], -np.take(base.oppscore, own_at).astype(np.int64), value,
-                         as_opponent[np.take(d.opp, at[new_game])]])
-    return total + np.bincount(where, weights=by, minlength=d.players).astype(np.int64)
+    P = d.players
+    work = [np.empty(P, dtype=np.int64) for _ in range(5)]   # final cell, scores, change, and the sums
+    predetermined = np.ascontiguousarray(base.predetermined, dtype=bool)
+    fore_sums(d.opp, d.gtype, base.pts, base.category, loop_view(d.played), loop_view(base.game_like),
+              loop_view(d.counted), base.oppscore, base.score, base.as_opponent, base.oppscore_total,
+              loop_view(predetermined), d.tix, d.n, d.planned, d.W, d.D, *base.forfeit_games,
+              base.dummies.rows, base.dummies.cols, loop_view(_VUR), loop_view(_FORFEIT),
+              OPPONENT_MODES[rules.opponent_score], OWN_MODES[rules.own_unplayed], rules.dummy_caps,
+              PLAYED, CAT_BYE_TRAILING, *work)
+    return work[-1]
 
 
 def _with_cells(grid: np.ndarray, at: np.ndarray, value: np.ndarray | int | bool) -> np.ndarray:

@@ -1,0 +1,14 @@
+"""Types of the compiled FB sum (tbstats/engine/fore.pyx)."""
+
+import numpy as np
+
+OPPONENT_MODES: dict[str, int]
+OWN_MODES: dict[str, int]
+
+def fore_sums(opp: np.ndarray, gtype: np.ndarray, pts: np.ndarray, category: np.ndarray, played: np.ndarray,
+              game_like: np.ndarray, counted: np.ndarray, oppscore: np.ndarray, score: np.ndarray,
+              as_opponent: np.ndarray, total: np.ndarray, predetermined: np.ndarray, tix: np.ndarray, n: np.ndarray,
+              planned: np.ndarray, win: np.ndarray, draw: np.ndarray, game_rows: np.ndarray, game_cols: np.ndarray,
+              own_rows: np.ndarray, own_cols: np.ndarray, vur: np.ndarray, forfeit: np.ndarray, opponent_mode: int,
+              own_mode: int, caps: bool, played_category: int, trailing_category: int, final_col: np.ndarray,
+              new_score: np.ndarray, new_as_opponent: np.ndarray, delta: np.ndarray, out: np.ndarray) -> None: ...
