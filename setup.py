@@ -23,7 +23,7 @@ class BuildPy(build_py):
 KERNELS = [Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
            Extension("tbstats.io.trf.fields", ["tbstats/io/trf/fields.pyx"]),
            Extension("tbstats.io.trf.pairs", ["tbstats/io/trf/pairs.pyx"]),
-           Extension("tbstats.engine.fore", ["tbstats/engine/fore.pyx"]),
+           Extension("tbstats.engine.stage", ["tbstats/engine/stage.pyx"]),
            Extension("tbstats.analysis.segments", ["tbstats/analysis/segments.pyx"])]
 if sys.platform != "win32":   # POSIX system calls (on Windows tbstats.io.safe reads file by file)
     KERNELS.append(Extension("tbstats.io.files", ["tbstats/io/files.pyx"]))

@@ -5,11 +5,11 @@ It derives, for every player-round, the C.07 16.2 category, the score each playe
 Sonneborn-Berger (opponent's score, or the dummy / virtual opponent with its caps, 16.4) and whether
 that element is a voluntary unplayed round for the Cut rule (16.5). Kernels read these arrays only.
 
-Unplayed rounds are few, so the work specific to them (adjusted scores, dummies, caps) runs on the list
-of their cells; only the opponent-score gather and the element masks cover the whole players x rounds grid.
-Fore Buchholz (:func:`fore_elements`) reuses an edition's stage and changes only what the final round's
-draws change: that round's cells, the scores, and the opponent scores seen through them; FB without cuts needs
-only their sum (:func:`fore_total`), which changes the edition's sum by what changed.
+The stage runs in compiled passes over the grid, without the GIL (:mod:`tbstats.engine.stage`: in numpy it
+took some twenty calls per bucket, each handing the engine's other thread the GIL); the edition comes to them
+as data (its :class:`~tbstats.model.rules.RuleSet`). Fore Buchholz (:func:`fore_elements`) runs the same stage
+with the final round's paired games drawn (that round's cells, the scores, the categories they change); FB
+without cuts needs only its sum (:func:`fore_total`), which changes the edition's sum by what changed.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tbstats.engine.fore import OPPONENT_MODES, OWN_MODES, fore_sums
+from tbstats.engine.stage import OPPONENT_MODES, OWN_MODES, fore_sums, stage_cells
 from tbstats.model.dense import (
     FORFEIT_TYPES,
     NO_OPP,
@@ -29,7 +29,7 @@ from tbstats.model.dense import (
     type_table,
 )
 from tbstats.model.games import GAME_TYPE
-from tbstats.model.grid import cells, lookup, loop_view, row_sum
+from tbstats.model.grid import loop_view, row_sum
 from tbstats.model.loops import round_categories
 from tbstats.model.rules import RuleSet
 
@@ -38,7 +38,7 @@ PLAYED, CAT_PAB_FPB, CAT_FORFEIT_WIN, CAT_BYE_FOLLOWED, CAT_FORFEIT_LOSS, CAT_BY
 NOT_COUNTED = -1
 # Which cap bounded a dummy (for explain)
 CAP_NONE, CAP_OPPONENT, CAP_DRAWS = 0, 1, 2
-_NO_CELLS: tuple[np.ndarray, np.ndarray] = (np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
+_NO_FINAL = np.zeros(0, dtype=np.int64)
 
 _VUR = type_table(VUR_TYPES)
 _FORFEIT = type_table(FORFEIT_TYPES)
@@ -79,6 +79,7 @@ class Elements:
     own: np.ndarray          # [P,R] the element is the player's own unplayed round (dummy, virtual opponent)
     pts: np.ndarray          # [P,R] points scored in the counted rounds (FB: final round's games drawn)
     forfeit_games: tuple[np.ndarray, np.ndarray]  # cells of the forfeits counted as games (15.2, /P): few
+    forfeits: bool = False   # the stage was run with the /P modifier (every forfeit a game)
 
     @cached_property
     def uncapped(self) -> np.ndarray:
@@ -124,15 +125,14 @@ def categories(d: Dense) -> np.ndarray:
     return out
 
 
-def _unplayed(d: Dense, cat: np.ndarray) -> np.ndarray:
-    """Counted rounds not played over the board (pending rounds counted part-way through an event included)."""
-    unplayed = cat != PLAYED
-    return unplayed if d.all_counted else unplayed & d.counted
-
-
 def _unit_bound(d: Dense) -> int:
     """The largest absolute points value of a round: any cell's points, a win's, a draw's."""
     return max(int(np.abs(d.W).max(initial=0)), int(np.abs(d.D).max(initial=0)), d.max_abs_points)
+
+
+def _per_tournament(d: Dense) -> tuple[np.ndarray, ...]:
+    """The view's ``tix``, ``n``, ``planned``, ``W`` and ``D`` as the compiled passes take them (contiguous int64)."""
+    return tuple(np.ascontiguousarray(a, dtype=np.int64) for a in (d.tix, d.n, d.planned, d.W, d.D))
 
 
 def _value_dtype(d: Dense) -> type:
@@ -141,113 +141,48 @@ def _value_dtype(d: Dense) -> type:
     return np.int32 if 3 * m * m * max(d.rounds, 1) ** 2 < 2 ** 31 else np.int64
 
 
-def _adjusted(d: Dense, rules: RuleSet, score: np.ndarray, cat: np.ndarray, pts: np.ndarray,
-              predetermined: np.ndarray) -> np.ndarray:
-    """The score each player shows as an opponent (16.3): actual points, unplayed rounds as the edition says."""
-    found = _drawn_cells(d, rules, cat)
-    return score if found is None else _adjusted_at(d, score, *found, pts, predetermined)
-
-
-def _drawn_cells(d: Dense, rules: RuleSet, cat: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The cells a player's score as an opponent counts as draws (16.3: trailing requested byes; every unplayed
-    round in the editions that say so); None when it is the actual score."""
-    if rules.opponent_score == "fide":
-        return cells(cat == CAT_BYE_TRAILING)
-    if rules.opponent_score == "all_unplayed_draw":
-        return cells(_unplayed(d, cat))
-    return None
-
-
-def _adjusted_at(d: Dense, score: np.ndarray, rows: np.ndarray, cols: np.ndarray, pts: np.ndarray,
-                 predetermined: np.ndarray) -> np.ndarray:
-    """``score`` with the cells ``rows``, ``cols`` counted as draws, except in pre-determined events."""
-    drawn = d.D[d.tix[rows]] - pts[rows, cols]
-    adjusted = score + np.bincount(rows, weights=drawn, minlength=d.players).astype(np.int64)
-    return np.where(predetermined, score, adjusted)
-
-
-def _element_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np.ndarray, own: np.ndarray,
-                    pts: np.ndarray, games: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, Dummies]:
-    """Opponent score of every element; the dummies at own unplayed rounds, with their values before caps.
-
-    Elements that are games are the games played over the board (one gather through
-    :meth:`Dense.through`) and the cells ``games`` lists besides (forfeits counted as games).
-    """
-    dtype = _value_dtype(d)
-    oppscore = d.through(as_opponent.astype(dtype))
-    if len(games[0]):
-        oppscore[games] = as_opponent[d.opp[games]]
-    at = np.flatnonzero(own)   # flat positions (one index array: faster than rows and columns)
-    rows, cols = np.divmod(at, max(d.rounds, 1))
-    value, uncapped, cap = _own_values(d, rules, score, as_opponent, pts, at, rows, cols)
-    oppscore.reshape(-1)[at] = value   # (a fresh array from through: C order)
-    return oppscore, Dummies(rows, cols, uncapped.astype(dtype), cap)
-
-
-def _own_values(d: Dense, rules: RuleSet, score: np.ndarray, as_opponent: np.ndarray, pts: np.ndarray,
-                at: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The elements of the own unplayed rounds at flat positions ``at`` (``rows``, ``cols``): the dummy's or
-    virtual opponent's value, its value before caps and the cap that bounded it (16.4)."""
-    cap = np.zeros(len(rows), dtype=np.int8)
-    if not len(rows):
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), cap
-    if rules.own_unplayed == "dummy":
-        value = score[rows]
-        uncapped = value
-        if rules.dummy_caps:
-            opp = np.take(d.opp, at)
-            forfeit = _FORFEIT[np.take(d.gtype, at)] & (opp != NO_OPP)
-            cap_value = np.where(forfeit, as_opponent[np.maximum(opp, 0)], (d.D * d.n)[d.tix[rows]])
-            over = value > cap_value
-            cap = np.where(over, np.where(forfeit, CAP_OPPONENT, CAP_DRAWS), CAP_NONE).astype(np.int8)
-            value = np.where(over, cap_value, value)
-    elif rules.own_unplayed == "virtual_opponent":
-        # S_P(r-1) + (W - p) + D (n - r), rows with such a round only
-        with_own, inv = np.unique(rows, return_inverse=True)
-        before = np.cumsum(pts[with_own], axis=1, dtype=np.int64)[inv, cols] - pts[rows, cols]
-        t = d.tix[rows]
-        value = before + (d.W[t] - pts[rows, cols]) + d.D[t] * (d.n[t] - (cols + 1))
-        uncapped = value
-    else:
-        value = np.zeros(len(rows), dtype=np.int64)
-        uncapped = value
-    return value, uncapped, cap
-
-
 def apply_rules(d: Dense, rules: RuleSet, category: np.ndarray | None = None, *,
                 forfeits: bool = False) -> Elements:
-    """Run the unplayed-round stage of edition ``rules`` over the dense view (rules.md 4.7).
+    """Run the unplayed-round stage of edition ``rules`` over the dense view (rules.md 4.7), in compiled passes
+    (:func:`tbstats.engine.stage.stage_cells`).
 
     ``category`` (from :func:`categories`, edition-independent) may be passed in to share it. ``forfeits`` is
     the ``/P`` modifier (rules.md 5): every forfeit with a scheduled opponent is a game against that opponent,
     with the points awarded (no dummy, not a VUR), in any event; other unplayed rounds keep the edition's rules.
+    In pre-determined events (15.2, where the edition has them) forfeits are games too and there are no dummies.
     """
     cat = categories(d) if category is None else category
-    pts = d.points
-    score = d.score
-    predetermined = d.per_player(d.round_robin) & rules.predetermined
-    as_opponent = _adjusted(d, rules, score, cat, pts, predetermined)
-    game_like = d.played
-    games = _NO_CELLS
-    if forfeits or predetermined.any():
-        counted_forfeits = lookup(_FORFEIT, d.gtype) & d.has_opp
-        if not forfeits:
-            counted_forfeits &= predetermined[:, None]
-        game_like = game_like | counted_forfeits
-        games = cells(counted_forfeits)
-    if rules.own_unplayed != "none":
-        own = _unplayed(d, cat) & ~game_like
-        if predetermined.any():
-            own &= ~predetermined[:, None]
-        present = game_like | own
-    else:
-        own = np.zeros(pts.shape, dtype=bool)
-        present = game_like
-    oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
-    vur = own & lookup(_VUR, d.gtype) if rules.vur_cuts else np.zeros(pts.shape, dtype=bool)
+    predetermined = np.ascontiguousarray(d.per_player(d.round_robin) & rules.predetermined)
+    return _stage(d, rules, cat, d.points, d.score, predetermined, forfeits, _NO_FINAL)
+
+
+def _stage(d: Dense, rules: RuleSet, cat: np.ndarray, pts: np.ndarray, score: np.ndarray, predetermined: np.ndarray,
+           forfeits: bool, final_col: np.ndarray) -> Elements:
+    """The stage of :func:`apply_rules` with these categories, points and scores; ``final_col`` (per player, or
+    empty) a round that is a game whatever its type (FB's final round, :func:`fore_elements`)."""
+    dtype = _value_dtype(d)
+    P, R = d.opp.shape
+    tix, n, _, win, draw = _per_tournament(d)
+    as_opponent = np.empty(P, dtype=np.int64)
+    game_like, own, present, vur = (np.empty((P, R), dtype=bool) for _ in range(4))
+    oppscore: np.ndarray = np.empty((P, R), dtype=dtype)
+    # the lists of the few forfeits counted as games and own elements, as long as the view (pages never written
+    # are never touched)
+    game_at, own_at = np.empty(P * R, dtype=np.intp), np.empty(P * R, dtype=np.intp)
+    uncapped, cap = np.empty(P * R, dtype=dtype), np.empty(P * R, dtype=np.int8)
+    opp, gtype, points, category, played = (np.ascontiguousarray(a) for a in (d.opp, d.gtype, pts, cat,
+                                                                              loop_view(d.played)))
+    games, owns = stage_cells(opp, gtype, points, category, played, loop_view(d.counted), score,
+                              loop_view(predetermined), tix, n, win, draw, loop_view(_VUR), loop_view(_FORFEIT),
+                              OPPONENT_MODES[rules.opponent_score], OWN_MODES[rules.own_unplayed], rules.dummy_caps,
+                              rules.vur_cuts, forfeits, PLAYED, CAT_BYE_TRAILING, as_opponent, loop_view(game_like),
+                              loop_view(own), loop_view(present), loop_view(vur), oppscore, game_at, own_at, uncapped,
+                              cap, final_col)
+    rows, cols = np.divmod(own_at[:owns], max(R, 1))
     return Elements(dense=d, rules=rules, score=score, as_opponent=as_opponent, category=cat, present=present,
-                    oppscore=oppscore, vur=vur, dummies=dummies, predetermined=predetermined,
-                    game_like=game_like, own=own, pts=pts, forfeit_games=games)
+                    oppscore=oppscore, vur=vur, dummies=Dummies(rows, cols, uncapped[:owns].copy(), cap[:owns].copy()),
+                    predetermined=predetermined, game_like=game_like, own=own, pts=pts,
+                    forfeit_games=np.divmod(game_at[:games], max(R, 1)), forfeits=forfeits)
 
 
 def final_round_cells(d: Dense) -> tuple[np.ndarray, np.ndarray]:
@@ -270,7 +205,7 @@ def fore_elements(base: Elements) -> Elements:
     Only the final round's paired cells change (a draw over the board), with the scores they change:
     the players' own scores, hence the scores seen by opponents in every round and the dummies' values.
     """
-    d, rules = base.dense, base.rules
+    d = base.dense
     rows, cols = final_round_cells(d)
     if not len(rows):
         return base
@@ -282,17 +217,9 @@ def fore_elements(base: Elements) -> Elements:
         sub = cat[was_vur]
         sub[sub == CAT_BYE_TRAILING] = CAT_BYE_FOLLOWED
         cat[was_vur] = sub
-    as_opponent = _adjusted(d, rules, score, cat, pts, base.predetermined)
-    game_like = _with_cells(base.game_like, at, True)
-    own = _with_cells(base.own, at, False)
-    present = _with_cells(base.present, at, True)
-    vur = _with_cells(base.vur, at, False)
-    # the final round's forfeits are games now, and so are the forfeits counted as games before (15.2, /P)
-    forfeits = ~np.take(d.played, at)
-    games = _merge_cells((rows[forfeits], cols[forfeits]), base.forfeit_games)
-    oppscore, dummies = _element_values(d, rules, score, as_opponent, own, pts, games)
-    return replace(base, score=score, as_opponent=as_opponent, category=cat, present=present, oppscore=oppscore,
-                   vur=vur, dummies=dummies, game_like=game_like, own=own, pts=pts, forfeit_games=games)
+    final_col = np.full(d.players, -1, dtype=np.int64)
+    final_col[rows] = cols
+    return _stage(d, base.rules, cat, pts, score, base.predetermined, base.forfeits, final_col)
 
 
 def _final_draws(base: Elements, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -314,7 +241,7 @@ def _now_followed(d: Dense, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
 
 def fore_total(base: Elements) -> np.ndarray:
     """The sum of the elements of :func:`fore_elements` for each player (FB before cuts), int64, from an
-    edition's stage without FB's own grids: one compiled pass (:func:`tbstats.engine.fore.fore_sums`).
+    edition's stage without FB's own grids: one compiled pass (:func:`tbstats.engine.stage.fore_sums`).
 
     Drawing the final round's games changes the scores (as opponents too); every other element keeps its
     kind. An element that is a game changes by its opponent's change (the games played and the forfeits
@@ -326,9 +253,10 @@ def fore_total(base: Elements) -> np.ndarray:
     P = d.players
     work = [np.empty(P, dtype=np.int64) for _ in range(5)]   # final cell, scores, change, and the sums
     predetermined = np.ascontiguousarray(base.predetermined, dtype=bool)
+    tix, n, planned, win, draw = _per_tournament(d)
     fore_sums(d.opp, d.gtype, base.pts, base.category, loop_view(d.played), loop_view(base.game_like),
               loop_view(d.counted), base.oppscore, base.score, base.as_opponent, base.oppscore_total,
-              loop_view(predetermined), d.tix, d.n, d.planned, d.W, d.D, *base.forfeit_games,
+              loop_view(predetermined), tix, n, planned, win, draw, *base.forfeit_games,
               base.dummies.rows, base.dummies.cols, loop_view(_VUR), loop_view(_FORFEIT),
               OPPONENT_MODES[rules.opponent_score], OWN_MODES[rules.own_unplayed], rules.dummy_caps,
               PLAYED, CAT_BYE_TRAILING, *work)
@@ -340,10 +268,6 @@ def _with_cells(grid: np.ndarray, at: np.ndarray, value: np.ndarray | int | bool
     out = grid.copy()   # (C order: its flat view is the array itself)
     out.reshape(-1)[at] = value
     return out
-
-
-def _merge_cells(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    return np.concatenate([a[0], b[0]]), np.concatenate([a[1], b[1]])
 
 
 def fore_view(d: Dense) -> Dense:

@@ -1,4 +1,4 @@
-"""Types of the compiled FB sum (tbstats/engine/fore.pyx)."""
+"""Types of the unplayed-round stage's compiled passes (tbstats/engine/stage.pyx)."""
 
 import numpy as np
 
@@ -12,3 +12,10 @@ def fore_sums(opp: np.ndarray, gtype: np.ndarray, pts: np.ndarray, category: np.
               own_rows: np.ndarray, own_cols: np.ndarray, vur: np.ndarray, forfeit: np.ndarray, opponent_mode: int,
               own_mode: int, caps: bool, played_category: int, trailing_category: int, final_col: np.ndarray,
               new_score: np.ndarray, new_as_opponent: np.ndarray, delta: np.ndarray, out: np.ndarray) -> None: ...
+def stage_cells(opp: np.ndarray, gtype: np.ndarray, pts: np.ndarray, category: np.ndarray, played: np.ndarray,
+                counted: np.ndarray, score: np.ndarray, predetermined: np.ndarray, tix: np.ndarray, n: np.ndarray,
+                win: np.ndarray, draw: np.ndarray, vur_type: np.ndarray, forfeit_type: np.ndarray, opponent_mode: int,
+                own_mode: int, caps: bool, vur_cuts: bool, forfeits: bool, played_category: int,
+                trailing_category: int, as_opponent: np.ndarray, game_like: np.ndarray, own: np.ndarray,
+                present: np.ndarray, vur: np.ndarray, oppscore: np.ndarray, game_at: np.ndarray, own_at: np.ndarray,
+                uncapped: np.ndarray, cap: np.ndarray, final_col: np.ndarray) -> tuple[int, int]: ...
