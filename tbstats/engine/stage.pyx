@@ -88,27 +88,26 @@ def fore_sums(const int32_t[:, :] opp, const int8_t[:, :] gtype, const int32_t[:
               const uint8_t[:, :] counted, const value_t[:, :] oppscore,
               const int64_t[::1] score, const int64_t[::1] as_opponent, const int64_t[::1] total,
               const uint8_t[::1] predetermined, const int64_t[::1] tix,
-              const int64_t[::1] n, const int64_t[::1] planned, const int64_t[::1] win, const int64_t[::1] draw,
-              const int64_t[::1] game_rows, const int64_t[::1] game_cols,
+              const int64_t[::1] n, const int64_t[::1] win, const int64_t[::1] draw,
+              const int64_t[::1] final_col, const int64_t[::1] game_rows, const int64_t[::1] game_cols,
               const int64_t[::1] own_rows, const int64_t[::1] own_cols,
               const uint8_t[::1] vur, const uint8_t[::1] forfeit, int opponent_mode, int own_mode, bint caps,
               int8_t played_category, int8_t trailing_category,
-              int64_t[::1] final_col, int64_t[::1] new_score, int64_t[::1] new_as_opponent,
-              int64_t[::1] delta, int64_t[::1] out) -> None:
+              int64_t[::1] new_score, int64_t[::1] new_as_opponent, int64_t[::1] delta, int64_t[::1] out) -> None:
     """``out[i]``: player ``i``'s FB before cuts, from the edition's stage: ``total`` (its Buchholz before cuts),
     ``score`` and ``as_opponent`` (the scores, as players and as opponents), ``oppscore`` (the element values),
     ``game_like`` (the elements that are games), the cells of the forfeits counted as games (``game_*``) and of
     the player's own unplayed elements (``own_*``), and the dense view's ``opp``, ``gtype``, ``pts``,
-    ``category`` (C.07 16.2), ``played``, ``counted`` (any strides), per player ``predetermined`` (15.2) and
-    ``tix``, per tournament ``n`` (rounds counted), ``planned``, ``win`` and ``draw``; ``vur`` and ``forfeit``
-    by game type. ``final_col``, ``new_score``, ``new_as_opponent`` and ``delta`` (per player) are working arrays:
-    each player's final-round cell (-1: none), and the scores as players and as opponents with it drawn, less
-    the old ones."""
+    ``category`` (C.07 16.2), ``played``, ``counted`` (any strides), per player ``predetermined`` (15.2),
+    ``tix`` and ``final_col`` (the final round's cell that FB draws, -1: none;
+    :func:`tbstats.engine.unplayed.final_columns`), per tournament ``n`` (rounds counted), ``win`` and ``draw``;
+    ``vur`` and ``forfeit`` by game type. ``new_score``, ``new_as_opponent`` and ``delta`` (per player) are working
+    arrays: the scores as players and as opponents with the final round drawn, less the old ones."""
     cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], T = n.shape[0], i, j, k, r, c
     cdef int64_t t, s, v, fc, v_uncapped
     cdef int32_t o
     cdef int8_t v_cap
-    cdef bint followed
+    cdef bint followed, bad = False
     if any((a, b) != (P, R) for a, b in ((gtype.shape[0], gtype.shape[1]), (pts.shape[0], pts.shape[1]),
                                          (category.shape[0], category.shape[1]), (played.shape[0], played.shape[1]),
                                          (game_like.shape[0], game_like.shape[1]),
@@ -119,20 +118,21 @@ def fore_sums(const int32_t[:, :] opp, const int8_t[:, :] gtype, const int32_t[:
                             tix.shape[0], final_col.shape[0], new_score.shape[0], new_as_opponent.shape[0],
                             delta.shape[0], out.shape[0])):
         raise ValueError("fore_sums: the per-player arrays' lengths differ")
-    if planned.shape[0] != T or win.shape[0] != T or draw.shape[0] != T:
+    if win.shape[0] != T or draw.shape[0] != T:
         raise ValueError("fore_sums: the per-tournament arrays' lengths differ")
     if game_cols.shape[0] != game_rows.shape[0] or own_cols.shape[0] != own_rows.shape[0]:
         raise ValueError("fore_sums: the cells' rows and columns differ in length")
     with nogil:
-        # each player's final-round cell: the planned last round, counted, with a scheduled opponent (events
-        # whose counted rounds stop before it have none, rules.md 4.8); drawn, it gives the player a draw
         for i in range(P):
-            t = tix[i]
-            fc = n[t] - 1 if n[t] == planned[t] and 0 < n[t] <= R else -1
-            if fc >= 0 and opp[i, fc] == NO_OPP:
-                fc = -1
-            final_col[i] = fc
-            new_score[i] = score[i] + (draw[t] - pts[i, fc] if fc >= 0 else 0)
+            if not -1 <= final_col[i] < R:
+                bad = True
+    if bad:
+        raise ValueError("fore_sums: a final-round column outside the rounds")
+    with nogil:
+        # each player's final-round cell, drawn, gives the player a draw
+        for i in range(P):
+            fc = final_col[i]
+            new_score[i] = score[i] + (draw[tix[i]] - pts[i, fc] if fc >= 0 else 0)
         # the score each one shows as an opponent (16.3): the rounds the edition counts as draws, but a final
         # round that is a game now (and the requested byes before it, followed now)
         for i in range(P):

@@ -131,8 +131,8 @@ def _unit_bound(d: Dense) -> int:
 
 
 def _per_tournament(d: Dense) -> tuple[np.ndarray, ...]:
-    """The view's ``tix``, ``n``, ``planned``, ``W`` and ``D`` as the compiled passes take them (contiguous int64)."""
-    return tuple(np.ascontiguousarray(a, dtype=np.int64) for a in (d.tix, d.n, d.planned, d.W, d.D))
+    """The view's ``tix``, ``n``, ``W`` and ``D`` as the compiled passes take them (contiguous int64)."""
+    return tuple(np.ascontiguousarray(a, dtype=np.int64) for a in (d.tix, d.n, d.W, d.D))
 
 
 def _value_dtype(d: Dense) -> type:
@@ -162,7 +162,7 @@ def _stage(d: Dense, rules: RuleSet, cat: np.ndarray, pts: np.ndarray, score: np
     empty) a round that is a game whatever its type (FB's final round, :func:`fore_elements`)."""
     dtype = _value_dtype(d)
     P, R = d.opp.shape
-    tix, n, _, win, draw = _per_tournament(d)
+    tix, n, win, draw = _per_tournament(d)
     as_opponent = np.empty(P, dtype=np.int64)
     game_like, own, present, vur = (np.empty((P, R), dtype=bool) for _ in range(4))
     oppscore: np.ndarray = np.empty((P, R), dtype=dtype)
@@ -185,18 +185,24 @@ def _stage(d: Dense, rules: RuleSet, cat: np.ndarray, pts: np.ndarray, score: np
                     forfeit_games=np.divmod(game_at[:games], max(R, 1)), forfeits=forfeits)
 
 
-def final_round_cells(d: Dense) -> tuple[np.ndarray, np.ndarray]:
-    """The paired cells of each event's final round, for FB (C.07 8.3).
+def final_columns(d: Dense) -> np.ndarray:
+    """Each player's cell of the final round that FB draws, as a column (-1: none; int64), C.07 8.3.
 
-    The final round is the event's planned last round; events whose counted rounds stop before it have
-    none (FB equals BH before the final round, rules.md 4.8). Byes keep their points.
+    The final round is the event's planned last round, with a scheduled opponent; events whose counted rounds
+    stop before it have none (FB equals BH before the final round, rules.md 4.8). Byes keep their points.
     """
     final = (d.n == d.planned) & (d.n > 0)
-    last = d.per_player(np.where(final, d.n - 1, -1))
-    rows = np.nonzero(last >= 0)[0]
-    cols = last[rows]
-    paired = np.take(d.opp, rows * d.rounds + cols) != NO_OPP
-    return rows[paired], cols[paired]
+    col = d.per_player(np.where(final, d.n - 1, -1)).astype(np.int64)
+    rows = np.flatnonzero(col >= 0)
+    col[rows[np.take(d.opp, rows * d.rounds + col[rows]) == NO_OPP]] = -1
+    return col
+
+
+def final_round_cells(d: Dense) -> tuple[np.ndarray, np.ndarray]:
+    """The paired cells of each event's final round (:func:`final_columns`) as rows and columns."""
+    col = final_columns(d)
+    rows = np.flatnonzero(col >= 0)
+    return rows, col[rows]
 
 
 def fore_elements(base: Elements) -> Elements:
@@ -206,9 +212,11 @@ def fore_elements(base: Elements) -> Elements:
     the players' own scores, hence the scores seen by opponents in every round and the dummies' values.
     """
     d = base.dense
-    rows, cols = final_round_cells(d)
+    final_col = final_columns(d)
+    rows = np.flatnonzero(final_col >= 0)
     if not len(rows):
         return base
+    cols = final_col[rows]
     at, drawn, score = _final_draws(base, rows, cols)
     pts = _with_cells(base.pts, at, drawn)
     cat = _with_cells(base.category, at, PLAYED)
@@ -217,8 +225,6 @@ def fore_elements(base: Elements) -> Elements:
         sub = cat[was_vur]
         sub[sub == CAT_BYE_TRAILING] = CAT_BYE_FOLLOWED
         cat[was_vur] = sub
-    final_col = np.full(d.players, -1, dtype=np.int64)
-    final_col[rows] = cols
     return _stage(d, base.rules, cat, pts, score, base.predetermined, base.forfeits, final_col)
 
 
@@ -251,12 +257,12 @@ def fore_total(base: Elements) -> np.ndarray:
     """
     d, rules = base.dense, base.rules
     P = d.players
-    work = [np.empty(P, dtype=np.int64) for _ in range(5)]   # final cell, scores, change, and the sums
+    work = [np.empty(P, dtype=np.int64) for _ in range(4)]   # scores, change, and the sums
     predetermined = np.ascontiguousarray(base.predetermined, dtype=bool)
-    tix, n, planned, win, draw = _per_tournament(d)
+    tix, n, win, draw = _per_tournament(d)
     fore_sums(d.opp, d.gtype, base.pts, base.category, loop_view(d.played), loop_view(base.game_like),
               loop_view(d.counted), base.oppscore, base.score, base.as_opponent, base.oppscore_total,
-              loop_view(predetermined), tix, n, planned, win, draw, *base.forfeit_games,
+              loop_view(predetermined), tix, n, win, draw, final_columns(d), *base.forfeit_games,
               base.dummies.rows, base.dummies.cols, loop_view(_VUR), loop_view(_FORFEIT),
               OPPONENT_MODES[rules.opponent_score], OWN_MODES[rules.own_unplayed], rules.dummy_caps,
               PLAYED, CAT_BYE_TRAILING, *work)
