@@ -178,4 +178,16 @@ def mutate_table(rng: random.Random, df: pl.DataFrame) -> tuple[str, pl.DataFram
     value = _odd_value(rng, dtype)
     values = df[col].to_list()
     values[row] = value
+    if isinstance(value, int) and dtype.is_integer() and not _fits(value, dtype):
+        # a value its column's type cannot hold: the column widened, as another producer could write it
+        return f"wide {col}", df.with_columns(pl.Series(col, values, dtype=pl.Int64()))
     return f"cell {col}", df.with_columns(pl.Series(col, values, dtype=dtype))
+
+
+def _fits(value: int, dtype: pl.DataType) -> bool:
+    """Whether an integer type holds ``value``."""
+    bits = {pl.Int8(): 8, pl.Int16(): 16, pl.Int32(): 32, pl.Int64(): 64, pl.UInt8(): 8, pl.UInt16(): 16,
+            pl.UInt32(): 32, pl.UInt64(): 64}[dtype]
+    if dtype.is_unsigned_integer():
+        return 0 <= value < 2 ** bits
+    return -(2 ** (bits - 1)) <= value < 2 ** (bits - 1)
