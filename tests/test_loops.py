@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tbstats.model.columns import game_outcomes
+from tbstats.model.columns import game_outcomes, integers, starts_with
 from tbstats.model.dense import NO_OPP
 from tbstats.model.games import DRAW, GAME_TYPE, GAME_TYPES, LOSS, WIN
 from tbstats.model.loops import CODES, place_games, view_outcomes
@@ -170,6 +170,48 @@ def test_game_outcomes_of_a_column_of_many_chunks() -> None:
     column = pl.concat(chunks, rechunk=False)
     assert column.n_chunks() == 2
     assert game_outcomes(column).tolist() == [WIN, LOSS, DRAW, LOSS, WIN, DRAW, LOSS, LOSS, LOSS]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["299", "29", "2990", "", "x299", "299 0001 ..."]),
+                          st.text(max_size=20)), max_size=30),
+       st.sampled_from(["string", "large_string", "string_view"]), st.integers(0, 4), st.integers(0, 4),
+       st.sampled_from([b"299", b"0", b"", b"2990"]))
+def test_starts_with_equals_the_strings_compared(strings: list[str | None], kind: str, head: int, tail: int,
+                                                 prefix: bytes) -> None:
+    """Every string layout, sliced, with nulls, short and long strings (a view's inline bytes or its prefix)."""
+    arr = pa.array(strings, type=getattr(pa, kind)())
+    sliced = arr.slice(min(head, len(strings)), max(len(strings) - head - tail, 0))
+    want = [s is not None and s.encode().startswith(prefix) for s in sliced.to_pylist()]
+    assert starts_with(sliced, prefix).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.one_of(st.none(), st.integers(-(2 ** 31), 2 ** 31 - 1)), max_size=12), min_size=1,
+                max_size=3), st.integers(0, 3), st.sampled_from([np.int64, np.int32]), st.integers(-5, 5))
+def test_integers_fill_nulls_as_polars_does(chunks: list[list[int | None]], head: int, dtype: type,
+                                            fill: int) -> None:
+    """Columns of several chunks, sliced, with nulls: the values polars' ``fill_null`` gives, as ``dtype``."""
+    import polars as pl
+
+    column = pl.concat([pl.Series(c, dtype=pl.Int64) for c in chunks], rechunk=False)
+    column = column.slice(min(head, len(column)))
+    want = column.fill_null(fill).to_list()
+    if dtype is np.int32:
+        column = column.clip(-(2 ** 31), 2 ** 31 - 1).cast(pl.Int32)
+    assert integers(column, dtype, fill=fill).tolist() == want
+    assert integers(column, dtype, fill=fill).dtype == dtype
+
+
+def test_integers_of_an_enum_are_its_codes() -> None:
+    import polars as pl
+
+    kinds = pl.Enum(GAME_TYPES)
+    column = pl.concat([pl.Series(["pab", None, "played"], dtype=kinds),
+                        pl.Series(["absent", "half_bye"], dtype=kinds)], rechunk=False).slice(1)
+    assert integers(column, np.uint8, fill=99).tolist() == [99, *column.drop_nulls().to_physical().to_list()]
+    with pytest.raises(TypeError, match="not integers or an Enum"):
+        integers(pl.Series("name", ["a"]), np.int64)
 
 
 DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64]

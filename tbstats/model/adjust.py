@@ -28,10 +28,11 @@ from typing import Final, NoReturn
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from tbstats.errors import FormatError
 from tbstats.model.batch import Batch
-from tbstats.model.columns import player_rows
+from tbstats.model.columns import player_rows, starts_with
 from tbstats.model.games import DRAW, GAME_TYPE, LOSS, WIN
 from tbstats.model.teams import team_event_ids
 from tbstats.model.teams.where import record_lines, source_of
@@ -180,8 +181,9 @@ def penalties(records: list[list[str] | None], team: list[bool]) -> list[tuple[i
 
 def has_adjustments(batch: Batch) -> bool:
     """Whether any tournament of ``batch`` keeps a 299 record (cheap; most batches have none)."""
-    recs = batch.tournaments["records"]
-    return bool(recs.explode().str.starts_with("299").any())
+    records = batch.tournaments["records"].to_arrow(compat_level=pl.CompatLevel.newest())
+    return any(bool(starts_with(chunk.flatten(), b"299").any())
+               for chunk in (records.chunks if isinstance(records, pa.ChunkedArray) else [records]))
 
 
 def units(value: Fraction | None, scale: int) -> int | None:

@@ -1,5 +1,10 @@
 """The games table's columns as arrays for the dense view (:mod:`tbstats.model.dense`): each game's outcome from
-its result code, read from the Arrow buffers, each game's tournament, and searches of a sorted column in place."""
+its result code, integers and Enum codes with their nulls filled, strings by their first characters, each game's
+tournament, and searches of a sorted column in place.
+
+Each is read from the column's Arrow buffers, not through polars' expressions: ``fill_null``, ``to_physical``,
+``str.starts_with`` run polars' query engine, about 0.25 ms a call whatever the column's size, which on a batch
+of a few events was a third of the engine's time (benchmarks/RESULTS.md, session of 2026-12-04 17:10)."""
 
 from __future__ import annotations
 
@@ -35,12 +40,60 @@ def is_black(colour: pl.Series) -> np.ndarray:
     if colour.dtype != ColourEnum:
         out: np.ndarray = (colour == "b").fill_null(False).to_numpy()
         return out
-    categories = ColourEnum.categories.to_list()
-    codes = colour.to_physical()
-    if codes.null_count():
-        codes = codes.fill_null(len(categories))   # no colour's code
-    black: np.ndarray = codes.to_numpy() == categories.index("b")
+    black: np.ndarray = integers(colour, np.int8, fill=-1) == ColourEnum.categories.to_list().index("b")
     return black
+
+
+def integers(column: pl.Series, dtype: type, fill: int = 0) -> np.ndarray:
+    """An integer column's values, or an Enum column's codes (its categories' positions), as a new numpy array of
+    ``dtype``, nulls as ``fill``."""
+    arr = _one_array(column)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.indices
+    if not pa.types.is_integer(arr.type):
+        raise TypeError(f"column {column.name!r} is {column.dtype}, not integers or an Enum")
+    if not len(arr):
+        return np.zeros(0, dtype=dtype)
+    values = np.frombuffer(arr.buffers()[1], dtype=arr.type.to_pandas_dtype(), count=arr.offset + len(arr))
+    out: np.ndarray = values[arr.offset:].astype(dtype)
+    if arr.null_count:
+        out[~_valid(arr)] = fill
+    return out
+
+
+def starts_with(strings: pa.Array, prefix: bytes) -> np.ndarray:
+    """Whether each string of an Arrow string array begins with ``prefix`` (at most 4 bytes; null: no), from the
+    first bytes of each (a string view holds them inline)."""
+    if len(prefix) > 4:
+        raise ValueError(f"starts_with: a prefix of at most 4 bytes, not {prefix!r}")
+    n = len(strings)
+    if not n:
+        return np.zeros(0, dtype=bool)
+    if pa.types.is_string_view(strings.type):   # 16-byte views: int32 length, then the first 4 bytes (at least)
+        views = np.frombuffer(strings.buffers()[1], dtype=np.uint8).reshape(-1, 16)[strings.offset:strings.offset + n]
+        hit = views[:, :4].copy().view("<i4").reshape(-1) >= len(prefix)
+        for k, byte in enumerate(prefix):
+            hit &= views[:, 4 + k] == byte
+    else:
+        if not (pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type)):
+            strings = strings.cast(pa.large_string())
+        _, off_buf, data_buf = strings.buffers()
+        wide = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+        offsets = np.frombuffer(off_buf, dtype=wide)[strings.offset: strings.offset + n + 1].astype(np.int64)
+        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
+            1, dtype=np.uint8)
+        hit = (offsets[1:] - offsets[:-1]) >= len(prefix)
+        for k, byte in enumerate(prefix):
+            hit &= data[np.minimum(offsets[:-1] + k, len(data) - 1)] == byte
+    if strings.null_count:
+        hit &= _valid(strings)
+    return hit
+
+
+def _one_array(column: pl.Series) -> pa.Array:
+    """A column as one Arrow array (its chunks joined, when it has several)."""
+    arr = column.to_arrow(compat_level=pl.CompatLevel.newest())
+    return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
 def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ import polars as pl
 
 from tbstats.model.adjust import bonus_cells
 from tbstats.model.batch import Batch
-from tbstats.model.columns import PerGame, game_outcomes, is_black, player_rows, rows_of
+from tbstats.model.columns import PerGame, game_outcomes, integers, is_black, player_rows, rows_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
@@ -303,7 +303,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     T = len(t_ids)
     p = batch.players
     p_t, start_no = p["tournament"].to_numpy(), p["start_no"].to_numpy().astype(np.int64)
-    rating = p["rating"].fill_null(0).to_numpy().astype(np.int64)
+    rating = integers(p["rating"], np.int64)   # (unrated: 0)
     player_order = None
     if not _is_sorted(p_t, start_no):
         player_order = np.argsort((p_t.astype(np.int64) << 32) | start_no, kind="stable")
@@ -361,7 +361,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     first[1:] = np.cumsum(count)[:-1]
     head = np.minimum(first, max(P - 1, 0))
     player_no = _column(g["player"], np.int32)
-    opp_no = _column(g["opponent"].fill_null(0), np.int32)
+    opp_no = integers(g["opponent"], np.int32)   # (none: 0)
     if g_tix is None:
         per_game = PerGame(g["tournament"], t_ids)
         run_t, run_len = _runs(per_game.rows) if per_game.counts is None else (np.arange(T, dtype=np.int64),
@@ -381,7 +381,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     first_cell, first_local = (row_cell[head], local[head]) if P else (np.zeros(T, dtype=np.int64),) * 2
     place_games(run_t, run_len, player_no, opp_no, np.ascontiguousarray(g_round, dtype=np.int16),
                 _column(g["points"], np.int32),
-                _column(g["game_type"].to_physical(), np.uint8), game_outcomes(g["result"]),
+                integers(g["game_type"], np.uint8, fill=GAME_TYPE["absent"]), game_outcomes(g["result"]),
                 np.ascontiguousarray(is_black(g["colour"])).view(np.uint8), GAME_TYPE["played"],
                 first_cell, R_of[t_bucket].astype(np.int64), count, first_local, n, W, D,
                 opp, pts, gtype, outcome, black.view(np.uint8))

@@ -121,8 +121,9 @@ def auto_editions(start: pl.Series, default: str = DEFAULT_EDITION) -> np.ndarra
     >>> auto_editions(pl.Series([dt.date(2026, 2, 28), None, dt.date(2026, 3, 1)], dtype=pl.Date)).tolist()
     ['fide-2024', 'fide-2026', 'fide-2026']
     """
-    days = start.to_physical().fill_null(0).to_numpy().astype(np.int64)   # days since 1970-01-01
-    known = start.is_not_null().to_numpy()
+    dates = start.to_numpy().astype("datetime64[D]")   # (NaT: no date; read as numpy, not by polars' engine)
+    known = ~np.isnat(dates)
+    days = np.where(known, dates.view(np.int64), 0)     # days since 1970-01-01
     dated = [r for r in RULESETS.values() if r.valid_from is not None or r.valid_to is not None]  # not uscf, naive
     which = np.full(len(days), len(dated))          # the default, unless a dated edition claims the day
     open_ = known.copy()                            # days no edition has claimed yet (the first match wins)
