@@ -20,7 +20,7 @@ from tbstats.engine import compute as engine
 from tbstats.engine.teams.standings import compute_teams
 from tbstats.errors import FormatError
 from tbstats.io.trf import read_trf
-from tbstats.model.adjust import parse_adjustment
+from tbstats.model.adjust import has_adjustments, parse_adjustment
 from tbstats.model.batch import Batch
 from tbstats.model.teams.batch import build_teams
 
@@ -44,6 +44,32 @@ def _read(path: Path, *extra: str) -> tuple[Batch, pl.DataFrame]:
 
 def _by_team(table: pl.DataFrame) -> dict[int, dict[str, object]]:
     return {r["team"]: r for r in table.iter_rows(named=True)}
+
+
+@pytest.mark.parametrize(("records", "cut", "want"), [
+    ([["012 Open", "299 1 0001 ..."], []], None, True),
+    ([["012 Open"], None, ["22"], ["2990"]], None, True),      # (a 299 record is its code: "2990" begins with it)
+    ([["012 Open"], None, ["29", "x299"]], None, False),
+    ([["299 a"], ["012"], ["013"]], (1, 2), False),            # a slice: the first event's 299 is not in it
+    ([["012"], ["013"], ["299 a"]], (1, 2), True),
+    ([], None, False),
+])
+def test_has_adjustments_reads_every_event_of_the_batch(records: list[list[str] | None], cut: tuple[int, int] | None,
+                                                        want: bool) -> None:
+    """The events' records as the engine gets them: sliced out of a larger batch, or in several chunks."""
+    t = pl.DataFrame({"records": pl.Series(records, dtype=pl.List(pl.String))})
+    if cut is not None:
+        t = t.slice(*cut)
+    chunked = pl.concat([t.slice(0, 1), t.slice(1)], rechunk=False) if t.height > 1 else t
+
+    class Events:   # (has_adjustments reads the tournaments table only)
+        tournaments = t
+
+    class Chunked:
+        tournaments = chunked
+
+    assert has_adjustments(Events) is want   # type: ignore[arg-type]
+    assert has_adjustments(Chunked) is want   # type: ignore[arg-type]
 
 
 def test_parse_both_layouts_and_reject_what_names_nobody() -> None:

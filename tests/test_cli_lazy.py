@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -18,10 +19,12 @@ EXAMPLE = ROOT / "data" / "examples" / "e1_unplayed_rounds.trf"
 
 
 def _modules_after(*args: str) -> tuple[list[str], str]:
-    """The tbstats modules imported by one command line run in a fresh interpreter, and its stdout."""
+    """The tbstats modules (and pyarrow.compute) imported by one command line run in a fresh interpreter, and
+    its stdout."""
     code = ("import json, sys\nfrom tbstats.cli import main\n"
             "try:\n    main(sys.argv[1:], prog_name='tbstats')\nexcept SystemExit:\n    pass\n"
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('tbstats'))), file=sys.stderr)")
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('tbstats', 'pyarrow.compute')))), "
+            "file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT,
                           timeout=120, check=False)
     return json.loads(done.stderr.strip().splitlines()[-1]), done.stdout
@@ -46,6 +49,15 @@ def test_compute_of_a_trf_file_loads_no_analysis_no_model_reader_or_writer() -> 
                 "tbstats.io.flat", "tbstats.io.recover", "tbstats.io.trf.write", "tbstats.model.teams.batch",
                 "tbstats.model.teams.records", "tbstats.run.info", "tbstats.run.account")
     assert [m for m in loaded if m.startswith(unwanted)] == []
+
+
+@pytest.mark.parametrize("output", [[], ["-o", "out.parquet"], ["-o", "out.csv"]])
+def test_compute_does_not_import_pyarrow_compute(output: list[str], tmp_path: Path) -> None:
+    """pyarrow.compute takes 0.03-0.1 s to import: the reader, the engine and the outputs read Arrow buffers
+    without it (ListArray.flatten or Array.cast would import it)."""
+    args = [a if a == "-o" else str(tmp_path / a) for a in output]
+    loaded, _ = _modules_after("compute", str(EXAMPLE), "-t", "BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE", "-q", *args)
+    assert "pyarrow.compute" not in loaded
 
 
 def test_help_lists_every_command() -> None:
