@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tbstats.model.columns import game_outcomes, integers, starts_with
+from tbstats.model.columns import game_outcomes, integers, lists_with, starts_with
 from tbstats.model.dense import NO_OPP
 from tbstats.model.games import DRAW, GAME_TYPE, GAME_TYPES, LOSS, WIN
 from tbstats.model.loops import CODES, place_games, view_outcomes
@@ -184,6 +184,22 @@ def test_starts_with_equals_the_strings_compared(strings: list[str | None], kind
     sliced = arr.slice(min(head, len(strings)), max(len(strings) - head - tail, 0))
     want = [s is not None and s.encode().startswith(prefix) for s in sliced.to_pylist()]
     assert starts_with(sliced, prefix).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(st.one_of(st.none(), st.sampled_from(["013 a", "310", "0133", " 310",
+                                                                                    "299", "01", ""]),
+                                                          st.text(max_size=6)), max_size=4)), max_size=12),
+       st.integers(0, 3), st.integers(1, 4))
+def test_lists_with_equals_polars_on_the_lists(rows: list[list[str | None] | None], head: int, cut: int) -> None:
+    """Lists of strings (the records) with null lists and null strings, sliced and in chunks: whether a string of
+    each list begins with one of the prefixes, as polars' own list and string expressions tell it."""
+    import polars as pl
+
+    column = pl.Series(rows, dtype=pl.List(pl.String)).slice(min(head, len(rows)))
+    column = pl.concat([column.slice(0, cut), column.slice(cut)], rechunk=False)
+    want = column.list.eval(pl.element().str.starts_with("013") | pl.element().str.starts_with("310")).list.any()
+    assert lists_with(column, (b"013", b"310")).tolist() == want.fill_null(False).to_list()
 
 
 @settings(max_examples=200, deadline=None)

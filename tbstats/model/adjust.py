@@ -28,11 +28,10 @@ from typing import Final, NoReturn
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from tbstats.errors import FormatError
 from tbstats.model.batch import Batch
-from tbstats.model.columns import player_rows, starts_with
+from tbstats.model.columns import lists_with, player_rows
 from tbstats.model.games import DRAW, GAME_TYPE, LOSS, WIN
 from tbstats.model.teams import team_event_ids
 from tbstats.model.teams.where import record_lines, source_of
@@ -181,15 +180,7 @@ def penalties(records: list[list[str] | None], team: list[bool]) -> list[tuple[i
 
 def has_adjustments(batch: Batch) -> bool:
     """Whether any tournament of ``batch`` keeps a 299 record (cheap; most batches have none)."""
-    records = batch.tournaments["records"].to_arrow(compat_level=pl.CompatLevel.newest())
-    for lists in records.chunks if isinstance(records, pa.ChunkedArray) else [records]:
-        if not len(lists):
-            continue
-        # the strings of the lists, as a slice of their values (``flatten`` would import pyarrow.compute, ~0.03 s)
-        lo, hi = lists.offsets[0].as_py(), lists.offsets[-1].as_py()
-        if starts_with(lists.values.slice(lo, hi - lo), b"299").any():
-            return True
-    return False
+    return bool(lists_with(batch.tournaments["records"], (b"299",)).any())
 
 
 def units(value: Fraction | None, scale: int) -> int | None:

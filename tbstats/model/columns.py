@@ -96,6 +96,29 @@ def starts_with(strings: pa.Array, prefix: bytes) -> np.ndarray:
     return hit
 
 
+def lists_with(lists: pl.Series, prefixes: tuple[bytes, ...]) -> np.ndarray:
+    """Per row of a column of lists of strings (the tournaments' ``records``), whether one of its strings begins with
+    one of ``prefixes`` (:func:`starts_with`; a null list: no)."""
+    out = np.zeros(len(lists), dtype=bool)
+    arr = lists.to_arrow(compat_level=pl.CompatLevel.newest())
+    at = 0
+    for chunk in arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]:
+        n = len(chunk)
+        if n:
+            offsets = np.asarray(chunk.offsets, dtype=np.int64)   # (of the chunk's rows, sliced as it is)
+            lo = int(offsets[0])
+            strings = chunk.values.slice(lo, int(offsets[-1]) - lo)
+            hit = np.zeros(len(strings), dtype=bool)
+            for prefix in prefixes:
+                hit |= starts_with(strings, prefix)
+            hits = np.zeros(len(hit) + 1, dtype=np.int64)
+            np.cumsum(hit, out=hits[1:])
+            found = hits[offsets[1:] - lo] > hits[offsets[:-1] - lo]
+            out[at:at + n] = found & _valid(chunk) if chunk.null_count else found
+        at += n
+    return out
+
+
 def _one_array(column: pl.Series) -> pa.Array:
     """A column as one Arrow array (its chunks joined, when it has several)."""
     arr = column.to_arrow(compat_level=pl.CompatLevel.newest())

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from typing import Final
 
+import numpy as np
 import polars as pl
 
 from tbstats.model.batch import Batch
+from tbstats.model.columns import integers, lists_with
 
 #: The records that make an event a team event.
 TEAM_RECORDS: Final = ("013", "310")
@@ -25,5 +27,9 @@ TEAM_RECORDS: Final = ("013", "310")
 def team_event_ids(batch: Batch) -> list[int]:
     """Tournaments that are team events: a team type (192/092) or team records (310/013)."""
     t = batch.tournaments
-    has_teams = t["records"].list.eval(pl.element().str.slice(0, 3).is_in(TEAM_RECORDS)).list.any()
-    return t.filter((pl.col("event_type") == "team") | has_teams.fill_null(False))["tournament"].to_list()
+    kind = t["event_type"]
+    typed = integers(kind, np.int8, fill=-1) == kind.dtype.categories.to_list().index("team") \
+        if isinstance(kind.dtype, pl.Enum) else (kind == "team").fill_null(False).to_numpy()
+    team = typed | lists_with(t["records"], tuple(code.encode() for code in TEAM_RECORDS))
+    ids: list[int] = t["tournament"].to_numpy()[team].tolist()
+    return ids
