@@ -26,7 +26,7 @@ from tbstats.model.batch import Batch
 from tbstats.model.columns import _translate, is_black
 from tbstats.model.dense import build_buckets, build_dense, width_groups
 from tbstats.model.games import ColourEnum
-from tbstats.model.grid import cells, lookup, row_sum
+from tbstats.model.grid import cells, lookup, rounds_below, row_sum
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
 SPECS = ["PTS", "WIN", "WON", "BPG", "BWG", "REP", "STD", "TPN", "PS", "PS/C1", "KS", "BH", "BH/C1", "BH/C2",
@@ -107,6 +107,16 @@ def test_width_groups() -> None:
     assert width_groups(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)).tolist() == []
     # a batch of events without counted rounds and one-round events: one block (width at least 1)
     assert width_groups(np.array([0, 1]), np.array([10_000, 10_000]), pad_share=0.0, small=0).tolist() == [0, 0]
+
+
+def test_rounds_below_is_the_comparison_with_each_count() -> None:
+    """Counts below 0 and beyond the width included, no players, no rounds: a new writable players x rounds array."""
+    rng = np.random.default_rng(6)
+    for players, width in ((0, 4), (9, 0), (1, 1), (300, 13)):
+        n = rng.integers(-2, width + 3, players)
+        got = rounds_below(n, width)
+        assert got.shape == (players, width) and got.flags.writeable
+        assert np.array_equal(got, np.arange(width)[None, :] < n[:, None])
 
 
 def test_row_sum_and_cells_match_numpy() -> None:

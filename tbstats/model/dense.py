@@ -25,7 +25,7 @@ from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the 
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
 from tbstats.model.games import WIN as WIN
-from tbstats.model.grid import cells, lookup, loop_view, row_sum
+from tbstats.model.grid import cells, lookup, loop_view, rounds_below, row_sum
 from tbstats.model.loops import opponents_sums, opponents_values, place_games
 
 NO_OPP = -1
@@ -178,9 +178,7 @@ class Dense(Roster):
 
     def with_counted_rounds(self, n: np.ndarray) -> Dense:
         """The same view with a different number of counted rounds per tournament."""
-        r = np.arange(self.rounds)[None, :]
-        counted = r < n[self.tix][:, None]
-        return replace(self, n=n.astype(np.int64), counted=counted)
+        return replace(self, n=n.astype(np.int64), counted=rounds_below(n[self.tix], self.rounds))
 
 
 @dataclass(frozen=True)
@@ -223,7 +221,7 @@ class Buckets:
             outcome[b.rows, :w] = d.outcome
             if bonus is not None and d.bonus is not None:
                 bonus[b.rows, :w] = d.bonus
-        counted = np.arange(R)[None, :] < ro.n[ro.tix][:, None]
+        counted = rounds_below(ro.n[ro.tix], R)
         return Dense(**_fields(ro), opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=counted,
                      bonus=bonus)
 
@@ -401,7 +399,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
                           start_no=start_no[b_rows], rating=rating[b_rows])
         b_n = n[b_t]
         counted = np.broadcast_to(np.arange(R)[None, :] < width, (len(b_rows), R)) if (b_n == width).all() else \
-            np.arange(R)[None, :] < b_n[b_roster.tix][:, None]
+            rounds_below(b_n[b_roster.tix], R)
         dense = Dense(**_fields(b_roster), opp=grid(opp), pts=grid(pts), gtype=grid(gtype), black=grid(black),
                       outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus))
         parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))

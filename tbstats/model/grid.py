@@ -40,6 +40,14 @@ def lookup(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
     return out
 
 
+def rounds_below(n: np.ndarray, width: int) -> np.ndarray:
+    """Per player, whether each of ``width`` rounds is one of its first ``n`` (players x rounds, bool): the rows of a
+    small table of every count, taken (a comparison broadcast over rows this short costs about 5 times more)."""
+    table = np.arange(width)[None, :] < np.arange(width + 1)[:, None]
+    out: np.ndarray = table.take(np.clip(n, 0, width), axis=0)
+    return out
+
+
 def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Per-player sum of a players x rounds array of integers or bools (where ``mask``), int64: one compiled
     pass over the rows (:func:`tbstats.model.loops.row_sums`)."""
