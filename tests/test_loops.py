@@ -163,6 +163,20 @@ def test_view_outcomes_read_one_byte_codes(codes: list[str | None], head: int, t
     assert out.tolist() == [w if ok else LOSS for w, ok in zip(want, bits[masked.offset:], strict=False)]
 
 
+@pytest.mark.parametrize("kind", ["string", "large_string", "string_view"])
+def test_outcomes_of_every_string_layout(kind: str) -> None:
+    """Result codes as other Arrow producers write them (offsets), and as polars does (views), sliced."""
+    from tbstats.model.columns import _chunk_outcomes
+
+    table = np.full(256, LOSS, dtype=np.int8)
+    table[[ord("1"), ord("W")]] = WIN
+    table[[ord("="), ord("D")]] = DRAW
+    codes = pa.array(["1", None, "=", "0", "W", "D", "1/2", "", "L"], type=getattr(pa, kind)())
+    want = [WIN, LOSS, DRAW, LOSS, WIN, DRAW, LOSS, LOSS, LOSS]
+    assert _chunk_outcomes(codes, table).tolist() == want
+    assert _chunk_outcomes(codes.slice(2, 5), table).tolist() == want[2:7]
+
+
 def test_game_outcomes_of_a_column_of_many_chunks() -> None:
     import polars as pl
 

@@ -4,7 +4,7 @@ tournament, and searches of a sorted column in place.
 
 Each is read from the column's Arrow buffers, not through polars' expressions: ``fill_null``, ``to_physical``,
 ``str.starts_with`` run polars' query engine, about 0.25 ms a call whatever the column's size, which on a batch
-of a few events was a third of the engine's time (benchmarks/RESULTS.md, session of 2026-12-04 17:10)."""
+of a few events was a third of the engine's time (benchmarks/RESULTS.md, session of 2026-12-04 17:12)."""
 
 from __future__ import annotations
 
@@ -75,19 +75,13 @@ def starts_with(strings: pa.Array, prefix: bytes) -> np.ndarray:
     n = len(strings)
     if not n:
         return np.zeros(0, dtype=bool)
-    if pa.types.is_string_view(strings.type):   # 16-byte views: int32 length, then the first 4 bytes (at least)
-        views = np.frombuffer(strings.buffers()[1], dtype=np.uint8).reshape(-1, 16)[strings.offset:strings.offset + n]
+    if pa.types.is_string_view(strings.type):
+        views = _views(strings)
         hit = views[:, :4].copy().view("<i4").reshape(-1) >= len(prefix)
         for k, byte in enumerate(prefix):
             hit &= views[:, 4 + k] == byte
     else:
-        if not (pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type)):
-            strings = strings.cast(pa.large_string())
-        _, off_buf, data_buf = strings.buffers()
-        wide = np.int64 if pa.types.is_large_string(strings.type) else np.int32
-        offsets = np.frombuffer(off_buf, dtype=wide)[strings.offset: strings.offset + n + 1].astype(np.int64)
-        data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
-            1, dtype=np.uint8)
+        offsets, data = _offsets_and_data(strings)
         hit = (offsets[1:] - offsets[:-1]) >= len(prefix)
         for k, byte in enumerate(prefix):
             hit &= data[np.minimum(offsets[:-1] + k, len(data) - 1)] == byte
@@ -130,26 +124,38 @@ def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
         arr = arr.combine_chunks()
     if not len(arr):
         return np.zeros(0, dtype=np.int8)
-    if pa.types.is_string_view(arr.type):   # 16-byte views: int32 length, then up to 12 bytes inline
+    if pa.types.is_string_view(arr.type):
         out = np.empty(len(arr), dtype=np.int8)
-        views = np.frombuffer(arr.buffers()[1], dtype=np.uint8).reshape(-1, 16)[arr.offset:]
         bitmap = arr.buffers()[0]
         valid = np.frombuffer(bitmap, dtype=np.uint8) if arr.null_count and bitmap is not None else _NO_BITMAP
-        view_outcomes(views, valid, arr.offset, table, out)   # compiled: one pass
+        view_outcomes(_views(arr), valid, arr.offset, table, out)   # compiled: one pass
         return out
-    # strings with offsets (polars writes views; other Arrow producers may not)
-    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-        arr = arr.cast(pa.large_string())
-    _, off_buf, data_buf = arr.buffers()
-    wide = np.int64 if pa.types.is_large_string(arr.type) else np.int32
-    offsets: np.ndarray = np.frombuffer(off_buf, dtype=wide)[arr.offset: arr.offset + len(arr) + 1]
-    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
-        1, dtype=np.uint8)
+    offsets, data = _offsets_and_data(arr)   # (polars writes views; other Arrow producers may not)
     out = _translate(table, data[np.minimum(offsets[:-1], len(data) - 1)])
     out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
     if arr.null_count:
         out[~_valid(arr)] = LOSS
     return out
+
+
+def _views(strings: pa.Array) -> np.ndarray:
+    """The 16-byte views of an Arrow string-view array, one row each (an int32 length, then the string's bytes
+    inline up to 12, or its first 4 and where the rest is)."""
+    return np.frombuffer(strings.buffers()[1], dtype=np.uint8).reshape(-1, 16)[
+        strings.offset:strings.offset + len(strings)]
+
+
+def _offsets_and_data(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (one more than the rows, int64) and the bytes of an Arrow string array that has offsets (other
+    string types cast to large strings first: pyarrow.compute is then imported, never for polars' own views)."""
+    if not (pa.types.is_string(strings.type) or pa.types.is_large_string(strings.type)):
+        strings = strings.cast(pa.large_string())
+    _, off_buf, data_buf = strings.buffers()
+    wide = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    offsets = np.frombuffer(off_buf, dtype=wide)[strings.offset: strings.offset + len(strings) + 1].astype(np.int64)
+    data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None and len(data_buf) else np.zeros(
+        1, dtype=np.uint8)
+    return offsets, data
 
 
 def _translate(table: np.ndarray, first: np.ndarray) -> np.ndarray:
