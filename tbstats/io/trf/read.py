@@ -21,6 +21,7 @@ from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
 from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
 from tbstats.model.adjust import penalties
 from tbstats.model.batch import Batch, source_files
+from tbstats.model.columns import lists_with
 from tbstats.model.games import (
     GAME_SCHEMA,
     GAME_TYPE,
@@ -30,6 +31,7 @@ from tbstats.model.games import (
     WARNING_SCHEMA,
     empty,
 )
+from tbstats.model.teams import team_events
 
 ERROR_SCHEMA: Final = {"path": pl.String, "line": pl.Int32, "column": pl.String, "reason": pl.String}
 MAX_LINE: Final = ROUND0 + 10 * MAX_ROUNDS
@@ -289,11 +291,9 @@ def _penalties(p: Players, t: pl.DataFrame, any299: bool) -> np.ndarray:
     """Per player line the points (units) of the 299 penalties/bonuses naming it, which the declared points
     may include (rules.md 2.4: look for 299 records, then warn)."""
     out = np.zeros(len(p.event), dtype=np.int64)
-    if not len(p.event) or not any299 or not t["records"].list.eval(
-            pl.element().str.starts_with("299")).list.any().any():
+    if not len(p.event) or not any299 or not lists_with(t["records"], (b"299",)).any():
         return out
-    team = [any(r[:3] in ("310", "013") for r in recs or []) or kind == "team" for recs, kind in
-            zip(t["records"].to_list(), t["event_type"].cast(pl.String).to_list(), strict=True)]
+    team = team_events(t).tolist()
     keys = p.event.astype(np.int64) * 20000 + p.start_no
     scale = t["scale"].to_numpy()
     for ev, pid, points in penalties(t["records"].to_list(), team):

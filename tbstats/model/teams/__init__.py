@@ -27,9 +27,15 @@ TEAM_RECORDS: Final = ("013", "310")
 def team_event_ids(batch: Batch) -> list[int]:
     """Tournaments that are team events: a team type (192/092) or team records (310/013)."""
     t = batch.tournaments
-    kind = t["event_type"]
+    ids: list[int] = t["tournament"].to_numpy()[team_events(t)].tolist()
+    return ids
+
+
+def team_events(tournaments: pl.DataFrame) -> np.ndarray:
+    """Which rows of a tournaments table (``event_type``, ``records``) are team events, as :func:`team_event_ids`
+    tells them."""
+    kind = tournaments["event_type"]
     typed = integers(kind, np.int8, fill=-1) == kind.dtype.categories.to_list().index("team") \
         if isinstance(kind.dtype, pl.Enum) else (kind == "team").fill_null(False).to_numpy()
-    team = typed | lists_with(t["records"], tuple(code.encode() for code in TEAM_RECORDS))
-    ids: list[int] = t["tournament"].to_numpy()[team].tolist()
-    return ids
+    out: np.ndarray = typed | lists_with(tournaments["records"], tuple(code.encode() for code in TEAM_RECORDS))
+    return out
