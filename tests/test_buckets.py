@@ -23,7 +23,7 @@ from tbstats.engine.tiebreaks.base import Context
 from tbstats.io.trf import read_trf
 from tbstats.model import dense as dense_module
 from tbstats.model.batch import Batch
-from tbstats.model.columns import _translate, is_black
+from tbstats.model.columns import _translate, is_black, is_value
 from tbstats.model.dense import build_buckets, build_dense, width_groups
 from tbstats.model.games import ColourEnum
 from tbstats.model.grid import cells, lookup, rounds_below, row_sum
@@ -193,3 +193,16 @@ def test_result_bytes_and_colours_match_polars() -> None:
     for series in (colours, colours.drop_nulls(), colours.cast(pl.String)):
         expected = want if series.len() == colours.len() else (series.cast(pl.String) == "b").to_numpy()
         assert np.array_equal(is_black(series), expected)
+
+
+def test_is_value_matches_polars_comparison() -> None:
+    """Whether each value of an Enum or String column is a given one (null: no), from the Enum's codes, equals
+    polars' own comparison; a value outside the Enum's categories is nowhere."""
+    rng = np.random.default_rng(11)
+    kinds = pl.Enum(["swiss", "round_robin", "team", "unknown"])
+    column = pl.Series(rng.choice(["swiss", "round_robin", "team", None], 700).tolist(), dtype=kinds)
+    for series in (column, column.drop_nulls(), column.cast(pl.String), column.slice(5, 300)):
+        for value in ("round_robin", "swiss", "unknown", "knockout"):
+            want = (series.cast(pl.String) == value).fill_null(False).to_numpy()
+            got = is_value(series, value)
+            assert got.dtype == np.bool_ and np.array_equal(got, want), (series.dtype, value)

@@ -210,6 +210,10 @@ def test_per_game_counts_runs_in_tournament_order_and_rows_otherwise() -> None:
     for stray in ([3, 5, 5], [3, 3, 11], [1, 3]):   # sorted, with an id that is none of the tournaments'
         assert PerGame(pl.Series(np.array(stray)), t_ids).counts is None
     assert in_order.counts.tolist() == [2, 1, 0, 3, 1]
+    # a column of several chunks, one tournament's rows cut between two of them
+    chunked = pl.concat([pl.Series(games[:4]), pl.Series(games[4:])], rechunk=False)
+    assert chunked.n_chunks() == 2
+    assert PerGame(chunked, t_ids).counts.tolist() == [2, 1, 0, 3, 1]  # type: ignore[union-attr]
     row_of = {3: 0, 4: 1, 7: 2, 8: 3, 10: 4}
     assert in_order.rows.tolist() == [row_of[t] for t in games]
     assert other.rows.tolist() == [row_of[t] for t in shuffled]

@@ -20,7 +20,7 @@ import polars as pl
 
 from tbstats.model.adjust import bonus_cells
 from tbstats.model.batch import Batch
-from tbstats.model.columns import PerGame, game_outcomes, integers, is_black, player_rows, rows_of
+from tbstats.model.columns import PerGame, game_outcomes, integers, is_black, is_value, player_rows, rows_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
@@ -321,7 +321,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     W = t["pts_win"].to_numpy().astype(np.int64)
     D = t["pts_draw"].to_numpy().astype(np.int64)
     if force_type is None:
-        rr = (t["event_type"].cast(pl.String) == "round_robin").to_numpy()
+        rr = is_value(t["event_type"], "round_robin")
     else:
         rr = np.full(T, force_type == "round_robin")
     roster = Roster(t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
