@@ -214,6 +214,21 @@ def test_per_game_counts_runs_in_tournament_order_and_rows_otherwise() -> None:
     chunked = pl.concat([pl.Series(games[:4]), pl.Series(games[4:])], rechunk=False)
     assert chunked.n_chunks() == 2
     assert PerGame(chunked, t_ids).counts.tolist() == [2, 1, 0, 3, 1]  # type: ignore[union-attr]
+    for _ in range(200):   # sorted columns cut into chunks anywhere, some with a stray id (then no counts)
+        ids = np.unique(rng.integers(0, 40, rng.integers(1, 12)))
+        rows = np.sort(rng.choice(ids, rng.integers(0, 30)))
+        if rng.random() < 0.4:
+            rows = np.sort(np.append(rows, rng.integers(-2, 43)))
+        cuts = np.sort(rng.integers(0, len(rows) + 1, rng.integers(0, 3)))
+        column = pl.concat([pl.Series(part, dtype=pl.Int64) for part in np.split(rows, cuts)], rechunk=False)
+        stray = not np.isin(rows, ids).all()
+        got = PerGame(column, ids)
+        if stray:
+            assert got.counts is None
+        else:
+            assert got.counts is not None and got.counts.tolist() == [int((rows == i).sum()) for i in ids]
+        if not stray:
+            assert got.rows.tolist() == np.searchsorted(ids, rows).tolist()
     row_of = {3: 0, 4: 1, 7: 2, 8: 3, 10: 4}
     assert in_order.rows.tolist() == [row_of[t] for t in games]
     assert other.rows.tolist() == [row_of[t] for t in shuffled]

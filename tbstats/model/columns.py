@@ -215,13 +215,19 @@ class PerGame:
     def __init__(self, tournament: pl.Series, t_ids: np.ndarray) -> None:
         self.counts: np.ndarray | None = None
         if len(t_ids) and not tournament.null_count() and tournament.is_sorted():
-            # each tournament's rows found by two binary searches per id in the column's own chunks (polars' rle
-            # runs its query engine: 0.14 ms a call on any size); they count every row only when every row is a
-            # game of one of the tournaments (the ids are sorted and distinct)
+            # each tournament's first row by a binary search per id in each of the column's own chunks (polars'
+            # rle runs its query engine: 0.14 ms a call on any size); a tournament's rows run to the next one's
+            # first, and they are all its own only when the last of them is (the column is sorted): then every
+            # row is a game of one of the tournaments (ids sorted and distinct)
             counts = np.zeros(len(t_ids), dtype=np.int64)
+            ok = True
             for view in SortedChunks(tournament).views:
-                counts += np.searchsorted(view, t_ids, "right") - np.searchsorted(view, t_ids, "left")
-            if int(counts.sum()) == len(tournament):
+                first = np.searchsorted(view, t_ids, "left")
+                end = np.append(first[1:], len(view))
+                some = end > first
+                ok = ok and int(first[0]) == 0 and bool((view[end[some] - 1] == t_ids[some]).all())
+                counts += end - first
+            if ok:
                 self.counts = counts
         self._rows = None if self.counts is not None else rows_of(tournament.to_numpy(), t_ids).astype(
             np.intp, copy=False)
