@@ -46,7 +46,8 @@ def is_value(column: pl.Series, value: str) -> np.ndarray:
         categories = column.dtype.categories.to_list()
         if value not in categories:
             return np.zeros(len(column), dtype=bool)
-        codes = integers(column, np.int8 if len(categories) < 128 else np.int32, fill=-1)   # (a games column: small)
+        # (int8 where the codes fit: the copy of a games column's codes is then an eighth of int64's)
+        codes = integers(column, np.int8 if len(categories) < 128 else np.int32, fill=-1)
         out: np.ndarray = codes == categories.index(value)
         return out
     out = (column.cast(pl.String) == value).fill_null(False).to_numpy()

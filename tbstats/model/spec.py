@@ -61,8 +61,8 @@ class TieBreakSpec:
     @cached_property
     def plain(self) -> str:
         """The spec as written, without its edition override: what its values are cached under (a context asks
-        for it thousands of times a batch, so it is made once per spec, and without making the spec again:
-        ``dataclasses.replace`` took a third of the engine's spec handling)."""
+        for it thousands of times a batch, so it is made once per spec, and written out here rather than as the
+        text of a copy made by ``dataclasses.replace``, which the engine paid for every spec it made)."""
         text = self.name + (f":{self.reference}" if self.reference else "")
         if self.cut_low or self.cut_high:
             text += f"/M{self.cut_high}" if self.median else f"/C{self.cut_low}"
