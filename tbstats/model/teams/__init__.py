@@ -18,7 +18,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.model.batch import Batch
-from tbstats.model.columns import integers, lists_with
+from tbstats.model.columns import is_value, lists_with
 
 #: The records that make an event a team event.
 TEAM_RECORDS: Final = ("013", "310")
@@ -34,8 +34,6 @@ def team_event_ids(batch: Batch) -> list[int]:
 def team_events(tournaments: pl.DataFrame) -> np.ndarray:
     """Which rows of a tournaments table (``event_type``, ``records``) are team events, as :func:`team_event_ids`
     tells them."""
-    kind = tournaments["event_type"]
-    typed = integers(kind, np.int8, fill=-1) == kind.dtype.categories.to_list().index("team") \
-        if isinstance(kind.dtype, pl.Enum) else (kind == "team").fill_null(False).to_numpy()
-    out: np.ndarray = typed | lists_with(tournaments["records"], tuple(code.encode() for code in TEAM_RECORDS))
+    out: np.ndarray = is_value(tournaments["event_type"], "team") | lists_with(
+        tournaments["records"], tuple(code.encode() for code in TEAM_RECORDS))
     return out
