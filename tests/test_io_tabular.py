@@ -434,7 +434,7 @@ def test_a_sparse_file_read_in_parts_is_the_file_read_whole(tmp_path: Path, monk
     each player's first row: the stacked runs are the whole file."""
     from tbstats.io import parts
 
-    monkeypatch.setattr("tbstats.io.tabular.write.ROW_GROUP_ROWS", 40)
+    monkeypatch.setattr("tbstats.io.tabular.write.FLAT_GROUP_ROWS", 40)
     path = tmp_path / "x.parquet"
     batch = Batch.concat([_events(9), unusual_batch()])
     write_model(batch, path)
@@ -445,3 +445,34 @@ def test_a_sparse_file_read_in_parts_is_the_file_read_whole(tmp_path: Path, monk
     assert runs is not None and len(runs) == -(-batch.n_tournaments // size)
     assert_batch_equal(Batch.concat([parts.read_part(r) for r in runs]), read_model(path))
     assert_batch_equal(read_model(path), read_model(tmp_path / "x.parquet"))
+
+
+def _groups_by_rule(ids: list[int], rows: int) -> list[tuple[int, int]]:
+    """Row groups as the rule says, one tournament at a time: a group ends with the first tournament that brings
+    it to ``rows`` rows or more."""
+    ends = [k + 1 for k in range(len(ids)) if k + 1 == len(ids) or ids[k + 1] != ids[k]]
+    out, lo = [], 0
+    for end in ends:
+        if end - lo >= rows or end == len(ids):
+            out.append((lo, end - lo))
+            lo = end
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_row_groups_of_a_sorted_table_cut_at_tournament_ends(seed: int) -> None:
+    """Sorted tables are cut by binary searches, unsorted ones by a group-by: both as the rule says (whole
+    tournaments, each group closed by the first tournament that fills it)."""
+    import numpy as np
+
+    from tbstats.io.tabular.write import _row_groups
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 60, size=int(rng.integers(2, 80)))
+    ids = np.repeat(np.cumsum(rng.integers(1, 4, size=len(sizes))), sizes).tolist()
+    for rows in (1, 7, 50, 120, len(ids), len(ids) + 5):
+        expected = _groups_by_rule(ids, rows) if len(ids) > rows else [(0, len(ids))]
+        df = pl.DataFrame({"tournament": ids, "x": range(len(ids))})
+        assert _row_groups(df, rows) == expected
+        tail_first = pl.concat([df.tail(1), df.head(len(ids) - 1)])   # unsorted: the group-by's way
+        assert sum(n for _, n in _row_groups(tail_first, rows)) == len(ids)

@@ -350,7 +350,7 @@ def test_a_flat_run_read_in_pieces_is_the_same_batch(tmp_path: Path, monkeypatch
     """A run of a flat file is split by its row groups (issue 22: each read once), or without statistics a
     few tournaments at a time; either way the batch is the run read at once."""
     batch = sources.load([str(EXAMPLES)], on_error="raise").batch   # with warnings (rows without a tournament)
-    monkeypatch.setattr("tbstats.io.tabular.write.ROW_GROUP_ROWS", 300)
+    monkeypatch.setattr("tbstats.io.tabular.write.FLAT_GROUP_ROWS", 300)
     flat = tmp_path / "flat.parquet"
     tabular.write_model(Batch.concat([batch, tabular.read_model(SAMPLE).select(list(range(40)))]), flat)
     plan = parts.plan_model(str(flat), "flat", 30)
@@ -377,7 +377,7 @@ def test_a_flat_file_is_written_in_pieces_of_whole_tournaments(tmp_path: Path,
     of simulate); its pieces, one row group each, stack to the same table."""
     batch = Batch.concat([sources.load([str(EXAMPLES)], on_error="raise").batch,
                           tabular.read_model(SAMPLE).select(list(range(40)))])
-    monkeypatch.setattr("tbstats.io.tabular.write.ROW_GROUP_ROWS", 300)
+    monkeypatch.setattr("tbstats.io.tabular.write.FLAT_GROUP_ROWS", 300)
     pieces = list(tabular.write.flat_pieces(batch))
     assert len(pieces) > 2
     assert pl.concat(pieces).equals(tabular.flatten(batch))
@@ -557,6 +557,24 @@ def test_a_model_damaged_in_a_later_run_loses_the_same_tournaments_for_every_bat
         elif command_name == "info":   # the header and the good tournaments
             assert stdout.count("\n") == 41 - len(lost)
             assert all(f"{name}," not in stdout for name in lost) and "sim/1/34," in stdout
+
+
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
+def test_flat_pieces_of_sorted_and_unsorted_tables_stack_to_the_flat_table(monkeypatch: pytest.MonkeyPatch,
+                                                                           order: str) -> None:
+    """Pieces take their players and games as slices of tables sorted by tournament, else by a filter of the
+    whole tables: either way they stack to the flat table, each tournament in one piece."""
+    batch = tabular.read_model(SAMPLE).select(list(range(40)))
+    if order == "shuffled":   # rows out of tournament order (tournaments in order: pieces are runs of them)
+        batch = Batch(batch.tournaments, batch.players.sample(fraction=1.0, shuffle=True, seed=1),
+                      batch.games.sample(fraction=1.0, shuffle=True, seed=2), batch.warnings)
+        assert not batch.games["tournament"].is_sorted()
+    monkeypatch.setattr("tbstats.io.tabular.write.FLAT_GROUP_ROWS", 250)
+    pieces = list(tabular.write.flat_pieces(batch))
+    assert len(pieces) > 3
+    assert pl.concat(pieces).equals(tabular.flatten(batch))
+    ids = [set(p["tournament"].to_list()) for p in pieces]
+    assert sum(map(len, ids)) == len(set().union(*ids)) == batch.n_tournaments
 
 
 def test_a_damaged_page_of_one_part_file_loses_its_row_group_for_every_batch_size(

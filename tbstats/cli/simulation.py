@@ -164,6 +164,7 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
         if archive:
             release_freed_memory()   # the simulation's freed arrays, not kept under the writer's memory
             tabular.write_model(quality.with_strength(sim), archive)
+            release_freed_memory()   # ... nor the writer's under the evaluation's
 
     sim, table = quality.run(config, parsed, baseline=not no_baseline, workers=workers, progress=not quiet,
                              simulated=write_archive)

@@ -57,9 +57,13 @@ def _tune() -> bool:
 
 def release_freed_memory() -> bool:
     """Hand the freed memory that :func:`keep_freed_memory` keeps back to the system now (glibc's
-    ``malloc_trim``); True when it was released. For a step whose memory comes from other allocators (polars'
-    and Arrow's, writing files) after one that freed many arrays: kept, the freed heap would stay resident
-    under the new memory and add to the process's peak."""
+    ``malloc_trim``), and what Arrow's memory pool keeps of its own (when pyarrow is loaded); True when glibc's
+    was released. For a step whose memory comes from other allocators (polars' and Arrow's, writing files) after
+    one that freed many arrays, and after such a step: kept, the freed memory would stay resident under the next
+    step's and add to the process's peak."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
     if not _tuned:
         return False
     try:

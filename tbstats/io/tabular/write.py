@@ -13,6 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
+import numpy as np
 import polars as pl
 
 from tbstats.errors import TbstatsError
@@ -106,20 +107,39 @@ def _json_lists(df: pl.DataFrame) -> pl.DataFrame:
                                          for v in df[c].to_list()], dtype=pl.String) for c in lists)
 
 
-#: Row groups hold whole tournaments and about this many rows (one group when a tournament is larger).
+#: Row groups hold whole tournaments and about this many rows (one group when a tournament is larger): a
+#: directory's part files.
 ROW_GROUP_ROWS: Final = 1 << 17
+#: ... and a flat file's, fewer: a flat row is wide (about 50 columns, some 400 bytes a row once converted to Arrow
+#: for the Parquet writer, which takes a row group's table whole), and the writer holds a group's table and its
+#: encoding at a time. ``simulate -p 40 -r 9 --archive FILE.parquet`` peaked at 1.90x / 1.50x / 1.18x the memory of
+#: ``simulate`` alone (1,000 / 3,000 / 10,000 events) with groups of 131,072 rows, at 1.22x / 1.01x / 0.96x with
+#: 32,768 (65,536: 1.36x at 1,000); ``ingest -o FILE.parquet`` of the 10k mix 570 -> 400 MB. The price: flat files
+#: 9-39% larger, written 6-20% slower, read up to 1.10x the time of the directory (benchmarks/RESULTS.md,
+#: 2026-12-04 21:15-21:35).
+FLAT_GROUP_ROWS: Final = 1 << 15
 
 
-def _row_groups(df: pl.DataFrame) -> list[tuple[int, int]]:
-    """Offsets and lengths of row groups of whole tournaments (rows sorted by tournament)."""
-    if "tournament" not in df.columns or df.height <= ROW_GROUP_ROWS:
+def _row_groups(df: pl.DataFrame, rows: int | None = None) -> list[tuple[int, int]]:
+    """Offsets and lengths of row groups of whole tournaments of about ``rows`` rows (default
+    :data:`ROW_GROUP_ROWS`; rows sorted by tournament)."""
+    rows = ROW_GROUP_ROWS if rows is None else rows
+    if "tournament" not in df.columns or df.height <= rows:
         return [(0, df.height)]
+    values = _sorted_values(df["tournament"])
+    if values is not None:   # each cut at the end of the tournament of the row it reaches
+        out, lo = [], 0
+        while lo < df.height:
+            end = int(values.searchsorted(values[min(lo + rows, df.height) - 1], "right"))
+            out.append((lo, end - lo))
+            lo = end
+        return out
     # lazy, on the one column: the eager group_by would carry every column of the table through its plan
     ends = df.lazy().select("tournament").with_row_index("_i").group_by("tournament", maintain_order=True).agg(
         pl.col("_i").max() + 1).collect()["_i"]
     out, lo = [], 0
     for end in ends.to_list():
-        if end - lo >= ROW_GROUP_ROWS:
+        if end - lo >= rows:
             out.append((lo, end - lo))
             lo = end
     if lo < df.height:
@@ -135,10 +155,10 @@ def _write_file(df: pl.DataFrame, path: Path, fmt: Format) -> None:
             return
         import pyarrow.parquet as pq
 
-        table = df.to_arrow()
-        with pq.ParquetWriter(str(path), table.schema) as writer:
+        # a row group converted to Arrow at a time: the whole table is never copied at once
+        with pq.ParquetWriter(str(path), df.head(0).to_arrow().schema) as writer:
             for lo, n in groups:
-                writer.write_table(table.slice(lo, n), row_group_size=n)
+                writer.write_table(df.slice(lo, n).to_arrow(), row_group_size=n)
     elif fmt == "arrow":
         df.write_ipc(path, compression="zstd")
     else:
@@ -146,32 +166,63 @@ def _write_file(df: pl.DataFrame, path: Path, fmt: Format) -> None:
 
 
 def flat_pieces(batch: Batch, *, json_lists: bool = False) -> Iterator[pl.DataFrame]:
-    """:func:`flatten` of a batch in pieces of whole tournaments, each of about :data:`ROW_GROUP_ROWS` rows (one
-    row group of the flat file, cut where :func:`_row_groups` cuts the whole table; the warnings rows come with
-    the last piece): the pieces, stacked, are the flat table, but only one of them is ever in memory."""
+    """:func:`flatten` of a batch in pieces of whole tournaments, each of about :data:`FLAT_GROUP_ROWS` rows (one
+    row group of the flat file; a tournament larger than that is a piece of its own; the warnings rows come with
+    the last piece): the pieces, stacked, are the flat table, but only one of them is ever in memory.
+
+    A tournament's rows are counted by a bound that needs no pass over the games' players: its players and its
+    game rows together (a player makes one row per game row, or one without any; an event without players makes
+    one). A piece's players and games are found in their tables' rows between its first and last tournament when
+    the tables are sorted by tournament (as the readers and :func:`_sorted` leave them), so that the pieces
+    together cost one pass over the tables, not one each."""
     t = batch.tournaments
-    if batch.players.height + batch.games.height <= ROW_GROUP_ROWS or t.height < 2:
+    if batch.players.height + batch.games.height <= FLAT_GROUP_ROWS or t.height < 2:
         yield flatten(batch, json_lists=json_lists)
         return
-    # flat rows per tournament: one per game row, one per player without any, one per event without players
-    per_player = batch.players.select("tournament", "start_no").join(
-        batch.games.group_by("tournament", "player").len(), left_on=["tournament", "start_no"],
-        right_on=["tournament", "player"], how="left").group_by("tournament").agg(pl.col("len").fill_null(1).sum())
-    rows = t.select("tournament").join(per_player, on="tournament", how="left", maintain_order="left")[
-        "len"].fill_null(1).to_list()
+    t_ids = t["tournament"]
+    rows = np.maximum(sum(_counts(df["tournament"], t_ids) for df in (batch.players, batch.games)), 1).tolist()
     cuts, total = [0], 0
     for k, n in enumerate(rows):
         total += n
-        if total >= ROW_GROUP_ROWS and k + 1 < len(rows):
+        if total >= FLAT_GROUP_ROWS and k + 1 < len(rows):
             cuts.append(k + 1)
             total = 0
     cuts.append(len(rows))
+    tables = (batch.players, batch.games)
+    sorted_ids = [_sorted_values(df["tournament"]) if t_ids.is_sorted() else None for df in tables]
     for lo, hi in itertools.pairwise(cuts):
-        ids = t["tournament"].slice(lo, hi - lo).implode()
-        keep = pl.col("tournament").is_in(ids)
+        ids = t_ids.slice(lo, hi - lo)
+        keep = pl.col("tournament").is_in(ids.implode())
+        players, games = (_between(df, of, ids[0], ids[-1]).filter(keep)
+                          for df, of in zip(tables, sorted_ids, strict=True))
         last = hi == len(rows)
-        yield flatten(Batch(t.slice(lo, hi - lo), batch.players.filter(keep), batch.games.filter(keep),
-                            batch.warnings if last else batch.warnings.clear()), json_lists=json_lists)
+        yield flatten(Batch(t.slice(lo, hi - lo), players, games, batch.warnings if last else batch.warnings.clear()),
+                      json_lists=json_lists)
+
+
+def _counts(ids: pl.Series, t_ids: pl.Series) -> np.ndarray:
+    """How many of a table's tournament ids ``ids`` are each of ``t_ids``: by two binary searches each when ``ids``
+    are sorted (no pass over them), else counted (int64)."""
+    values = _sorted_values(ids)
+    if values is not None:
+        wanted = t_ids.to_numpy()
+        return (values.searchsorted(wanted, "right") - values.searchsorted(wanted, "left")).astype(np.int64)
+    counted = t_ids.to_frame().join(ids.value_counts(name="_n"), on=t_ids.name, how="left", maintain_order="left")
+    return counted["_n"].fill_null(0).to_numpy().astype(np.int64)
+
+
+def _sorted_values(ids: pl.Series) -> np.ndarray | None:
+    """A table's tournament ids as numpy values when they are sorted (and none is null), else None."""
+    return ids.to_numpy() if ids.is_sorted() and not ids.null_count() else None
+
+
+def _between(df: pl.DataFrame, ids: np.ndarray | None, first: int, last: int) -> pl.DataFrame:
+    """The rows of ``df`` whose tournament lies between ``first`` and ``last`` (both included), a slice, when its
+    tournament ids ``ids`` are sorted; else ``df`` whole."""
+    if ids is None:
+        return df
+    lo, hi = int(ids.searchsorted(first, "left")), int(ids.searchsorted(last, "right"))
+    return df.slice(lo, hi - lo)
 
 
 def _sorted(batch: Batch) -> Batch:
@@ -335,11 +386,13 @@ class ArchiveWriter:
             self._writer = (pq.ParquetWriter(str(self.path), self._schema) if self.format == "parquet"
                             else ipc.new_file(str(self.path), self._schema,
                                               options=ipc.IpcWriteOptions(compression="zstd")))
-        table = table.cast(self._schema)
+        # (a cast to the schema it already has would import pyarrow.compute: 0.05 s and some 15 MB)
+        table = table.replace_schema_metadata(self._schema.metadata) if table.schema.equals(self._schema) else \
+            table.cast(self._schema)
         if self.format != "parquet":
             self._writer.write_table(table)
             return
-        starts = [lo for lo, _ in _row_groups(flat.filter(pl.col("tournament").is_not_null()))]
+        starts = [lo for lo, _ in _row_groups(flat.filter(pl.col("tournament").is_not_null()), FLAT_GROUP_ROWS)]
         for lo, hi in itertools.pairwise([*starts, flat.height]):   # the warnings rows join the last group
             self._writer.write_table(table.slice(lo, hi - lo), row_group_size=max(hi - lo, 1))
 
