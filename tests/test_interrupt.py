@@ -35,10 +35,12 @@ def _cpu_seconds(pid: int) -> float:
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """TRF files and a model, each more than a second of work for every command below: with ``--workers 3`` the
     command itself reads a third of the files, and its CPU must reach :data:`UNDER_WAY` well before the end
-    (6,000 such events were read to the end before that on a fast machine, once the files were read in bulk)."""
+    (6,000 such events were read to the end before that on a fast machine, once the files were read in bulk; on a
+    faster one, 2026-12-04, `compute` of 20,000 with 3 workers took 0.75-0.79 CPU seconds in all, and some runs
+    ended before the interrupt reached them)."""
     root = tmp_path_factory.mktemp("interrupt")
     runner = CliRunner()
-    done = runner.invoke(main, ["simulate", "-n", "20000", "--players", "20", "-r", "7", "--seed", "4", "-c", "a=BH",
+    done = runner.invoke(main, ["simulate", "-n", "40000", "--players", "20", "-r", "7", "--seed", "4", "-c", "a=BH",
                                 "--no-baseline", "--trf-dir", str(root / "trf"), "--archive", str(root / "model"),
                                 "-q", "-o", str(root / "sim.csv")])
     assert done.exit_code == 0, done.output
