@@ -461,8 +461,8 @@ def _groups_by_rule(ids: list[int], rows: int) -> list[tuple[int, int]]:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_row_groups_of_a_sorted_table_cut_at_tournament_ends(seed: int) -> None:
-    """Sorted tables are cut by binary searches, unsorted ones by a group-by: both as the rule says (whole
-    tournaments, each group closed by the first tournament that fills it)."""
+    """Sorted tables are cut by binary searches, as the rule says (whole tournaments, each group closed by the
+    first tournament that fills it); unsorted ones go the group-by's way, which must still cover every row."""
     import numpy as np
 
     from tbstats.io.tabular.write import _row_groups
