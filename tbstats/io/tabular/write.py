@@ -115,9 +115,8 @@ ROW_GROUP_ROWS: Final = 1 << 17
 #: encoding at a time. ``simulate -p 40 -r 9 --archive FILE.parquet`` peaked at 1.90-1.95x / 1.50-1.60x / 1.18-1.24x
 #: the memory of ``simulate`` alone (1,000 / 3,000 / 10,000 events) with groups of 131,072 rows, at 1.22-1.29x /
 #: 1.01-1.06x / 0.96x with 32,768 (65,536: 1.36x at 1,000); ``ingest -o FILE.parquet`` of the 10k mix 580 -> 410 MB.
-#: The price: flat files
-#: 9-14% larger (fewer names share a group's dictionary), written 6-20% slower, read up to 1.10x the time of the
-#: directory (benchmarks/RESULTS.md, 2026-12-04 21:15-21:35).
+#: The price: flat files 9-14% larger (fewer names share a group's dictionary), written 6-20% slower, read up to
+#: 1.10x the time of the directory (benchmarks/RESULTS.md, 2026-12-04 21:15-21:35).
 FLAT_GROUP_ROWS: Final = 1 << 15
 
 
