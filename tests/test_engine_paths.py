@@ -271,6 +271,11 @@ def test_runs_are_slices_of_whole_tournaments_with_their_warnings(parts: int) ->
     for value in range(int(values.min()) - 2, int(values.max()) + 3):
         for side in ("left", "right"):
             assert search.search(value, side) == int(np.searchsorted(values, value, side)), (value, side)
+    wanted = np.arange(int(values.min()) - 2, int(values.max()) + 3)
+    for side in ("left", "right"):
+        assert search.search_all(wanted, side).tolist() == np.searchsorted(values, wanted, side).tolist(), side
+    assert [search.value(r) for r in range(len(values))] == values.tolist()
+    assert SortedChunks.of(many.sample(fraction=1.0, shuffle=True, seed=1)["tournament"]) is None
 
 
 def test_editions_by_date_at_once_are_each_dates_own() -> None:

@@ -218,14 +218,15 @@ class PerGame:
 
     def __init__(self, tournament: pl.Series, t_ids: np.ndarray) -> None:
         self.counts: np.ndarray | None = None
-        if len(t_ids) and not tournament.null_count() and tournament.is_sorted():
+        chunks = SortedChunks.of(tournament) if len(t_ids) else None
+        if chunks is not None:
             # each tournament's first row by a binary search per id in each of the column's own chunks (polars'
             # rle runs its query engine: 0.14 ms a call on any size); a tournament's rows run to the next one's
             # first, and they are all its own only when the last of them is (the column is sorted): then every
             # row is a game of one of the tournaments (ids sorted and distinct)
             counts = np.zeros(len(t_ids), dtype=np.int64)
             ok = True
-            for view in SortedChunks(tournament).views:
+            for view in chunks.views:
                 first = np.searchsorted(view, t_ids, "left")
                 end = np.append(first[1:], len(view))
                 some = end > first
@@ -254,9 +255,28 @@ class SortedChunks:
         self.lasts = np.array([v[-1] for v in self.views])
         self.starts = np.cumsum([0, *(len(v) for v in self.views)])
 
+    @staticmethod
+    def of(column: pl.Series) -> SortedChunks | None:
+        """The searches of ``column`` when it is sorted and has no nulls, else None."""
+        return SortedChunks(column) if not column.null_count() and column.is_sorted() else None
+
     def search(self, value: int, side: Literal["left", "right"]) -> int:
         """The row where ``value`` would go in the column (numpy's ``searchsorted``)."""
         k = int(np.searchsorted(self.lasts, value, side))
         if k == len(self.views):
             return int(self.starts[-1])
         return int(self.starts[k] + np.searchsorted(self.views[k], value, side))
+
+    def search_all(self, values: np.ndarray, side: Literal["left", "right"]) -> np.ndarray:
+        """:meth:`search` of each of ``values`` (int64), a binary search per chunk for the values that fall in it."""
+        k = np.searchsorted(self.lasts, values, side)
+        out = np.full(len(values), self.starts[-1], dtype=np.int64)
+        for j in np.unique(k[k < len(self.views)]).tolist():
+            mine = k == j
+            out[mine] = self.starts[j] + np.searchsorted(self.views[j], values[mine], side)
+        return out
+
+    def value(self, row: int) -> int:
+        """The column's value at ``row``."""
+        k = int(np.searchsorted(self.starts, row, "right")) - 1
+        return int(self.views[k][row - self.starts[k]])

@@ -37,6 +37,7 @@ from tbstats.io.tabular.read import (
 )
 from tbstats.io.tabular.sparse import sparsify
 from tbstats.model.batch import Batch, renumber
+from tbstats.model.columns import SortedChunks
 from tbstats.model.games import empty
 from tbstats.output import finished, unfinished
 
@@ -126,11 +127,11 @@ def _row_groups(df: pl.DataFrame, rows: int | None = None) -> list[tuple[int, in
     rows = ROW_GROUP_ROWS if rows is None else rows
     if "tournament" not in df.columns or df.height <= rows:
         return [(0, df.height)]
-    values = _sorted_values(df["tournament"])
-    if values is not None:   # each cut at the end of the tournament of the row it reaches
+    ids = SortedChunks.of(df["tournament"])
+    if ids is not None:   # each cut at the end of the tournament of the row it reaches
         out, lo = [], 0
         while lo < df.height:
-            end = int(values.searchsorted(values[min(lo + rows, df.height) - 1], "right"))
+            end = ids.search(ids.value(min(lo + rows, df.height) - 1), "right")
             out.append((lo, end - lo))
             lo = end
         return out
@@ -189,7 +190,7 @@ def flat_pieces(batch: Batch, *, json_lists: bool = False) -> Iterator[pl.DataFr
             total = 0
     cuts.append(len(rows))
     tables = (batch.players, batch.games)
-    sorted_ids = [_sorted_values(df["tournament"]) if t_ids.is_sorted() else None for df in tables]
+    sorted_ids = [SortedChunks.of(df["tournament"]) if t_ids.is_sorted() else None for df in tables]
     for lo, hi in itertools.pairwise(cuts):
         ids = t_ids.slice(lo, hi - lo)
         keep = pl.col("tournament").is_in(ids.implode())
@@ -203,25 +204,20 @@ def flat_pieces(batch: Batch, *, json_lists: bool = False) -> Iterator[pl.DataFr
 def _counts(ids: pl.Series, t_ids: pl.Series) -> np.ndarray:
     """How many of a table's tournament ids ``ids`` are each of ``t_ids``: by two binary searches each when ``ids``
     are sorted (no pass over them), else counted (int64)."""
-    values = _sorted_values(ids)
-    if values is not None:
+    sorted_ids = SortedChunks.of(ids)
+    if sorted_ids is not None:
         wanted = t_ids.to_numpy()
-        return (values.searchsorted(wanted, "right") - values.searchsorted(wanted, "left")).astype(np.int64)
+        return sorted_ids.search_all(wanted, "right") - sorted_ids.search_all(wanted, "left")
     counted = t_ids.to_frame().join(ids.value_counts(name="_n"), on=t_ids.name, how="left", maintain_order="left")
     return counted["_n"].fill_null(0).to_numpy().astype(np.int64)
 
 
-def _sorted_values(ids: pl.Series) -> np.ndarray | None:
-    """A table's tournament ids as numpy values when they are sorted (and none is null), else None."""
-    return ids.to_numpy() if ids.is_sorted() and not ids.null_count() else None
-
-
-def _between(df: pl.DataFrame, ids: np.ndarray | None, first: int, last: int) -> pl.DataFrame:
+def _between(df: pl.DataFrame, ids: SortedChunks | None, first: int, last: int) -> pl.DataFrame:
     """The rows of ``df`` whose tournament lies between ``first`` and ``last`` (both included), a slice, when its
-    tournament ids ``ids`` are sorted; else ``df`` whole."""
+    tournament ids are sorted (``ids``, their searches); else ``df`` whole."""
     if ids is None:
         return df
-    lo, hi = int(ids.searchsorted(first, "left")), int(ids.searchsorted(last, "right"))
+    lo, hi = ids.search(first, "left"), ids.search(last, "right")
     return df.slice(lo, hi - lo)
 
 
