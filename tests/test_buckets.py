@@ -23,7 +23,7 @@ from tbstats.engine.tiebreaks.base import Context
 from tbstats.io.trf import read_trf
 from tbstats.model import dense as dense_module
 from tbstats.model.batch import Batch
-from tbstats.model.columns import _translate, is_black, is_value
+from tbstats.model.columns import _translate, integers, is_black, is_value, numbers
 from tbstats.model.dense import build_buckets, build_dense, width_groups
 from tbstats.model.games import ColourEnum
 from tbstats.model.grid import cells, lookup, rounds_below, row_sum
@@ -206,3 +206,37 @@ def test_is_value_matches_polars_comparison() -> None:
             want = (series.cast(pl.String) == value).fill_null(False).to_numpy()
             got = is_value(series, value)
             assert got.dtype == np.bool_ and np.array_equal(got, want), (series.dtype, value)
+
+
+def _chunked(series: pl.Series, rng: np.random.Generator) -> pl.Series:
+    """``series`` as a column of several chunks (some sliced, one empty), as a model read from many files is."""
+    cuts = np.sort(rng.choice(np.arange(1, len(series)), 5, replace=False)).tolist()
+    pieces = [series.slice(a, b - a) for a, b in zip([0, *cuts], [*cuts, len(series)], strict=True)]
+    out = pl.concat([pieces[0], series.clear(), *pieces[1:]], rechunk=False)
+    assert out.n_chunks() >= 5
+    return out
+
+
+def test_columns_of_many_chunks_read_as_one() -> None:
+    """Integer and Enum columns of many chunks (with nulls, sliced chunks, an empty one) give the same arrays as
+    the column joined into one chunk: :func:`integers` (nulls as the fill) and :func:`numbers` (no nulls)."""
+    rng = np.random.default_rng(5)
+    ints = pl.Series("x", rng.integers(-300, 300, 2000).tolist(), dtype=pl.Int16)
+    with_nulls = ints.clone().scatter(rng.choice(2000, 300, replace=False), None)   # (scatter works in place)
+    codes = pl.Series("c", rng.choice(["w", "b", None], 2000).tolist(), dtype=ColourEnum)
+    for column, dtype, fill in ((ints, np.int32, 0), (with_nulls, np.int64, 7), (with_nulls, np.int8, 0),
+                                (codes, np.int8, 3), (codes.slice(11, 1500), np.uint8, 0)):
+        chunked = _chunked(column, rng)
+        physical = column.to_physical().cast(pl.Int64).fill_null(fill).to_numpy().astype(dtype)
+        for series in (column, chunked, chunked.slice(3, len(chunked) - 3)):
+            want = physical[:len(series)] if series.len() == column.len() else physical[3:]
+            got = integers(series, dtype, fill=fill)
+            assert got.dtype == dtype and np.array_equal(got, want), (column.dtype, dtype, fill)
+    chunked = _chunked(ints, rng)
+    for dtype in (np.int16, np.int64, np.float64):
+        got = numbers(chunked, dtype)
+        assert got.dtype == dtype and got.flags.c_contiguous and np.array_equal(got, ints.to_numpy().astype(dtype))
+    with pytest.raises(TypeError, match="not integers"):
+        integers(_chunked(pl.Series("s", ["a"] * 50), rng), np.int32)
+    with pytest.raises(TypeError, match="not integers"):
+        integers(pl.Series("s", [], dtype=pl.String), np.int32)
