@@ -64,7 +64,7 @@ def integers(column: pl.Series, dtype: type, fill: int = 0) -> np.ndarray:
         return _integers_into(_one_array(column), column, np.empty(len(column), dtype=dtype), fill)
     if not (column.dtype.is_integer() or isinstance(column.dtype, pl.Enum)):
         raise TypeError(f"column {column.name!r} is {column.dtype}, not integers or an Enum")
-    out = np.empty(len(column), dtype=dtype)
+    out: np.ndarray = np.empty(len(column), dtype=dtype)
     at = 0
     for chunk in column.get_chunks():
         n = chunk.len()
@@ -107,7 +107,7 @@ def numbers(column: pl.Series, dtype: type) -> np.ndarray:
     chunks = column.get_chunks()
     if len(chunks) <= 1:
         return np.ascontiguousarray(column.to_numpy(), dtype=dtype)
-    out = np.empty(len(column), dtype=dtype)
+    out: np.ndarray = np.empty(len(column), dtype=dtype)
     at = 0
     for chunk in chunks:
         n = chunk.len()
