@@ -101,8 +101,8 @@ def numbers(column: pl.Series, dtype: type) -> np.ndarray:
 
     A model read from many files or row groups has columns of many chunks; polars' ``to_numpy`` (and ``to_arrow``)
     of such a column first joins them into one copy in its own memory, which a call then frees: on the 100k mix's
-    model those copies page-faulted 15,000-25,000 pages afresh on every engine call (benchmarks/RESULTS.md,
-    2026-12-04 22:40). Written here, the array comes from the C heap, which the engine reuses
+    model those copies page-faulted about 18,000 pages afresh on every engine call (benchmarks/RESULTS.md, session
+    of 2026-12-04 22:10). Written here, the array comes from the C heap, which the engine reuses
     (:func:`tbstats.keep_freed_memory`), and each value is copied once."""
     chunks = column.get_chunks()
     if len(chunks) <= 1:
