@@ -25,7 +25,7 @@ from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch, arrow_series
-from tbstats.model.columns import SortedChunks, numbers
+from tbstats.model.columns import SortedChunks
 from tbstats.model.dense import build_buckets, players_in_order, tournaments_by_id
 from tbstats.model.rules import auto_editions, check_edition
 from tbstats.model.spec import TieBreakSpec
@@ -57,7 +57,7 @@ def split_batch(batch: Batch, parts: int) -> list[Batch]:
     t_ids = batch.tournaments["tournament"].to_numpy()
     t_sorted = bool((t_ids[1:] > t_ids[:-1]).all())
     ids = t_ids if t_sorted else np.sort(t_ids)
-    p_t = numbers(batch.players["tournament"], np.int64)
+    p_t = batch.players["tournament"].to_numpy()
     p_sorted = bool((p_t[1:] >= p_t[:-1]).all())
     if p_sorted:   # each tournament's first player found in place
         counts = np.diff(np.append(np.searchsorted(p_t, ids, side="left"), len(p_t)))

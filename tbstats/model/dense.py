@@ -20,7 +20,7 @@ import polars as pl
 
 from tbstats.model.adjust import bonus_cells
 from tbstats.model.batch import Batch
-from tbstats.model.columns import PerGame, game_outcomes, integers, is_black, is_value, numbers, player_rows, rows_of
+from tbstats.model.columns import PerGame, game_outcomes, integers, is_black, is_value, player_rows, rows_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
@@ -252,7 +252,7 @@ def players_in_order(players: pl.DataFrame, order: np.ndarray | None = None) -> 
     """
     if order is not None:
         return players[order]
-    if _is_sorted(numbers(players["tournament"], np.int64), numbers(players["start_no"], np.int64)):
+    if _is_sorted(players["tournament"].to_numpy(), players["start_no"].to_numpy()):
         return players
     return players.sort("tournament", "start_no")
 
@@ -300,7 +300,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     t_ids = t["tournament"].to_numpy()
     T = len(t_ids)
     p = batch.players
-    p_t, start_no = numbers(p["tournament"], np.int64), numbers(p["start_no"], np.int64)
+    p_t, start_no = p["tournament"].to_numpy(), p["start_no"].to_numpy().astype(np.int64)
     rating = integers(p["rating"], np.int64)   # (unrated: 0)
     player_order = None
     if not _is_sorted(p_t, start_no):
@@ -310,10 +310,10 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     P = len(tix)
     n = t["rounds_played"].to_numpy().astype(np.int64)
     g = batch.games
-    g_round = numbers(g["round"], np.int16)
+    g_round = g["round"].to_numpy()
     g_tix: np.ndarray | None = None
     if after_round is not None:
-        g_tix = rows_of(numbers(g["tournament"], np.int64), t_ids)
+        g_tix = rows_of(g["tournament"].to_numpy(), t_ids)
         in_file = np.zeros(T, dtype=np.int64)
         if len(g_tix):
             np.maximum.at(in_file, g_tix, g_round)
@@ -358,7 +358,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     first = np.zeros(T, dtype=np.int64)
     first[1:] = np.cumsum(count)[:-1]
     head = np.minimum(first, max(P - 1, 0))
-    player_no = numbers(g["player"], np.int32)
+    player_no = _column(g["player"], np.int32)
     opp_no = integers(g["opponent"], np.int32)   # (none: 0)
     if g_tix is None:
         per_game = PerGame(g["tournament"], t_ids)
@@ -377,8 +377,8 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     outcome = np.full(size, LOSS, dtype=np.int8)
     black = np.zeros(size, dtype=bool)
     first_cell, first_local = (row_cell[head], local[head]) if P else (np.zeros(T, dtype=np.int64),) * 2
-    place_games(run_t, run_len, player_no, opp_no, g_round,
-                numbers(g["points"], np.int32),
+    place_games(run_t, run_len, player_no, opp_no, np.ascontiguousarray(g_round, dtype=np.int16),
+                _column(g["points"], np.int32),
                 integers(g["game_type"], np.uint8, fill=GAME_TYPE["absent"]), game_outcomes(g["result"]),
                 np.ascontiguousarray(is_black(g["colour"])).view(np.uint8), GAME_TYPE["played"],
                 first_cell, R_of[t_bucket].astype(np.int64), count, first_local, n, W, D,
@@ -404,6 +404,11 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
                       outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus))
         parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
     return Buckets(roster, parts, player_order)
+
+
+def _column(column: pl.Series, dtype: type) -> np.ndarray:
+    """A games column as a contiguous numpy array of ``dtype`` (the model's own: no copy beyond polars')."""
+    return np.ascontiguousarray(column.to_numpy(), dtype=dtype)
 
 
 def _runs(g_tix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
