@@ -181,7 +181,10 @@ def flat_pieces(batch: Batch, *, json_lists: bool = False) -> Iterator[pl.DataFr
         yield flatten(batch, json_lists=json_lists)
         return
     t_ids = t["tournament"]
-    rows = np.maximum(sum(_counts(df["tournament"], t_ids) for df in (batch.players, batch.games)), 1).tolist()
+    tables = (batch.players, batch.games)
+    searches = [SortedChunks.of(df["tournament"]) for df in tables]   # (None where a table is not sorted)
+    rows = np.maximum(sum(_counts(df["tournament"], of, t_ids) for df, of in zip(tables, searches, strict=True)),
+                      1).tolist()
     cuts, total = [0], 0
     for k, n in enumerate(rows):
         total += n
@@ -189,8 +192,7 @@ def flat_pieces(batch: Batch, *, json_lists: bool = False) -> Iterator[pl.DataFr
             cuts.append(k + 1)
             total = 0
     cuts.append(len(rows))
-    tables = (batch.players, batch.games)
-    sorted_ids = [SortedChunks.of(df["tournament"]) if t_ids.is_sorted() else None for df in tables]
+    sorted_ids = searches if t_ids.is_sorted() else [None, None]
     for lo, hi in itertools.pairwise(cuts):
         ids = t_ids.slice(lo, hi - lo)
         keep = pl.col("tournament").is_in(ids.implode())
@@ -201,10 +203,9 @@ def flat_pieces(batch: Batch, *, json_lists: bool = False) -> Iterator[pl.DataFr
                       json_lists=json_lists)
 
 
-def _counts(ids: pl.Series, t_ids: pl.Series) -> np.ndarray:
+def _counts(ids: pl.Series, sorted_ids: SortedChunks | None, t_ids: pl.Series) -> np.ndarray:
     """How many of a table's tournament ids ``ids`` are each of ``t_ids``: by two binary searches each when ``ids``
-    are sorted (no pass over them), else counted (int64)."""
-    sorted_ids = SortedChunks.of(ids)
+    are sorted (``sorted_ids``, their searches; no pass over them), else counted (int64)."""
     if sorted_ids is not None:
         wanted = t_ids.to_numpy()
         return sorted_ids.search_all(wanted, "right") - sorted_ids.search_all(wanted, "left")
