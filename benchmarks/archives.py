@@ -52,12 +52,14 @@ class Archive:
 MIX_GENERATION: Final = 3
 
 
-def _fresh(archive: Archive, generation: int | None = None) -> bool:
-    """Whether the archive must be made: then its directory is emptied (an unfinished one, or one of an earlier
-    ``generation``, is made again); False when a finished one (with its ``meta.json``) is there to reuse."""
-    if (archive.root / "meta.json").is_file() and (
-            generation is None or archive.meta().get("generation") == generation):
-        return False
+def _fresh(archive: Archive, asked: dict[str, Any]) -> bool:
+    """Whether the archive must be made: then its directory is emptied (an unfinished one, or one whose
+    ``meta.json`` differs from ``asked`` in any key: another seed, size, shape, profile or generation, is made
+    again); False when a finished one of that description is there to reuse."""
+    if (archive.root / "meta.json").is_file():
+        meta = archive.meta()
+        if all(meta.get(key) == value for key, value in asked.items()):
+            return False
     if archive.root.exists():
         shutil.rmtree(archive.root)
     archive.trf.mkdir(parents=True)
@@ -80,7 +82,7 @@ def make_archive(root: Path, *, events: int, players: int, rounds: int, seed: in
     """Simulate ``events`` Swiss events (in blocks of ``chunk``, seeds ``seed``, ``seed + 1``, ...) and write
     them as TRF files, 1,000 per directory. Nothing here is timed; a finished archive is reused."""
     archive = Archive(root)
-    if not _fresh(archive):
+    if not _fresh(archive, {"events": events, "players": players, "rounds": rounds, "seed": seed, "chunk": chunk}):
         return archive
     from tbstats.io.trf import write_trf
     from tbstats.simulation import SimulationConfig, simulate
@@ -103,7 +105,7 @@ def make_mix_archive(root: Path, *, events: int, seed: int, profile: str = "mix"
     kinds, byes, forfeits, withdrawals and unrated players drawn like a real archive), written block by block as
     TRF files. Nothing here is timed; a finished archive is reused."""
     archive = Archive(root)
-    if not _fresh(archive, MIX_GENERATION):
+    if not _fresh(archive, {"events": events, "profile": profile, "generation": MIX_GENERATION, "seed": seed}):
         return archive
     from tbstats.io.trf import write_trf
     from tbstats.simulation.mix import iter_mix, profile_config
@@ -173,11 +175,16 @@ def archive_label(meta: dict[str, Any]) -> str:
     return f"uniform {meta['players']}×{meta['rounds']} Swiss (seed {meta['seed']})"
 
 
+#: What a sample's meta.json says of itself; every other key is its source's, and must match for it to be reused.
+_SAMPLE_OWN: Final = ("events", "game_rows", "trf_bytes", "kinds", "sample_of")
+
+
 def sample_archive(source: Archive, root: Path, files: int) -> Archive:
     """The first ``files`` TRF files of ``source`` (hard links or copies), for the side-by-side runs (made again
     when ``source`` was)."""
     archive = Archive(root)
-    if (root / "meta.json").is_file() and archive.meta().get("generation") == source.meta().get("generation"):
+    drawn = {k: v for k, v in source.meta().items() if k not in _SAMPLE_OWN}   # (seed, profile, generation...)
+    if (root / "meta.json").is_file() and all(archive.meta().get(k) == v for k, v in drawn.items()):
         return archive
     from tbstats.io.trf import read_trf
 

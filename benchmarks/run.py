@@ -38,6 +38,7 @@ from stages import LABELS, STAGES, STANDARD_LIST, run_stage
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
+#: The archives' seed unless ``--seed`` says another (every archive of the same arguments is the same).
 SEED = 8
 #: The shape of the size sweep (about 225 game rows per event, like issue 8's archive).
 SIZE_SHAPE = (25, 9)
@@ -381,12 +382,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stage", help=argparse.SUPPRESS)
     ap.add_argument("--archive", help=argparse.SUPPRESS)
     ap.add_argument("--repeat", type=int, help=f"runs per stage, fastest kept (default {REPEAT})")
+    ap.add_argument("--seed", type=int, default=SEED,
+                    help=f"the seed of the simulated archives (default {SEED}): another seed draws other events of "
+                         "the same kind, to check figures on archives never measured before")
     args = ap.parse_args(argv)
     if args.stage:
         args.repeat = args.repeat or 1
         return child_main(args)
     if args.repeat is not None and args.repeat < 1:
         ap.error("--repeat must be at least 1")
+    if args.seed < 0:
+        ap.error("--seed must be at least 0")
+    if args.trf and args.seed != SEED:
+        ap.error("--seed does not go with --trf (the archive is what it is)")
+    tag = "" if args.seed == SEED else f"-seed{args.seed}"   # (archives of the default seed keep their names)
 
     profile = PROFILES["quick" if args.quick else "full" if args.full else "default"]
     if args.trf and args.sizes:
@@ -414,12 +423,13 @@ def main(argv: list[str] | None = None) -> int:
             elif args.uniform:
                 print(f"archive: {events:,} events {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} (writing TRF, untimed)",
                       file=sys.stderr)
-                archive = make_archive(work / f"size-{events}", events=events, players=SIZE_SHAPE[0],
-                                       rounds=SIZE_SHAPE[1], seed=SEED)
+                archive = make_archive(work / f"size-{events}{tag}", events=events, players=SIZE_SHAPE[0],
+                                       rounds=SIZE_SHAPE[1], seed=args.seed)
             else:
                 name = mix_name(args)
                 print(f"archive: {events:,} events, {name} (writing TRF, untimed)", file=sys.stderr)
-                archive = make_mix_archive(work / f"{name}-{events}", events=events, seed=SEED, profile=name)
+                archive = make_mix_archive(work / f"{name}-{events}{tag}", events=events, seed=args.seed,
+                                           profile=name)
             archives.append(archive)
             if len(archives) == 1 and not args.no_peers:   # the checker before the stages too (the machine drifts)
                 early = checker_runs(work, archive, profile, args.rules, CHECKER_RUNS - 1)
@@ -433,7 +443,8 @@ def main(argv: list[str] | None = None) -> int:
             events = max(1, profile.shape_rows // (p * r))
             shape_events[(p, r)] = events
             print(f"archive: {events:,} events {p}×{r} (writing TRF, untimed)", file=sys.stderr)
-            archive = make_archive(work / f"shape-{p}x{r}-{events}", events=events, players=p, rounds=r, seed=SEED)
+            archive = make_archive(work / f"shape-{p}x{r}-{events}{tag}", events=events, players=p, rounds=r,
+                                   seed=args.seed)
             stages = ["ingest-cli", *(s for s in SHAPE_STAGES if s != "ingest-cli" and wanted(s, only))]
             shape_rows += run_archive(archive, args.rules, stages, f"{p}×{r}", args.repeat)
         peer_lines: list[str] = []
@@ -474,7 +485,7 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
              f"uniform {SIZE_SHAPE[0]}×{SIZE_SHAPE[1]} Swiss archive" if args.uniform else f"{mix_name(args)} archive")
     drawn = (f"{own['files']:,} files read, {own['rejected']:,} rejected and {own['skipped']:,} skipped by tbstats "
              "(their rows are not counted)" if own else
-             f"seed {SEED}; " + ("no unrated players" if args.uniform else MIX_WORDS[mix_name(args)]))
+             f"seed {args.seed}; " + ("no unrated players" if args.uniform else MIX_WORDS[mix_name(args)]))
     out = [f"## {started:%Y-%m-%d %H:%M} UTC · profile {profile.name}{custom} · size sweep on the {sweep} · "
            f"commit {commit()}", "",
            f"- command: `{command.strip()}`; rules {args.rules}; list `{STANDARD_LIST}`",
@@ -526,6 +537,8 @@ def argv_of(args: argparse.Namespace) -> list[str]:
         flags.append(f"--trf {args.trf}")
     if args.repeat is not None:
         flags.append(f"--repeat {args.repeat}")
+    if args.seed != SEED:
+        flags.append(f"--seed {args.seed}")
     return flags
 
 

@@ -35,6 +35,34 @@ def test_tiny_benchmark_run_completes(tmp_path: Path, archive: str) -> None:
     assert not results.exists()
 
 
+def test_another_seed_draws_an_archive_of_its_own(tmp_path: Path) -> None:
+    """``--seed N`` draws other events of the same kind, under a name of their own beside the default seed's, and
+    says so; an archive is reused only when its meta.json says it is the one asked for (an archive of another
+    seed under the same name is made again, never measured as if it were this one)."""
+    work = tmp_path / "work"
+    common = [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--sizes", "12", "--no-shapes",
+              "--no-peers", "--stages", "dense", "--repeat", "1", "--workdir", str(work), "--no-write"]
+    seeded = subprocess.run([*common, "--seed", "5"], capture_output=True, text=True, check=False)
+    assert seeded.returncode == 0, seeded.stderr
+    meta = json.loads((work / "mix-12-seed5" / "meta.json").read_text())
+    assert (meta["seed"], meta["events"], meta["profile"]) == (5, 12, "mix")
+    assert "--seed 5" in seeded.stdout and "seed 5; " in seeded.stdout
+    assert not (work / "mix-12").exists()
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from archives import make_mix_archive
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    stale = work / "mix-12"
+    (work / "mix-12-seed5").rename(stale)   # a seed-5 archive where the default seed's belongs
+    again = make_mix_archive(stale, events=12, seed=8)
+    assert again.meta()["seed"] == 8 and again.meta()["game_rows"] != meta["game_rows"]
+    assert make_mix_archive(stale, events=12, seed=8).meta() == again.meta()   # (reused as it is)
+    bad = subprocess.run([*common, "--seed", "-1"], capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "--seed must be at least 0" in bad.stderr
+
+
 def test_a_run_on_an_archive_of_ones_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``run.py --trf DIR`` times the stages on the TRF files under DIR, read where they are (never written to),
     counted as tbstats reads them (bad files rejected, other files skipped), and samples them for the side-by-side
