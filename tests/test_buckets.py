@@ -135,6 +135,9 @@ def test_row_sum_and_cells_match_numpy() -> None:
 
 def test_players_out_of_order_keep_their_rows() -> None:
     """A players table not sorted by (tournament, start number) gives the same table as a sorted one."""
+    from unittest import mock
+
+    from tbstats.engine import compute as engine
     from tbstats.engine.compute import compute
     from tbstats.simulation import SimulationConfig, simulate
 
@@ -143,9 +146,13 @@ def test_players_out_of_order_keep_their_rows() -> None:
                      batch.games.sample(fraction=1.0, shuffle=True, seed=2))
     specs = "BH/C1,SB,FB,AOB,TPR,DE"
     assert compute(shuffled, specs).equals(compute(batch, specs))
-    # runs of whole tournaments on two threads: sliced when the tables are sorted, filtered when not
-    assert compute(shuffled, specs, workers=2).equals(compute(batch, specs))
-    assert compute(batch, specs, workers=3).equals(compute(batch, specs))
+    # runs of whole tournaments on two threads: sliced when the tables are sorted, filtered when not (a batch
+    # this small is split only when told that its rows pay for the threads)
+    with mock.patch.object(engine, "THREAD_ROWS", 1):
+        assert len(engine.chunks(shuffled, 2)) == 2 and len(engine.chunks(batch, 3)) == 3
+        assert compute(shuffled, specs, workers=2).equals(compute(batch, specs))
+        assert compute(batch, specs, workers=3).equals(compute(batch, specs))
+    assert engine.chunks(batch, 3) == [batch]   # (at its own size: one run)
     assert compute(shuffled, specs).select("tournament", "start_no").equals(
         pl.DataFrame(batch.players.sort("tournament", "start_no").select("tournament", "start_no")))
 

@@ -35,6 +35,12 @@ from tbstats.model.spec import TieBreakSpec
 #: Runs of 150,000 players on two threads computed the 10k mix 1.25x faster than runs of 90,000 (measured, see
 #: benchmarks/RESULTS.md, 2026-12-02 05:03); one thread is as fast either way.
 CHUNK_PLAYERS = 150_000
+#: game rows each thread's run needs before ``workers`` > 1 splits a batch between threads: below that, the threads'
+#: hand-overs of the GIL cost more than the second core gives. Two threads against one on the first events of the
+#: 10k mix and of the club-wide archive (benchmarks/RESULTS.md, 2026-12-04 23:40): 39k game rows 5.05 against 3.30
+#: ms, 100k 6.81 against 6.38 (club-wide 116k: 8.40 against 6.64), 122k even, 144k 8.41 against 9.06, 204k 11.54
+#: against 12.46, 283k (club-wide) 11.96 against 16.03.
+THREAD_ROWS = 70_000
 
 
 def make_context(batch: Batch, *, force_type: str | None = None, after_round: int | None = None,
@@ -91,11 +97,13 @@ def _flagged_sorted(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def chunks(batch: Batch, workers: int = 1) -> list[Batch]:
-    """The batch as runs of whole tournaments: as many as a multiple of the workers, none of more than about
-    :data:`CHUNK_PLAYERS` players; ``[batch]`` when one run does. Every command's result is the same for any
-    cut of its input into whole tournaments, so a caller maps the runs one after another and combines them."""
-    n_parts = max(workers, -(-batch.players.height // CHUNK_PLAYERS))
-    n_parts = -(-n_parts // workers) * workers   # a multiple of the workers: none waits on a last run alone
+    """The batch as runs of whole tournaments: as many as a multiple of the threads it pays to use (``workers``,
+    fewer when the batch has under :data:`THREAD_ROWS` game rows for each), none of more than about
+    :data:`CHUNK_PLAYERS` players; ``[batch]`` when one run does. Every command's result is the same for any cut
+    of its input into whole tournaments, so a caller maps the runs one after another and combines them."""
+    threads = max(1, min(workers, batch.games.height // THREAD_ROWS))
+    n_parts = max(threads, -(-batch.players.height // CHUNK_PLAYERS))
+    n_parts = -(-n_parts // threads) * threads   # a multiple of the threads: none waits on a last run alone
     if n_parts > 1 and batch.n_tournaments >= 2 * n_parts:
         return split_batch(batch, n_parts)
     return [batch]
@@ -128,8 +136,9 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
     no value: their column holds the rank that points and the list up to and including DE give. With
     ``lots`` (a seed), ties left at the end are broken by a seeded drawing of lots instead of shared.
     ``workers`` > 1 splits the batch into (at least) that many runs of whole tournaments computed on threads
-    (numpy and polars release the GIL); batches of more than :data:`CHUNK_PLAYERS` players are computed in
-    runs of at most about that many. The table is the same.
+    (numpy and polars release the GIL), or fewer where the batch is too small for them to pay (:func:`chunks`);
+    batches of more than :data:`CHUNK_PLAYERS` players are computed in runs of at most about that many. The
+    table is the same.
     """
     if isinstance(specs, str) and specs.strip().lower() == FROM_FILE:
         return _compute_from_file(batch, rules=rules, force_type=force_type, after_round=after_round,
