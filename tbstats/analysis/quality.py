@@ -256,12 +256,12 @@ def evaluate(sim: Simulation, configs: Sequence[Config], *, ctx: Context | None 
     tournaments are measured in runs of about :data:`MEASURED_AT_ONCE` (whole tournaments, combined exactly);
     ``progress`` (a bar over the tournaments) moves run by run.
     """
-    from tbstats.engine.compute import chunks
+    from tbstats.engine.compute import runs
 
     if ctx is not None:
         return table(measure(sim.batch, truth_strength(sim), configs, lots_seed=sim.config.seed, ctx=ctx))
     parts = []
-    for run in chunks(sim.batch, -(-sim.batch.n_tournaments // MEASURED_AT_ONCE)):
+    for run in runs(sim.batch, -(-sim.batch.n_tournaments // MEASURED_AT_ONCE)):
         strength = run.players.select("tournament", "start_no").sort("tournament", "start_no").join(
             sim.truth, on=["tournament", "start_no"], how="left", maintain_order="left")["strength"]
         parts.append(measure(run, strength.to_numpy().astype(np.float64), configs, lots_seed=sim.config.seed))

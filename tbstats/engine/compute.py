@@ -96,17 +96,21 @@ def _flagged_sorted(df: pl.DataFrame) -> pl.DataFrame:
     return out
 
 
-def chunks(batch: Batch, workers: int = 1) -> list[Batch]:
-    """The batch as runs of whole tournaments: as many as a multiple of the threads it pays to use (``workers``,
-    fewer when the batch has under :data:`THREAD_ROWS` game rows for each), none of more than about
+def runs(batch: Batch, parts: int = 1) -> list[Batch]:
+    """The batch as runs of whole tournaments: as many as a multiple of ``parts``, none of more than about
     :data:`CHUNK_PLAYERS` players; ``[batch]`` when one run does. Every command's result is the same for any cut
     of its input into whole tournaments, so a caller maps the runs one after another and combines them."""
-    threads = max(1, min(workers, batch.games.height // THREAD_ROWS))
-    n_parts = max(threads, -(-batch.players.height // CHUNK_PLAYERS))
-    n_parts = -(-n_parts // threads) * threads   # a multiple of the threads: none waits on a last run alone
+    n_parts = max(parts, -(-batch.players.height // CHUNK_PLAYERS))
+    n_parts = -(-n_parts // parts) * parts   # a multiple of the parts (threads: none waits on a last run alone)
     if n_parts > 1 and batch.n_tournaments >= 2 * n_parts:
         return split_batch(batch, n_parts)
     return [batch]
+
+
+def chunks(batch: Batch, workers: int = 1) -> list[Batch]:
+    """:func:`runs` of the batch for ``workers`` threads, or as many as pay: fewer where the batch has under
+    :data:`THREAD_ROWS` game rows for each."""
+    return runs(batch, max(1, min(workers, batch.games.height // THREAD_ROWS)))
 
 
 def as_specs(specs: str | Sequence[str | TieBreakSpec]) -> list[TieBreakSpec]:
