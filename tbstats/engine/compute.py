@@ -30,16 +30,16 @@ from tbstats.model.dense import build_buckets, players_in_order, tournaments_by_
 from tbstats.model.rules import auto_editions, check_edition
 from tbstats.model.spec import TieBreakSpec
 
-#: players per run of tournaments that the engine computes at once (:func:`chunks`: larger batches are split,
+#: players per run of tournaments that the engine computes at once (:func:`runs`: larger batches are split,
 #: so that its players x rounds arrays, about 80 bytes a game row, are bounded by the run, not by the batch).
 #: Runs of 150,000 players on two threads computed the 10k mix 1.25x faster than runs of 90,000 (measured, see
 #: benchmarks/RESULTS.md, 2026-12-02 05:03); one thread is as fast either way.
 CHUNK_PLAYERS = 150_000
 #: game rows each thread's run needs before ``workers`` > 1 splits a batch between threads: below that, the threads'
-#: hand-overs of the GIL cost more than the second core gives. Two threads against one on the first events of the
-#: 10k mix and of the club-wide archive (benchmarks/RESULTS.md, 2026-12-04 23:40): 39k game rows 5.05 against 3.30
-#: ms, 100k 6.81 against 6.38 (club-wide 116k: 8.40 against 6.64), 122k even, 144k 8.41 against 9.06, 204k 11.54
-#: against 12.46, 283k (club-wide) 11.96 against 16.03.
+#: hand-overs of the GIL cost more than the second core gives. Two threads against one, fastest of 15 calls, on the
+#: first events of the 10k mix and of the club-wide archive (benchmarks/RESULTS.md, the session entry of 2026-12-04
+#: 23:17): 39k game rows 5.05 against 3.30 ms, 101k 6.81 against 6.38 (club-wide 116k: 8.40 against 6.64), 122k
+#: even, 144k 8.41 against 9.06, 204k 11.54 against 12.46, club-wide 283k 11.96 against 16.03.
 THREAD_ROWS = 70_000
 
 
