@@ -197,7 +197,7 @@ def partial(batch: Batch, configs: Sequence[Config], *, top: int = 10, ctx: Cont
 
 def merge(parts: Sequence[Partial]) -> Partial:
     """One partial from the partials of consecutive runs of tournaments of a batch
-    (:func:`tbstats.engine.compute.chunks`), as :func:`partial` of the whole batch would give it to :func:`combine`."""
+    (:func:`tbstats.engine.compute.runs`), as :func:`partial` of the whole batch would give it to :func:`combine`."""
     if len(parts) == 1:
         return parts[0]
     configs, limit = parts[0].configs, parts[0].limit
