@@ -168,11 +168,29 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
 CHECKER_EDITIONS = {"2024-08-01": "fide-2024", "2026-03-01": "fide-2026"}
 
 
-def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int]]:
+def without_strengths(raw: bytes) -> bytes:
+    r"""A TRF file as FIDE's checker reads its teams: each ``310`` record's strength (columns 48-53) left blank.
+    The checker does not read it (its TRF reader skips the field), so a team has no rating there and its team ARO
+    is 0, its TPR the performance difference alone; tbstats takes the team's rating from it (rules.md 9.2).
+
+    >>> line = b"310   1 Oaks".ljust(47) + b"  2200   5.0   7.5"
+    >>> out = without_strengths(line + b"\n001    1 x\n")
+    >>> out[47:53], out[53:]
+    (b'      ', b'   5.0   7.5\n001    1 x\n')
+    """
+    codec = encoding(raw)
+    lines = raw.decode(codec).splitlines(keepends=True)
+    out = [f"{line[:47]}{' ' * len(line[47:53])}{line[53:]}" if line.startswith("310") else line for line in lines]
+    return "".join(out).encode("utf-8" if codec == "utf-8-sig" else codec)
+
+
+def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int, int]]:
     """How many of TieBreakServer's (file, competitor, rank, edition) rows tbstats agrees with, of how many: in
     the individual events (players by start number, ``compute``) and in the team events, where the checker ranks
     the teams (by team number: ``compute_teams``); each file under the edition the checker took for it (by the
-    event's date: real archives hold events from before 2026), else ``rules``."""
+    event's date: real archives hold events from before 2026), else ``rules``. For the teams also how many agree
+    when the files are read as the checker reads them (:func:`without_strengths`): where ARO or TPR decide
+    between two teams, the checker, which has no team ratings, can rank them otherwise."""
     import polars as pl
 
     from tbstats.engine.compute import compute
@@ -180,15 +198,20 @@ def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[in
     from tbstats.io.trf import read_trf
 
     files = Archive(root).trf_files()
-    batch = read_trf([(str(p), p.read_bytes()) for p in files]).batch
+    raws = [(str(p), p.read_bytes()) for p in files]
+    batch = read_trf(raws).batch
     teams = set(batch.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
-    out = []
-    for team in (False, True):
+    as_checker = read_trf([(s, without_strengths(r)) for s, r in raws if s in teams]).batch
+
+    def agree(compared: list[tuple[str, int, int, str]], team: bool, read: Any) -> int:
         mine: dict[str, dict[tuple[str, int], int]] = {}
-        compared = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks if (s in teams) == team]
         for edition in {e for *_, e in compared}:
-            table = (compute_teams(batch, STANDARD_LIST, rules=edition).select("source", "team", "rank") if team
-                     else compute(batch, STANDARD_LIST, rules=edition).select("source", "start_no", "rank"))
+            table = (compute_teams(read, STANDARD_LIST, rules=edition).select("source", "team", "rank") if team
+                     else compute(read, STANDARD_LIST, rules=edition).select("source", "start_no", "rank"))
             mine[edition] = {(s, n): r for s, n, r in table.iter_rows()}
-        out.append((sum(mine[e].get((s, n)) == r for s, n, r, e in compared), len(compared)))
-    return out[0], out[1]
+        return sum(mine[e].get((s, n)) == r for s, n, r, e in compared)
+
+    players = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks if s not in teams]
+    team_rows = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks if s in teams]
+    return ((agree(players, False, batch), len(players)),
+            (agree(team_rows, True, batch), len(team_rows), agree(team_rows, True, as_checker)))

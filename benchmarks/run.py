@@ -338,11 +338,14 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         return (f"{_sec(r['seconds'])} | {_rate(r['rows'], r['seconds'])} | {r['rows'] / r['seconds'] / tbs_rate:,.1f}x"
                 f" | {r['cpu']:.2f} | {_rate(r['rows'], r['cpu'])} | "
                 + (f"{r['rows'] / r['cpu'] / tbs_cpu_rate:,.1f}x" if r["cpu"] > 0 else "-"))
-    (equal, total), (team_equal, team_total) = peers.same_ranks(sample.root, tbs["ranks"], rules)
+    (equal, total), (team_equal, team_total, as_checker) = peers.same_ranks(sample.root, tbs["ranks"], rules)
+    strengths = "" if as_checker == team_equal else (
+        f" ({as_checker:,}/{team_total:,} with the 310 team strengths left out, as the checker reads the files: it has"
+        " no team ratings, so its team ARO is 0 and its TPR the performance difference alone)")
     lines.append(f"| TieBreakServer {tbs['version']} (one process, {tbs['events']} files) | {tbs['events']:,} | "
                  f"{tbs['rows']:,} | {versus(tbs)} | {tbs['nonzero']} files with a non-zero status; "
                  f"ranks equal to tbstats: {equal:,}/{total:,} players of individual events, "
-                 f"{team_equal:,}/{team_total:,} teams of team events |")
+                 f"{team_equal:,}/{team_total:,} teams of team events{strengths} |")
     if "error" not in mine:
         lines.append(f"| tbstats compute from TRF (CLI, same files) | {tbs['events']:,} | {mine['rows']:,} | "
                      f"{versus(mine)} | whole process, interpreter start included |")
