@@ -168,19 +168,25 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
 CHECKER_EDITIONS = {"2024-08-01": "fide-2024", "2026-03-01": "fide-2026"}
 
 
-def without_strengths(raw: bytes) -> bytes:
-    r"""A TRF file as FIDE's checker reads its teams: each ``310`` record's strength (columns 48-53) left blank.
-    The checker does not read it (its TRF reader skips the field), so a team has no rating there and its team ARO
-    is 0, its TPR the performance difference alone; tbstats takes the team's rating from it (rules.md 9.2).
+def alike_strengths(raw: bytes, strength: int = 2000) -> bytes:
+    r"""A TRF file as FIDE's checker rates its teams: every ``310`` record's strength (columns 48-53) set to one
+    value. The checker does not read that field (its TRF reader skips it) and rates every team 0, so its team ARO
+    is 0 and its TPR, PTP, APRO and APPO the performance alone; tbstats takes each team's rating from the field
+    (rules.md 9.2). One rating for every team shifts each of those values by the same amount, so it ranks the
+    teams as the checker does.
 
     >>> line = b"310   1 Oaks".ljust(47) + b"  2200   5.0   7.5"
-    >>> out = without_strengths(line + b"\n001    1 x\n")
-    >>> out[47:53], out[53:]
-    (b'      ', b'   5.0   7.5\n001    1 x\n')
+    >>> out = alike_strengths(line + b"\r\n001    1 x\r\n310   2 Yews\r\n")
+    >>> out[47:53], out[53:].splitlines()
+    (b'  2000', [b'   5.0   7.5', b'001    1 x', b'310   2 Yews                                     2000'])
     """
     codec = encoding(raw)
-    lines = raw.decode(codec).splitlines(keepends=True)
-    out = [f"{line[:47]}{' ' * len(line[47:53])}{line[53:]}" if line.startswith("310") else line for line in lines]
+    out = []
+    for line in raw.decode(codec).splitlines(keepends=True):
+        if line.startswith("310"):
+            body = line.rstrip("\r\n")
+            line = f"{body[:47]:<47}{strength:>6}{body[53:]}{line[len(body):]}"
+        out.append(line)
     return "".join(out).encode("utf-8" if codec == "utf-8-sig" else codec)
 
 
@@ -189,8 +195,8 @@ def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[in
     the individual events (players by start number, ``compute``) and in the team events, where the checker ranks
     the teams (by team number: ``compute_teams``); each file under the edition the checker took for it (by the
     event's date: real archives hold events from before 2026), else ``rules``. For the teams also how many agree
-    when the files are read as the checker reads them (:func:`without_strengths`): where ARO or TPR decide
-    between two teams, the checker, which has no team ratings, can rank them otherwise."""
+    when every team is rated alike, as the checker rates them (:func:`alike_strengths`): where a tie-break on
+    ratings (ARO, TPR, ...) decides between two teams, the checker can rank them otherwise."""
     import polars as pl
 
     from tbstats.engine.compute import compute
@@ -201,7 +207,7 @@ def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[in
     raws = [(str(p), p.read_bytes()) for p in files]
     batch = read_trf(raws).batch
     teams = set(batch.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
-    as_checker = read_trf([(s, without_strengths(r)) for s, r in raws if s in teams]).batch
+    as_checker = read_trf([(s, alike_strengths(r)) for s, r in raws if s in teams]).batch
 
     def agree(compared: list[tuple[str, int, int, str]], team: bool, read: Any) -> int:
         mine: dict[str, dict[tuple[str, int], int]] = {}

@@ -340,8 +340,8 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
                 + (f"{r['rows'] / r['cpu'] / tbs_cpu_rate:,.1f}x" if r["cpu"] > 0 else "-"))
     (equal, total), (team_equal, team_total, as_checker) = peers.same_ranks(sample.root, tbs["ranks"], rules)
     strengths = "" if as_checker == team_equal else (
-        f" ({as_checker:,}/{team_total:,} with the 310 team strengths left out, as the checker reads the files: it has"
-        " no team ratings, so its team ARO is 0 and its TPR the performance difference alone)")
+        f" ({as_checker:,}/{team_total:,} with every team rated alike, as the checker rates them: it does not read the"
+        " 310 strength, so its team ARO is 0 and its TPR the performance difference alone)")
     lines.append(f"| TieBreakServer {tbs['version']} (one process, {tbs['events']} files) | {tbs['events']:,} | "
                  f"{tbs['rows']:,} | {versus(tbs)} | {tbs['nonzero']} files with a non-zero status; "
                  f"ranks equal to tbstats: {equal:,}/{total:,} players of individual events, "

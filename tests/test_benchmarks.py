@@ -117,9 +117,10 @@ def test_two_versions_side_by_side(tmp_path: Path) -> None:
     assert bad.returncode != 0 and "no-such-revision" in bad.stderr
 
 
-def test_team_ranks_are_also_counted_as_the_checker_reads_the_files(tmp_path: Path) -> None:
-    """FIDE's checker does not read a 310 record's strength (columns 48-53): ``peers.without_strengths`` blanks
-    that field alone, in the file's own encoding, and ``peers.same_ranks`` counts the team ranks both ways."""
+def test_team_ranks_are_also_counted_as_the_checker_rates_the_teams(tmp_path: Path) -> None:
+    """FIDE's checker does not read a 310 record's strength (columns 48-53) and rates every team alike:
+    ``peers.alike_strengths`` sets that field alone to one value, in the file's own encoding, and
+    ``peers.same_ranks`` counts the team ranks both ways."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import peers
@@ -129,19 +130,22 @@ def test_team_ranks_are_also_counted_as_the_checker_reads_the_files(tmp_path: Pa
     from tbstats.io.trf import read_trf
 
     raw = (ROOT / "data" / "teams" / "team_swiss.trf").read_bytes().replace(b"Oaks   ", "Öaks   ".encode("cp1252"))
-    out = peers.without_strengths(raw)
+    out = peers.alike_strengths(raw)
     before, after = raw.decode("cp1252").splitlines(), out.decode("cp1252").splitlines()
     assert len(before) == len(after)
+    strengths = set()
     for old, new in zip(before, after, strict=True):
         if old.startswith("310"):
-            assert old[47:53].strip() and not new[47:53].strip()
-            assert (new[:47], new[53:]) == (old[:47], old[53:])
+            strengths.add(old[47:53])
+            assert new[47:53] == "  2000" and (new[:47], new[53:]) == (old[:47], old[53:])
         else:
             assert new == old
+    assert len(strengths) == 5   # (each team had its own)
     (tmp_path / "trf").mkdir()
     path = tmp_path / "trf" / "team_swiss.trf"
     path.write_bytes(raw)
     as_checker = compute_teams(read_trf([(str(path), out)]).batch, peers.STANDARD_LIST, rules="fide-2026")
+    assert as_checker["ARO"].n_unique() == 1   # (every opponent rated alike)
     ranks = [(str(path), team, rank, "2026-03-01") for team, rank in as_checker.select("team", "rank").iter_rows()]
     players, teams = peers.same_ranks(tmp_path, ranks, "fide-2026")
     assert players == (0, 0) and teams[1:] == (5, 5)
