@@ -473,14 +473,13 @@ def _rep(t: RefTournament, p: int, edition: str) -> Fraction:
 
     Round robins (rules.md §4.6): under fide-2024 (and legacy, which counts unplayed RR games as played)
     a forfeit loss is a regular game, so it counts as elected; under fide-2026 it stays unplayed.  The free
-    round of an odd round robin is not a requested bye and does not reduce REP (reading, see the report).
+    round of an odd round robin, written blank (or ``Z``), is a zero-point bye (rules.md §2.2) and reduces REP,
+    as in a Swiss event.
     """
     count = 0
     for rd in _rounds(t, p):
         if rd.opp is None:
-            if t.round_robin:
-                count += 1  # RR free round: the player was available
-            elif rd.code in "UF":
+            if rd.code in "UF":
                 count += 1
         elif rd.code == "-":
             if t.round_robin and edition in ("fide-2024", "fide-legacy"):

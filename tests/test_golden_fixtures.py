@@ -94,3 +94,15 @@ def test_every_fixture_has_expected_values() -> None:
     assert trfs == expected
     assert len(_cases()) > 300
     assert np.all([Path(FIXTURES / f"{n}.trf").is_file() for n in expected])
+
+
+@pytest.mark.parametrize("edition", ["fide-2026", "fide-2024", "fide-legacy"])
+def test_the_free_round_of_an_odd_round_robin_reduces_rep(edition: str) -> None:
+    """rules.md 2.2: a round without opponent written blank is a zero-point bye; 5.2: REP (C.07 7.6) is the rounds
+    less the half-point byes, zero-point byes and forfeit losses. ``seed_rr5`` is a round robin of 5 players, each
+    with one free round written ``0000 -`` and a blank result, and no other unplayed round: REP is 5 - 1 for every
+    player, in every FIDE edition (FIDE's checker counts it so too)."""
+    from tbstats.engine.compute import compute
+
+    table = compute(load_trf(FIXTURES / "seed_rr5.trf"), "REP", rules=edition)
+    assert table["REP"].to_list() == [4, 4, 4, 4, 4]

@@ -67,18 +67,18 @@ def progressive(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 def rounds_elected(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """REP: rounds less half-point byes, zero-point byes and forfeit losses (C.07 7.6, 15.2).
 
-    In round robins a round without opponent is the free round of an odd field, not a requested bye, and
-    does not count against the player; a forfeit loss there is a regular game under editions whose
-    pre-determined rules keep forfeits as games for type B (2024, legacy), an unplayed round otherwise.
+    A round without opponent written blank or ``Z`` is a zero-point bye (rules.md 2.2), in a round robin too,
+    where it is the free round of an odd field: it reduces REP, as FIDE's checker counts it. A forfeit loss in
+    a round robin is a regular game under editions whose pre-determined rules keep forfeits as games for type B
+    (2024, legacy), an unplayed round otherwise (rules.md 4.6).
     """
     d = ctx.dense
     rules = get_ruleset(edition)
-    unavailable = d.is_type(("half_bye", "zero_bye", "absent", "forfeit_loss", "double_forfeit"))
+    byes = d.is_type(("half_bye", "zero_bye", "absent"))
     forfeit_lost = d.is_type(("forfeit_loss", "double_forfeit"))
-    forfeit_is_game = rules.predetermined and not rules.rr_forfeit_loss_unplayed
-    rr_elected = d.counted & ~(forfeit_lost & (not forfeit_is_game))
-    round_robin = d.per_player(d.round_robin)[:, None]
-    return _count(ctx, np.where(round_robin, rr_elected, d.counted & ~unavailable))
+    if rules.predetermined and not rules.rr_forfeit_loss_unplayed:   # round robins' forfeit losses are games
+        forfeit_lost &= ~d.per_player(d.round_robin)[:, None]
+    return _count(ctx, d.counted & ~byes & ~forfeit_lost)
 
 
 def standard_points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
