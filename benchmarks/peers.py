@@ -125,32 +125,44 @@ def rounds_after(files: list[Path]) -> dict[str, int]:
     return dict(zip(part["source"].to_list(), part["rounds_played"].to_list(), strict=True))
 
 
-def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
-    """TieBreakServer's checker over every TRF file of ``root``, in this one process."""
+def load_checker() -> Any:
+    """TieBreakServer's ``tiebreakchecker`` module, from the checkout the environment names (else exit, saying so)."""
     where = tiebreakserver_dir()
     if where is None:
         raise SystemExit(f"{ENV_TBS} does not name a TieBreakServer checkout (with tiebreakchecker.py)")
-    sys.path.insert(0, str(where))
+    if str(where) not in sys.path:
+        sys.path.insert(0, str(where))
+    return importlib.import_module("tiebreakchecker")
+
+
+def run_checker(checker: Any, path: Path, codec: str, tiebreaks: str, rounds: int | None, out: Path) -> int:
+    """The checker's command line on one TRF file, its JSON written to ``out``; its status. It ranks by the list it
+    is given, so points come first (``-t PTS LIST``); ``-b``: the encoding tbstats' reader finds (the checker reads
+    Latin-1 unless told, and then finds the lines of names beyond ASCII misaligned in UTF-8 files, or fails on bytes
+    it cannot decode); ``-n``: the rounds played of an event part-way through (:func:`rounds_after`)."""
+    saved = sys.argv
+    sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out), "-b", codec,
+                *(["-n", str(rounds)] if rounds is not None else []), "-t", "PTS", *tiebreaks.split(",")]
+    try:
+        return int(checker.tiebreakchecker().common_main())
+    finally:
+        sys.argv = saved
+
+
+def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
+    """TieBreakServer's checker over every TRF file of ``root``, in this one process."""
     t0 = time.perf_counter()
-    checker = importlib.import_module("tiebreakchecker")
+    checker = load_checker()
     import_s = time.perf_counter() - t0
     files = Archive(root).trf_files()
     encodings = [encoding(p.read_bytes()) for p in files]   # (not timed)
     after = rounds_after(files)
     nonzero = 0
-    saved = sys.argv
     out = Path(tempfile.mkdtemp(prefix="tbs-out-"))
     t0, c0 = time.perf_counter(), _cpu()
-    try:
-        for i, path in enumerate(files):
-            # (the checker reads TRF as Latin-1 unless told, and then finds the lines of names beyond ASCII
-            # misaligned in UTF-8 files, or fails on bytes it cannot decode; tbstats finds the encoding itself)
-            sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out / f"{i}.json"), "-b",
-                        encodings[i], *(["-n", str(after[str(path)])] if str(path) in after else []),
-                        "-t", "PTS", *STANDARD_LIST.split(",")]
-            nonzero += checker.tiebreakchecker().common_main() != 0
-    finally:
-        sys.argv = saved
+    for i, path in enumerate(files):
+        nonzero += run_checker(checker, path, encodings[i], STANDARD_LIST, after.get(str(path)),
+                               out / f"{i}.json") != 0
     seconds, cpu = time.perf_counter() - t0, _cpu() - c0
     ranks = []
     for i, path in enumerate(files):

@@ -149,3 +149,31 @@ def test_team_ranks_are_also_counted_as_the_checker_rates_the_teams(tmp_path: Pa
     ranks = [(str(path), team, rank, "2026-03-01") for team, rank in as_checker.select("team", "rank").iter_rows()]
     players, teams = peers.same_ranks(tmp_path, ranks, "fide-2026")
     assert players == (0, 0) and teams[1:] == (5, 5)
+
+
+def test_conformance_needs_the_checker_and_counts_what_it_compares(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """benchmarks/conformance.py: without FIDE's checker it says so and stops; its table counts ranks and values
+    as compared (the comparison itself needs the checker, which is not part of the test run)."""
+    monkeypatch.delenv("TBSTATS_TIEBREAKSERVER", raising=False)
+    (tmp_path / "a.trf").write_bytes((ROOT / "data" / "examples" / "e2_cut_exception.trf").read_bytes())
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "conformance.py"), str(tmp_path)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode != 0 and "TBSTATS_TIEBREAKSERVER does not name a TieBreakServer checkout" in done.stderr
+    bad = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "conformance.py"), str(tmp_path / "none")],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "is not a directory" in bad.stderr
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import conformance
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert conformance._same(2.5, "2.5") and conformance._same(7, 7) and conformance._same(None, 0)
+    assert not conformance._same(2.5, "2.0") and not conformance._same(None, "1.5")
+    # values of the list where tbstats holds a value: DE holds a rank; a team's ARO is a rating (its 310 strength)
+    assert conformance._value_columns("BH/C1,DE,ARO,WIN", team=False) == ["BH/C1", "ARO", "WIN"]
+    assert conformance._value_columns("EDE,BH:MP,ARO,TBR", team=True) == ["BH:MP"]
+    tally = conformance.Tally(events=3, no_ranks=1, competitors=10, equal=9, teams=4, teams_equal=3, teams_alike=4,
+                              values={"BH": [10, 10]}, shown=["x.trf player 2: rank 3, the checker's 2"])
+    text = conformance.table({"BH,DE": tally})
+    assert "| `BH,DE` | 2 | 1 | 0 | 9/10 | 3/4 (4) | BH 10/10 |" in text and "- x.trf player 2" in text
