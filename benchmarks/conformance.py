@@ -57,16 +57,10 @@ def _same(mine: Any, theirs: Any) -> bool:
         return False
 
 
-def _column_names(tiebreaks: str, team: bool) -> list[str]:
-    """The columns tbstats names for a list's tie-breaks, in its order."""
-    from tbstats.engine.teams.tiebreaks import parse_team_specs
-    from tbstats.engine.tiebreaks import parse_specs
-
-    return [str(spec) for spec in (parse_team_specs if team else parse_specs)(tiebreaks)]
-
-
-def _value_columns(tiebreaks: str, team: bool) -> list[str]:
-    """The tie-breaks of a list whose tbstats column holds a value comparable with the checker's."""
+def _compared(tiebreaks: str, team: bool) -> list[bool]:
+    """Per tie-break of a list, in order, whether its tbstats column holds a value comparable with the checker's
+    (not a rank, as DE, EDE and the board tie-breaks hold; for teams, not a rating: it comes from the 310
+    strengths, which the checker does not read)."""
     from tbstats.engine.teams.tiebreaks import get_team_tiebreak, parse_team_specs
     from tbstats.engine.tiebreaks import TIEBREAKS, get_tiebreak, parse_specs
 
@@ -74,8 +68,7 @@ def _value_columns(tiebreaks: str, team: bool) -> list[str]:
     for spec in (parse_team_specs if team else parse_specs)(tiebreaks):
         kind = (get_team_tiebreak if team else get_tiebreak)(spec.name).kind
         rating = team and spec.name in TIEBREAKS and TIEBREAKS[spec.name].rating_based
-        if kind == "value" and not rating:
-            out.append(str(spec))
+        out.append(kind == "value" and not rating)
     return out
 
 
@@ -118,8 +111,8 @@ def compare(files: list[Path], lists: list[str], rules: str = "fide-2026") -> di
                     tally.not_read += 1
                     continue
                 rows = [{r[key]: r for r in table.iter_rows(named=True)} for table in tables]
-                names = _column_names(lst, team)   # (as tbstats names them: ``KS/L+1`` is its ``KS/L1``)
-                columns = _value_columns(lst, team)
+                compared = _compared(lst, team)
+                names = tables[0].columns[-len(compared):]   # (tbstats' names: ``KS/L+1`` is its ``KS/L1``)
                 for cid, c in theirs.items():
                     mine = rows[0].get(cid, {})
                     same = mine.get("rank") == c["rank"]
@@ -134,8 +127,8 @@ def compare(files: list[Path], lists: list[str], rules: str = "fide-2026") -> di
                     if not same and len(tally.shown) < SHOWN:
                         tally.shown.append(f"{path} {'team' if team else 'player'} {cid}: rank {mine.get('rank')}, "
                                            f"the checker's {c['rank']} ({edition})")
-                    for name, value in zip(names, c.get("tiebreakScore", [])[1:], strict=False):
-                        if name in columns:
+                    for name, use, value in zip(names, compared, c.get("tiebreakScore", [])[1:], strict=False):
+                        if use:
                             count = tally.values.setdefault(name, [0, 0])
                             ok = _same(mine.get(name), value)
                             count[0] += ok

@@ -171,8 +171,8 @@ def test_conformance_needs_the_checker_and_counts_what_it_compares(tmp_path: Pat
     assert conformance._same(2.5, "2.5") and conformance._same(7, 7) and conformance._same(None, 0)
     assert not conformance._same(2.5, "2.0") and not conformance._same(None, "1.5")
     # values of the list where tbstats holds a value: DE holds a rank; a team's ARO is a rating (its 310 strength)
-    assert conformance._value_columns("BH/C1,DE,ARO,WIN", team=False) == ["BH/C1", "ARO", "WIN"]
-    assert conformance._value_columns("EDE,BH:MP,ARO,TBR", team=True) == ["BH:MP"]
+    assert conformance._compared("BH/C1,DE,ARO,WIN", team=False) == [True, False, True, True]
+    assert conformance._compared("EDE,BH:MP,ARO,TBR,MPvGP", team=True) == [False, True, False, False, True]
     tally = conformance.Tally(events=3, no_ranks=1, competitors=10, equal=9, teams=4, teams_equal=3, teams_alike=4,
                               values={"BH": [10, 10]}, shown=["x.trf player 2: rank 3, the checker's 2"])
     text = conformance.table({"BH,DE": tally})
