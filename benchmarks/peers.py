@@ -139,12 +139,18 @@ def run_checker(checker: Any, path: Path, codec: str, tiebreaks: str, rounds: in
     """The checker's command line on one TRF file, its JSON written to ``out``; its status. It ranks by the list it
     is given, so points come first (``-t PTS LIST``); ``-b``: the encoding tbstats' reader finds (the checker reads
     Latin-1 unless told, and then finds the lines of names beyond ASCII misaligned in UTF-8 files, or fails on bytes
-    it cannot decode); ``-n``: the rounds played of an event part-way through (:func:`rounds_after`)."""
+    it cannot decode); ``-n``: the rounds played of an event part-way through (:func:`rounds_after`). A file the
+    checker fails on (an exception, where its command line would print a traceback) gives status -1 and no
+    output, as a file it rejects gives its non-zero status: the run goes on."""
     saved = sys.argv
     sys.argv = ["tiebreakchecker.py", "-i", str(path), "-o", str(out), "-b", codec,
                 *(["-n", str(rounds)] if rounds is not None else []), "-t", "PTS", *tiebreaks.split(",")]
+    out.unlink(missing_ok=True)
     try:
         return int(checker.tiebreakchecker().common_main())
+    except Exception:   # (its own failure on one file, not this harness's)
+        out.unlink(missing_ok=True)
+        return -1
     finally:
         sys.argv = saved
 
@@ -166,7 +172,8 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
     seconds, cpu = time.perf_counter() - t0, _cpu() - c0
     ranks = []
     for i, path in enumerate(files):
-        result = json.loads((out / f"{i}.json").read_text()).get("tiebreakResult", {})
+        written = out / f"{i}.json"   # (none where the checker failed on the file)
+        result = json.loads(written.read_text()).get("tiebreakResult", {}) if written.is_file() else {}
         ranks += [(str(path), c["cid"], c["rank"], result.get("rules")) for c in result.get("competitors", [])]
     shutil.rmtree(out, ignore_errors=True)
     version = importlib.import_module("version").version().get("version", "?")

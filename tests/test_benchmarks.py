@@ -177,3 +177,35 @@ def test_conformance_needs_the_checker_and_counts_what_it_compares(tmp_path: Pat
                               values={"BH": [10, 10]}, shown=["x.trf player 2: rank 3, the checker's 2"])
     text = conformance.table({"BH,DE": tally})
     assert "| `BH,DE` | 2 | 1 | 0 | 9/10 | 3/4 (4) | BH 10/10 |" in text and "- x.trf player 2" in text
+
+
+def test_a_checker_failure_on_one_file_is_a_status_not_the_end_of_the_run(tmp_path: Path) -> None:
+    """``peers.run_checker``: the checker's command line is given the file, and an exception it raises on one
+    file (it fails on some real files) comes back as status -1 with no output, so the run goes on."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import peers
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    seen: list[list[str]] = []
+
+    class Checker:
+        def __init__(self, fail: bool) -> None:
+            self.fail = fail
+
+        def tiebreakchecker(self) -> Checker:
+            return self
+
+        def common_main(self) -> int:
+            seen.append(list(sys.argv))
+            if self.fail:
+                raise KeyError("round")
+            Path(sys.argv[sys.argv.index("-o") + 1]).write_text("{}")
+            return 0
+
+    out = tmp_path / "out.json"
+    assert peers.run_checker(Checker(False), tmp_path / "a.trf", "cp1252", "BH,SB", 5, out) == 0 and out.is_file()
+    assert seen[0][1:] == ["-i", str(tmp_path / "a.trf"), "-o", str(out), "-b", "cp1252", "-n", "5",
+                           "-t", "PTS", "BH", "SB"]
+    assert peers.run_checker(Checker(True), tmp_path / "a.trf", "cp1252", "BH", None, out) == -1
+    assert not out.exists() and "-n" not in seen[1]
