@@ -37,7 +37,7 @@ class Tally:
 
     events: int = 0
     no_ranks: int = 0                  # files the checker gave no ranks for
-    not_read: int = 0                  # files tbstats rejects, or cannot rank by this list
+    not_read: int = 0                  # files of several events, or a list tbstats does not take
     competitors: int = 0
     equal: int = 0
     teams: int = 0
@@ -73,10 +73,8 @@ def _compared(tiebreaks: str, team: bool) -> list[bool]:
 
 
 def compare(files: list[Path], lists: list[str], rules: str = "fide-2026") -> dict[str, Tally]:
-    """Each list's :class:`Tally` over ``files`` (see the module's text)."""
-    from tbstats.engine.compute import compute
-    from tbstats.engine.teams.standings import compute_teams
-    from tbstats.errors import TbstatsError
+    """Each list's :class:`Tally` over ``files`` (see the module's text): the checker run on each file of one event
+    once per list, then :func:`add`."""
     from tbstats.io.trf import read_trf
 
     checker = peers.load_checker()
@@ -89,56 +87,72 @@ def compare(files: list[Path], lists: list[str], rules: str = "fide-2026") -> di
             if batch.n_tournaments != 1:
                 continue
             t = batch.tournaments
-            team = t["event_type"][0] == "team"
             played, planned = int(t["rounds_played"][0]), int(t["rounds"][0])
-            alike = read_trf([(str(path), peers.alike_strengths(raw))]).batch if team else None
             for lst, tally in tallies.items():
-                tally.events += 1
                 status = peers.run_checker(checker, path, peers.encoding(raw), lst,
                                            played if played < planned else None, out / "out.json")
                 result = json.loads((out / "out.json").read_text()).get("tiebreakResult", {}) \
                     if status == 0 and (out / "out.json").is_file() else {}
-                theirs = {c["cid"]: c for c in result.get("competitors", [])}
-                if not theirs:
-                    tally.no_ranks += 1
-                    continue
-                edition = peers.CHECKER_EDITIONS.get(result.get("rules"), rules)
-                key = "team" if team else "start_no"
-                try:
-                    tables = [compute_teams(b, lst, rules=edition) for b in (batch, alike)] if team \
-                        else [compute(batch, lst, rules=edition)]
-                except TbstatsError:
-                    tally.not_read += 1
-                    continue
-                rows = [{r[key]: r for r in table.iter_rows(named=True)} for table in tables]
-                compared = _compared(lst, team)
-                names = tables[0].columns[-len(compared):]   # (tbstats' names: ``KS/L+1`` is its ``KS/L1``)
-                for cid, c in theirs.items():
-                    mine = rows[0].get(cid, {})
-                    same = mine.get("rank") == c["rank"]
-                    tally.competitors += 1
-                    tally.equal += same
-                    if team:
-                        tally.teams += 1
-                        tally.teams_equal += same
-                        alike_same = rows[1].get(cid, {}).get("rank") == c["rank"]
-                        tally.teams_alike += alike_same
-                        same = alike_same
-                    if not same and len(tally.shown) < SHOWN:
-                        tally.shown.append(f"{path} {'team' if team else 'player'} {cid}: rank {mine.get('rank')}, "
-                                           f"the checker's {c['rank']} ({edition})")
-                    for name, use, value in zip(names, compared, c.get("tiebreakScore", [])[1:], strict=False):
-                        if use:
-                            count = tally.values.setdefault(name, [0, 0])
-                            ok = _same(mine.get(name), value)
-                            count[0] += ok
-                            count[1] += 1
-                            if not ok and len(tally.shown) < SHOWN:
-                                tally.shown.append(f"{path} {'team' if team else 'player'} {cid}: {name} "
-                                                   f"{mine.get(name)}, the checker's {value} ({edition})")
+                add(tally, path, raw, result, lst, rules, batch)
     finally:
         shutil.rmtree(out, ignore_errors=True)
     return tallies
+
+
+def add(tally: Tally, path: Path, raw: bytes, result: dict[str, Any], tiebreaks: str, rules: str = "fide-2026",
+        batch: Any = None) -> None:
+    """One file's checker output (its ``tiebreakResult``; empty where the checker gave none) for the list
+    ``tiebreaks``, compared with tbstats' ranks and values of the file's event (``batch``, when read already),
+    into ``tally``."""
+    from tbstats.engine.compute import compute
+    from tbstats.engine.teams.standings import compute_teams
+    from tbstats.errors import TbstatsError
+    from tbstats.io.trf import read_trf
+
+    tally.events += 1
+    theirs = {c["cid"]: c for c in result.get("competitors", [])}
+    if not theirs:
+        tally.no_ranks += 1
+        return
+    batch = read_trf([(str(path), raw)]).batch if batch is None else batch
+    if batch.n_tournaments != 1:   # (the checker reads one event a file)
+        tally.not_read += 1
+        return
+    team = batch.tournaments["event_type"][0] == "team"
+    edition = peers.CHECKER_EDITIONS.get(result.get("rules"), rules)
+    key = "team" if team else "start_no"
+    try:
+        tables = [compute_teams(b, tiebreaks, rules=edition) for b in
+                  (batch, read_trf([(str(path), peers.alike_strengths(raw))]).batch)] if team \
+            else [compute(batch, tiebreaks, rules=edition)]
+    except TbstatsError:
+        tally.not_read += 1
+        return
+    rows = [{r[key]: r for r in table.iter_rows(named=True)} for table in tables]
+    compared = _compared(tiebreaks, team)
+    names = tables[0].columns[-len(compared):]   # (tbstats' names: ``KS/L+1`` is its ``KS/L1``)
+    what = "team" if team else "player"
+    for cid, c in theirs.items():
+        mine = rows[0].get(cid, {})
+        same = mine.get("rank") == c["rank"]
+        tally.competitors += 1
+        tally.equal += same
+        if team:
+            tally.teams += 1
+            tally.teams_equal += same
+            same = rows[1].get(cid, {}).get("rank") == c["rank"]
+            tally.teams_alike += same
+        if not same and len(tally.shown) < SHOWN:
+            tally.shown.append(f"{path} {what} {cid}: rank {mine.get('rank')}, the checker's {c['rank']} ({edition})")
+        for name, use, value in zip(names, compared, c.get("tiebreakScore", [])[1:], strict=False):
+            if use:
+                count = tally.values.setdefault(name, [0, 0])
+                ok = _same(mine.get(name), value)
+                count[0] += ok
+                count[1] += 1
+                if not ok and len(tally.shown) < SHOWN:
+                    tally.shown.append(f"{path} {what} {cid}: {name} {mine.get(name)}, the checker's {value} "
+                                       f"({edition})")
 
 
 def table(tallies: dict[str, Tally]) -> str:

@@ -4,8 +4,8 @@ Both run in a fresh process (``run.py --stage reference`` / ``--stage tiebreakse
 a small sample archive and print one JSON line. TieBreakServer is never imported by tbstats: its directory is
 taken from the environment variable ``TBSTATS_TIEBREAKSERVER`` and its checker is called once per file in one
 process, as its own command line would (``tiebreakchecker.py -i FILE -o OUT.json -t PTS LIST``:
-it ranks by the list given, so points come first); its ranks are
-read back after the timer and compared with tbstats'.
+it ranks by the list given, so points come first); its outputs are
+read back after the timer and compared with tbstats', ranks and values (``conformance.add``).
 """
 
 from __future__ import annotations
@@ -170,16 +170,16 @@ def tiebreakserver_stage(root: Path, rules: str) -> dict[str, Any]:
         nonzero += run_checker(checker, path, encodings[i], STANDARD_LIST, after.get(str(path)),
                                out / f"{i}.json") != 0
     seconds, cpu = time.perf_counter() - t0, _cpu() - c0
-    ranks = []
+    results = []   # each file's output, compared with tbstats after the timer (conformance.add)
     for i, path in enumerate(files):
         written = out / f"{i}.json"   # (none where the checker failed on the file)
-        result = json.loads(written.read_text()).get("tiebreakResult", {}) if written.is_file() else {}
-        ranks += [(str(path), c["cid"], c["rank"], result.get("rules")) for c in result.get("competitors", [])]
+        results.append((str(path), json.loads(written.read_text()).get("tiebreakResult", {}) if written.is_file()
+                        else {}))
     shutil.rmtree(out, ignore_errors=True)
     version = importlib.import_module("version").version().get("version", "?")
     return {"stage": "tiebreakserver", "seconds": seconds, "cpu": cpu, "rows": Archive(root).meta()["game_rows"],
             "events": len(files), "nonzero": nonzero, "import_seconds": import_s, "version": version,
-            "ranks": ranks}
+            "results": results}
 
 
 #: The checker's editions (the date in its output's ``rules``: it takes the one in force at the event's start, its
@@ -207,36 +207,3 @@ def alike_strengths(raw: bytes, strength: int = 2000) -> bytes:
             line = f"{body[:47]:<47}{strength:>6}{body[53:]}{line[len(body):]}"
         out.append(line)
     return "".join(out).encode("utf-8" if codec == "utf-8-sig" else codec)
-
-
-def same_ranks(root: Path, ranks: list[list[Any]], rules: str) -> tuple[tuple[int, int], tuple[int, int, int]]:
-    """How many of TieBreakServer's (file, competitor, rank, edition) rows tbstats agrees with, of how many: in
-    the individual events (players by start number, ``compute``) and in the team events, where the checker ranks
-    the teams (by team number: ``compute_teams``); each file under the edition the checker took for it (by the
-    event's date: real archives hold events from before 2026), else ``rules``. For the teams also how many agree
-    when every team is rated alike, as the checker rates them (:func:`alike_strengths`): where a tie-break on
-    ratings (ARO, TPR, ...) decides between two teams, the checker can rank them otherwise."""
-    import polars as pl
-
-    from tbstats.engine.compute import compute
-    from tbstats.engine.teams.standings import compute_teams
-    from tbstats.io.trf import read_trf
-
-    files = Archive(root).trf_files()
-    raws = [(str(p), p.read_bytes()) for p in files]
-    batch = read_trf(raws).batch
-    teams = set(batch.tournaments.filter(pl.col("event_type") == "team")["source"].to_list())
-    as_checker = read_trf([(s, alike_strengths(r)) for s, r in raws if s in teams]).batch
-
-    def agree(compared: list[tuple[str, int, int, str]], team: bool, read: Any) -> int:
-        mine: dict[str, dict[tuple[str, int], int]] = {}
-        for edition in {e for *_, e in compared}:
-            table = (compute_teams(read, STANDARD_LIST, rules=edition).select("source", "team", "rank") if team
-                     else compute(read, STANDARD_LIST, rules=edition).select("source", "start_no", "rank"))
-            mine[edition] = {(s, n): r for s, n, r in table.iter_rows()}
-        return sum(mine[e].get((s, n)) == r for s, n, r, e in compared)
-
-    players = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks if s not in teams]
-    team_rows = [(s, n, r, CHECKER_EDITIONS.get(e, rules)) for s, n, r, e in ranks if s in teams]
-    return ((agree(players, False, batch), len(players)),
-            (agree(team_rows, True, batch), len(team_rows), agree(team_rows, True, as_checker)))

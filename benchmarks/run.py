@@ -282,6 +282,29 @@ def checker_runs(work: Path, first: Archive, profile: Profile, rules: str, times
     return [in_child("tiebreakserver", sample.root, rules) for _ in range(times)]
 
 
+def _agreement(results: list[list[Any]], rules: str) -> str:
+    """What tbstats agrees with of the checker's outputs (:func:`conformance.add`): ranks of the players of
+    individual events and of the teams of team events (also with every team rated alike, as the checker rates
+    them), and every value tbstats gives as a value."""
+    import conformance
+
+    tally = conformance.Tally()
+    for path, result in results:
+        conformance.add(tally, Path(path), Path(path).read_bytes(), result, STANDARD_LIST, rules)
+    players, players_equal = tally.competitors - tally.teams, tally.equal - tally.teams_equal
+    text = (f"ranks equal to tbstats: {players_equal:,}/{players:,} players of individual events, "
+            f"{tally.teams_equal:,}/{tally.teams:,} teams of team events")
+    if tally.teams_alike != tally.teams_equal:
+        text += (f" ({tally.teams_alike:,}/{tally.teams:,} with every team rated alike, as the checker rates them: it"
+                 " does not read the 310 strength, so its team ARO is 0 and its TPR the performance difference alone)")
+    differ = [f"{name} {ok:,}/{n:,}" for name, (ok, n) in tally.values.items() if ok != n]
+    text += "; values equal: " + (", ".join(differ) if differ else
+                                  f"all ({sum(n for _, n in tally.values.values()):,} compared)")
+    if tally.not_read:
+        text += f"; {tally.not_read:,} files not compared (several events, or a list tbstats does not take)"
+    return text
+
+
 def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes: list[dict[str, Any]],
                  use_tbs: bool, early: list[dict[str, Any]] | None = None) -> tuple[list[str], list[str]]:
     """The reference and TieBreakServer beside tbstats. ``early``: the checker's runs before tbstats' stages; it
@@ -338,14 +361,9 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         return (f"{_sec(r['seconds'])} | {_rate(r['rows'], r['seconds'])} | {r['rows'] / r['seconds'] / tbs_rate:,.1f}x"
                 f" | {r['cpu']:.2f} | {_rate(r['rows'], r['cpu'])} | "
                 + (f"{r['rows'] / r['cpu'] / tbs_cpu_rate:,.1f}x" if r["cpu"] > 0 else "-"))
-    (equal, total), (team_equal, team_total, as_checker) = peers.same_ranks(sample.root, tbs["ranks"], rules)
-    strengths = "" if as_checker == team_equal else (
-        f" ({as_checker:,}/{team_total:,} with every team rated alike, as the checker rates them: it does not read the"
-        " 310 strength, so its team ARO is 0 and its TPR the performance difference alone)")
     lines.append(f"| TieBreakServer {tbs['version']} (one process, {tbs['events']} files) | {tbs['events']:,} | "
                  f"{tbs['rows']:,} | {versus(tbs)} | {tbs['nonzero']} files with a non-zero status; "
-                 f"ranks equal to tbstats: {equal:,}/{total:,} players of individual events, "
-                 f"{team_equal:,}/{team_total:,} teams of team events{strengths} |")
+                 f"{_agreement(tbs['results'], rules)} |")
     if "error" not in mine:
         lines.append(f"| tbstats compute from TRF (CLI, same files) | {tbs['events']:,} | {mine['rows']:,} | "
                      f"{versus(mine)} | whole process, interpreter start included |")

@@ -120,9 +120,10 @@ def test_two_versions_side_by_side(tmp_path: Path) -> None:
 def test_team_ranks_are_also_counted_as_the_checker_rates_the_teams(tmp_path: Path) -> None:
     """FIDE's checker does not read a 310 record's strength (columns 48-53) and rates every team alike:
     ``peers.alike_strengths`` sets that field alone to one value, in the file's own encoding, and
-    ``peers.same_ranks`` counts the team ranks both ways."""
+    ``conformance.add`` counts the team ranks both ways (and compares no team rating, which the field makes)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
+        import conformance
         import peers
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
@@ -141,14 +142,20 @@ def test_team_ranks_are_also_counted_as_the_checker_rates_the_teams(tmp_path: Pa
         else:
             assert new == old
     assert len(strengths) == 5   # (each team had its own)
-    (tmp_path / "trf").mkdir()
-    path = tmp_path / "trf" / "team_swiss.trf"
+    path = tmp_path / "team_swiss.trf"
     path.write_bytes(raw)
-    as_checker = compute_teams(read_trf([(str(path), out)]).batch, peers.STANDARD_LIST, rules="fide-2026")
-    assert as_checker["ARO"].n_unique() == 1   # (every opponent rated alike)
-    ranks = [(str(path), team, rank, "2026-03-01") for team, rank in as_checker.select("team", "rank").iter_rows()]
-    players, teams = peers.same_ranks(tmp_path, ranks, "fide-2026")
-    assert players == (0, 0) and teams[1:] == (5, 5)
+    # an output in the checker's form: its ranks those of the teams rated alike, its values tbstats' own
+    alike = compute_teams(read_trf([(str(path), out)]).batch, peers.STANDARD_LIST, rules="fide-2026")
+    assert alike["ARO"].n_unique() == 1   # (every opponent rated alike)
+    names = ["mp", *alike.columns[-len(peers.STANDARD_LIST.split(",")):]]
+    result = {"rules": "2026-03-01", "competitors": [
+        {"cid": row["team"], "rank": row["rank"], "tiebreakScore": [row[n] for n in names]}
+        for row in alike.iter_rows(named=True)]}
+    tally = conformance.Tally()
+    conformance.add(tally, path, raw, result, peers.STANDARD_LIST)
+    assert (tally.events, tally.competitors, tally.teams, tally.teams_alike) == (1, 5, 5, 5)
+    assert "ARO" not in tally.values and "TPR" not in tally.values and "DE" not in tally.values
+    assert tally.values["BH"] == [5, 5] and all(n == 5 for _, n in tally.values.values())
 
 
 def test_conformance_needs_the_checker_and_counts_what_it_compares(tmp_path: Path,
