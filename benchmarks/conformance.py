@@ -157,8 +157,8 @@ def add(tally: Tally, path: Path, raw: bytes, result: dict[str, Any], tiebreaks:
 
 def table(tallies: dict[str, Tally]) -> str:
     """The Markdown table of the tallies, then each list's first differences."""
-    lines = ["| list | events compared | no checker ranks | not ranked by tbstats | ranks equal | team ranks equal "
-             "(rated alike) | values equal |", "|---|---:|---:|---:|---:|---:|---|"]
+    lines = ["| list | events compared | no checker ranks | not compared (several events, or a list tbstats refuses) "
+             "| ranks equal | team ranks equal (rated alike) | values equal |", "|---|---:|---:|---:|---:|---:|---|"]
     for lst, t in tallies.items():
         compared = t.events - t.no_ranks - t.not_read
         teams = f"{t.teams_equal:,}/{t.teams:,} ({t.teams_alike:,})" if t.teams else "-"
