@@ -38,12 +38,17 @@ class Archive:
         return meta
 
     def trf_files(self) -> list[Path]:
-        """Its TRF files in path order: the extensions tbstats reads as TRF (any case), hidden ones left out as
-        tbstats leaves them."""
-        from tbstats.io.kinds import TRF_EXTENSIONS
+        """Its TRF files in path order (:func:`trf_files`)."""
+        return trf_files(self.trf)
 
-        return sorted(p for p in self.trf.rglob("*") if p.suffix.lower() in TRF_EXTENSIONS and p.is_file()
-                      and not any(part.startswith(".") for part in p.relative_to(self.trf).parts))
+
+def trf_files(root: Path) -> list[Path]:
+    """The TRF files under ``root`` in path order: the extensions tbstats reads as TRF (any case), hidden ones left
+    out as tbstats leaves them."""
+    from tbstats.io.kinds import TRF_EXTENSIONS
+
+    return sorted(p for p in root.rglob("*") if p.suffix.lower() in TRF_EXTENSIONS and p.is_file()
+                  and not any(part.startswith(".") for part in p.relative_to(root).parts))
 
 
 #: The mixed archives' generation: an archive written by an earlier one is made again (2: players and events

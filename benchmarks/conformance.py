@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import peers
+from archives import trf_files
 from stages import STANDARD_LIST
 
 #: Differences listed after the table, per list.
@@ -86,11 +87,9 @@ def compare(files: list[Path], lists: list[str], rules: str = "fide-2026") -> di
             batch = read_trf([(str(path), raw)]).batch
             if batch.n_tournaments != 1:
                 continue
-            t = batch.tournaments
-            played, planned = int(t["rounds_played"][0]), int(t["rounds"][0])
+            rounds = peers.part_way(batch.tournaments).get(str(path))
             for lst, tally in tallies.items():
-                status = peers.run_checker(checker, path, peers.encoding(raw), lst,
-                                           played if played < planned else None, out / "out.json")
+                status = peers.run_checker(checker, path, peers.encoding(raw), lst, rounds, out / "out.json")
                 result = json.loads((out / "out.json").read_text()).get("tiebreakResult", {}) \
                     if status == 0 and (out / "out.json").is_file() else {}
                 add(tally, path, raw, result, lst, rules, batch)
@@ -186,9 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.directory} is not a directory")
     if args.sample is not None and args.sample < 1:
         parser.error(f"--sample must be at least 1, not {args.sample}")
-    from tbstats.io.kinds import TRF_EXTENSIONS
-
-    files = sorted(p for p in args.directory.rglob("*") if p.suffix.lower() in TRF_EXTENSIONS and p.is_file())
+    files = trf_files(args.directory)
     files = files[:args.sample] if args.sample else files
     print(table(compare(files, args.tiebreaks or [STANDARD_LIST], args.rules)))
     return 0

@@ -113,15 +113,20 @@ def encoding(raw: bytes) -> str:
 
 
 def rounds_after(files: list[Path]) -> dict[str, int]:
-    """The events part-way through (fewer rounds played than their ``XXR``/``142`` plan) and their rounds played,
-    by file: the checker, which by default ranks them as if the planned rounds were all played, is asked for the
-    standings after the last round played (``-n``), as tbstats computes them (rules.md 4.8)."""
-    import polars as pl
-
+    """:func:`part_way` of the events of ``files``, by file."""
     from tbstats.io.trf import read_trf
 
-    t = read_trf([(str(p), p.read_bytes()) for p in files]).batch.tournaments
-    part = t.filter(pl.col("rounds_played") < pl.col("rounds"))
+    return part_way(read_trf([(str(p), p.read_bytes()) for p in files]).batch.tournaments)
+
+
+def part_way(tournaments: Any) -> dict[str, int]:
+    """The events part-way through (fewer rounds played than their ``XXR``/``142`` plan) of a tournaments table, and
+    their rounds played, by source: the checker, which by default ranks them as if the planned rounds were all
+    played, is asked for the standings after the last round played (``-n``), as tbstats computes them (rules.md
+    4.8)."""
+    import polars as pl
+
+    part = tournaments.filter(pl.col("rounds_played") < pl.col("rounds"))
     return dict(zip(part["source"].to_list(), part["rounds_played"].to_list(), strict=True))
 
 
