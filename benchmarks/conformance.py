@@ -112,10 +112,12 @@ def add(tally: Tally, path: Path, raw: bytes, result: dict[str, Any], tiebreaks:
     theirs = {c["cid"]: c for c in result.get("competitors", [])}
     if not theirs:
         tally.no_ranks += 1
+        _first(tally, path, "the checker gave no ranks (it rejects the list, or the file)")
         return
     batch = read_trf([(str(path), raw)]).batch if batch is None else batch
     if batch.n_tournaments != 1:   # (the checker reads one event a file)
         tally.not_read += 1
+        _first(tally, path, f"{batch.n_tournaments} events read, not one")
         return
     team = batch.tournaments["event_type"][0] == "team"
     edition = peers.CHECKER_EDITIONS.get(result.get("rules"), rules)
@@ -124,8 +126,9 @@ def add(tally: Tally, path: Path, raw: bytes, result: dict[str, Any], tiebreaks:
         tables = [compute_teams(b, tiebreaks, rules=edition) for b in
                   (batch, read_trf([(str(path), peers.alike_strengths(raw))]).batch)] if team \
             else [compute(batch, tiebreaks, rules=edition)]
-    except TbstatsError:
+    except TbstatsError as exc:
         tally.not_read += 1
+        _first(tally, path, f"tbstats refuses the list ({exc})")
         return
     rows = [{r[key]: r for r in table.iter_rows(named=True)} for table in tables]
     compared = _compared(tiebreaks, team)
@@ -154,6 +157,13 @@ def add(tally: Tally, path: Path, raw: bytes, result: dict[str, Any], tiebreaks:
                                        f"({edition})")
 
 
+def _first(tally: Tally, path: Path, reason: str) -> None:
+    """List why ``path`` was not compared, the first time a file is left out for ``reason``: the reasons of a run
+    that compares nothing are then on screen, once each."""
+    if len(tally.shown) < SHOWN and not any(s.endswith(f": {reason}") for s in tally.shown):
+        tally.shown.append(f"{path}: {reason}")
+
+
 def table(tallies: dict[str, Tally]) -> str:
     """The Markdown table of the tallies, then each list's first differences."""
     lines = ["| list | events compared | no checker ranks | not compared (several events, or a list tbstats refuses) "
@@ -166,7 +176,7 @@ def table(tallies: dict[str, Tally]) -> str:
                      f"| {teams} | {values} |")
     for lst, t in tallies.items():
         if t.shown:
-            lines += ["", f"First differences, `{lst}`:", *(f"- {d}" for d in t.shown)]
+            lines += ["", f"First differences (or files not compared), `{lst}`:", *(f"- {d}" for d in t.shown)]
     return "\n".join(lines)
 
 

@@ -184,6 +184,17 @@ def test_conformance_needs_the_checker_and_counts_what_it_compares(tmp_path: Pat
                               values={"BH": [10, 10]}, shown=["x.trf player 2: rank 3, the checker's 2"])
     text = conformance.table({"BH,DE": tally})
     assert "| `BH,DE` | 2 | 1 | 0 | 9/10 | 3/4 (4) | BH 10/10 |" in text and "- x.trf player 2" in text
+    # files left out say why, once per reason: no output of the checker, a list tbstats refuses
+    path = tmp_path / "a.trf"
+    raw = path.read_bytes()
+    some = {"competitors": [{"cid": 1, "rank": 1, "tiebreakScore": [0, 0]}]}
+    left = conformance.Tally()
+    for result, tiebreaks in (({}, "BH"), ({}, "BH"), (some, "BH,NOPE"), (some, "BH,NOPE")):
+        conformance.add(left, path, raw, result, tiebreaks)
+    assert (left.events, left.no_ranks, left.not_read, left.competitors) == (4, 1 + 1, 1 + 1, 0)
+    assert left.shown == [f"{path}: the checker gave no ranks (it rejects the list, or the file)",
+                          f"{path}: tbstats refuses the list (unknown tie-break 'NOPE' (expected a name such as BH, "
+                          "SB, DE; `tbstats tiebreaks` lists them).)"]
 
 
 def test_a_checker_failure_on_one_file_is_a_status_not_the_end_of_the_run(tmp_path: Path) -> None:
