@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import itertools
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -35,6 +33,7 @@ from typing import Any
 
 from archives import Archive, archive_label, make_archive, make_mix_archive, own_archive, sample_archive
 from stages import LABELS, STAGES, STANDARD_LIST, run_stage
+from tables import commit, fmt_mb, fmt_rate, fmt_sec, growth_table, machine, shape_table, stage_table, targets
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
@@ -108,38 +107,6 @@ def in_child(stage: str, root: Path, rules: str, repeat: int = 1) -> dict[str, A
     return figures
 
 
-# ------------------------------------------------------------------------------------------- machine
-
-def machine() -> dict[str, str]:
-    import numpy
-    import polars
-    import pyarrow
-
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-        mem = next(int(x.split()[1]) for x in Path("/proc/meminfo").read_text().splitlines()
-                   if x.startswith("MemTotal"))
-        ram = f"{mem / 2**20:.1f} GiB"
-    except (OSError, StopIteration):
-        ram = "?"
-    return {"cpu": cpu, "cores": str(os.cpu_count()), "ram": ram, "os": f"{platform.system()} {platform.release()}",
-            "python": platform.python_version(), "numpy": numpy.__version__, "polars": polars.__version__,
-            "pyarrow": pyarrow.__version__}
-
-
-def commit() -> str:
-    def git(*a: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", *a], cwd=HERE, capture_output=True, text=True, check=False)
-
-    head = git("rev-parse", "HEAD").stdout.strip() or "unknown"
-    dirty = git("status", "--porcelain", "--untracked-files=no").stdout.strip()
-    return head[:12] + (" (with uncommitted changes)" if dirty else "")
-
-
 def loadavg() -> float:
     try:
         return os.getloadavg()[0]
@@ -147,108 +114,7 @@ def loadavg() -> float:
         return float("nan")
 
 
-# ------------------------------------------------------------------------------------------- tables
-
-def _mb(b: float) -> str:
-    return f"{b / 2**20:,.0f}"
-
-
-def _sec(s: float) -> str:
-    return f"{s:.4f}" if s < 1 else f"{s:.3f}" if s < 100 else f"{s:.1f}"
-
-
-def _rate(rows: float, seconds: float) -> str:
-    if seconds <= 0:
-        return "-"
-    r = rows / seconds
-    return f"{r / 1e6:.2f}M" if r >= 1e6 else f"{r / 1e3:.1f}k"
-
-
-def stage_table(rows: list[dict[str, Any]]) -> list[str]:
-    out = ["| stage | events | game rows | seconds | CPU s | game rows/s | RSS before MB | peak RSS MB | "
-           "bytes/game row | stage bytes/game row | note |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-    for r in rows:
-        if "error" in r:
-            out.append(f"| {LABELS[r['stage']]} | {r['events']:,} | | | | | | | | | FAILED: {r['error']} |")
-            continue
-        before = _mb(r["rss_before"]) if r["rss_before"] else "-"
-        added = f"{max(0, r['rss_peak'] - r['rss_before']) / max(r['rows'], 1):,.0f}" if r["rss_before"] else "-"
-        out.append(f"| {LABELS[r['stage']]} | {r['events']:,} | {r['rows']:,} | {_sec(r['seconds'])} | "
-                   f"{r['cpu']:.2f} | {_rate(r['rows'], r['seconds'])} | {before} | {_mb(r['rss_peak'])} | "
-                   f"{r['rss_peak'] / max(r['rows'], 1):,.0f} | {added} | {r['note']} |")
-    return out
-
-
-def growth_table(rows: list[dict[str, Any]], sizes: tuple[int, ...]) -> list[str]:
-    """Microseconds per game row at each size, and t(big) / (rows ratio x t(small)) for consecutive sizes."""
-    by = {(r["stage"], r["events"]): r for r in rows if "error" not in r}
-    steps = list(itertools.pairwise(sizes))
-    head = "| stage | " + " | ".join(f"µs/row @{s:,}" for s in sizes) + " | " + " | ".join(
-        f"{b:,} vs {a:,} | (CPU)" for a, b in steps) + " |"
-    out = [head, "|---|" + "---:|" * (len(sizes) + 2 * len(steps))]
-    for stage in STAGES:
-        cells = [by.get((stage, s)) for s in sizes]
-        if all(c is None for c in cells):
-            continue
-        us = [f"{1e6 * c['seconds'] / c['rows']:.3f}" if c else "" for c in cells]
-        ratios = []
-        for a, b in steps:
-            ra, rb = by.get((stage, a)), by.get((stage, b))
-            for key in ("seconds", "cpu"):
-                ratios.append(f"{_growth(ra, rb, key):.2f}" if ra and rb and ra[key] > 0 else "")
-        out.append(f"| {LABELS[stage]} | " + " | ".join(us + ratios) + " |")
-    return out
-
-
-def _growth(a: dict[str, Any], b: dict[str, Any], key: str) -> float:
-    """Time (``seconds`` or ``cpu``) per game row at ``b`` over that at ``a``: 1.0 is linear."""
-    return float((b[key] / b["rows"]) / (a[key] / a["rows"]))
-
-
-def shape_table(rows: list[dict[str, Any]], shapes: list[tuple[int, int]], events: dict[tuple[int, int], int]
-                ) -> list[str]:
-    labels = [f"{p}×{r}" for p, r in shapes]
-    out = ["| stage (game rows/s) | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(shapes),
-           "| events | " + " | ".join(f"{events[s]:,}" for s in shapes) + " |"]
-    by = {(r["stage"], r["shape"]): r for r in rows if "error" not in r}
-    for stage in SHAPE_STAGES:
-        cells = [by.get((stage, s)) for s in shapes]
-        if all(c is None for c in cells):
-            continue
-        rates = [_rate(c["rows"], c["seconds"]) if c else "-" for c in cells]
-        out.append(f"| {LABELS[stage]} | " + " | ".join(rates) + " |")
-    return out
-
-
 # ------------------------------------------------------------------------------------------- driver
-
-def targets(rows: list[dict[str, Any]], sizes: tuple[int, ...]) -> list[str]:
-    """Issue 8's targets next to what this run measured on its largest archive."""
-    by = {(r["stage"], r["events"]): r for r in rows if "error" not in r}
-    big = sizes[-1]
-    label = next((r["archive"] for r in rows if r.get("events") == big and "archive" in r), "?")
-    out = [f"Issue 8 targets (its archive: 6,000 events, 1.37M game rows), measured here at {big:,} events of the "
-           f"{label} archive:"]
-    for stage, goal in (("compute-cli", 1.2e6), ("compute", 8e6), ("compute-w2", 12e6)):
-        r = by.get((stage, big))
-        if r:
-            rate = r["rows"] / r["seconds"]
-            out.append(f"- {LABELS[stage]}: {_rate(r['rows'], r['seconds'])} game rows/s (target ≥ "
-                       f"{_rate(goal, 1)}{', met' if rate >= goal else ', not met'}); "
-                       f"{_rate(r['rows'], r['cpu'])} game rows per CPU second")
-    if 100_000 in sizes and 10_000 in sizes:
-        for stage in ("compute", "dense", "unplayed", "standings"):
-            a, b = by.get((stage, 10_000)), by.get((stage, 100_000))
-            if a and b and a["cpu"] > 0:
-                f, c = _growth(a, b, "seconds"), _growth(a, b, "cpu")
-                out.append(f"- {LABELS[stage]}: 100k events take {f:.2f} × ten times the 10k time (target ≤ 1.20"
-                           f"{', met' if f <= 1.2 else ', not met'}); in CPU time {c:.2f} ×")
-    trf = ", ".join(f"{e:,} events {by[('compute-cli', e)]['trf_bytes'] / 1e6:,.1f} MB" for e in sizes
-                    if ("compute-cli", e) in by)
-    if trf:
-        out.append(f"- TRF sizes: {trf}")
-    return out
-
 
 def wanted(stage: str, only: set[str] | None) -> bool:
     return only is None or stage in only
@@ -266,7 +132,7 @@ def run_archive(archive: Archive, rules: str, stages: list[str], label: str, rep
                  archive=archive_label(meta))
         if "error" not in r:
             print(f"  {label:<14} {LABELS[stage]:<28} {r['seconds']:8.3f} s  "
-                  f"{_rate(r['rows'], r['seconds']):>8} rows/s  peak {_mb(r['rss_peak']):>6} MB", file=sys.stderr)
+                  f"{fmt_rate(r['rows'], r['seconds']):>8} rows/s  peak {fmt_mb(r['rss_peak']):>6} MB", file=sys.stderr)
         out.append(r)
     return out
 
@@ -328,13 +194,13 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
         # (a small batch's CPU time may be below the clock's tick: no ratio then)
         cpu_ratio = f"{ref['cpu'] / ref['tbstats_cpu']:,.0f}x" if ref["tbstats_cpu"] > 0 else "-"
         lines.append(f"| tests/reference.py (Fraction loops) | {ref['events']:,} | {ref['rows']:,} | "
-                     f"{_sec(ref['seconds'])} | {_rate(ref['rows'], ref['seconds'])} | {ratio:,.0f}x | "
-                     f"{ref['cpu']:.2f} | {_rate(ref['rows'], ref['cpu'])} | {cpu_ratio} | standings of "
+                     f"{fmt_sec(ref['seconds'])} | {fmt_rate(ref['rows'], ref['seconds'])} | {ratio:,.0f}x | "
+                     f"{ref['cpu']:.2f} | {fmt_rate(ref['rows'], ref['cpu'])} | {cpu_ratio} | standings of "
                      f"the list; {ref['ranks_equal']:,}/{ref['ranks']:,} ranks equal to tbstats"
                      + "".join(f"; {a}" for a in at_scale) + " |")
         lines.append(f"| tbstats engine.compute, same batch | {ref['events']:,} | {ref['rows']:,} | "
-                     f"{_sec(ref['tbstats_seconds'])} | {_rate(ref['rows'], ref['tbstats_seconds'])} | 1x | "
-                     f"{ref['tbstats_cpu']:.2f} | {_rate(ref['rows'], ref['tbstats_cpu'])} | 1x | "
+                     f"{fmt_sec(ref['tbstats_seconds'])} | {fmt_rate(ref['rows'], ref['tbstats_seconds'])} | 1x | "
+                     f"{ref['tbstats_cpu']:.2f} | {fmt_rate(ref['rows'], ref['tbstats_cpu'])} | 1x | "
                      "small batch: fixed costs dominate |")
     where = peers.tiebreakserver_dir()
     if not use_tbs or where is None:
@@ -348,8 +214,9 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
     before = [r for r in early or [] if "error" not in r]
     if before:
         notes.append(f"TieBreakServer timed {len(before) + 1} times: before tbstats' stages "
-                     + " and ".join(_rate(r["rows"], r["seconds"]) for r in before)
-                     + f" game rows/s, after them {_rate(tbs['rows'], tbs['seconds'])}; the ratios are to the fastest.")
+                     + " and ".join(fmt_rate(r["rows"], r["seconds"]) for r in before)
+                     + f" game rows/s, after them {fmt_rate(tbs['rows'], tbs['seconds'])}; the ratios are to the "
+                     "fastest.")
         fastest = min(before, key=lambda r: r["seconds"])
         if fastest["seconds"] < tbs["seconds"]:
             tbs = {**tbs, "seconds": fastest["seconds"], "cpu": fastest["cpu"]}
@@ -358,8 +225,8 @@ def side_by_side(work: Path, first: Archive, profile: Profile, rules: str, sizes
     tbs_cpu_rate = tbs["rows"] / max(tbs["cpu"], 1e-9)
 
     def versus(r: dict[str, Any]) -> str:
-        return (f"{_sec(r['seconds'])} | {_rate(r['rows'], r['seconds'])} | {r['rows'] / r['seconds'] / tbs_rate:,.1f}x"
-                f" | {r['cpu']:.2f} | {_rate(r['rows'], r['cpu'])} | "
+        return (f"{fmt_sec(r['seconds'])} | {fmt_rate(r['rows'], r['seconds'])} | "
+                f"{r['rows'] / r['seconds'] / tbs_rate:,.1f}x | {r['cpu']:.2f} | {fmt_rate(r['rows'], r['cpu'])} | "
                 + (f"{r['rows'] / r['cpu'] / tbs_cpu_rate:,.1f}x" if r["cpu"] > 0 else "-"))
     lines.append(f"| TieBreakServer {tbs['version']} (one process, {tbs['events']} files) | {tbs['events']:,} | "
                  f"{tbs['rows']:,} | {versus(tbs)} | {tbs['nonzero']} files with a non-zero status; "
@@ -533,7 +400,7 @@ def render(profile: Profile, args: argparse.Namespace, started: dt.datetime, loa
     if shape_rows:
         out += ["### Shape of the event (players × rounds), uniform Swiss archives of about "
                 f"{profile.shape_rows:,} game rows", "",
-                *shape_table(shape_rows, shapes, shape_events), ""]
+                *shape_table(shape_rows, shapes, shape_events, SHAPE_STAGES), ""]
     if peer_lines:
         out += [f"### Side by side (first events of the {sizes[0]:,}-event {sweep})", "", *peer_lines, ""]
     out += [f"- {n}" for n in notes]
