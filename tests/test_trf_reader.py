@@ -16,6 +16,9 @@ import numpy as np
 import polars as pl
 import pytest
 from helpers import REAL, requires_shared
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import round_robins, to_trf, tournaments
 from trf_samples import GOOD, LINES, player, variant
 
 from tbstats.io.trf import read_trf, write_trf
@@ -348,3 +351,53 @@ def test_dates_are_settled_as_the_rules_say() -> None:
                 assert got == _dates_reference(start, end, full), (start, end, dates)
                 seen.add(got[2].split(" ")[-1] if got[2] else None)
     assert len(seen) > 3   # (unreadable, ambiguous, missing and clean starts all met)
+
+
+def _structure_says_round_robin(t: object) -> bool:
+    """The reference of the reader's structural check (rules.md 2.3): at least three players, every pair of them
+    paired (a game or a forfeit) the same number of times, at least once."""
+    from collections import Counter
+
+    numbers = [p.start_no for p in t.players]  # type: ignore[attr-defined]
+    met = Counter((min(p.start_no, rd.opp), max(p.start_no, rd.opp))
+                  for p in t.players for rd in p.rounds[:t.n] if rd.opp is not None)  # type: ignore[attr-defined]
+    n = len(numbers)
+    return n >= 3 and len(met) == n * (n - 1) // 2 and len(set(met.values())) == 1
+
+
+@given(st.lists(st.one_of(tournaments(max_players=9, max_rounds=9), round_robins(max_players=8, max_rounds=9)),
+                min_size=1, max_size=6))
+@settings(suppress_health_check=[HealthCheck.too_slow], max_examples=60, deadline=None)
+def test_an_event_without_a_type_is_a_round_robin_when_every_pair_meets_equally_often(events: list[object]) -> None:
+    """Files without 192 or 092 (as TRF-16 files often are): the reader tells a round robin by its pairings, for
+    every event of a batch at once, as a pair count over each event says (events of few players and many rounds,
+    whose pairs must be counted, among events told apart by their counts alone)."""
+    texts = ["\n".join(line for line in to_trf(t).splitlines() if not line.startswith("192")) for t in events]
+    batch = read_trf([(f"t{i}.trf", text.encode()) for i, text in enumerate(texts)]).batch
+    kinds = batch.tournaments.sort("tournament")["event_type"].to_list()
+    assert kinds == ["round_robin" if _structure_says_round_robin(t) else "swiss" for t in events]
+
+
+def test_an_undeclared_double_round_robin_and_near_misses() -> None:
+    """A double round robin without a type is one; a field where one pair met twice and the others once is not,
+    nor are two players who met in every round (a round robin has at least three)."""
+    single = [[(1, 4), (2, 3)], [(4, 3), (1, 2)], [(2, 4), (3, 1)]]
+    fields = {"double": (4, single + [[(b, a) for a, b in rnd] for rnd in single]),
+              "uneven": (3, [[(1, 2)], [(1, 3)], [(2, 1)], [(2, 3)]]),
+              "two": (2, [[(1, 2)], [(2, 1)], [(1, 2)]])}
+
+    def trf(players: int, rounds: list[list[tuple[int, int]]]) -> bytes:
+        blocks: dict[int, list[str]] = {no: [] for no in range(1, players + 1)}
+        for pairs in rounds:   # (white first; every game drawn; a player without a game gets the PAB)
+            for white, black in pairs:
+                blocks[white].append(f"{black:4d} w =")
+                blocks[black].append(f"{white:4d} b =")
+            for own in blocks.values():
+                if len(own) < len(blocks[pairs[0][0]]):
+                    own.append("0000 - U")
+        lines = [f"001 {no:4d}      Player {no}".ljust(91) + "  ".join(own) for no, own in blocks.items()]
+        return ("\n".join(["012 Undeclared", *lines]) + "\n").encode()
+
+    result = read_trf([(f"{name}.trf", trf(*field)) for name, field in fields.items()])
+    assert result.errors.is_empty(), result.errors
+    assert result.batch.tournaments.sort("tournament")["event_type"].to_list() == ["round_robin", "swiss", "swiss"]

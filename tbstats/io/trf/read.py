@@ -207,7 +207,7 @@ def _complete(t: pl.DataFrame, g: dict[str, np.ndarray], rounds_ev: np.ndarray) 
     declared = t["_declared_type"]
     kind = declared
     if declared.null_count():
-        rr = _round_robin(g, declared.is_null().to_numpy())
+        rr = _round_robin(g, declared.is_null().to_numpy(), rounds_ev)
         kind = declared.fill_null(pl.Series(np.where(rr, "round_robin", "swiss")))
     # (a frame of the columns, not a with_columns plan: most calls read a few hundred events)
     return pl.DataFrame({**{c: t.get_column(c) for c in t.columns}, "rounds": t.get_column("rounds").cast(pl.Int16),
@@ -225,12 +225,27 @@ def _event_max(values: np.ndarray, event: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def _round_robin(g: dict[str, np.ndarray], undeclared: np.ndarray) -> np.ndarray:
-    """Events where every pair of players meets the same number of times (at least once), of the undeclared."""
+def _round_robin(g: dict[str, np.ndarray], undeclared: np.ndarray, rounds_ev: np.ndarray) -> np.ndarray:
+    """Events where every pair of players meets the same number of times (at least once), of the undeclared.
+
+    Only events of at least three players with a round block for each of the others can be (each pair meets in
+    a round of its own): most undeclared events, Swiss events of fewer rounds than players, are told apart by
+    counts alone, and the pairs are counted for the few others (a TRF-16 file has no 192 type code, and a 092
+    text may name no type: then every event of an archive comes here)."""
     out = np.zeros(len(undeclared), dtype=bool)
+    event = g["event"]
+    if not undeclared.any() or not len(event):
+        return out
+    # players per event as the pair count below sees them (rows sorted by event and player; bad numbers first,
+    # counted as one)
+    player = np.where(g["player_ok"], g["player"], -1)
+    new = np.ones(len(event), dtype=bool)
+    new[1:] = (event[1:] != event[:-1]) | (player[1:] != player[:-1])
+    players = np.bincount(event[new], minlength=len(undeclared))
+    undeclared = undeclared & (players >= 3) & (rounds_ev >= players - 1)
     if not undeclared.any():
         return out
-    mine = undeclared[g["event"]]
+    mine = undeclared[event]
     frame = pl.DataFrame({"event": g["event"][mine], "player": pl.Series(g["player"][mine], dtype=pl.Int32).scatter(
         np.flatnonzero(~g["player_ok"][mine]), None), "opponent": pl.Series(g["opponent"][mine], dtype=pl.Int32)
         .scatter(np.flatnonzero(~g["has_opp"][mine]), None)})
