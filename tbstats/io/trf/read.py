@@ -29,7 +29,6 @@ from tbstats.model.games import (
     SCORING_KINDS,
     TOURNAMENT_SCHEMA,
     WARNING_SCHEMA,
-    empty,
 )
 from tbstats.model.teams import team_events
 
@@ -110,14 +109,10 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     tournaments = _complete(tournaments, g, rounds_ev)
     declared, pwarn, pts_err = _declared_points(players, g, tournaments, points, rounds_ev,
                                                 bool(heads.code_is("299").any()))
-    errors.extend(_with_path([perr, pts_err, gerr], paths))
     warnings.extend(twarn)
     warnings.extend(_pending(g, players, tournaments, sources))
-    warnings.extend({"source": r["path"], "line": r["line"], "field": r["column"], "message": r["reason"]}
-                    for r in _with_path([gwarn, pnotes, pwarn], paths))
-
-    err_df = pl.DataFrame(errors, schema=ERROR_SCHEMA, orient="row") if errors else pl.DataFrame(
-        schema=ERROR_SCHEMA)
+    # (the problems of lines and round blocks, which can be one per player, stay columns: no Python row each)
+    err_df = pl.concat([_rows(errors, ERROR_SCHEMA), _with_path([perr, pts_err, gerr], paths)])
     bad = np.isin(np.asarray(paths, dtype=object), list(set(err_df["path"].to_list()))) if paths else \
         np.zeros(0, dtype=bool)
     good_event = ~bad[ev_file] if n_events else np.zeros(0, dtype=bool)
@@ -127,7 +122,8 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     g_out = _final(games_frame(g), GAME_SCHEMA, g["event"], ids, good_event)
     bad_paths = [p for p, b in zip(paths, bad.tolist(), strict=True) if b] + [
         e["path"] for e in errors if e["path"] not in paths]
-    w_df = (pl.DataFrame(warnings, schema=WARNING_SCHEMA, orient="row") if warnings else empty("warnings"))
+    w_df = pl.concat([_rows(warnings, WARNING_SCHEMA), _with_path([gwarn, pnotes, pwarn], paths).rename(
+        dict(zip(ERROR_SCHEMA, WARNING_SCHEMA, strict=True)))])
     if bad_paths and w_df.height:
         w_df = w_df.filter(~source_files().is_in(bad_paths))
     batch = Batch(t_out, p_out, g_out, w_df)
@@ -147,10 +143,20 @@ def _final(df: pl.DataFrame, columns: Iterable[str], event: np.ndarray, ids: np.
     return out if good.all() else out.filter(pl.Series(good[event]))
 
 
-def _with_path(frames: list[pl.DataFrame], paths: list[str]) -> list[dict[str, object]]:
-    """The problem rows of ``frames`` in order, each with its file's path."""
-    return [{"path": paths[r["file"]], "line": r["line"], "column": r["column"], "reason": r["reason"]}
-            for df in frames if df.height for r in df.iter_rows(named=True)]
+def _with_path(frames: list[pl.DataFrame], paths: list[str]) -> pl.DataFrame:
+    """The problem rows of ``frames`` in order (file, line, column, reason), each with its file's path instead of
+    its file's number: an :data:`ERROR_SCHEMA` frame."""
+    rows = [df for df in frames if df.height]
+    if not rows:
+        return pl.DataFrame(schema=ERROR_SCHEMA)
+    df = pl.concat(rows)
+    return pl.DataFrame({"path": pl.Series(paths, dtype=pl.String).gather(df["file"]), "line": df["line"],
+                         "column": df["column"], "reason": df["reason"]}, schema=ERROR_SCHEMA)
+
+
+def _rows(rows: list[dict[str, object]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """A few problem or warning rows made one by one, as a frame of ``schema``."""
+    return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
 
 def _run_base(values: np.ndarray, first: np.ndarray) -> np.ndarray:
