@@ -296,3 +296,29 @@ def test_editions_by_date_at_once_are_each_dates_own() -> None:
         got = auto_editions(pl.Series(dates, dtype=pl.Date), default)
         assert got.tolist() == expected
         assert {"fide-2024", "fide-2026", default} <= set(expected) and len(set(expected)) >= 3
+
+
+@pytest.mark.parametrize("years", [(2022, 2024, 2026, None), (2026,), (2024, 2024)])
+def test_auto_gives_each_tournament_the_values_of_its_own_edition(years: tuple[int | None, ...]) -> None:
+    """``rules="auto"``: every tournament's values and ranks are those of the edition of its start date (a batch of
+    several editions, of one, and without dates), and the ``edition`` column names it."""
+    import datetime as dt
+
+    from tbstats.engine.compute import compute
+    from tbstats.model.rules import auto_edition
+    from tbstats.simulation import SimulationConfig, simulate
+
+    batch = simulate(SimulationConfig(tournaments=16, players=9, rounds=6, seed=11, half_bye_rate=0.1,
+                                      zero_bye_rate=0.05, forfeit_rate=0.1)).batch
+    ids = batch.tournaments["tournament"].to_list()
+    dates = [dt.date(years[i % len(years)], 5, 1) if years[i % len(years)] else None for i in range(len(ids))]
+    t = batch.tournaments.with_columns(pl.Series("start_date", dates, dtype=pl.Date))
+    batch = Batch(t, batch.players, batch.games)
+    specs = "BH/C1,BH,SB,FB,AOB,ARO,TPR,KS,PS,REP,DE"
+    whole = compute(batch, specs, rules="auto")
+    editions = {tid: auto_edition(date) for tid, date in zip(ids, dates, strict=True)}
+    assert whole["edition"].to_list() == [editions[tid] for tid in whole["tournament"].to_list()]
+    for edition in set(editions.values()):
+        mine = [tid for tid, e in editions.items() if e == edition]
+        own = compute(batch.select(mine), specs, rules=edition)
+        assert whole.filter(pl.col("tournament").is_in(mine)).drop("edition").equals(own), edition

@@ -197,7 +197,8 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
         else:
             columns[name] = _column(name, values[i], get_tiebreak(spec.name).integer)
     if "edition" not in columns and rules == "auto":
-        columns["edition"] = pl.Series(ctx.edition_of[d.tix])
+        names, code = np.unique(ctx.edition_of, return_inverse=True)   # (a few names: gathered, not converted)
+        columns["edition"] = pl.Series(names.tolist(), dtype=pl.String).gather(code.reshape(-1)[d.tix])
     return pl.DataFrame(columns)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 from tbstats.model.dense import Buckets, Dense, Roster
 from tbstats.model.grid import row_extreme, row_sum, row_two_extremes
-from tbstats.model.rules import get_ruleset
+from tbstats.model.rules import DEFAULT_EDITION, get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
@@ -69,6 +69,7 @@ class Context:
         self._flat: Context | None = None
         self._categories: np.ndarray | None = None
         self._shared: dict[str, np.ndarray] = {}    # read-only per-player arrays that many values share
+        self._editions: list[tuple[str, np.ndarray | None]] | None = None   # (see _by_edition)
         #: rows of the batch's players table in the view's order (None: already in order, or unknown)
         self.player_order: np.ndarray | None = None
         if isinstance(dense, Dense):
@@ -156,14 +157,28 @@ class Context:
         if self._parts:
             result = self._scatter([(rows, part, part.values(spec, edition, kernel)) for rows, part in self._parts])
         elif edition == "auto":
-            per_player = self.edition_of[self.dense.tix]
-            parts = {e: self.values(spec.without_edition(), str(e), kernel) for e in np.unique(self.edition_of)}
-            result = self._scatter([(np.nonzero(per_player == e)[0], self, v.take(per_player == e))
-                                    for e, v in parts.items()])
+            plain, by_edition = spec.without_edition(), self._by_edition()
+            if len(by_edition) == 1:   # (the usual batch: every event of one edition, its values as they are)
+                result = self.values(plain, by_edition[0][0], kernel)
+            else:
+                result = self._scatter([(rows, self, self.values(plain, e, kernel).take(rows))
+                                        for e, rows in by_edition if rows is not None])
         else:
             result = kernel(self, spec, edition)
         self._values[key] = result
         return result
+
+    def _by_edition(self) -> list[tuple[str, np.ndarray | None]]:
+        """The editions 'auto' picks among the tournaments, each with its players' rows (None when it is the only
+        one): grouped once per context, not compared name by name for every tie-break."""
+        if self._editions is None:
+            names, code = np.unique(self.edition_of, return_inverse=True)
+            if len(names) <= 1:
+                self._editions = [(str(names[0]) if len(names) else DEFAULT_EDITION, None)]
+            else:
+                per_player = code.reshape(-1)[self.dense.tix]
+                self._editions = [(str(e), np.flatnonzero(per_player == k)) for k, e in enumerate(names.tolist())]
+        return self._editions
 
     def unit(self, power: int = 1) -> np.ndarray:
         """Per-player denominator of points (``scale``), squared for products of points (shared, read-only)."""
