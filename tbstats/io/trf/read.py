@@ -7,7 +7,7 @@ each event are interpreted once per distinct text (:mod:`.headers`). Bad files g
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -154,7 +154,7 @@ def _with_path(frames: list[pl.DataFrame], paths: list[str]) -> pl.DataFrame:
                          "column": df["column"], "reason": df["reason"]}, schema=ERROR_SCHEMA)
 
 
-def _rows(rows: list[dict[str, object]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def _rows(rows: list[dict[str, object]], schema: Mapping[str, pl.DataType | type[pl.DataType]]) -> pl.DataFrame:
     """A few problem or warning rows made one by one, as a frame of ``schema``."""
     return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
