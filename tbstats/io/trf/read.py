@@ -237,34 +237,33 @@ def _round_robin(g: dict[str, np.ndarray], undeclared: np.ndarray, rounds_ev: np
     Only events of at least three players with a round block for each of the others can be (each pair meets in
     a round of its own): most undeclared events, Swiss events of fewer rounds than players, are told apart by
     counts alone, and the pairs are counted for the few others (a TRF-16 file has no 192 type code, and a 092
-    text may name no type: then every event of an archive comes here)."""
+    text may name no type: then every event of an archive comes here). A line without a valid starting rank
+    counts as one more player who meets nobody (the file is rejected anyway)."""
     out = np.zeros(len(undeclared), dtype=bool)
     event = g["event"]
     if not undeclared.any() or not len(event):
         return out
-    # players per event as the pair count below sees them (rows sorted by event and player; bad numbers first,
-    # counted as one)
-    player = np.where(g["player_ok"], g["player"], -1)
+    # players per event (rows sorted by event and player; the lines without a valid number first, as one)
+    player = np.where(g["player_ok"], g["player"], -1).astype(np.int64)
     new = np.ones(len(event), dtype=bool)
     new[1:] = (event[1:] != event[:-1]) | (player[1:] != player[:-1])
     players = np.bincount(event[new], minlength=len(undeclared))
-    undeclared = undeclared & (players >= 3) & (rounds_ev >= players - 1)
-    if not undeclared.any():
+    maybe = undeclared & (players >= 3) & (rounds_ev >= players - 1)
+    if not maybe.any():
         return out
-    mine = undeclared[event]
-    frame = pl.DataFrame({"event": g["event"][mine], "player": pl.Series(g["player"][mine], dtype=pl.Int32).scatter(
-        np.flatnonzero(~g["player_ok"][mine]), None), "opponent": pl.Series(g["opponent"][mine], dtype=pl.Int32)
-        .scatter(np.flatnonzero(~g["has_opp"][mine]), None)})
-    pairs = frame.filter(pl.col("opponent").is_not_null() & (pl.col("player") < pl.col("opponent"))).group_by(
-        "event", "player", "opponent").len()
-    n = frame.group_by("event").agg(pl.col("player").n_unique().alias("_np"))
-    agg = pairs.group_by("event").agg(pl.len().alias("_pairs"), pl.col("len").min().alias("_lo"),
-                                      pl.col("len").max().alias("_hi"))
-    rr = agg.join(n, on="event").filter(
-        (pl.col("_pairs") == pl.col("_np") * (pl.col("_np") - 1) // 2) & (pl.col("_lo") == pl.col("_hi"))
-        & (pl.col("_np") >= 3))["event"].to_numpy()
-    out[rr] = True
-    return out
+    # each pair once (the lower number's rows), then per event: pairs met, and the fewest and most meetings
+    opponent = g["opponent"].astype(np.int64)
+    rows = np.flatnonzero(maybe[event] & g["player_ok"] & g["has_opp"] & (player < opponent))
+    span = 1 << 15   # (starting ranks have 4 characters: -999 to 9999, shifted to 1 to 11,000)
+    pair, met = np.unique((event[rows].astype(np.int64) * span + player[rows] + 1000) * span
+                          + opponent[rows] + 1000, return_counts=True)
+    ev = pair // (span * span)
+    pairs = np.bincount(ev, minlength=len(out))
+    fewest = np.full(len(out), np.iinfo(np.int64).max, dtype=np.int64)
+    most = np.zeros(len(out), dtype=np.int64)
+    np.minimum.at(fewest, ev, met)
+    np.maximum.at(most, ev, met)
+    return maybe & (pairs == players * (players - 1) // 2) & (fewest == most)
 
 
 def _declared_points(p: Players, g: dict[str, np.ndarray], t: pl.DataFrame, points: np.ndarray,
