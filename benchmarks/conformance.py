@@ -107,6 +107,7 @@ def add(tally: Tally, path: Path, raw: bytes, result: dict[str, Any], tiebreaks:
     from tbstats.engine.teams.standings import compute_teams
     from tbstats.errors import TbstatsError
     from tbstats.io.trf import read_trf
+    from tbstats.model.teams import team_events
 
     tally.events += 1
     theirs = {c["cid"]: c for c in result.get("competitors", [])}
@@ -119,7 +120,7 @@ def add(tally: Tally, path: Path, raw: bytes, result: dict[str, Any], tiebreaks:
         tally.not_read += 1
         _first(tally, path, f"{batch.n_tournaments} events read, not one")
         return
-    team = batch.tournaments["event_type"][0] == "team"
+    team = bool(team_events(batch.tournaments)[0])   # (as tbstats tells them: a team type, or team records)
     edition = peers.CHECKER_EDITIONS.get(result.get("rules"), rules)
     key = "team" if team else "start_no"
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from helpers import REAL, requires_shared
+from helpers import REAL, ROOT, requires_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import round_robins, to_trf, tournaments
@@ -401,3 +401,18 @@ def test_an_undeclared_double_round_robin_and_near_misses() -> None:
     result = read_trf([(f"{name}.trf", trf(*field)) for name, field in fields.items()])
     assert result.errors.is_empty(), result.errors
     assert result.batch.tournaments.sort("tournament")["event_type"].to_list() == ["round_robin", "swiss", "swiss"]
+
+
+def test_an_undeclared_event_with_team_records_is_a_team_event() -> None:
+    """Without 192 and 092 an event with team records (310) is a team event in the tournaments table too, as
+    every command that computes teams already takes it (:func:`tbstats.model.teams.team_events`); a declared
+    type stays what it says."""
+    from tbstats.model.teams import team_events
+
+    raw = (ROOT / "data" / "teams" / "team_swiss.trf").read_bytes()
+    bare = b"\n".join(line for line in raw.split(b"\n") if not line.startswith((b"092", b"192")))
+    swiss = raw.replace(b"192 FIDE_TEAM_MP_GP", b"192 FIDE_SWISS").replace(b"092 Team Swiss System", b"092 Swiss")
+    result = read_trf([("bare.trf", bare), ("declared.trf", raw), ("swiss.trf", swiss)])
+    t = result.batch.tournaments.sort("tournament")
+    assert t["event_type"].to_list() == ["team", "team", "swiss"]
+    assert team_events(t).tolist() == [True, True, True]

@@ -218,8 +218,9 @@ def _interpret(key: tuple[Any, ...]) -> tuple[tuple[Any, ...], list[_Note], list
         problem = _list_problem(code, text, team) if text else None
         if problem:
             notes.append((code, code, problem))
+    # (an event without a type that has team records is a team event: it is not left to the pairings)
     values = (max(planned, 0), n_declared, *points.values(), _tb_list(v202), _tb_list(v212),
-              _declared_type(v192 or None, v092 or None))
+              _declared_type(v192 or None, v092 or None) or ("team" if team else None))
     return values, before, notes, problems
 
 
