@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.errors import FormatError
-from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, strip_ends
 from tbstats.model.batch import arrow_series
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
@@ -29,7 +29,6 @@ IS_WHITESPACE: Final = np.zeros(65536, dtype=bool)
 IS_WHITESPACE[[ord(c) for c in WHITESPACE]] = True
 SPACE: Final = 32
 PAD: Final = 128  # blank characters after the last file, so that fixed-width windows never run off the end
-_TRAILING_STEPS: Final = 32  # vectorised steps of trailing-blank removal before the per-line finish
 _SLICE: Final = 1 << 16  # characters scanned at a time for line breaks
 
 
@@ -297,24 +296,9 @@ def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
 
 
 def _strip_end(buf: np.ndarray, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """Lengths without trailing whitespace: a few vectorised steps, then one pass over the remaining lines."""
-    length = length.copy()
-    active = np.flatnonzero(length > 0)
-    for _ in range(_TRAILING_STEPS):
-        if not active.size:
-            return length
-        active = active[is_whitespace(buf[starts[active] + length[active] - 1])]
-        length[active] -= 1
-        active = active[length[active] > 0]
-    short = active[length[active] <= 4096]
-    if short.size:  # long blank tails: one pass over those lines (a maximum per line)
-        idx = ranges(starts[short], length[short])
-        within = idx - np.repeat(starts[short], length[short])
-        solid_end = np.where(is_whitespace(buf[idx]), 0, within + 1)
-        length[short] = np.maximum.reduceat(solid_end, np.concatenate([[0], np.cumsum(length[short])[:-1]]))
-    for i in active[length[active] > 4096].tolist():  # few: each is over 4 KB of the buffer
-        solid = np.flatnonzero(~is_whitespace(buf[starts[i]:starts[i] + length[i]]))
-        length[i] = solid[-1] + 1 if solid.size else 0
+    """Lengths without trailing whitespace, one compiled pass from each line's end (:func:`strip_ends`)."""
+    length = np.ascontiguousarray(length, dtype=np.int64).copy()
+    strip_ends(buf, np.ascontiguousarray(starts, dtype=np.int64), length, IS_WHITESPACE.view(np.uint8))
     return length
 
 
