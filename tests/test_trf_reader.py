@@ -18,6 +18,7 @@ import pytest
 from helpers import REAL, ROOT, requires_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import RefTournament
 from strategies import round_robins, to_trf, tournaments
 from trf_samples import GOOD, LINES, player, variant
 
@@ -353,22 +354,22 @@ def test_dates_are_settled_as_the_rules_say() -> None:
     assert len(seen) > 3   # (unreadable, ambiguous, missing and clean starts all met)
 
 
-def _structure_says_round_robin(t: object) -> bool:
+def _structure_says_round_robin(t: RefTournament) -> bool:
     """The reference of the reader's structural check (rules.md 2.3): at least three players, every pair of them
     paired (a game or a forfeit) the same number of times, at least once."""
     from collections import Counter
 
-    numbers = [p.start_no for p in t.players]  # type: ignore[attr-defined]
     met = Counter((min(p.start_no, rd.opp), max(p.start_no, rd.opp))
-                  for p in t.players for rd in p.rounds[:t.n] if rd.opp is not None)  # type: ignore[attr-defined]
-    n = len(numbers)
+                  for p in t.players for rd in p.rounds[:t.n] if rd.opp is not None)
+    n = len(t.players)
     return n >= 3 and len(met) == n * (n - 1) // 2 and len(set(met.values())) == 1
 
 
 @given(st.lists(st.one_of(tournaments(max_players=9, max_rounds=9), round_robins(max_players=8, max_rounds=9)),
                 min_size=1, max_size=6))
 @settings(suppress_health_check=[HealthCheck.too_slow], max_examples=60, deadline=None)
-def test_an_event_without_a_type_is_a_round_robin_when_every_pair_meets_equally_often(events: list[object]) -> None:
+def test_an_event_without_a_type_is_a_round_robin_when_every_pair_meets_equally_often(
+        events: list[RefTournament]) -> None:
     """Files without 192 or 092 (as TRF-16 files often are): the reader tells a round robin by its pairings, for
     every event of a batch at once, as a pair count over each event says (events of few players and many rounds,
     whose pairs must be counted, among events told apart by their counts alone)."""
