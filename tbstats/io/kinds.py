@@ -5,7 +5,7 @@ are worth starting at once)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final, Literal
 
@@ -23,6 +23,9 @@ ARCHIVES: Final = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
 #: The end of the name of the proof ``ingest`` keeps beside a flat model file it wrote (tbstats.io.tabular.proof):
 #: part of that file, not an input of its own.
 PROOF_SUFFIX: Final = ".checked.json"
+
+#: Files whose sizes tell the bytes of many (:func:`estimated_bytes`): a stat each, about 2 microseconds.
+SIZE_SAMPLE: Final = 64
 
 
 def is_proof_of(name: str, names: frozenset[str] | set[str]) -> bool:
@@ -92,3 +95,20 @@ def trf_files(inputs: Iterable[str], most: int) -> tuple[int, list[str]]:
         if len(found) >= most:
             break
     return len(found), found
+
+
+def estimated_bytes(paths: Sequence[str], files: int) -> float:
+    """The bytes of ``files`` files told from the sizes of :data:`SIZE_SAMPLE` of ``paths`` spread over them in
+    name order (the same ones however the paths were listed; a file that cannot be read counts as empty: it is
+    rejected without being parsed); 0 without paths."""
+    if not paths:
+        return 0.0
+    ordered = sorted(paths)
+    step = max(1, len(ordered) // SIZE_SAMPLE)
+    sizes = []
+    for path in ordered[::step][:SIZE_SAMPLE]:
+        try:
+            sizes.append(os.stat(path).st_size)
+        except OSError:
+            sizes.append(0)
+    return files * sum(sizes) / len(sizes)

@@ -34,6 +34,7 @@ from tbstats.io.expand import (
     _expand,
     _Item,
 )
+from tbstats.io.kinds import estimated_bytes
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.batch import Batch, renumber
 from tbstats.model.games import empty
@@ -217,11 +218,20 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
 #: while another reads the next; the batches are the same. Each read has fixed costs: pieces of 1,000 files
 #: computed the 10k mix 3% faster than pieces of 500 with one process, 6% with two (benchmarks/RESULTS.md).
 READ_FILES: Final = 1000
+#: ... and at most about this many bytes of them: files of several events each, or of very large events, come in
+#: fewer to a piece (1,000 files of the usual few KB hold less), so that a part of them is still read in pieces,
+#: on both threads (300 files of 10 events each were one piece: read by one thread, then mapped).
+READ_BYTES: Final = 8 << 20
 
 
 def pieces(part: Part) -> list[Part]:
-    """What is read at a time: :data:`READ_FILES` TRF files of a part, or a run of a model whole."""
-    return split(part, READ_FILES) if part.items else [part]
+    """What is read at a time: :data:`READ_FILES` TRF files of a part, fewer when they are large
+    (:data:`READ_BYTES`), or a run of a model whole."""
+    if not part.items:
+        return [part]
+    paths = _regular_paths(part.items)
+    size = estimated_bytes(paths, 1) if len(paths) > 1 else 0.0   # (a mean file's bytes, from a sample)
+    return split(part, max(1, min(READ_FILES, int(READ_BYTES // size) if size else READ_FILES)))
 
 
 def piece_files(piece: Part) -> list[str]:

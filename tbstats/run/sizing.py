@@ -8,9 +8,10 @@ anything imports :mod:`tbstats.run.processes` (multiprocessing and its friends: 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Final
+
+from tbstats.io.kinds import estimated_bytes
 
 #: Items below which a run does not start workers: this process reads them before the workers are up.
 FEWEST: Final = 4
@@ -37,9 +38,6 @@ PAIR_BYTES: Final = 20 << 20
 
 #: The fewest TRF files a worker process takes at all (:data:`FEWEST` items of 500 files).
 PAIR_FEWEST_FILES: Final = FEWEST * 500
-
-#: Files whose sizes tell the bytes of a run (:func:`estimated_bytes`): a stat each, about 2 microseconds.
-SIZE_SAMPLE: Final = 64
 
 
 def least_files(workers: int) -> int:
@@ -73,20 +71,3 @@ def processes_pay(files: int, paths: Sequence[str], workers: int, *, batches_bac
     if files >= least_files(workers):
         return True
     return workers == 2 and files >= PAIR_FEWEST_FILES and estimated_bytes(paths, files) >= PAIR_BYTES
-
-
-def estimated_bytes(paths: Sequence[str], files: int) -> float:
-    """The bytes of ``files`` files told from the sizes of :data:`SIZE_SAMPLE` of ``paths`` spread over them in
-    name order (the same ones however the paths were listed; a file that cannot be read counts as empty: it is
-    rejected without being parsed); 0 without paths."""
-    if not paths:
-        return 0.0
-    ordered = sorted(paths)
-    step = max(1, len(ordered) // SIZE_SAMPLE)
-    sizes = []
-    for path in ordered[::step][:SIZE_SAMPLE]:
-        try:
-            sizes.append(os.stat(path).st_size)
-        except OSError:
-            sizes.append(0)
-    return files * sum(sizes) / len(sizes)
