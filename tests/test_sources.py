@@ -322,3 +322,27 @@ def test_a_chunk_of_files_parsed_a_few_at_a_time_is_the_same_batch(tmp_path: Pat
     for table in ("tournaments", "players", "games", "warnings"):
         assert getattr(cut.batch, table).equals(getattr(whole.batch, table)), table
     assert cut.ledger.equals(whole.ledger) and cut.summary() == whole.summary()
+
+
+def test_large_files_come_in_pieces_of_about_read_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A piece holds READ_FILES files, fewer when they are large (several events each): about READ_BYTES of them, by
+    a sample of their sizes; the batch and the ledger are those of any other cut."""
+    from tbstats.io import sources
+
+    events = "\n".join(GOOD.replace("012 ", f"012 Event {k} ", 1) for k in range(20))   # (20 events a file)
+    write(tmp_path, {f"multi{k}.trf": events for k in range(12)})
+    write(tmp_path, {f"small{k}.trf": GOOD for k in range(4)})
+    part = sources.plan([str(tmp_path)]).parts[0]
+    size = len(events.encode())
+    assert [len(p.items) for p in sources.pieces(part)] == [16]   # (far below READ_BYTES: one piece)
+    whole = load([str(tmp_path)], on_error="collect")
+    monkeypatch.setattr(sources, "READ_BYTES", 3 * size)
+    # 16 files of about 12/16 * size each on average: pieces of int(3 * size / mean) files
+    mean = (12 * size + 4 * len(GOOD.encode())) / 16
+    assert [len(p.items) for p in sources.pieces(part)] == [int(3 * size // mean)] * (16 // int(3 * size // mean)) + (
+        [16 % int(3 * size // mean)] if 16 % int(3 * size // mean) else [])
+    cut = load([str(tmp_path)], on_error="collect")
+    assert whole.batch.n_tournaments == 12 * 20 + 4
+    for table in ("tournaments", "players", "games", "warnings"):
+        assert getattr(cut.batch, table).equals(getattr(whole.batch, table)), table
+    assert cut.ledger.equals(whole.ledger)
