@@ -97,16 +97,16 @@ def trf_files(inputs: Iterable[str], most: int) -> tuple[int, list[str]]:
     return len(found), found
 
 
-def estimated_bytes(paths: Sequence[str], files: int) -> float:
-    """The bytes of ``files`` files told from the sizes of :data:`SIZE_SAMPLE` of ``paths`` spread over them in
-    name order (the same ones however the paths were listed; a file that cannot be read counts as empty: it is
-    rejected without being parsed); 0 without paths."""
+def estimated_bytes(paths: Sequence[str], files: int, sample: int = SIZE_SAMPLE) -> float:
+    """The bytes of ``files`` files told from the sizes of ``sample`` of ``paths`` spread over them in name order
+    (the same ones however the paths were listed; a file that cannot be read counts as empty: it is rejected
+    without being parsed); 0 without paths."""
     if not paths:
         return 0.0
     ordered = sorted(paths)
-    step = max(1, len(ordered) // SIZE_SAMPLE)
+    step = max(1, len(ordered) // sample)
     sizes = []
-    for path in ordered[::step][:SIZE_SAMPLE]:
+    for path in ordered[::step][:sample]:
         try:
             sizes.append(os.stat(path).st_size)
         except OSError:

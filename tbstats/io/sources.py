@@ -222,6 +222,8 @@ READ_FILES: Final = 1000
 #: fewer to a piece (1,000 files of the usual few KB hold less), so that a part of them is still read in pieces,
 #: on both threads (300 files of 10 events each were one piece: read by one thread, then mapped).
 READ_BYTES: Final = 8 << 20
+#: Files of a part whose sizes tell the mean (a stat each): a rough mean serves, and each part of a run pays it.
+PIECE_SAMPLE: Final = 8
 
 
 def pieces(part: Part) -> list[Part]:
@@ -230,7 +232,7 @@ def pieces(part: Part) -> list[Part]:
     if not part.items:
         return [part]
     paths = _regular_paths(part.items)
-    size = estimated_bytes(paths, 1) if len(paths) > 1 else 0.0   # (a mean file's bytes, from a sample)
+    size = estimated_bytes(paths, 1, PIECE_SAMPLE) if len(paths) > 1 else 0.0   # (a mean file's bytes)
     return split(part, max(1, min(READ_FILES, int(READ_BYTES // size) if size else READ_FILES)))
 
 
