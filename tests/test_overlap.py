@@ -14,7 +14,7 @@ import pytest
 from trf_samples import GOOD, with_names
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io import safe, sources
+from tbstats.io import kinds, safe, sources
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
@@ -98,7 +98,7 @@ def test_one_worker_reads_the_pieces_its_reading_thread_has_not_started(tmp_path
     are read where it is mapped (both threads read then), and the batches are those of reading it in turn."""
     for k in range(6):
         (tmp_path / f"{k}.trf").write_text(with_names(f"Player {k}", "Other"), encoding="utf-8")
-    monkeypatch.setattr(sources, "READ_FILES", 1)   # a piece a file: parts of two files, two pieces each
+    monkeypatch.setattr(kinds, "READ_FILES", 1)   # a piece a file: parts of two files, two pieces each
     real = sources.read_piece
     here = threading.Event()
     readers: list[str] = []
@@ -128,7 +128,7 @@ def test_files_are_read_from_disk_ahead_of_their_parse(tmp_path: Path, monkeypat
     for k in range(6):
         (tmp_path / f"{k}.trf").write_text(with_names(f"Player {k}", "Other"), encoding="utf-8")
     os.mkfifo(tmp_path / "fifo.trf")   # not a regular file: rejected without being opened for reading
-    monkeypatch.setattr(sources, "READ_FILES", 1)
+    monkeypatch.setattr(kinds, "READ_FILES", 1)
     real_read, real_piece = safe.read_regular_files, sources.read_piece
     disk: list[str] = []
     handed: list[bool] = []
@@ -248,7 +248,7 @@ def test_trf_read_in_worker_processes_gives_the_same_tournaments_ledger_and_erro
     """A map function that travels: parts read and mapped by a worker or here, in parts of at most
     READ_FILES files (smaller batches, the same tournaments in order); one that does not (a local function)
     or batches that must stay (``keep``): pieces read there and here, the very batches of one process."""
-    monkeypatch.setattr(sources, "READ_FILES", 1)   # a part of 3 files is read in 3 pieces
+    monkeypatch.setattr(kinds, "READ_FILES", 1)   # a part of 3 files is read in 3 pieces
     monkeypatch.setattr(sizing, "PAIR_FILES", 1)  # (else so few files are read ahead here, as with one worker)
     _files(tmp_path, 9)
     (tmp_path / "04.trf").write_text(GOOD.replace("001    1", "001    x", 1))
@@ -273,20 +273,27 @@ def test_trf_read_in_worker_processes_gives_the_same_tournaments_ledger_and_erro
     assert raised.value.path == str(tmp_path / "04.trf")
 
 
-def test_items_of_a_trf_run_are_smaller_when_the_run_is_small(tmp_path: Path) -> None:
-    """READ_FILES files an item, fewer so that each process gets ITEMS_A_PROCESS (3), never below half of it."""
-    assert work.ITEMS_A_PROCESS == 3
+def test_items_of_a_trf_run_are_smaller_when_the_run_is_small_or_its_files_large(tmp_path: Path) -> None:
+    """READ_FILES files an item, fewer so that each process gets ITEMS_A_PROCESS (3), never below half of it; and
+    never more than a piece: large files (about READ_BYTES of them) make items of fewer files."""
+    assert sizing.ITEMS_A_PROCESS == 3
     sizes = (6, 12, 18, 30)
-    for n in sizes:
-        (tmp_path / f"{n}").mkdir()
-        _files(tmp_path / f"{n}", n)
-    plan = {n: sources.plan([str(tmp_path / f"{n}")]).parts for n in sizes}
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sources, "READ_FILES", 4)
+        patch.setattr(kinds, "READ_FILES", 4)
         # 6 and 12 files: at least half of READ_FILES; 18: three items of 3 a process; 30: READ_FILES at most
-        assert [work.item_files(plan[n], 2) for n in sizes] == [2, 2, 3, 4]
-        assert [work.item_files(plan[n], 3) for n in sizes] == [2, 2, 2, 4]   # 30 files: 30/9 -> 4
-    assert work.item_files(plan[6], 2) == sources.READ_FILES // 2
+        assert [sizing.item_files(n, 2) for n in sizes] == [2, 2, 3, 4]
+        assert [sizing.item_files(n, 3) for n in sizes] == [2, 2, 2, 4]   # 30 files: 30/9 -> 4
+        assert [sizing.items(n, 100, 2) for n in sizes] == [3, 6, 6, 8]
+    assert sizing.item_files(6, 2) == kinds.READ_FILES // 2
+    _files(tmp_path, 12)
+    plan = sources.plan([str(tmp_path)]).parts
+    assert [len(p.items) for p in work.cut_for_processes(plan, 2)] == [12]   # (small files: one item)
+    size = os.path.getsize(tmp_path / "00.trf")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(kinds, "READ_BYTES", 5 * size)   # files this large: 5 an item
+        assert [len(p.items) for p in work.cut_for_processes(plan, 2)] == [5, 5, 2] == [
+            len(p.items) for p in sources.pieces(plan[0])]
+        assert sizing.items(12, size, 2) == 3
 
 
 def _fours(players: list[str]) -> list[list[str]]:
@@ -315,7 +322,7 @@ def test_the_command_with_worker_processes_prints_nothing_else_and_writes_the_sa
     import subprocess
     import sys
 
-    pieces = sizing.FEWEST * sources.READ_FILES // 2   # enough files for the command to start workers
+    pieces = sizing.FEWEST * kinds.READ_FILES // 2   # enough files for the command to start workers
     assert pieces + 1 >= sizing.least_files(3)
     inputs = tmp_path / "in"
     inputs.mkdir()
@@ -439,10 +446,10 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
 
 def test_fewer_files_go_to_worker_processes_when_they_hold_enough_text(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """With 2 workers, from :data:`~tbstats.run.sizing.PAIR_FEWEST_FILES` files that hold
-    :data:`~tbstats.run.sizing.PAIR_BYTES` (told from a sample of their sizes): the command line (before the
-    forkserver) and the run (after the plan) decide alike; never below the fewest files, nor with more workers
-    (their own count), nor from an archive's size for its members."""
+    """With fewer files than :func:`~tbstats.run.sizing.least_files`, when they hold
+    :data:`~tbstats.run.sizing.PAIR_BYTES` (told from a sample of their sizes) in at least
+    :data:`~tbstats.run.sizing.FEWEST` items: the command line (before the forkserver) and the run (after the plan)
+    decide alike; never in fewer items, nor from an archive's size for its members."""
     from tbstats.cli.base import processes_pay
     from tbstats.io.expand import _Item
 
@@ -453,16 +460,17 @@ def test_fewer_files_go_to_worker_processes_when_they_hold_enough_text(tmp_path:
     assert sizing.estimated_bytes(paths, 6) == size == sizing.estimated_bytes(paths[::-1], 6)
     assert sizing.estimated_bytes([], 6) == 0
     plan = sources.plan([str(tmp_path)]).parts
-    monkeypatch.setattr(sizing, "PAIR_FEWEST_FILES", 6)
-    for cap, pays in ((size, True), (size + 1, False)):
-        monkeypatch.setattr(sizing, "PAIR_BYTES", cap)
-        assert processes_pay(["compute", str(tmp_path)], 2) is pays
-        assert work.few_trf(plan, 2) is not pays
-        assert not processes_pay(["compute", str(tmp_path)], 8)   # (8 workers: from least_files(8) files)
+    monkeypatch.setattr(kinds, "READ_BYTES", size // 6)   # (files this large: an item each, six items)
+    for workers in (2, 3):
+        for cap, pays in ((size, True), (size + 1, False)):
+            monkeypatch.setattr(sizing, "PAIR_BYTES", cap)
+            assert processes_pay(["compute", str(tmp_path)], workers) is pays
+            assert work.few_trf(plan, workers) is not pays
     monkeypatch.setattr(sizing, "PAIR_BYTES", 1)
-    monkeypatch.setattr(sizing, "PAIR_FEWEST_FILES", 7)
+    monkeypatch.setattr(kinds, "READ_BYTES", 2 * size // 6 + 1)   # two files an item: three items, too few
+    assert sizing.items(6, size / 6, 2) == 3
     assert not processes_pay(["compute", str(tmp_path)], 2) and work.few_trf(plan, 2)
-    monkeypatch.setattr(sizing, "PAIR_FEWEST_FILES", 6)
+    monkeypatch.setattr(kinds, "READ_BYTES", size // 6)
     members = [sources.Part(tuple(_Item(f"a.zip!{k}.trf", "trf", paths[5], member=f"{k}.trf") for k in range(6)))]
     assert work.few_trf(members, 2)   # (the archive's size is no member's)
     many = [str(tmp_path / f"{k}.trf") for k in range(6) for _ in range(40)]   # more paths than the sample
@@ -486,7 +494,7 @@ def test_the_command_line_judges_worker_processes_as_its_run_does(command: list[
     (tmp_path / "in").mkdir()
     _files(tmp_path / "in", 6)
     args = [a.format(src=tmp_path / "in", out=tmp_path / "out.parquet") for a in command]
-    monkeypatch.setattr(sizing, "PAIR_FEWEST_FILES", 6)
+    monkeypatch.setattr(kinds, "READ_BYTES", 1)   # (a file an item: six items)
     monkeypatch.setattr(sizing, "PAIR_BYTES", 1)
     judged: list[bool] = []
 

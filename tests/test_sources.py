@@ -310,13 +310,13 @@ def test_every_real_file_is_loaded_rejected_or_skipped() -> None:
 def test_a_chunk_of_files_parsed_a_few_at_a_time_is_the_same_batch(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The reader takes READ_FILES files per call; the batch and the ledger do not depend on it."""
-    from tbstats.io import sources
+    from tbstats.io import kinds
 
     write(tmp_path, {name: text for name, (text, _, _) in BAD.items()})
     write(tmp_path, {f"good{k}.trf": GOOD for k in range(9)})
     write(tmp_path, {"two.trf": GOOD + "\n" + GOOD.replace("012 ", "012 Second ", 1)})
     whole = load([str(tmp_path)], on_error="collect")
-    monkeypatch.setattr(sources, "READ_FILES", 2)
+    monkeypatch.setattr(kinds, "READ_FILES", 2)
     cut = load([str(tmp_path)], on_error="collect")
     assert whole.batch.n_tournaments >= 10 and whole.ledger.height >= len(BAD)
     for table in ("tournaments", "players", "games", "warnings"):
@@ -327,7 +327,7 @@ def test_a_chunk_of_files_parsed_a_few_at_a_time_is_the_same_batch(tmp_path: Pat
 def test_large_files_come_in_pieces_of_about_read_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A piece holds READ_FILES files, fewer when they are large (several events each): about READ_BYTES of them, by
     a sample of their sizes; the batch and the ledger are those of any other cut."""
-    from tbstats.io import sources
+    from tbstats.io import kinds, sources
 
     events = "\n".join(GOOD.replace("012 ", f"012 Event {k} ", 1) for k in range(20))   # (20 events a file)
     write(tmp_path, {f"multi{k}.trf": events for k in range(12)})
@@ -336,7 +336,7 @@ def test_large_files_come_in_pieces_of_about_read_bytes(tmp_path: Path, monkeypa
     size = len(events.encode())
     assert [len(p.items) for p in sources.pieces(part)] == [16]   # (far below READ_BYTES: one piece)
     whole = load([str(tmp_path)], on_error="collect")
-    monkeypatch.setattr(sources, "READ_BYTES", 3 * size)
+    monkeypatch.setattr(kinds, "READ_BYTES", 3 * size)
     # 16 files of about 12/16 * size each on average: pieces of int(3 * size / mean) files
     mean = (12 * size + 4 * len(GOOD.encode())) / 16
     assert [len(p.items) for p in sources.pieces(part)] == [int(3 * size // mean)] * (16 // int(3 * size // mean)) + (

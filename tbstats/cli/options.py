@@ -119,8 +119,8 @@ def batch_options(f: F) -> F:
                      help="TRF files read at a time (then cut into batches of --batch-size tournaments)."),
         click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
                      help="Parts at once: TRF files read by N-1 worker processes and this one (with 2, from "
-                          f"{sizing.PAIR_FILES:,} files, or {sizing.PAIR_FEWEST_FILES:,} of "
-                          f"{sizing.PAIR_BYTES >> 20} MiB: fewer are read as with 1), a columnar model on N threads; "
+                          f"{sizing.PAIR_FILES:,} files or {sizing.PAIR_BYTES >> 20} MiB of them: fewer are read as "
+                          "with 1), a columnar model on N threads; "
                           "with 1, the next part is read on a thread while one is computed (the output does not "
                           "change)."),
         click.option("--scheduler", default=None, metavar="ADDRESS|local[:N]",

@@ -1,6 +1,6 @@
-"""What a path holds, told from its name and the directory entries beside it: no file is opened and nothing
-heavy is imported, so the command line can ask before anything else (whether worker processes for TRF files
-are worth starting at once)."""
+"""What a path holds, told from its name and the directory entries beside it, and how many TRF files are read at a
+time: no file is opened and nothing heavy is imported, so the command line can ask before anything else (whether
+worker processes for TRF files are worth starting at once)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,17 @@ PROOF_SUFFIX: Final = ".checked.json"
 
 #: Files whose sizes tell the bytes of many (:func:`estimated_bytes`): a stat each, about 2 microseconds.
 SIZE_SAMPLE: Final = 64
+
+#: TRF files parsed at a time (a piece of a part, :func:`tbstats.io.sources.pieces`): the reader's working arrays
+#: (several times the game rows' size) then stay bounded whatever ``--batch-files`` is, and a worker process reads
+#: one piece of a part while another reads the next; the batches are the same. Each read has fixed costs: pieces
+#: of 1,000 files computed the 10k mix 3% faster than pieces of 500 with one process, 6% with two
+#: (benchmarks/RESULTS.md).
+READ_FILES: Final = 1000
+#: ... and at most about this many bytes of them: files of several events each, or of very large events, come in
+#: fewer to a piece (1,000 files of the usual few KB hold less), so that a part of them is still read in pieces,
+#: on both threads (300 files of 10 events each were one piece: read by one thread, then mapped).
+READ_BYTES: Final = 8 << 20
 
 
 def is_proof_of(name: str, names: frozenset[str] | set[str]) -> bool:
@@ -112,3 +123,13 @@ def estimated_bytes(paths: Sequence[str], files: int, sample: int = SIZE_SAMPLE)
         except OSError:
             sizes.append(0)
     return files * sum(sizes) / len(sizes)
+
+
+def files_a_piece(mean: float) -> int:
+    """TRF files read at a time when a file holds ``mean`` bytes (0: not known): :data:`READ_FILES`, fewer when
+    they are large, about :data:`READ_BYTES` of them (at least one).
+
+    >>> files_a_piece(0), files_a_piece(4_000), files_a_piece(2 << 20), files_a_piece(20 << 20)
+    (1000, 1000, 4, 1)
+    """
+    return max(1, min(READ_FILES, int(READ_BYTES // mean) if mean else READ_FILES))

@@ -34,7 +34,7 @@ from tbstats.io.expand import (
     _expand,
     _Item,
 )
-from tbstats.io.kinds import estimated_bytes
+from tbstats.io.kinds import estimated_bytes, files_a_piece
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.batch import Batch, renumber
 from tbstats.model.games import empty
@@ -213,27 +213,20 @@ def read_part(part: Part, batch_size: int = 2000) -> tuple[pl.DataFrame, list[Ba
     return assemble(part, [read_piece(piece) for piece in pieces(part)], batch_size)
 
 
-#: TRF files parsed at a time (a piece of a part): the reader's working arrays (several times the game rows'
-#: size) then stay bounded whatever ``--batch-files`` is, and a worker process reads one piece of a part
-#: while another reads the next; the batches are the same. Each read has fixed costs: pieces of 1,000 files
-#: computed the 10k mix 3% faster than pieces of 500 with one process, 6% with two (benchmarks/RESULTS.md).
-READ_FILES: Final = 1000
-#: ... and at most about this many bytes of them: files of several events each, or of very large events, come in
-#: fewer to a piece (1,000 files of the usual few KB hold less), so that a part of them is still read in pieces,
-#: on both threads (300 files of 10 events each were one piece: read by one thread, then mapped).
-READ_BYTES: Final = 8 << 20
 #: Files of a part whose sizes tell the mean (a stat each): a rough mean serves, and each part of a run pays it.
 PIECE_SAMPLE: Final = 8
 
 
 def pieces(part: Part) -> list[Part]:
-    """What is read at a time: :data:`READ_FILES` TRF files of a part, fewer when they are large
-    (:data:`READ_BYTES`), or a run of a model whole."""
-    if not part.items:
-        return [part]
+    """What is read at a time: pieces of :func:`piece_size` TRF files of a part, or a run of a model whole."""
+    return split(part, piece_size(part)) if part.items else [part]
+
+
+def piece_size(part: Part) -> int:
+    """The TRF files of a part read at a time: :data:`~tbstats.io.kinds.READ_FILES`, fewer when they are large
+    (:func:`tbstats.io.kinds.files_a_piece` of their mean size, from a sample)."""
     paths = _regular_paths(part.items)
-    size = estimated_bytes(paths, 1, PIECE_SAMPLE) if len(paths) > 1 else 0.0   # (a mean file's bytes)
-    return split(part, max(1, min(READ_FILES, int(READ_BYTES // size) if size else READ_FILES)))
+    return files_a_piece(estimated_bytes(paths, 1, PIECE_SAMPLE) if len(paths) > 1 else 0.0)
 
 
 def piece_files(piece: Part) -> list[str]:

@@ -5,9 +5,9 @@ threads cannot read two pieces of an archive at once, but processes can.
 feeder thread keeps each worker holding :data:`IN_HAND` items (near the end only the one it runs); this
 process, while it waits for the next result in order, runs the next item itself; the results come back in
 input order. With ``--workers N`` on TRF inputs (:meth:`tbstats.run.pipeline.Run.map`) the items are parts of
-500 to 1,000 files (:func:`tbstats.run.work.item_files`), read and mapped where they go (only their names
-travel, and the partial results back), or, when the batches must stay here, pieces of parts whose batches
-come back (Arrow buffers, about 20 ms per 500 files).
+500 to 1,000 files, fewer when they are large (:func:`tbstats.run.work.cut_for_processes`), read and mapped
+where they go (only their names travel, and the partial results back), or, when the batches must stay here,
+pieces of parts whose batches come back (Arrow buffers, about 20 ms per 500 files).
 
 The workers are forked from a ``forkserver`` that imported the reader once (:mod:`tbstats.run.preload`; a fork
 of a process that already runs polars' threads could deadlock; a fresh ``spawn`` pays the imports for every

@@ -10,7 +10,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import polars as pl
 
@@ -76,10 +76,10 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     """Whether ``--workers`` reads the parts in worker processes: when some are TRF files, whose reading holds
     the GIL (a columnar model is read and computed by numpy and polars, which release it: threads then).
 
-    Each part of :func:`item_files` files is then read and mapped by a worker or here (:func:`tbstats.run.processes.
-    ordered`) when ``f`` travels, the batches need not stay and there are enough parts; else the pieces of
-    the parts are read there and here and the batches mapped here (:func:`read_in_processes`), the very
-    batches of one process."""
+    Each item of :func:`cut_for_processes` is then read and mapped by a worker or here
+    (:func:`tbstats.run.processes.ordered`) when ``f`` travels, the batches need not stay and there are enough
+    items; else the pieces of the parts are read there and here and the batches mapped here
+    (:func:`read_in_processes`), the very batches of one process."""
     return client is None and workers > 1 and any(p.items for p in parts) and worker_processes().available()
 
 
@@ -196,25 +196,8 @@ def _one(read: tuple[pl.DataFrame, list[Batch]], f: Callable[[Batch], P], keep: 
     return done if keep else done[0]
 
 
-#: Items a process gets at least, where a run is too small for items of :data:`~tbstats.io.sources.READ_FILES`:
-#: fewer, larger items pay their fixed costs fewer times; more even out better at the end. Three against four
-#: (2026-12-04 04:52, load 1.8-2.7, `compute --workers 2`, 12 interleaved rounds twice): the club-wide 6,000 files
-#: (items of 1,000 against 750) CPU 1,555 -> 1,506 and 1,550 -> 1,501 ms, wall 0.908 -> 0.890 and 0.902 -> 0.893 s
-#: (medians); 4,000 such files (667 against 500; 10 rounds) 1,210 -> 1,180 ms, 0.738 -> 0.711 s.
-ITEMS_A_PROCESS: Final = 3
-
-
-def item_files(parts: Sequence[Part], workers: int) -> int:
-    """TRF files in one item of a ``--workers`` run from TRF: :data:`~tbstats.io.sources.READ_FILES` (an item's
-    fixed costs, the reader's, the batch's and the result's trip, are shared by more files), fewer in a run
-    too small for :data:`ITEMS_A_PROCESS` items a process, where the last items would not even out, but not
-    below half of it: a run of fewer than :data:`~tbstats.run.sizing.FEWEST` items starts no worker processes
-    (it would end before they are up)."""
-    files = sum(item.kind == "trf" for part in parts for item in part.items)
-    return max(sources.READ_FILES // 2, min(sources.READ_FILES, -(-files // (ITEMS_A_PROCESS * workers))))
-
-
 def cut_for_processes(parts: Sequence[Part], workers: int) -> tuple[Part, ...]:
-    """The parts cut into items of :func:`item_files` TRF files (a model's parts stay whole)."""
-    each = item_files(parts, workers)
-    return tuple(p for part in parts for p in sources.split(part, each))
+    """The parts cut into items of :func:`tbstats.run.sizing.item_files` TRF files, fewer where a part's pieces hold
+    fewer (:func:`tbstats.io.sources.piece_size`: large files); a model's parts stay whole."""
+    each = sizing.item_files(sum(item.kind == "trf" for part in parts for item in part.items), workers)
+    return tuple(p for part in parts for p in sources.split(part, min(each, sources.piece_size(part))))
