@@ -15,7 +15,7 @@ from typing import Final, Literal
 
 import polars as pl
 
-from tbstats.io import kinds, safe, tabular
+from tbstats.io import archives, kinds, safe, tabular
 from tbstats.io.kinds import is_pattern as is_pattern
 
 Kind = Literal["trf", "tabular", "skip", "reject"]
@@ -279,12 +279,13 @@ def _archive(path: str) -> list[_Item]:
     problem = safe.not_regular(path)
     if problem is not None:
         return [_Item(path, "reject", path, reason=problem)]
-    members, damage = safe.list_members(path)
+    members, damage = archives.list_members(path)
     if damage is not None and not members:
         return [_Item(path, "reject", path, reason=f"not a readable archive ({damage})")]
     items = []
     for member, problem in sorted(members):
-        hidden = any(part.startswith(".") or part == "__MACOSX" for part in member.split("/"))
+        # (hidden: a name starting with a dot, or macOS's resource forks; './' is no such name: tar -C dir .)
+        hidden = any((part.startswith(".") and part != ".") or part == "__MACOSX" for part in member.split("/"))
         if hidden and safe.unsafe_name(member) is None:
             continue
         name = f"{path}!{member}"

@@ -14,7 +14,7 @@ import stat
 import sys
 import zipfile
 from collections.abc import Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any, Final
+from typing import IO, TYPE_CHECKING, Final
 
 import polars as pl
 
@@ -255,73 +255,6 @@ def read_tar_member(archive: tarfile.TarFile, info: tarfile.TarInfo, cap: int) -
     if len(data) != info.size:
         raise UnreadableInput(f"archive ends inside the member ({len(data)} of {info.size} bytes)")
     return data
-
-
-def list_members(path: str) -> tuple[list[tuple[str, str | None]], str | None]:
-    """(member name, why it cannot be read or None) for every file-like member, and the archive's damage."""
-    members: list[tuple[str, str | None]] = []
-    try:
-        if path.lower().endswith(".zip"):
-            with zipfile.ZipFile(path) as z:
-                members = [(i.filename, zip_member_problem(i)) for i in z.infolist() if not i.is_dir()]
-        else:
-            import tarfile  # (tar archives only)
-
-            with tarfile.open(path, "r:*") as t:
-                for m in t:  # one by one: a truncated stream still yields the members before the cut
-                    if not m.isdir():
-                        members.append((m.name, tar_member_problem(m)))
-    except Exception as exc:  # zipfile, tarfile, gzip, bz2 and lzma each raise their own errors
-        return members, describe(exc)
-    return members, None
-
-
-class Archives:
-    """Open archives, kept open while their members are read in order; members are capped streams."""
-
-    def __init__(self, max_member_bytes: int = MAX_MEMBER_BYTES) -> None:
-        self.cap = max_member_bytes
-        self._open: dict[str, tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]] = {}
-
-    def read(self, path: str, member: str) -> bytes:
-        """A member's bytes; any failure (damage, size cap, encryption) raises UnreadableInput."""
-        entry = self._open.get(path)
-        if entry is None:
-            entry = self._open[path] = self._open_archive(path)
-        handle, infos = entry
-        info = infos.get(member)
-        if info is None:
-            raise UnreadableInput("member not found in the archive")
-        if isinstance(handle, zipfile.ZipFile):
-            return read_zip_member(handle, info, self.cap)
-        return read_tar_member(handle, info, self.cap)
-
-    @staticmethod
-    def _open_archive(path: str) -> tuple[zipfile.ZipFile | tarfile.TarFile, dict[str, Any]]:
-        problem = not_regular(path)
-        if problem is not None:
-            raise UnreadableInput(problem)
-        infos: dict[str, Any] = {}
-        try:
-            if path.lower().endswith(".zip"):
-                z = zipfile.ZipFile(path)  # kept open across members; close() ends them all
-                return z, {i.filename: i for i in z.infolist()}
-            import tarfile
-
-            t = tarfile.open(path, "r:*")  # noqa: SIM115 - kept open like the zip
-        except Exception as exc:
-            raise UnreadableInput(f"not a readable archive ({describe(exc)})") from None
-        try:
-            for m in t:
-                infos[m.name] = m
-        except Exception:  # the damage was ledgered when the archive was listed
-            pass
-        return t, infos
-
-    def close(self) -> None:
-        for handle, _ in self._open.values():
-            handle.close()
-        self._open.clear()
 
 
 # ------------------------------------------------------------------------------------ failing alone

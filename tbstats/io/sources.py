@@ -29,6 +29,7 @@ import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
 from tbstats.io import batches, progress, safe, tabular
+from tbstats.io.archives import Archives
 from tbstats.io.expand import (
     SKIPPED,
     _expand,
@@ -245,7 +246,7 @@ def read_piece(piece: Part, files: Sequence[bytes | TbstatsError] | None = None
     (none when nothing was read). Problems go to the ledger, never raise. ``files``: what
     :func:`tbstats.io.safe.read_regular_files` gave for :func:`piece_files`, when it was read ahead."""
     if piece.items:
-        archives = safe.Archives(piece.max_member_bytes)
+        archives = Archives(piece.max_member_bytes)
         try:
             return _read_trf(piece.items, archives, files)
         finally:
@@ -289,7 +290,7 @@ def assemble(part: Part, read: Sequence[tuple[pl.DataFrame, Batch | None]], batc
     return ledger, [renumber(b, 0) for b in batches.runs(batch, batch_size, by_source=bool(part.items))]
 
 
-def _read_trf(chunk: Sequence[_Item], archives: safe.Archives, files: Sequence[bytes | TbstatsError] | None = None
+def _read_trf(chunk: Sequence[_Item], archives: Archives, files: Sequence[bytes | TbstatsError] | None = None
               ) -> tuple[pl.DataFrame, Batch | None]:
     """Read the TRF files of a piece at once: the ledger (unsorted) and the batch, numbered from 0; ``files``
     as :func:`read_piece` takes it."""
