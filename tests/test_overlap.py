@@ -228,6 +228,44 @@ def test_the_command_line_forks_its_one_worker_process_while_it_runs_one_thread(
     assert done.stdout.split() == expected, (done.stdout, done.stderr)
 
 
+_WARMED = """if True:
+    import sys, threading, time
+    from tbstats.run import processes
+    if sys.argv[1] == "threads":
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    processes.prestart(int(sys.argv[2]), archives=sys.argv[3:])
+    here = processes.pool(int(sys.argv[2]) - 1)
+    here.ready.wait(timeout=120)
+    here.warm.wait(timeout=120)
+    kept = here.executor.submit(eval, "sorted(k[0] for k in __import__('tbstats.io.archives').io.archives._kept)")
+    print(kept.result(timeout=60))
+    processes.shutdown()
+"""
+
+
+@needs_processes
+@pytest.mark.parametrize(("threads", "workers"), [("one", 2), ("threads", 2)])
+def test_the_workers_open_the_archives_the_command_names_before_their_first_item(
+        threads: str, workers: int, tmp_path: Path) -> None:
+    """The worker process opens the archives named on the command line while it plans its run (forked from it or
+    from a forkserver), and the feeder hands it items only then (``warm``): a compressed tar's copy is then not
+    made in the worker's first item, which this process would wait for. What cannot be opened is left to the
+    items, which say why. (One worker: with more, each task goes to whichever worker is free.)"""
+    import subprocess
+    import sys
+    import zipfile
+
+    good = tmp_path / "a.zip"
+    with zipfile.ZipFile(good, "w") as z:
+        z.writestr("a.trf", GOOD)
+    broken = tmp_path / "b.zip"
+    broken.write_bytes(b"not a zip")
+    done = subprocess.run([sys.executable, "-c", _WARMED, threads, str(workers), str(good), str(broken)],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == repr([str(good)]), (done.stdout, done.stderr)
+
+
 def _batch(text: str) -> Batch:
     return read_trf([("x.trf", text.encode())]).batch
 

@@ -169,6 +169,14 @@ def processes_pay(args: list[str], workers: int) -> bool:
     return sizing.processes_pay(files, paths, workers, batches_back=command in BATCHES_BACK)
 
 
+def archives_named(args: list[str]) -> list[str]:
+    """The arguments that name an archive file (zip, tar): the worker processes open them while the command
+    plans its run (:func:`tbstats.run.processes.prestart`)."""
+    from tbstats.io.kinds import ARCHIVES
+
+    return [a for a in args if a.lower().endswith(ARCHIVES) and os.path.isfile(a)]
+
+
 class _Group(click.Group):
     """A click group that turns tbstats errors into a message on stderr and exit code 3, Ctrl-C into 130;
     its commands are imported when first needed (:class:`_Commands`)."""
@@ -204,7 +212,7 @@ class _Group(click.Group):
             if (workers := workers_asked(argv)) > 1 and processes_pay(argv, workers):
                 from tbstats.run import processes
 
-                processes.prestart(workers)
+                processes.prestart(workers, archives=archives_named(argv))
             return super().invoke(ctx)
         except KeyboardInterrupt:   # in another program's process (the tbstats program stops in _stop_at_once)
             click.echo("Interrupted.", err=True)

@@ -33,7 +33,7 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable, Generator, Iterable, Sized
+from collections.abc import Callable, Generator, Iterable, Sequence, Sized
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, TypeVar
@@ -113,11 +113,12 @@ def _quiet_tracker() -> None:
     resource_tracker.ensure_running()
 
 
-def prestart(workers: int) -> None:
+def prestart(workers: int, archives: Sequence[str] = ()) -> None:
     """Start the pool of ``workers - 1`` processes now, in the background, so that they import while this
     process imports the command (not once it has planned its run: measured, a worker's first item then began
     30-50 ms later): a command line that asks for worker processes calls this before anything else. One
-    worker is forked from here at once (see the module's text); several, from a forkserver started now."""
+    worker is forked from here at once (see the module's text); several, from a forkserver started now. The
+    workers then open the ``archives`` the command names (:func:`_open_archives`) while it plans its run."""
     global starting
     if workers > 1 and available():
         forked = workers == 2 and _one_thread()
@@ -130,7 +131,7 @@ def prestart(workers: int) -> None:
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             if forked:
-                pool(workers - 1, forked=True)
+                pool(workers - 1, forked=True, archives=archives)
             else:
                 multiprocessing.set_forkserver_preload(PRELOAD)
                 from multiprocessing import forkserver
@@ -142,7 +143,7 @@ def prestart(workers: int) -> None:
             if interrupted:
                 signal.raise_signal(signal.SIGINT)
         if not forked:
-            pool(workers - 1)
+            pool(workers - 1, archives=archives)
 
 
 #: While :func:`prestart` starts the forkserver, the command line's Ctrl-C handler only sets
@@ -156,11 +157,15 @@ class _Pool:
     """A process pool that starts in the background: :attr:`ready` is set once its workers are up.
 
     ``forked``: its workers are forked from this process now, by this thread, and import the reader themselves
-    (:func:`prestart`, which checks that this process runs one thread); else from the forkserver."""
+    (:func:`prestart`, which checks that this process runs one thread); else from the forkserver. ``archives``:
+    opened by the workers once they are up (:func:`_open_archives`); :attr:`warm` is set once they are (and the
+    feeder of :func:`ordered` hands out items from then on: until then this process takes them)."""
 
-    def __init__(self, workers: int, *, forked: bool = False) -> None:
+    def __init__(self, workers: int, *, forked: bool = False, archives: Sequence[str] = ()) -> None:
         self.workers = workers
         self.ready = threading.Event()
+        self.warm = threading.Event()
+        self.archives = tuple(archives)
         self.failed: BaseException | None = None
         if forked:
             self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
@@ -198,6 +203,24 @@ class _Pool:
         except BaseException as exc:  # kept, and raised by the run that uses the pool
             self.failed = exc
         self.ready.set()
+        if self.archives and self.failed is None:   # (a task per worker: each goes to whichever worker is free)
+            with contextlib.suppress(BaseException):   # (a pool shut down meanwhile: the run is ending)
+                for future in [self.executor.submit(_open_archives, self.archives) for _ in range(self.workers)]:
+                    future.result()
+        self.warm.set()
+
+
+def _open_archives(paths: Sequence[str]) -> int:
+    """A worker's task before its first item: open the archives the command names (a zip's directory, a tar's
+    members, a compressed tar's decompressed copy: :func:`tbstats.io.archives.opened`), while the command
+    imports and plans its run, rather than in the first item it is handed (which this process would then wait
+    for). What cannot be opened is left for the items, which say why."""
+    from tbstats.io import archives
+
+    for path in paths:
+        with contextlib.suppress(Exception):
+            archives.opened(path)
+    return 0
 
 
 def _import_reader() -> None:
@@ -226,16 +249,16 @@ _POOL: _Pool | None = None
 _LOCK = threading.Lock()
 
 
-def pool(workers: int, *, forked: bool = False) -> _Pool:
+def pool(workers: int, *, forked: bool = False, archives: Sequence[str] = ()) -> _Pool:
     """The pool of ``workers`` processes of this process, started now if there is none of that size
-    (``forked``: see :class:`_Pool`)."""
+    (``forked``, ``archives``: see :class:`_Pool`)."""
     global _POOL
     with _LOCK:
         if _POOL is not None and (_POOL.workers != workers or _POOL.failed is not None):
             _POOL.executor.shutdown(wait=False, cancel_futures=True)
             _POOL = None
         if _POOL is None:
-            _POOL = _Pool(workers, forked=forked)
+            _POOL = _Pool(workers, forked=forked, archives=archives)
         return _POOL
 
 
@@ -357,7 +380,7 @@ class _Shared:
 
 def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
     """Keep the workers holding ``shared.cap`` items, whatever this process is doing (its thread)."""
-    here.ready.wait()
+    here.warm.wait()   # (set after ready)
     while here.failed is None:
         with shared.cond:
             while not shared.stop and not shared.room():
