@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import tarfile
 import zipfile
 from pathlib import Path
@@ -13,6 +14,7 @@ from helpers import SHARED, requires_shared
 from trf_samples import GOOD, LINES, player, variant, with_names
 
 from tbstats.errors import FormatError
+from tbstats.io import sources
 from tbstats.io.expand import READERS
 from tbstats.io.sources import iter_batches, load
 from tbstats.io.tabular import write_model
@@ -194,6 +196,30 @@ def test_glob_patterns(tmp_path: Path) -> None:
     assert result.summary() == "1 files: 0 loaded, 1 rejected"
 
 
+def test_a_pattern_over_many_files_looks_at_each_directory_once(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pattern's matches are planned as the directory's files (the same items, in order), each directory
+    looked at once for a model it belongs to, not once for every file in it (10,000 files in 10 directories took
+    1.5 s to plan, against 20 ms for the directory); a model's part matched by the pattern is the model."""
+    from tbstats.io import expand, tabular
+
+    write(tmp_path / "in", {f"{d}/{k:02d}.trf": GOOD for d in "abc" for k in range(20)})
+    looked: list[str] = []
+    real = tabular.is_model_dir
+
+    def counted(path: str) -> bool:
+        looked.append(os.path.normpath(path))
+        return real(path)
+
+    monkeypatch.setattr(tabular, "is_model_dir", counted)
+    by_pattern = sources.plan([f"{tmp_path}/in/**/*.trf"]).parts
+    assert len(looked) == len(set(looked)) and len(looked) <= 3 + len(tmp_path.parts) + 1
+    assert by_pattern == sources.plan([str(tmp_path / "in")]).parts
+    write_model(read_trf([("x.trf", GOOD.encode())]).batch, tmp_path / "model")
+    matched = expand._expand([f"{tmp_path}/model/**/*.parquet"])
+    assert [(i.name, i.kind) for i in matched] == [(str(tmp_path / "model"), "tabular")]
+
+
 def test_directory_walk_skips_other_extensions_and_hidden_entries(tmp_path: Path) -> None:
     write(tmp_path, {"a.trf": GOOD, "notes.md": "x", "page.HTML": "<html>", "expected.csv": "a,b\n1,2\n",
                      "README": "x", ".hidden.trf": "junk", ".git/x.trf": "junk"})
@@ -327,7 +353,7 @@ def test_a_chunk_of_files_parsed_a_few_at_a_time_is_the_same_batch(tmp_path: Pat
 def test_large_files_come_in_pieces_of_about_read_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A piece holds READ_FILES files, fewer when they are large (several events each): about READ_BYTES of them, by
     a sample of their sizes; the batch and the ledger are those of any other cut."""
-    from tbstats.io import kinds, sources
+    from tbstats.io import kinds
 
     events = "\n".join(GOOD.replace("012 ", f"012 Event {k} ", 1) for k in range(20))   # (20 events a file)
     write(tmp_path, {f"multi{k}.trf": events for k in range(12)})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -101,11 +102,16 @@ def _expand(inputs: Sequence[str]) -> list[_Item]:
             if not matches:
                 items.append(_Item(text, "reject", reason="no file matches the pattern"))
             matched = set(matches)
+            models: dict[str, str | None] = {}
             for m in matches:
                 if kinds.is_proof_of(m, matched):   # a flat model file's proof, matched with the file
                     continue
-                model = _model_of(m)
-                items.extend(_walk(model or m) if model or os.path.isdir(m) else _explicit(m))
+                model = _model_of(m, models)
+                if model:
+                    items.extend(_walk(model))
+                    continue
+                st, problem = safe.checked_stat(m)   # (one stat a match: a directory, or the file's own)
+                items.extend(_walk(m) if st is not None and stat.S_ISDIR(st.st_mode) else _explicit(m, st, problem))
         else:
             items.append(_Item(text, "reject", reason=MISSING))
     return once_each(items)
@@ -138,18 +144,31 @@ def _identity(item: _Item) -> object:
     return st.st_dev, st.st_ino, member
 
 
-def _model_of(path: str) -> str | None:
-    """The directory dataset a matched file or directory belongs to (a table part, hive partitions included)."""
+def _model_of(path: str, known: dict[str, str | None]) -> str | None:
+    """The directory dataset a matched file or directory belongs to (a table part, hive partitions included);
+    ``known``: the answers for the directories already walked up from (a pattern's matches share them: each
+    directory is looked at once, not once for every file in it)."""
     parent = os.path.dirname(path)
+    walked = []
+    found: str | None = None
     while parent and parent != os.path.dirname(parent):
+        if parent in known:
+            found = known[parent]
+            break
+        walked.append(parent)
         if tabular.is_model_dir(parent):
-            return os.path.normpath(parent)
+            found = os.path.normpath(parent)
+            break
         parent = os.path.dirname(parent)
-    return None
+    known.update(dict.fromkeys(walked, found))
+    return found
 
 
-def _explicit(path: str) -> list[_Item]:
-    problem = safe.not_regular(path)
+def _explicit(path: str, st: os.stat_result | None = None, problem: str | None = None) -> list[_Item]:
+    """A file named as such, or matched by a pattern; ``st``, ``problem``: its :func:`tbstats.io.safe.checked_stat`
+    when taken already."""
+    if st is None and problem is None:
+        st, problem = safe.checked_stat(path)
     if problem is not None:
         return [_Item(path, "reject", path, reason=problem)]
     ext = _suffix(path)
@@ -157,7 +176,7 @@ def _explicit(path: str) -> list[_Item]:
         return _archive(path)
     if READERS.get(ext) == "tabular":
         return [_Item(path, "tabular", path)]
-    return [_Item(path, "trf", path)]
+    return [_Item(path, "trf", path)] if st is None else [_trf_file(path, (st.st_dev, st.st_ino, ""))]
 
 
 def _walk(top: str) -> list[_Item]:
