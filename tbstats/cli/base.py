@@ -151,8 +151,8 @@ def workers_asked(args: list[str]) -> int:
 def processes_pay(args: list[str], workers: int) -> bool:
     """Whether a command line with ``--workers N`` may read enough TRF files for worker processes
     (:func:`tbstats.run.sizing.processes_pay`): the arguments that name an existing path, or a glob pattern, and
-    are not surely a columnar model (a model alone is read on threads: starting the processes would only take a
-    core from it) hold that many. Told before the command's modules are imported, from names, directory entries
+    are not a columnar model (a model alone is read on threads: starting the processes would only take a core
+    from it) hold that many. Told before the command's modules are imported, from names, directory entries
     and a few files' sizes (:func:`tbstats.io.kinds.trf_files`).
 
     >>> processes_pay(["compute", "data/examples", "-t", "BH"], 2), processes_pay(["info", "x/*.parquet"], 3)
@@ -160,11 +160,10 @@ def processes_pay(args: list[str], workers: int) -> bool:
     >>> processes_pay(["compute", "data/*.trf", "-t", "BH"], 2)   # a pattern may hold any number
     True
     """
-    from tbstats.io.kinds import is_pattern, surely_columnar, trf_files
+    from tbstats.io.kinds import columnar_name, trf_files
     from tbstats.run import sizing
 
-    files, paths = trf_files([a for a in args if (os.path.exists(a) or is_pattern(a)) and not surely_columnar(a)],
-                             sizing.least_files(workers))
+    files, paths = trf_files((a for a in args if not columnar_name(a)), sizing.least_files(workers))
     command = next((a for a in args if not a.startswith("-")), "")
     return sizing.processes_pay(files, paths, workers, batches_back=command in BATCHES_BACK)
 

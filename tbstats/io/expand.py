@@ -90,13 +90,13 @@ def _expand(inputs: Sequence[str]) -> list[_Item]:
     """Every file the inputs name, in order, each real file once (links and loops followed to one identity)."""
     items: list[_Item] = []
     for text in inputs:
-        if os.path.isdir(text):
+        st, problem = safe.checked_stat(text)   # (one stat an input: a command line may name 10,000 files)
+        if st is not None and stat.S_ISDIR(st.st_mode):
             items.extend(_walk(os.path.normpath(text)))
-        elif os.path.isfile(text):
-            items.extend(_explicit(os.path.normpath(text)))
+        elif st is not None and problem is None:
+            items.extend(_explicit(os.path.normpath(text), st, None))
         elif os.path.lexists(text):
-            items.append(_Item(os.path.normpath(text), "reject", text,
-                               reason=safe.not_regular(text) or MISSING))
+            items.append(_Item(os.path.normpath(text), "reject", text, reason=problem or MISSING))
         elif is_pattern(text):
             matches = sorted(os.path.normpath(m) for m in glob.glob(text, recursive=True))
             if not matches:

@@ -5,6 +5,7 @@ worker processes for TRF files are worth starting at once)."""
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final, Literal
@@ -55,56 +56,64 @@ def is_pattern(text: str) -> bool:
 
 def is_model_dir(path: str | Path) -> bool:
     """Whether ``path`` is a directory dataset: it holds a ``tournaments`` table file or part directory."""
+    if not os.path.isdir(path):   # (most paths asked about: a file)
+        return False
     p = Path(path)
-    return p.is_dir() and (any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS)
+    return (any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS)
                            or ((p / "tournaments").is_dir() and any(
                                q.is_file() and q.suffix.lower() in EXTENSIONS for q in (p / "tournaments").rglob("*"))))
 
 
-def surely_columnar(path: str) -> bool:
-    """Whether an input certainly holds no TRF file: a directory dataset, or a file (or a glob pattern) of a
-    columnar format by its extension.
+def columnar_name(path: str) -> bool:
+    """Whether a path or a glob pattern names columnar model files by its extension.
 
-    >>> surely_columnar("x/games.parquet"), surely_columnar("arc/**/*.csv"), surely_columnar("a.trf")
+    >>> columnar_name("x/games.parquet"), columnar_name("arc/**/*.csv"), columnar_name("a.trf")
     (True, True, False)
     """
-    return Path(path).suffix.lower() in EXTENSIONS or is_model_dir(path)
+    return os.path.splitext(os.path.normpath(path))[1].lower() in EXTENSIONS
 
 
 def trf_files(inputs: Iterable[str], most: int) -> tuple[int, list[str]]:
     """The TRF files of the inputs counted by name from directory entries (hidden ones and directory datasets
-    left out, as the expansion does) until ``most`` are found, and the paths of those counted; a glob pattern
-    or an archive may hold any number, and counts as ``most``.
+    left out, as the expansion does; paths that do not exist passed over) until ``most`` are found, and the
+    paths of those counted; a glob pattern or an archive may hold any number, and counts as ``most``.
 
     >>> files, paths = trf_files(["data/examples"], 10**6)
-    >>> files == len(paths) > 0, trf_files(["data/examples"], 1)[0] >= 1
-    (True, True)
+    >>> files == len(paths) > 0, trf_files(["data/examples"], 1)[0] >= 1, trf_files(["no/such.zip"], 5)[0]
+    (True, True, 0)
     """
     found: list[str] = []
-    todo = [str(i) for i in inputs]
-    while todo:
-        path = todo.pop()
-        if is_pattern(path) or path.lower().endswith(ARCHIVES):
-            return max(most, len(found)), found
-        if os.path.isfile(path):
-            if path.lower().endswith(TRF_EXTENSIONS):
-                found.append(path)
-        elif os.path.isdir(path) and not is_model_dir(path):
+    for given in inputs:   # (one at a time: of a command line of 10,000 files, only the first ``most`` are looked at)
+        todo = [str(given)]
+        while todo:
+            path = todo.pop()
+            if is_pattern(path):
+                return max(most, len(found)), found
             try:
-                with os.scandir(path) as entries:
-                    for e in entries:
-                        if e.name.startswith("."):
-                            continue
-                        if e.is_dir(follow_symlinks=False):   # (a linked directory is not walked)
-                            todo.append(e.path)
-                        elif e.name.lower().endswith(ARCHIVES):
-                            return max(most, len(found)), found
-                        elif e.name.lower().endswith(TRF_EXTENSIONS):
-                            found.append(e.path)
+                mode = os.stat(path).st_mode   # (one stat a path)
             except OSError:
                 continue
-        if len(found) >= most:
-            break
+            if stat.S_ISREG(mode):
+                if path.lower().endswith(ARCHIVES):
+                    return max(most, len(found)), found
+                if path.lower().endswith(TRF_EXTENSIONS):
+                    found.append(path)
+            elif stat.S_ISDIR(mode) and not is_model_dir(path):
+                try:
+                    with os.scandir(path) as entries:
+                        for e in entries:
+                            if e.name.startswith("."):
+                                continue
+                            if e.is_dir(follow_symlinks=False):   # (a linked directory is not walked)
+                                todo.append(e.path)
+                            elif e.name.lower().endswith(ARCHIVES):
+                                return max(most, len(found)), found
+                            elif e.name.lower().endswith(TRF_EXTENSIONS):
+                                found.append(e.path)
+                except OSError:
+                    continue
+            if len(found) >= most:
+                return len(found), found
     return len(found), found
 
 
