@@ -208,16 +208,19 @@ def _walk_into(root: str, items: list[_Item]) -> None:
         device = os.stat(root).st_dev
     except OSError:   # as os.walk: a directory that cannot be listed is passed over
         return
-    entries.sort(key=_entry_name)
     base = os.path.normpath(root)
+    if kinds.lists_model(root, entries):   # (a dataset found as its parent is walked: told by its entries' names)
+        items.append(_Item(base, "tabular", base))
+        return
+    entries.sort(key=_entry_name)
     prefix = "" if base == "." else base if base.endswith("/") else f"{base}/"
     dirs = [e for e in entries if _is_dir(e)]
     for e in dirs:
         path = prefix + e.name
-        if tabular.is_model_dir(path):
-            items.append(_Item(path, "tabular", path))
-        elif not e.is_symlink():
+        if not e.is_symlink():
             _walk_into(path, items)
+        elif tabular.is_model_dir(path):   # (a linked directory is read only when it is a model)
+            items.append(_Item(path, "tabular", path))
     # (the names only when a flat model file's proof may be among them: it is read with its file)
     names = {e.name for e in entries} if any(e.name.endswith(kinds.PROOF_SUFFIX) for e in entries) else None
     subdirs = {e.name for e in dirs}

@@ -64,6 +64,17 @@ def is_model_dir(path: str | Path) -> bool:
                                q.is_file() and q.suffix.lower() in EXTENSIONS for q in (p / "tournaments").rglob("*"))))
 
 
+def lists_model(path: str, entries: Sequence[os.DirEntry[str]]) -> bool:
+    """:func:`is_model_dir` of a directory whose entries were listed already: from their names, without a stat
+    (a ``tournaments`` part directory alone is looked into)."""
+    by_name = {e.name: e for e in entries if e.name.startswith("tournaments")}
+    if not by_name:
+        return False
+    if any((e := by_name.get(f"tournaments{ext}")) is not None and e.is_file() for ext in EXTENSIONS):
+        return True
+    return "tournaments" in by_name and is_model_dir(path)
+
+
 def columnar_name(path: str) -> bool:
     """Whether a path or a glob pattern names columnar model files by its extension.
 
@@ -98,20 +109,21 @@ def trf_files(inputs: Iterable[str], most: int) -> tuple[int, list[str]]:
                     return max(most, len(found)), found
                 if path.lower().endswith(TRF_EXTENSIONS):
                     found.append(path)
-            elif stat.S_ISDIR(mode) and not is_model_dir(path):
+            elif stat.S_ISDIR(mode):
                 try:
-                    with os.scandir(path) as entries:
-                        for e in entries:
-                            if e.name.startswith("."):
-                                continue
-                            if e.is_dir(follow_symlinks=False):   # (a linked directory is not walked)
-                                todo.append(e.path)
-                            elif e.name.lower().endswith(ARCHIVES):
-                                return max(most, len(found)), found
-                            elif e.name.lower().endswith(TRF_EXTENSIONS):
-                                found.append(e.path)
+                    with os.scandir(path) as listed:
+                        entries = [e for e in listed if not e.name.startswith(".")]
                 except OSError:
                     continue
+                if lists_model(path, entries):
+                    continue
+                for e in entries:
+                    if e.is_dir(follow_symlinks=False):   # (a linked directory is not walked)
+                        todo.append(e.path)
+                    elif e.name.lower().endswith(ARCHIVES):
+                        return max(most, len(found)), found
+                    elif e.name.lower().endswith(TRF_EXTENSIONS):
+                        found.append(e.path)
             if len(found) >= most:
                 return len(found), found
     return len(found), found
