@@ -59,9 +59,10 @@ def is_model_dir(path: str | Path) -> bool:
     if not os.path.isdir(path):   # (most paths asked about: a file)
         return False
     p = Path(path)
-    return (any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS)
-                           or ((p / "tournaments").is_dir() and any(
-                               q.is_file() and q.suffix.lower() in EXTENSIONS for q in (p / "tournaments").rglob("*"))))
+    if any((p / f"tournaments{ext}").is_file() for ext in EXTENSIONS):
+        return True
+    parts = p / "tournaments"
+    return parts.is_dir() and any(q.is_file() and q.suffix.lower() in EXTENSIONS for q in parts.rglob("*"))
 
 
 def lists_model(path: str, entries: Sequence[os.DirEntry[str]]) -> bool:
