@@ -1,6 +1,6 @@
 """Flat model files: the checks of rows that belong to no tournament or player and of rows of one tournament or
 one player that disagree about it (:func:`tbstats.io.tabular.split_flat` reports both, with the rows'
-location), and the row groups a run of whole tournaments is read by (:mod:`tbstats.io.parts`)."""
+location), and the row groups, or row ranges, a run of whole tournaments is read by (:mod:`tbstats.io.parts`)."""
 
 from __future__ import annotations
 
@@ -210,4 +210,59 @@ def _group_counts(path: str, fmt: str, columns: tuple[str, ...], mtime: int, siz
         out.append((first, chunk.num_rows, None if group is None else group[0], None if group is None else group[1],
                     tuple(int(s.num_values) for s in stats)))
         first += chunk.num_rows
+    return out
+
+
+#: A flat file's tournaments in order (:func:`id_rows`): each id, its rows' first and end row in the file (rows of
+#: other tournaments never among them; rows of none may be), and the runs of rows of no tournament (the warnings).
+IdRows = tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, int]]]
+
+
+def id_rows(path: str, fmt: str) -> IdRows | None:
+    """Where each tournament's rows lie in a flat Parquet or Arrow file, from its tournament column alone (read
+    once while the file is unchanged); None when the ids are out of order, or the file is CSV. What a run of a
+    flat file without statistics (an Arrow file) is read by: slices, which decode the record batches that hold
+    them, where a filter decodes the whole file each time."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return _id_rows(path, fmt, stat.st_mtime_ns, stat.st_size) if fmt in ("parquet", "arrow") else None
+
+
+@functools.lru_cache(maxsize=4)
+def _id_rows(path: str, fmt: str, mtime: int, size: int) -> IdRows | None:
+    scan = pl.scan_parquet(path, hive_partitioning=False) if fmt == "parquet" else pl.scan_ipc(
+        path, hive_partitioning=False)
+    try:
+        column = scan.select("tournament").collect()["tournament"]
+    except (pl.exceptions.PolarsError, OSError):
+        return None   # (the reader names what is wrong with the file)
+    if not column.dtype.is_integer():
+        return None
+    valid = column.is_not_null().to_numpy()
+    rows = np.flatnonzero(valid)
+    ids = column.drop_nulls().to_numpy().astype(np.int64, copy=False)
+    if len(ids) and bool((ids[1:] < ids[:-1]).any()):
+        return None
+    new = np.flatnonzero(np.diff(ids) != 0) + 1 if len(ids) else np.zeros(0, dtype=np.int64)
+    first = np.concatenate([[0], new]) if len(ids) else new
+    last = np.concatenate([new - 1, [len(ids) - 1]]) if len(ids) else new
+    loose = np.flatnonzero(~valid)
+    breaks = np.flatnonzero(np.diff(loose) != 1) + 1
+    runs = [(int(r[0]), int(r[-1]) + 1) for r in np.split(loose, breaks) if len(r)]
+    return ids[first], rows[first], rows[last] + 1, runs
+
+
+def run_ranges(index: IdRows, lo: int, hi: int) -> list[tuple[int, int]]:
+    """The rows of the tournaments ``lo``..``hi`` of a flat file in tournament order (its :func:`id_rows`), as row
+    ranges of whole tournaments of about :data:`FLAT_ROWS` rows each."""
+    ids, first, end, _ = index
+    a, b = int(np.searchsorted(ids, lo, "left")), int(np.searchsorted(ids, hi, "right"))
+    out: list[tuple[int, int]] = []
+    k = a
+    while k < b:   # (a range ends at the first tournament that brings it to FLAT_ROWS rows)
+        j = min(int(np.searchsorted(end[k:b], first[k] + FLAT_ROWS, "left")) + k, b - 1)
+        out.append((int(first[k]), int(end[j])))
+        k = j + 1
     return out

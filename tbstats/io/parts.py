@@ -403,7 +403,9 @@ FLAT_TOURNAMENTS: Final = 250
 def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
     """A run of a flat Parquet/Arrow file split into the model (lazily, table by table, each read checked once
     collected), a few tournaments at a time: the run's row groups one by one when their statistics show them
-    to hold whole tournaments (each is then read once per table), else :data:`FLAT_TOURNAMENTS` at a time. The
+    to hold whole tournaments (each is then read once per table), else slices of whole tournaments when the
+    file's rows are in tournament order (:func:`tbstats.io.flat.id_rows`: an Arrow file, whose record batches a
+    slice decodes alone, where a filter decodes the whole file), else :data:`FLAT_TOURNAMENTS` at a time. The
     rows without a tournament (the warnings) go with the model's first run. A sparse file (``ingest``'s) is
     read at once, its repeated columns decoded for the first rows only (:func:`tbstats.io.tabular.split_sparse`)."""
     if tabular.is_sparse(file, part.format):
@@ -411,6 +413,15 @@ def _split_flat_run(part: TablePart, file: str, where: str) -> Batch:
     scan = _located(file, part.format)
     tid = pl.col("tournament")
     bounds = flat.group_bounds(file, part.format, part.lo, part.hi)
+    index = flat.id_rows(file, part.format) if bounds is None else None
+    if index is not None:   # (an Arrow file: no statistics, but its rows in tournament order): read by slices
+        loose = index[3] if part.warnings else []   # (the rows of no tournament: with the first range)
+        got = []
+        for k, (r0, r1) in enumerate(flat.run_ranges(index, part.lo, part.hi) or [(0, 0)]):
+            rows = [scan.slice(r0, r1 - r0).filter(tid.is_not_null()), *(
+                scan.slice(a, b - a) for a, b in (loose if not k else ()))]
+            got.append(tabular.split_flat(pl.concat(rows).collect(), where=where))
+        return Batch.stacked(got)
     if bounds is None:
         run = tid.is_between(part.lo, part.hi)
         ids = scan.select(tid).filter(run).unique(maintain_order=True).collect()["tournament"]
