@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io import batches, progress, safe, tabular
+from tbstats.io import archives, batches, progress, safe, tabular
 from tbstats.io.archives import Archives
 from tbstats.io.expand import (
     SKIPPED,
@@ -225,9 +225,31 @@ def pieces(part: Part) -> list[Part]:
 
 def piece_size(part: Part) -> int:
     """The TRF files of a part read at a time: :data:`~tbstats.io.kinds.READ_FILES`, fewer when they are large
-    (:func:`tbstats.io.kinds.files_a_piece` of their mean size, from a sample)."""
-    paths = _regular_paths(part.items)
-    return files_a_piece(estimated_bytes(paths, 1, PIECE_SAMPLE) if len(paths) > 1 else 0.0)
+    (:func:`tbstats.io.kinds.files_a_piece` of their mean size, from a sample: :func:`trf_bytes`)."""
+    several = sum(i.kind == "trf" for i in part.items) > 1
+    return files_a_piece(trf_bytes(part.items, 1, PIECE_SAMPLE) if several else 0.0)
+
+
+def trf_bytes(items: Sequence[_Item], files: int, sample: int) -> float:
+    """The bytes of ``files`` TRF files told from the sizes of ``sample`` of the TRF ``items`` spread over them in
+    name order: a file's from a stat (:func:`tbstats.io.kinds.estimated_bytes`), an archive member's as the
+    archive lists it (opened once by this process: :func:`tbstats.io.archives.opened`; a member that cannot be
+    told counts as empty); 0 without TRF items."""
+    trf = sorted((i for i in items if i.kind == "trf"), key=lambda i: i.name)
+    if not trf:
+        return 0.0
+    chosen = trf[::max(1, len(trf) // sample)][:sample]
+    paths = [i.path for i in chosen if i.member is None]
+    total = estimated_bytes(paths, len(paths), len(paths))
+    for item in chosen:
+        if item.member is None:
+            continue
+        try:
+            info = archives.opened(item.path).infos.get(item.member)
+        except safe.UnreadableInput:
+            info = None
+        total += getattr(info, "file_size", getattr(info, "size", 0))
+    return files * total / len(chosen)
 
 
 def piece_files(piece: Part) -> list[str]:

@@ -87,14 +87,16 @@ def items(files: int, mean: float, workers: int) -> int:
     return -(-files // min(item_files(files, workers), kinds.files_a_piece(mean))) if files else 0
 
 
-def processes_pay(files: int, paths: Sequence[str], workers: int, *, batches_back: bool = False) -> bool:
-    """Whether ``files`` TRF files (counted up to :func:`least_files`) go to worker processes with ``workers``:
-    from :func:`least_files`, and from fewer when ``paths`` (those of them on disk) hold :data:`PAIR_BYTES`
-    (:func:`estimated_bytes`) in at least :data:`FEWEST` items (:func:`items`). Never with 2 workers when the
-    batches come back to the command (``batches_back``: ingest, and evaluate's second pass), which then maps them
-    all itself and has no core to spare: ``ingest --workers 2``, process / thread, min and median of interleaved
-    rounds (2026-12-04 02:45-03:00): the wide 6,000 files 2.378 / 2.203 and 2.424 / 2.274 s, the club's 10,000
-    2.676 / 2.519 and 2.734 / 2.659, the mix's 3.353 / 3.286 and 3.571 / 3.379, both 6.521 / 6.099 and 6.539 / 6.297.
+def processes_pay(files: int, paths: Sequence[str], workers: int, *, batches_back: bool = False,
+                  size: float | None = None) -> bool:
+    """Whether ``files`` TRF files (counted up to :func:`least_files`) go to worker processes with ``workers``: from
+    :func:`least_files`, and from fewer when they hold :data:`PAIR_BYTES` (``size``, else told from ``paths``, those
+    of them on disk: :func:`estimated_bytes`) in at least :data:`FEWEST` items (:func:`items`). Never with 2 workers
+    when the batches come back to the command (``batches_back``: ingest, and evaluate's second pass), which then
+    maps them all itself and has no core to spare: ``ingest --workers 2``, process / thread, min and median of
+    interleaved rounds (2026-12-04 02:45-03:00): the wide 6,000 files 2.378 / 2.203 and 2.424 / 2.274 s, the club's
+    10,000 2.676 / 2.519 and 2.734 / 2.659, the mix's 3.353 / 3.286 and 3.571 / 3.379, both 6.521 / 6.099 and 6.539
+    / 6.297.
 
     >>> processes_pay(8000, [], 2), processes_pay(7999, [], 2), processes_pay(1501, [], 3)
     (True, False, True)
@@ -105,5 +107,5 @@ def processes_pay(files: int, paths: Sequence[str], workers: int, *, batches_bac
         return False
     if files >= least_files(workers):
         return True
-    size = estimated_bytes(paths, files)
+    size = estimated_bytes(paths, files) if size is None else size
     return size >= PAIR_BYTES and items(files, size / files, workers) >= FEWEST

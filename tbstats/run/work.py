@@ -6,6 +6,7 @@ the next part on a thread while it maps one (:func:`read_ahead`), or reading pie
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -15,7 +16,7 @@ from typing import Any, Generic, TypeVar
 import polars as pl
 
 from tbstats.errors import FormatError
-from tbstats.io import safe, sources
+from tbstats.io import kinds, safe, sources
 from tbstats.io.sources import Part
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.batch import Batch, renumber, source_file, source_files
@@ -89,16 +90,10 @@ def few_trf(parts: Sequence[Part], workers: int, *, keep: bool = False) -> bool:
     ahead here, as with one worker."""
     if any(not p.items for p in parts):   # a model: its parts go to threads
         return False
-    least, files, paths = sizing.least_files(workers), 0, []
-    for part in parts:
-        for item in part.items:
-            if item.kind == "trf":
-                files += 1
-                if item.member is None:   # (an archive's members: not told by the archive's size)
-                    paths.append(item.path)
-        if files >= least:   # (enough counted)
-            break
-    return not sizing.processes_pay(files, paths, workers, batches_back=keep)
+    trf = (item for part in parts for item in part.items if item.kind == "trf")
+    counted = list(itertools.islice(trf, sizing.least_files(workers)))   # (enough counted)
+    size = sources.trf_bytes(counted, len(counted), kinds.SIZE_SAMPLE)   # (archive members by their listed sizes)
+    return not sizing.processes_pay(len(counted), [], workers, batches_back=keep, size=size)
 
 
 def worker_processes() -> Any:
