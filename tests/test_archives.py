@@ -103,7 +103,8 @@ def test_members_of_a_tar_made_with_a_dot_are_read_and_hidden_ones_are_not(tmp_p
 def test_a_compressed_tar_copy_leaves_nothing_and_without_room_the_stream_serves(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The decompressed copy has no name in the temporary directory (nothing is left, however the process
-    ends); where the directory has no room for it, the members are read from the compressed stream."""
+    ends); where the directory has no room for it, or the archive decompresses to far more than TRF text does (a
+    bomb), the members are read from the compressed stream."""
     import shutil
     import tempfile
 
@@ -114,6 +115,11 @@ def test_a_compressed_tar_copy_leaves_nothing_and_without_room_the_stream_serves
     monkeypatch.setattr(kinds, "READ_FILES", 2)
     with_copy = _events(path)
     assert archives.opened(str(path)).copy is not None and not list(temp.iterdir())
+    archives._forget()
+    monkeypatch.setattr(archives, "_COPY_LEAST", 0)
+    monkeypatch.setattr(archives, "_COPY_RATIO", 1)   # (it decompresses to more than its size: a "bomb")
+    assert _events(path) == with_copy and archives.opened(str(path)).copy is None
+    monkeypatch.setattr(archives, "_COPY_RATIO", 64)
     archives._forget()
     usage = shutil.disk_usage(str(temp))
     monkeypatch.setattr(shutil, "disk_usage", lambda _: usage._replace(free=0))

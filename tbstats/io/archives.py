@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 KEPT: Final = 4
 _COPY_CHUNK: Final = 1 << 20
 _CHECK_ROOM: Final = 64 << 20   # the temporary directory's room looked at again after this many bytes of a copy
+#: A compressed tar's copy is made up to this many times its compressed size (at least _COPY_LEAST bytes): TRF text
+#: compresses about 4 to 5 times, and a decompression bomb (gzip: up to about 1,000 times) fills no disk.
+_COPY_RATIO: Final = 64
+_COPY_LEAST: Final = 64 << 20
 
 
 @dataclass
@@ -167,7 +171,8 @@ def _open(path: str) -> Opened:
             compressed = type(t.fileobj).__module__ in ("gzip", "bz2", "lzma")
             if not compressed:   # a plain tar: its members are read from it by their offsets
                 return Opened(*_members(t), tar_path=path)
-            copy = _plain_copy(t.fileobj) if hasattr(os, "pread") else None
+            most = max(_COPY_LEAST, _COPY_RATIO * os.stat(path).st_size)
+            copy = _plain_copy(t.fileobj, most) if hasattr(os, "pread") else None
         if copy is None:   # no room for a copy, or the stream ends early: its members are read from the stream
             with tarfile.open(path, "r:*") as t:
                 return Opened(*_members(t), tar_path=path)
@@ -192,10 +197,11 @@ def _members(t: tarfile.TarFile) -> tuple[list[tuple[str, Any]], str | None]:
     return members, None
 
 
-def _plain_copy(stream: Any) -> IO[bytes] | None:
+def _plain_copy(stream: Any, most: int) -> IO[bytes] | None:
     """The decompressed ``stream`` of a tar written to a temporary file without a name (removed when closed, or
     when the process ends however it ends): the file, or None where the temporary directory would keep less than
-    the copy's size free, or the stream cannot be read to its end (its members are then read from the stream)."""
+    the copy's size free, the stream decompresses to more than ``most`` bytes (a bomb: no disk is filled with it),
+    or it cannot be read to its end (its members are then read from the stream, as each member is capped)."""
     import shutil
     import tempfile
 
@@ -207,8 +213,8 @@ def _plain_copy(stream: Any) -> IO[bytes] | None:
         while chunk := stream.read(_COPY_CHUNK):
             out.write(chunk)
             written += len(chunk)
-            if written % _CHECK_ROOM < len(chunk) and shutil.disk_usage(folder).free < written:
-                raise OSError("no room for the copy")
+            if written > most or (written % _CHECK_ROOM < len(chunk) and shutil.disk_usage(folder).free < written):
+                raise OSError("no room for the copy, or more than a tar of TRF text decompresses to")
         out.flush()
         if shutil.disk_usage(folder).free < written:
             raise OSError("no room for the copy")
