@@ -169,8 +169,8 @@ def test_ingest_is_the_same_for_every_batch_size(inputs: list[str], tmp_path: Pa
 
 
 def test_a_flat_file_gives_the_outputs_of_the_trf_files_and_the_directory(tmp_path: Path) -> None:
-    """Issue 22 item 5: an ingested flat Parquet file (sparse) and Arrow file (dense) give, byte for byte, what
-    the TRF files and the directory give, whole or batch by batch."""
+    """Issue 22 item 5: an ingested flat Parquet file and Arrow file (both sparse) give, byte for byte, what the
+    TRF files and the directory give, whole or batch by batch."""
     trf = str(ROOT / "data" / "examples")
     given = [trf]
     for name in ("flat.parquet", "flat.arrow", "dir"):
@@ -178,6 +178,7 @@ def test_a_flat_file_gives_the_outputs_of_the_trf_files_and_the_directory(tmp_pa
         assert result.exit_code == 0, result.output
         given.append(str(tmp_path / name))
     assert tabular.is_sparse(str(tmp_path / "flat.parquet"), "parquet")
+    assert tabular.is_sparse(str(tmp_path / "flat.arrow"), "arrow")
     for command in (["compute", "-t", "BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE"], ["info", "--by-tournament"]):
         for size in ("1", "7", "1000"):
             got = {_run([command[0], source, *command[1:], "--format", "csv", "--batch-size", size])
@@ -185,41 +186,53 @@ def test_a_flat_file_gives_the_outputs_of_the_trf_files_and_the_directory(tmp_pa
             assert len(got) == 1 and len(next(iter(got))) > 200, (command, size)
 
 
-@pytest.mark.parametrize("ordered", [True, False])
-def test_an_arrow_flat_file_is_read_by_row_ranges_when_its_tournaments_are_in_order(
-        ordered: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("layout", ["sparse", "dense", "dense, out of order"])
+def test_an_arrow_flat_file_is_read_by_slices_when_its_tournaments_are_in_order(
+        layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An Arrow flat file has no statistics: its runs were read by filters, each decoding the whole file (the 10k
-    mix's flat Arrow file took 14.6 s to compute, its directory 0.48 s). Its rows in tournament order
-    (:func:`tbstats.io.flat.id_rows`), a run is read by slices of whole tournaments (1.55 s), the warnings' rows
-    (after each batch ``ingest`` wrote) once, with the first run; out of order, by filters as before. The same
+    mix's flat Arrow file, dense as ``ingest`` wrote it then, took 14.6 s to compute, its directory 0.48 s). Its
+    rows in tournament order (:func:`tbstats.io.flat.id_rows`), a run's rows are read by slices: of a sparse
+    file (``ingest``'s now) at once, of a dense one in ranges of whole tournaments; the rows of no tournament (the
+    warnings, after each batch written) once, with the first run; out of order, by filters as before. The same
     tables either way, for any cut."""
     from tbstats.io import flat
 
     whole = sources.load([str(EXAMPLES)], on_error="raise").batch
     ids = whole.tournaments["tournament"].to_list()
     path = tmp_path / "flat.arrow"
-    with tabular.ArchiveWriter(path) as writer:   # (batches: the warnings' rows after each of them)
-        for k in range(0, len(ids), 2):
-            writer.write(whole.select(ids[k:k + 2]))
-    if not ordered:   # the same rows, the tournaments out of order
-        rows = pl.read_ipc(path)
-        rows.sort(pl.col("tournament").fill_null(-1) * -1, maintain_order=True).write_ipc(path)
+    pairs = [whole.select(ids[k:k + 2]) for k in range(0, len(ids), 2)]   # (the warnings' rows after each pair)
+    if layout == "sparse":
+        with tabular.ArchiveWriter(path) as writer:
+            for pair in pairs:
+                writer.write(pair)
+    else:   # (written by hand: every row repeats its tournament's and its player's columns)
+        rows = pl.concat([tabular.flatten(pair) for pair in pairs], how="diagonal_relaxed")
+        if layout != "dense":
+            rows = rows.sort(pl.col("tournament").fill_null(-1) * -1, maintain_order=True)
+        rows.write_ipc(path)
+    assert tabular.is_sparse(str(path), "arrow") is (layout == "sparse")
     index = flat.id_rows(str(path), "arrow")
-    assert (index is not None) is ordered
+    assert (index is not None) is (layout != "dense, out of order")
     if index is not None:
         assert sum(b - a for a, b in index[3]) == whole.warnings.height > 0 and len(index[3]) > 1
     monkeypatch.setattr(flat, "FLAT_ROWS", 5)   # (ranges of a tournament or two)
+    from tbstats.io.tabular import sparse
+
+    sliced: list[int] = []
+    real = sparse._run_rows
+    monkeypatch.setattr(sparse, "_run_rows", lambda *a: sliced.append(a[2]) or real(*a))
 
     def read(size: int) -> Batch:
         return Batch.stacked([b for b, _ in sources.iter_batches([str(path)], batch_size=size)])
 
     got = {size: read(size) for size in (1, 2, 1000)}
+    assert bool(sliced) is (layout == "sparse")   # (a sparse file's runs by one slice each)
+    whole_file = tabular.read_model(path)
     monkeypatch.setattr(flat, "id_rows", lambda *_: None)   # (by filters: the way without the index)
     for size, batch in got.items():
         for table in tabular.TABLES:
             assert getattr(batch, table).equals(getattr(read(size), table)), (size, table)
-    if ordered:
-        whole_file = tabular.read_model(path)
+    if index is not None:   # (in order, a run's ids are the file's)
         assert all(getattr(got[1000], t).equals(getattr(whole_file, t)) for t in tabular.TABLES)
 
 

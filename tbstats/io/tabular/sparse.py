@@ -2,13 +2,15 @@
 
 A flat file repeats its tournament's and its player's columns (about 40) on every game row; reading them back
 cost about eight times what the three tables of a directory do. ``ingest`` (:class:`ArchiveWriter`) therefore
-writes a flat Parquet file *sparse*: those columns are null on the other rows (which Parquet stores almost for
-free), a column :data:`FIRST` marks the first rows (2: the tournament's, which is also its first player's; 1:
-another player's), and the schema metadata :data:`SPARSE_MARK` says so. Files without the mark (older files,
-hand-made ones, CSV, Arrow IPC) are read as they always were (:func:`tbstats.io.tabular.split_flat`).
+writes a flat Parquet or Arrow file *sparse*: those columns are null on the other rows (which Parquet stores
+almost for free, and compressed Arrow nearly so), a column :data:`FIRST` marks the first rows (2: the
+tournament's, which is also its first player's; 1: another player's), and the schema metadata
+:data:`SPARSE_MARK` says so. Files without the mark (older files, hand-made ones, CSV) are read as they always
+were (:func:`tbstats.io.tabular.split_flat`).
 
 A run of a sparse file (the tournaments ``lo``..``hi``, whole: parts and recovery read whole tournaments) is
-read in four scans, each filtered by the Parquet reader while it decodes: the game columns of its rows with a
+read in four scans (of an Arrow file, which has no statistics to skip by, of its run's rows read once by a slice:
+:func:`_run_rows`), each filtered by the Parquet reader while it decodes: the game columns of its rows with a
 round, the few rows without one, the tournament columns of the tournaments' first rows (and the rows without a
 tournament: the warnings), and the player columns of the marked rows. So the repeated columns are built for
 the first rows only, and not at all where the row groups' statistics show a column empty; the list columns are
@@ -116,6 +118,9 @@ def split_sparse(file: str, fmt: Format, lo: int, hi: int, warnings: bool, where
     prefix = f"{where}: " if where else ""
     scan = (pl.scan_parquet(file, hive_partitioning=False, row_index_name="_row") if fmt == "parquet"
             else pl.scan_ipc(file, hive_partitioning=False, row_index_name="_row"))
+    index = flat_checks.id_rows(file, fmt) if fmt != "parquet" else None
+    if index is not None:   # (no statistics: the run's rows read once by a slice, then filtered in memory)
+        scan = _run_rows(scan, index, lo, hi, warnings)
     schema = scan.collect_schema()
     for c in TEXT_LISTS:
         if c in schema and schema[c] != pl.String():
@@ -178,6 +183,18 @@ def split_sparse(file: str, fmt: Format, lo: int, hi: int, warnings: bool, where
     if not (proof.vouched_flat(file) or check.proven_clean(batch)):
         check.raise_problems(check.check_model({t: df.with_columns(located) for t, df in tables.items()}, FLAT_RENAMES))
     return Batch(batch["tournaments"], batch["players"], batch["games"], batch["warnings"])
+
+
+def _run_rows(scan: pl.LazyFrame, index: flat_checks.IdRows, lo: int, hi: int, warnings: bool) -> pl.LazyFrame:
+    """The rows of the tournaments ``lo``..``hi`` of a flat file in tournament order (and its rows of no tournament,
+    with ``warnings``), read at once by slices, which decode only the record batches of an Arrow file that hold
+    them (a filter decodes the whole file, and a run of a sparse file is filtered four times)."""
+    ids, first, end, loose = index
+    a, b = int(np.searchsorted(ids, lo, "left")), int(np.searchsorted(ids, hi, "right"))
+    ranges = [(int(first[a]), int(end[b - 1]))] if b > a else []
+    parts = [scan.slice(r0, r1 - r0).filter(_TID.is_not_null()) for r0, r1 in ranges]
+    parts += [scan.slice(r0, r1 - r0) for r0, r1 in (loose if warnings else [])]
+    return (pl.concat(parts) if parts else scan.head(0)).collect().lazy()
 
 
 def _players(people: pl.DataFrame, lo: int, hi: int) -> pl.DataFrame:

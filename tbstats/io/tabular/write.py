@@ -376,10 +376,10 @@ class ArchiveWriter:
         import pyarrow.ipc as ipc
         import pyarrow.parquet as pq
 
-        table = (sparsify(flat) if self.format == "parquet" else flat).to_arrow()
+        table = sparsify(flat).to_arrow()   # (Parquet and Arrow alike: sparse.py)
         if self._writer is None:
             self._created.append(self.path)
-            self._schema = table.schema.with_metadata(SPARSE_MARK) if self.format == "parquet" else table.schema
+            self._schema = table.schema.with_metadata(SPARSE_MARK)
             self._writer = (pq.ParquetWriter(str(self.path), self._schema) if self.format == "parquet"
                             else ipc.new_file(str(self.path), self._schema,
                                               options=ipc.IpcWriteOptions(compression="zstd")))
