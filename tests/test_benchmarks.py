@@ -227,3 +227,16 @@ def test_a_checker_failure_on_one_file_is_a_status_not_the_end_of_the_run(tmp_pa
                            "-t", "PTS", "BH", "SB"]
     assert peers.run_checker(Checker(True), tmp_path / "a.trf", "cp1252", "BH", None, out) == -1
     assert not out.exists() and "-n" not in seen[1]
+
+
+def test_the_layouts_benchmark_runs_every_layout_and_finds_the_same_rows(tmp_path: Path) -> None:
+    """benchmarks/bench_layouts.py on the examples (one run of each layout): every layout's row, each output
+    holding the directory's rows (its timings are never checked)."""
+    script, examples = ROOT / "benchmarks" / "bench_layouts.py", ROOT / "data" / "examples"
+    done = subprocess.run([sys.executable, str(script), str(examples), "-n", "1"], capture_output=True, text=True,
+                          check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ") and "---" not in line]
+    assert [r[0].lstrip("| ") for r in rows[1:]] == ["directory", "large-files", "zip", "tar", "tar.gz", "glob",
+                                                    "arguments", "tree", "flat-parquet", "flat-arrow"]
+    assert all(r[-1].rstrip(" |") == "yes" for r in rows[1:])
