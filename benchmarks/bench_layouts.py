@@ -30,14 +30,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
+from archives import trf_files
 
 LIST = "BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE"
 #: The most bytes of arguments a command line of every file may take (Linux allows about 2 MB in all).
 ARGS_BYTES = 1 << 20
-
-
-def trf_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in (".trf", ".txt"))
 
 
 def _link(source: Path, target: Path) -> None:
