@@ -5,7 +5,8 @@
 
 The same TRF files as a directory (the baseline), in 10 large files of many events each, as a zip, a tar and a
 .tar.gz made the usual way (``tar czf A -C DIR .``: every member named ``./...``), as a glob pattern, as a command
-line of every file (when it fits), in a deep tree (a directory of a few files per event group), and as the flat
+line of every file (when it fits), in a deep tree (a directory of a few files per event group), in a folder per
+event with an HTML page and a note that is no TRF file beside it (read, and listed as rejected), and as the flat
 Parquet and Arrow files ``ingest`` writes. Each layout is written once into a temporary directory (untimed); then
 ``tbstats compute --workers 2`` of every layout (the standard list, Parquet output) runs ``-n`` times, the layouts
 interleaved run by run (load on the machine falls on all alike). The table gives each layout's median and fastest
@@ -79,6 +80,17 @@ def _tree(root: Path, files: list[Path], out: Path) -> list[str]:
     return [str(out)]
 
 
+def _event_folders(root: Path, files: list[Path], out: Path) -> list[str]:
+    """A folder per event, as archives downloaded from a results site keep them: the TRF file beside a page of
+    standings and a note that is no TRF (a ``.txt``, an extension TRF files also have: read and rejected)."""
+    for k, path in enumerate(files):
+        folder = out / f"{k // 1000:02d}" / f"event{k:05d}"
+        _link(path, folder / path.name)
+        (folder / "standings.html").write_text("<html><body>standings</body></html>\n")
+        (folder / "notes.txt").write_text("notes about the event, not a tournament report\n")
+    return [str(out)]
+
+
 def _ingested(suffix: str) -> Callable[[Path, list[Path], Path], list[str]]:
     def write(root: Path, files: list[Path], out: Path) -> list[str]:
         target = out.with_suffix(suffix)
@@ -98,6 +110,7 @@ LAYOUTS: dict[str, Callable[[Path, list[Path], Path], list[str]]] = {
     "glob": lambda root, files, out: [f"{root}/**/*.trf"],
     "arguments": lambda root, files, out: [str(p) for p in files],
     "tree": _tree,
+    "event-folders": _event_folders,
     "flat-parquet": _ingested(".parquet"),
     "flat-arrow": _ingested(".arrow"),
 }

@@ -238,5 +238,6 @@ def test_the_layouts_benchmark_runs_every_layout_and_finds_the_same_rows(tmp_pat
     assert done.returncode == 0, done.stderr
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ") and "---" not in line]
     assert [r[0].lstrip("| ") for r in rows[1:]] == ["directory", "large-files", "zip", "tar", "tar.gz", "glob",
-                                                    "arguments", "tree", "flat-parquet", "flat-arrow"]
+                                                    "arguments", "tree", "event-folders", "flat-parquet",
+                                                    "flat-arrow"]
     assert all(r[-1].rstrip(" |") == "yes" for r in rows[1:])

@@ -256,6 +256,27 @@ def test_directory_walk_skips_other_extensions_and_hidden_entries(tmp_path: Path
     assert result.skipped == 4
 
 
+def test_a_folder_per_event_with_other_files_beside_each(tmp_path: Path) -> None:
+    """Folders of events as results sites give them: each TRF file beside a page (skipped) and a note that is no
+    TRF file (its extension is one TRF files have: read and rejected), a page linked from another folder counted
+    once. Every file is accounted for in input order, and the pieces' ledgers (one frame for a piece's files,
+    the reader's rejected files found by a set) hold each file once, as does the bad-file mark of the batch."""
+    n = 60
+    for k in range(n):
+        write(tmp_path, {f"e{k:02d}/report.trf": GOOD, f"e{k:02d}/page.html": "<html>", f"e{k:02d}/notes.txt": "notes"})
+    os.symlink(tmp_path / "e00" / "page.html", tmp_path / "e01" / "shared.html")
+    result = load([str(tmp_path)], on_error="collect", batch_files=25)
+    assert result.summary() == f"{2 * n} files: {n} loaded, {n} rejected"
+    assert result.skipped == n and result.batch.n_tournaments == n
+    assert result.batch.tournaments["source"].to_list() == [f"{tmp_path}/e{k:02d}/report.trf" for k in range(n)]
+    ledger = result.ledger.with_columns(pl.col("path").str.strip_prefix(f"{tmp_path}/"))
+    assert ledger["path"].to_list() == [f"e{k:02d}/{name}" for k in range(n) for name in ("notes.txt", "page.html")]
+    notes = ledger.filter(pl.col("path").str.ends_with("notes.txt"))["reason"]
+    assert notes.str.starts_with("no TRF player record '001' found").all()
+    assert ledger.filter(pl.col("path").str.ends_with(".html"))["reason"].str.starts_with(
+        "not a tournament file (extension .html)").all()
+
+
 def test_explicit_file_is_tried_as_trf_whatever_its_extension(tmp_path: Path) -> None:
     write(tmp_path, {"event.dat": GOOD, "notes.md": "hello"})
     result = load([str(tmp_path / "event.dat"), str(tmp_path / "notes.md")], on_error="collect")

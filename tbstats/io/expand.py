@@ -79,9 +79,14 @@ def is_archive(path: str) -> bool:
     return _suffix(path) in ARCHIVES
 
 
-def _skip(name: str, ext: str, note: str = "") -> _Item:
+def _skip(name: str, ext: str, note: str = "", identity: tuple[int, int, str] | None = None) -> _Item:
+    """A file passed over for its extension (made as :func:`_trf_file` makes its items: a directory of events
+    may hold as many other files as TRF files)."""
     what = f"extension {name[-len(ext):]}" if ext else "no extension"
-    return _Item(name, "skip", reason=f"{SKIPPED}{what}{note})")
+    item = _new(_Item)
+    vars(item).update(name=name, kind="skip", path="", member=None, reason=f"{SKIPPED}{what}{note})",
+                      identity=identity)
+    return item
 
 
 # --------------------------------------------------------------------------------------- expanding inputs
@@ -236,8 +241,9 @@ def _walk_into(root: str, items: list[_Item]) -> None:
             continue
         ext = _name_suffix(name)
         reader = READERS.get(ext)
-        if reader is None and ext not in ARCHIVES:
-            items.append(_skip(path, ext))
+        if reader is None and ext not in ARCHIVES:   # (a regular file's identity as a TRF file's: no stat)
+            items.append(_skip(path, ext, identity=(device, e.inode(), "") if e.is_file(follow_symlinks=False)
+                               else None))
             continue
         identity: tuple[int, int, str] | None = None
         if e.is_file(follow_symlinks=False):

@@ -259,9 +259,16 @@ def read_tar_member(archive: tarfile.TarFile, info: tarfile.TarInfo, cap: int) -
 
 # ------------------------------------------------------------------------------------ failing alone
 
+def ledger_rows(found: Sequence[tuple[str, str]]) -> pl.DataFrame:
+    """Ledger rows of whole files, ``(path, reason)`` each: one frame for them all (a frame a row costs 0.1 ms,
+    and a directory of events may hold as many other files as TRF files)."""
+    paths = [path for path, _ in found]
+    return pl.DataFrame({"path": paths, "line": [None] * len(paths), "column": [None] * len(paths),
+                         "reason": [reason for _, reason in found]}, schema=ERROR_SCHEMA)
+
+
 def _row(path: str, reason: str) -> pl.DataFrame:
-    return pl.DataFrame({"path": [path], "line": [None], "column": [None], "reason": [reason]},
-                        schema=ERROR_SCHEMA)
+    return ledger_rows([(path, reason)])
 
 
 def read_trf_isolated(raw: list[tuple[str, bytes]], first_id: int) -> tuple[Batch, pl.DataFrame]:

@@ -198,11 +198,6 @@ def split(part: Part, files: int) -> list[Part]:
 
 # --------------------------------------------------------------------------------------------- reading
 
-def _rows(path: str, reason: str) -> pl.DataFrame:
-    return pl.DataFrame({"path": [path], "line": [None], "column": [None], "reason": [reason]},
-                        schema=ERROR_SCHEMA)
-
-
 def is_skipped() -> pl.Expr:
     """Ledger rows of files skipped as not tournament files (the others are problems of rejected files)."""
     return pl.col("reason").str.starts_with(SKIPPED)
@@ -317,7 +312,7 @@ def _read_trf(chunk: Sequence[_Item], archives: Archives, files: Sequence[bytes 
     """Read the TRF files of a piece at once: the ledger (unsorted) and the batch, numbered from 0; ``files``
     as :func:`read_piece` takes it."""
     raw: list[tuple[str, bytes]] = []
-    ledger = [_rows(i.name, i.reason) for i in chunk if i.kind != "trf"]
+    found = [(i.name, i.reason) for i in chunk if i.kind != "trf"]   # (whole files' rows: skipped, unreadable)
     if files is None:   # (in one compiled loop)
         files = safe.read_regular_files(_regular_paths(chunk))
     read = iter(files)
@@ -331,12 +326,11 @@ def _read_trf(chunk: Sequence[_Item], archives: Archives, files: Sequence[bytes 
             except TbstatsError as exc:
                 data = exc
         if isinstance(data, TbstatsError):
-            ledger.append(_rows(item.name, str(data)))
+            found.append((item.name, str(data)))
         else:
             raw.append((item.name, data))
     batch, errors = safe.read_trf_isolated(raw, 0) if raw else (None, pl.DataFrame(schema=ERROR_SCHEMA))
-    ledger.append(errors)
-    return pl.concat(ledger), batch
+    return (pl.concat([safe.ledger_rows(found), errors]) if found else errors), batch
 
 
 @dataclass

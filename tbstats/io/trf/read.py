@@ -113,15 +113,17 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     warnings.extend(_pending(g, players, tournaments, sources))
     # (the problems of lines and round blocks, which can be one per player, stay columns: no Python row each)
     err_df = pl.concat([_rows(errors, ERROR_SCHEMA), _with_path([perr, pts_err, gerr], paths)])
-    bad = np.isin(np.asarray(paths, dtype=object), list(set(err_df["path"].to_list()))) if paths else \
-        np.zeros(0, dtype=bool)
+    # (sets, not ``np.isin`` or ``in`` a list: on object arrays both compare every path with every bad one)
+    bad_set = set(err_df["path"].to_list())
+    bad = np.fromiter((p in bad_set for p in paths), dtype=bool, count=len(paths))
     good_event = ~bad[ev_file] if n_events else np.zeros(0, dtype=bool)
     ids = np.cumsum(good_event) - 1 + first_id
     t_out = _final(tournaments, TOURNAMENT_SCHEMA, np.arange(n_events), ids, good_event)
     p_out = _final(players.table, PLAYER_SCHEMA, players.event, ids, good_event, declared)
     g_out = _final(games_frame(g), GAME_SCHEMA, g["event"], ids, good_event)
+    read = set(paths)
     bad_paths = [p for p, b in zip(paths, bad.tolist(), strict=True) if b] + [
-        e["path"] for e in errors if e["path"] not in paths]
+        e["path"] for e in errors if e["path"] not in read]
     w_df = pl.concat([_rows(warnings, WARNING_SCHEMA), _with_path([gwarn, pnotes, pwarn], paths).rename(
         dict(zip(ERROR_SCHEMA, WARNING_SCHEMA, strict=True)))])
     if bad_paths and w_df.height:
