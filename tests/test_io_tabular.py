@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import polars as pl
@@ -285,6 +286,46 @@ def test_a_csv_model_in_tournament_order_is_read_run_by_run(tmp_path: Path, layo
     assert runs is not None and [r.tournaments for r in runs] == [2, 2, 2, 2, 1]
     assert all(r.rows for r in runs) and runs[1].rows[0][1][0][0] > 0   # a later run starts past the first rows
     assert_batch_equal(Batch.concat([parts.read_part(r) for r in runs]), read_model(target))
+
+
+def test_runs_of_a_csv_file_read_their_own_bytes_with_names_across_lines(tmp_path: Path) -> None:
+    """A flat CSV file read by several runs: the plan finds where each run's rows start (one pass over the file),
+    and each run parses only its bytes (before, the reader skipped every row before the run, a cost that grew with
+    the square of the file); names with quotes, commas and line breaks inside do not shift the rows."""
+    from tbstats.io import parts
+
+    batch = _events(9)
+    odd = ['Smith, "Bob"\nJr', "O'Neil,\r\nAnn", '""', "plain"]
+    batch = Batch(batch.tournaments, batch.players.with_columns(
+        pl.Series("name", [odd[k % 4] for k in range(batch.players.height)])), batch.games)
+    target = tmp_path / "flat.csv"
+    write_model(batch, target)
+    runs = parts.plan_model(str(target), "m", 2)
+    assert runs is not None and len(runs) == 5
+    assert all(r.spans and r.spans[0][0] == str(target) for r in runs)   # (every run of a file several read)
+    header = target.read_bytes().index(b"\n") + 1
+    assert {r.spans[0][1] for r in runs} == {header}
+    assert runs[1].spans[0][2][0][0] > header                             # a later run starts at its own bytes
+    assert_batch_equal(Batch.concat([parts.read_part(r) for r in runs]), read_model(target))
+    assert read_model(target).players["name"].to_list() == batch.players["name"].to_list()
+
+
+def test_a_csv_run_whose_bytes_moved_is_read_by_its_rows(tmp_path: Path) -> None:
+    """Bytes that no longer hold a run's rows (the file rewritten after the plan) are not trusted: the run is
+    read by its row numbers, as before the plan found the bytes."""
+    from tbstats.io import parts
+
+    batch = _events(6)
+    target = tmp_path / "flat.csv"
+    write_model(batch, target)
+    runs = parts.plan_model(str(target), "m", 2)
+    assert runs is not None and all(r.spans for r in runs)
+    text = target.read_bytes()
+    cut = text.index(b"\n") + 1
+    target.write_bytes(text[:cut] + b"\n" * 7 + text[cut:])   # seven blank rows pushed in after the header
+    moved = [dataclasses.replace(r, rows=tuple((f, tuple((a + 7, b + 7) for a, b in rr)) for f, rr in r.rows))
+             for r in runs]
+    assert_batch_equal(Batch.concat([parts.read_part(r) for r in moved]), batch)
 
 
 def test_a_bad_csv_cell_in_a_later_run_names_its_own_line(tmp_path: Path) -> None:

@@ -14,8 +14,9 @@ bounds and row numbers only: it travels to a worker process, which reads its own
 
 CSV models have no row groups: the plan scans each file's ``tournament`` column (as text) once and, when
 every table is in tournament order (a flat file may have rows without a tournament: its warnings), gives each
-part the data rows it covers in each file; a part then parses only those rows (polars skips the rows before
-them without parsing their cells). Other CSV models are read whole, then cut into runs in memory.
+part the data rows it covers in each file, and their bytes in a file that several parts read; a part then
+parses only those rows (:mod:`tbstats.io.csvruns`). Other CSV models are read whole, then cut into runs in
+memory.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import SchemaError
-from tbstats.io import check, flat, tabular
+from tbstats.io import check, csvruns, flat, tabular
 from tbstats.io.tabular import TABLES, Format, proof
 from tbstats.model.batch import Batch
 from tbstats.model.games import OPTIONAL, SCHEMAS, check_schema, empty, stack
@@ -54,6 +55,8 @@ class TablePart:
     warnings: bool
     rows: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()   # per file (CSV: each; else those in
     #                                                                  tournament order), its rows [r0, r1)
+    spans: tuple[tuple[str, int, tuple[tuple[int, int], ...]], ...] = ()   # CSV files read by several parts: the
+    #                                                  header's end and, for each of ``rows``, its bytes [b0, b1)
 
 
 def _files(source: Path) -> tuple[str, tuple[str, ...]]:
@@ -190,16 +193,6 @@ def _sorted_ids(file: str, fmt: Format) -> np.ndarray | None:
     return values if len(values) < 2 or (values[1:] >= values[:-1]).all() else None
 
 
-def _csv_ids(file: str) -> tuple[pl.Series, pl.Series]:
-    """A CSV file's ``tournament`` cells as text and as whole numbers (null where empty or not a number);
-    a file cut inside its last row raises :class:`FormatError`, as reading it whole does."""
-    scan = pl.scan_csv(file, infer_schema=False)
-    columns = scan.collect_schema().names()
-    text = scan.select(pl.col("tournament")).collect(engine="streaming")["tournament"]
-    tabular.read._check_last_row(Path(file), len(text), columns)
-    return text, text.str.strip_chars().cast(pl.Int64, strict=False)
-
-
 def _plan_csv(name: str, tables: tuple[tuple[str, str, tuple[str, ...]], ...], batch_size: int
               ) -> list[TablePart] | None:
     """Runs of a CSV model with each file's data rows, or None when it is to be read whole: a file that
@@ -212,7 +205,7 @@ def _plan_csv(name: str, tables: tuple[tuple[str, str, tuple[str, ...]], ...], b
     try:
         for table, _, files in tables:
             for file in files if table != "warnings" else ():
-                text, ids = _csv_ids(file)
+                text, ids = csvruns.csv_ids(file)
                 if (text.is_not_null() & ids.is_null()).any() or (table != "flat" and ids.null_count()):
                     return None
                 values = ids.drop_nulls().to_numpy()
@@ -228,7 +221,7 @@ def _plan_csv(name: str, tables: tuple[tuple[str, str, tuple[str, ...]], ...], b
         return None
     if not all(np.isin(values, known).all() for values in ids_of.values()):
         return None
-    out = []
+    runs = []
     for k in range(0, max(len(known), 1), batch_size):
         lo, hi = (int(known[k]), int(known[min(k + batch_size, len(known)) - 1])) if len(known) else (0, -1)
         rows = []
@@ -236,10 +229,13 @@ def _plan_csv(name: str, tables: tuple[tuple[str, str, tuple[str, ...]], ...], b
             a, b = int(np.searchsorted(values, lo, "left")), int(np.searchsorted(values, hi, "right"))
             ranges = [(int(at_of[file][a]), int(at_of[file][b - 1]) + 1)] if b > a else []
             if k == 0:   # the rows without a tournament (a flat file's warnings) go with the first run
-                ranges = merged(ranges + [(int(r), int(r) + 1) for r in loose[file]])
+                ranges = csvruns.merged(ranges + [(int(r), int(r) + 1) for r in loose[file]])
             rows.append((file, tuple(ranges)))
-        out.append(TablePart(name, "csv", tables, lo, hi, min(batch_size, len(known) - k), k == 0, tuple(rows)))
-    return out
+        runs.append((lo, hi, min(batch_size, len(known) - k), k == 0, tuple(rows)))
+    starts = csvruns.row_starts([rows for *_, rows in runs])
+    return [TablePart(name, "csv", tables, lo, hi, n, first, rows, tuple(
+        (f, starts[f][0], tuple((starts[f][1][r0], starts[f][1][r1]) for r0, r1 in ranges))
+        for f, ranges in rows if f in starts)) for lo, hi, n, first, rows in runs]
 
 
 def sliced(run: TablePart) -> bool:
@@ -250,35 +246,6 @@ def sliced(run: TablePart) -> bool:
 
 
 
-def merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Row ranges sorted, the touching or overlapping ones joined.
-
-    >>> merged([(5, 6), (0, 3), (3, 4), (9, 10)])
-    [(0, 4), (5, 6), (9, 10)]
-    """
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(ranges):
-        if out and lo <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], hi))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def _read_csv_rows(file: str, ranges: tuple[tuple[int, int], ...], types: dict[str, pl.DataType],
-                   where: str, drop_loose: bool) -> pl.DataFrame:
-    """The data rows ``ranges`` of a CSV file parsed into ``types``, with ``_file`` and ``_row``; with
-    ``drop_loose``, rows without a tournament (a flat file's warnings, read by the first run) are left out."""
-    frames = [pl.scan_csv(file, infer_schema=False, skip_rows_after_header=r0, n_rows=r1 - r0,
-                          row_index_name="_row", row_index_offset=r0).collect() for r0, r1 in ranges]
-    raw = pl.concat(frames) if frames else pl.scan_csv(file, infer_schema=False).head(0).collect().with_columns(
-        pl.lit(None, pl.UInt32).alias("_row"))
-    if drop_loose:
-        raw = raw.filter(pl.col("tournament").is_not_null())
-    parsed = tabular.read._parse_csv(raw, types, where)
-    return parsed.with_columns(pl.lit(file, check.FILE).alias("_file"), pl.col("_row").cast(check.ROW))
-
-
 def _checked(table: str, frame: pl.DataFrame, where: str) -> pl.DataFrame:
     """A located table checked against the model's schema, its hidden location columns kept."""
     return check_schema(table, frame, where=where).with_columns(frame["_file"], frame["_row"])
@@ -287,16 +254,20 @@ def _checked(table: str, frame: pl.DataFrame, where: str) -> pl.DataFrame:
 def _read_csv_part(part: TablePart) -> Batch:
     """Read one run of a CSV model (see :func:`_plan_csv`)."""
     rows = dict(part.rows)
+    spans = {file: (header, byte_spans) for file, header, byte_spans in part.spans}
     tables: dict[str, pl.DataFrame] = {}
     for table, base, files in part.files:
         if table == "flat":
-            return tabular.split_flat(_read_csv_rows(files[0], rows[files[0]], tabular.read._flat_types(),
-                                                     files[0], drop_loose=not part.warnings), where=files[0])
+            return tabular.split_flat(csvruns.read_rows(files[0], rows[files[0]], tabular.read._flat_types(),
+                                                        files[0], drop_loose=not part.warnings,
+                                                        spans=spans.get(files[0]), ids=(part.lo, part.hi)),
+                                      where=files[0])
         types = {**SCHEMAS[table], **OPTIONAL[table]}
         if table == "warnings":
             frames = [tabular.read._read_table(Path(f), table) for f in files] if part.warnings else []
         else:
-            frames = [_read_csv_rows(f, rows[f], types, f, drop_loose=False) for f in files]
+            frames = [csvruns.read_rows(f, rows[f], types, f, drop_loose=False, spans=spans.get(f),
+                                        ids=(part.lo, part.hi)) for f in files]
         where = files[0] if len(files) == 1 else base
         frame = stack(frames) if frames else check.locate(empty(table), where)
         tables[table] = _checked(table, frame, where)

@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.errors import FormatError, SchemaError
-from tbstats.io import parts, safe
+from tbstats.io import csvruns, parts, safe
 from tbstats.io.expand import _Item
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.batch import Batch
@@ -131,4 +131,4 @@ def _joined(runs: list[parts.TablePart], within: parts.TablePart) -> parts.Table
                   for table, base, fs in within.files)
     return parts.TablePart(within.name, within.format, files, runs[0].lo, runs[-1].hi,
                            sum(r.tournaments for r in runs), any(r.warnings for r in runs),
-                           tuple((f, tuple(parts.merged(r))) for f, r in rows.items()))
+                           tuple((f, tuple(csvruns.merged(r))) for f, r in rows.items()))

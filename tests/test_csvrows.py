@@ -1,0 +1,53 @@
+"""Where the lines of a CSV file start (tbstats/io/csvrows.pyx), against polars' own reading of the file."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tbstats.io import csvrows
+
+#: Cells as writers leave them: commas, quotes, line breaks (LF and CRLF) and empty cells among plain text.
+CELLS = st.one_of(st.none(), st.text(alphabet=st.sampled_from(list('ab ,"\n\r\'x1')), max_size=8))
+
+
+def _rows_from(data: bytes, header: int, starts: list[int]) -> list[tuple[object, ...]]:
+    """The first row that polars reads from each offset of ``data``, after the header's ``header`` bytes."""
+    return [pl.read_csv(data[:header] + data[at:], infer_schema=False, n_rows=1).row(0) for at in starts]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(CELLS, CELLS), min_size=1, max_size=12), st.booleans())
+def test_every_line_starts_where_polars_reads_its_row(tmp_path_factory: pytest.TempPathFactory,
+                                                       rows: list[tuple[str | None, str | None]],
+                                                       trailing: bool) -> None:
+    path = tmp_path_factory.mktemp("csv") / "t.csv"
+    frame = pl.DataFrame(rows, schema={"a": pl.String, "b": pl.String}, orient="row")
+    buffer = io.BytesIO()
+    frame.write_csv(buffer)
+    data = buffer.getvalue() if trailing else buffer.getvalue().rstrip(b"\n")
+    path.write_bytes(data)
+    n = len(rows)
+    starts = csvrows.line_starts(str(path), list(range(n + 2))).tolist()
+    assert starts[0] == 0 and starts[n + 1] == len(data)   # the header at 0; past the last line, the end
+    whole = pl.read_csv(data, infer_schema=False)
+    assert whole.height == n
+    assert _rows_from(data, starts[1], starts[1:n + 1]) == whole.rows()
+    assert starts[n] < len(data) and starts == sorted(starts)
+
+
+def test_lines_of_a_file_larger_than_a_chunk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scan carries its state over the chunks it reads: a quoted line break at a chunk's edge stays inside
+    its field."""
+    monkeypatch.setattr(csvrows, "CHUNK", 7)   # (a module constant read at each call)
+    data = b'a,b\n1,"x\ny"\n2,"p,""q""\n"\n\n3,z\n'
+    path = tmp_path / "t.csv"
+    path.write_bytes(data)
+    starts = csvrows.line_starts(str(path), [0, 1, 2, 3, 4, 5, 6]).tolist()
+    assert starts == [0, 4, 12, 25, 26, 30, 30]
+    assert _rows_from(data, starts[1], starts[1:5]) == pl.read_csv(data, infer_schema=False).rows()
