@@ -51,3 +51,61 @@ def test_lines_of_a_file_larger_than_a_chunk(tmp_path: Path, monkeypatch: pytest
     starts = csvrows.line_starts(str(path), [0, 1, 2, 3, 4, 5, 6]).tolist()
     assert starts == [0, 4, 12, 25, 26, 30, 30]
     assert _rows_from(data, starts[1], starts[1:5]) == pl.read_csv(data, infer_schema=False).rows()
+
+
+def _runs_read(path: Path, by_bytes: bool, monkeypatch: pytest.MonkeyPatch) -> object:
+    """Every run of a CSV file read in turn (the plan's runs of 2 tournaments), by the bytes the plan found or,
+    without ``by_bytes``, by the reader skipping the rows before each run: the batches, or the error raised."""
+    from tbstats.io import csvruns, parts
+
+    with monkeypatch.context() as patch:
+        if not by_bytes:
+            patch.setattr(csvruns, "row_starts", lambda runs: {})
+        try:
+            runs = parts.plan_model(str(path), "m", 2)
+            if runs is None:
+                return "read whole"
+            return [tuple(getattr(parts.read_part(r), t) for t in ("tournaments", "players", "games")) for r in runs]
+        except Exception as exc:   # noqa: BLE001 (compared as it is: type and text)
+            return f"{type(exc).__name__}: {exc}"
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_damaged_csv_files_read_by_bytes_as_by_skipping(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       seed: int) -> None:
+    """Byte damage (a quote, a line break, a comma put in, a byte taken out, a line doubled) anywhere in a flat
+    CSV file: its runs read by the bytes the plan found give what they gave when each run skipped the rows before
+    it, batch for batch, or the same error."""
+    import random
+
+    from trf_samples import GOOD
+
+    from tbstats.io.tabular import write_model
+    from tbstats.io.trf import read_trf
+
+    batch = read_trf([(f"e{k}.trf", GOOD.encode()) for k in range(6)]).batch
+    clean = tmp_path / "clean.csv"
+    write_model(batch, clean)
+    data = clean.read_bytes()
+    rng = random.Random(seed)
+    for k in range(20):
+        at = rng.randrange(len(data))
+        kind = rng.choice(["quote", "newline", "comma", "drop", "double"])
+        if kind == "drop":
+            damaged = data[:at] + data[at + 1:]
+        elif kind == "double":
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at) + 1 or len(data)
+            damaged = data[:end] + data[start:end] + data[end:]
+        else:
+            damaged = data[:at] + {"quote": b'"', "newline": b"\n", "comma": b","}[kind] + data[at:]
+        path = tmp_path / f"m{k}.csv"
+        path.write_bytes(damaged)
+        skipped, by_bytes = _runs_read(path, False, monkeypatch), _runs_read(path, True, monkeypatch)
+        if isinstance(skipped, list) and isinstance(by_bytes, list):
+            assert len(skipped) == len(by_bytes), (kind, at)
+            for a, b in zip(skipped, by_bytes, strict=True):
+                for x, y in zip(a, b, strict=True):
+                    assert x.equals(y), (kind, at)
+        else:
+            assert skipped == by_bytes, (kind, at)
