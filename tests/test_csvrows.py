@@ -109,3 +109,13 @@ def test_damaged_csv_files_read_by_bytes_as_by_skipping(tmp_path: Path, monkeypa
                     assert x.equals(y), (kind, at)
         else:
             assert skipped == by_bytes, (kind, at)
+
+
+def test_the_first_row_with_fields_too_many(tmp_path: Path) -> None:
+    """Separators inside quoted fields (line breaks too) are text; the first longer row is named, 0 the header."""
+    path = tmp_path / "t.csv"
+    path.write_bytes(b'a,b,c\n1,"x,\ny",2\n3,4,5,6\n7,8,9,10,11\n')
+    assert csvrows.first_long_row(str(path), 3) == (2, 4)
+    assert csvrows.first_long_row(str(path), 5) is None
+    path.write_bytes(b'a,b\n1,2\n3,"4,5",6')   # (the last row without its line break)
+    assert csvrows.first_long_row(str(path), 2) == (2, 3)

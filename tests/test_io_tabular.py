@@ -344,6 +344,25 @@ def test_a_bad_csv_cell_in_a_later_run_names_its_own_line(tmp_path: Path) -> Non
         read_model(tmp_path / "x.csv")
 
 
+def test_a_csv_row_with_a_field_too_many_names_its_line(tmp_path: Path) -> None:
+    """A row with more fields than the header (a stray separator, or a quote left open): the CSV reader's own
+    error names no row; tbstats names the line, read whole or run by run (quoted separators are text)."""
+    from tbstats.io import parts
+
+    write_model(_events(6), tmp_path / "x.csv")
+    lines = (tmp_path / "x.csv").read_bytes().split(b"\n")
+    lines[41] += b",surplus"
+    (tmp_path / "x.csv").write_bytes(b"\n".join(lines))
+    expected = r"x\.csv:42: a row of \d+ fields, where the header has \d+"
+    with pytest.raises(FormatError, match=expected):
+        read_model(tmp_path / "x.csv")
+    runs = parts.plan_model(str(tmp_path / "x.csv"), "x", 2)
+    assert runs is not None
+    with pytest.raises(FormatError, match=expected):
+        for run in runs:
+            parts.read_part(run)
+
+
 def test_a_csv_model_out_of_order_is_read_whole(tmp_path: Path) -> None:
     from tbstats.io import parts
 

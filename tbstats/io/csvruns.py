@@ -75,8 +75,12 @@ def read_rows(file: str, ranges: tuple[tuple[int, int], ...], types: dict[str, p
     rows of the tournaments ``ids`` (lowest, highest), when known."""
     frames = None if spans is None else _spans(file, ranges, *spans, ids)
     if frames is None:   # (the reader skips the rows before each range)
-        frames = [pl.scan_csv(file, infer_schema=False, skip_rows_after_header=r0, n_rows=r1 - r0,
-                              row_index_name="_row", row_index_offset=r0).collect() for r0, r1 in ranges]
+        try:
+            frames = [pl.scan_csv(file, infer_schema=False, skip_rows_after_header=r0, n_rows=r1 - r0,
+                                  row_index_name="_row", row_index_offset=r0).collect() for r0, r1 in ranges]
+        except pl.exceptions.PolarsError as exc:
+            tabular.read.long_row(Path(file), exc)   # (a row too long: named by its line)
+            raise
     raw = pl.concat(frames) if frames else pl.scan_csv(file, infer_schema=False).head(0).collect().with_columns(
         pl.lit(None, pl.UInt32).alias("_row"))
     if drop_loose:

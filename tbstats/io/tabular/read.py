@@ -110,6 +110,8 @@ def _read_file(path: Path, fmt: Format, types: dict[str, pl.DataType]) -> pl.Dat
             return pl.read_ipc(path)
         raw = pl.read_csv(path, infer_schema=False)
     except (pl.exceptions.PolarsError, OSError) as exc:
+        if fmt == "csv":
+            long_row(path, exc)
         raise SchemaError(f"{path}: not a readable {fmt} file ({_first_line(exc)})") from None
     _check_last_row(path, raw.height, raw.columns)
     return _parse_csv(raw, types, str(path))
@@ -130,6 +132,24 @@ def _check_last_row(path: Path, height: int, columns: list[str]) -> None:
     if len(fields) < len(columns):
         raise FormatError(str(path), height + 1, columns[len(fields) - 1] if fields else None,
                           f"the file ends inside a row ({len(fields)} of {len(columns)} fields): it was cut short")
+
+
+def long_row(path: Path, exc: BaseException) -> None:
+    """Where the CSV reader failed on a row with more fields than the header (``exc``: its error), raise
+    FormatError naming that row's line; else return."""
+    if not isinstance(exc, pl.exceptions.ComputeError) or "more fields" not in str(exc):
+        return
+    from tbstats.io.csvrows import first_long_row
+
+    try:
+        columns = len(pl.read_csv(path, infer_schema=False, n_rows=0).columns)
+        found = first_long_row(str(path), columns)
+    except (pl.exceptions.PolarsError, OSError):
+        return
+    if found is not None:
+        row, fields = found
+        raise FormatError(str(path), row + 1, None, f"a row of {fields} fields, where the header has {columns} (a "
+                                                   "separator too many, or a quote not closed)")
 
 
 def _first_line(exc: BaseException) -> str:
