@@ -220,11 +220,11 @@ class TextPieces:
             align = ["---:" if t.is_numeric() else "---" for t in df.schema.values()]
             head = _md_line(df.columns) + _md_line(align)
         if self.format == "md":
-            return head + "".join(_md_line(row) for row in _text_columns(df).iter_rows())
-        lines = [("[\n  " if self.rows == 0 and k == 0 else ",\n  ") + _json(row)
-                 for k, row in enumerate(df.iter_rows(named=True))]
+            return head + "".join(_md_lines(df))
+        lines = _json_lines(df)
+        text = ("[\n  " if self.rows == 0 else ",\n  ") + ",\n  ".join(lines) if lines else ""
         self.rows += len(lines)
-        return "".join(lines)
+        return text
 
     def end(self) -> str:
         if self.format != "json":
@@ -239,6 +239,58 @@ def text_ready(df: pl.DataFrame, fmt: str, *, csv_escape: bool = True) -> pl.Dat
     if fmt not in ("csv", "tsv"):
         raise TbstatsError(f"text_ready is for csv and tsv pieces, not {fmt}")
     return _text_columns(escape_formulas(df) if csv_escape else df, csv=True)
+
+
+def _json_lines(df: pl.DataFrame) -> list[str]:
+    """Each row of a table as the JSON object :func:`_json` makes of it, made column by column (polars' JSON
+    encoder escapes text as :func:`json.dumps` does; floats are :func:`plain`, not finite ones null); columns of
+    other types (lists, datetimes) go through :func:`_json` cell by cell."""
+    import polars as pl
+
+    if not df.width:
+        return ["{}"] * df.height
+    parts: list[pl.Expr | pl.Series] = []
+    for k, (name, column) in enumerate(df.to_dict().items()):
+        parts += [pl.lit(("{" if not k else ", ") + json.dumps(str(name)) + ": "), _json_values(column).alias(f"_{k}")]
+    return pl.select(pl.concat_str([*parts, pl.lit("}")])).to_series().to_list()
+
+
+def _json_values(column: pl.Series) -> pl.Series:
+    """The cells of a column as :func:`_json` writes them."""
+    import polars as pl
+
+    kind = column.dtype
+    if kind.is_integer() or kind == pl.Boolean():
+        text = column.cast(pl.String)
+    elif kind.is_float():
+        text = pl.select(pl.when(column.is_finite()).then(_float_text(column))).to_series()
+    elif kind == pl.String() or isinstance(kind, pl.Enum | pl.Categorical):
+        text = pl.select(pl.struct(column.cast(pl.String).alias("v")).struct.json_encode()).to_series()
+        text = text.str.slice(5, text.str.len_chars() - 6)   # (``{"v":...}``: the value alone)
+    elif kind == pl.Date():
+        text = '"' + column.cast(pl.String) + '"'
+    else:
+        return pl.Series([_json(v) for v in column.to_list()], dtype=pl.String)
+    return text.fill_null("null")
+
+
+def _md_lines(df: pl.DataFrame) -> list[str]:
+    """Each row of a table as :func:`_md_line` writes it (of :func:`_text_columns`), made column by column;
+    columns of types whose text polars writes otherwise than Python (datetimes, binary) cell by cell."""
+    import polars as pl
+
+    if not df.width:
+        return ["|  |\n"] * df.height
+    columns = []
+    for column in _text_columns(df).to_dict().values():
+        kind = column.dtype
+        if not (kind.is_numeric() or kind in (pl.Boolean(), pl.String(), pl.Date())
+                or isinstance(kind, pl.Enum | pl.Categorical)):
+            column = pl.Series([None if v is None else str(v) for v in column.to_list()], dtype=pl.String)
+        columns.append(column.cast(pl.String).fill_null("").str.replace_all("|", "\\|", literal=True)
+                       .str.replace_all("\n", " ", literal=True))
+    return pl.select(pl.concat_str([pl.lit("| "), pl.concat_str(columns, separator=" | "), pl.lit(" |\n")])
+                     ).to_series().to_list()
 
 
 def _md_line(cells: Iterable[object]) -> str:
