@@ -56,6 +56,14 @@ def _trf_file(path: str, identity: tuple[int, int, str]) -> _Item:
     return item
 
 
+def _member(name: str, path: str, member: str, identity: tuple[int, int, str]) -> _Item:
+    """``_Item(name, "trf", path, member, identity=identity)``, made as :func:`_trf_file` makes its items (an
+    archive may hold 100,000 members)."""
+    item = _new(_Item)
+    vars(item).update(name=name, kind="trf", path=path, member=member, reason="", identity=identity)
+    return item
+
+
 def _suffix(name: str) -> str:
     """The extension that decides the reader: '.tar.gz' style double ones included, lower case.
 
@@ -304,9 +312,9 @@ def _archive(path: str) -> list[_Item]:
     A member that cannot be read safely (unsafe name, link or device, encrypted, unknown compression)
     is rejected by name; an archive that ends early keeps the members listed before the damage.
     """
-    problem = safe.not_regular(path)
-    if problem is not None:
-        return [_Item(path, "reject", path, reason=problem)]
+    st, problem = safe.checked_stat(path)
+    if problem is not None or st is None:
+        return [_Item(path, "reject", path, reason=problem or MISSING)]
     members, damage = archives.list_members(path)
     if damage is not None and not members:
         return [_Item(path, "reject", path, reason=f"not a readable archive ({damage})")]
@@ -318,14 +326,15 @@ def _archive(path: str) -> list[_Item]:
             continue
         name = f"{path}!{member}"
         ext = _suffix(member)
+        identity = (st.st_dev, st.st_ino, member)   # (the archive's, taken once: not a stat for each member)
         if problem is not None:
-            items.append(_Item(name, "reject", path, member, reason=problem))
+            items.append(_Item(name, "reject", path, member, reason=problem, identity=identity))
         elif READERS.get(ext) == "trf":
-            items.append(_Item(name, "trf", path, member))
+            items.append(_member(name, path, member, identity))
         elif READERS.get(ext) == "tabular" or ext in ARCHIVES:
-            items.append(_skip(name, ext, ", inside an archive: extract it to read it"))
+            items.append(_skip(name, ext, ", inside an archive: extract it to read it", identity))
         else:
-            items.append(_skip(name, ext))
+            items.append(_skip(name, ext, identity=identity))
     if damage is not None:
         items.append(_Item(path, "reject", path, reason=f"archive damaged after {len(members)} members "
                                                           f"({damage}); the members listed before are read"))
