@@ -320,12 +320,14 @@ def _archive(path: str) -> list[_Item]:
         return [_Item(path, "reject", path, reason=f"not a readable archive ({damage})")]
     items = []
     for member, problem in sorted(members):
-        # (hidden: a name starting with a dot, or macOS's resource forks; './' is no such name: tar -C dir .)
-        hidden = any((part.startswith(".") and part != ".") or part == "__MACOSX" for part in member.split("/"))
+        # (hidden: a name starting with a dot, or macOS's resource forks; './' is no such name: tar -C dir .;
+        # each part looked at only where one may be)
+        hidden = ("/." in "/" + member or "__MACOSX" in member) and any(
+            (part.startswith(".") and part != ".") or part == "__MACOSX" for part in member.split("/"))
         if hidden and safe.unsafe_name(member) is None:
             continue
         name = f"{path}!{member}"
-        ext = _suffix(member)
+        ext = _name_suffix(member[member.rfind("/") + 1:])
         identity = (st.st_dev, st.st_ino, member)   # (the archive's, taken once: not a stat for each member)
         if problem is not None:
             items.append(_Item(name, "reject", path, member, reason=problem, identity=identity))
