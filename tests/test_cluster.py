@@ -97,7 +97,11 @@ def archive(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     inputs = [str(trf)] + ([str(REAL)] if REAL.is_dir() else [])
     done = runner.invoke(main, ["ingest", *inputs, "-o", str(root / "model"), "-q"])
     assert done.exit_code in (0, 1), done.output     # the real corpus holds a few files it rejects, by design
-    return {"trf": trf, "real": REAL, "model": root / "model"}
+    flat = {name: root / name for name in ("flat.csv", "flat.parquet")}   # (one table: read by runs of rows)
+    for path in flat.values():
+        done = runner.invoke(main, ["ingest", str(root / "model"), "-o", str(path), "-q"])
+        assert done.exit_code == 0, done.output
+    return {"trf": trf, "real": REAL, "model": root / "model", **flat}
 
 
 def _tbstats(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
@@ -120,13 +124,15 @@ def _sources(archive: dict[str, Path]) -> dict[str, list[str]]:
     return {"trf": trf, "model": [str(archive["model"])]}
 
 
-@pytest.mark.parametrize("source", ["trf", "model"])
+@pytest.mark.parametrize("source", ["trf", "model", "flat.csv", "flat.parquet"])
 def test_inputs_typed_relative_to_the_command_are_read_by_workers_elsewhere(
         cluster: tuple[str, Any], archive: dict[str, Path], source: str) -> None:
     """A path typed relative to the command's directory is read by workers started in another directory (the
     guide's ``dask worker``, started anywhere on a shared file system), and the output names each input as it was
     typed, byte for byte as a local run does; a model directory typed relative (``ingest -o``, whose part files
-    the workers write) is written there too."""
+    the workers write) is written there too. A flat file's runs carry the rows (and a CSV file's bytes) the plan
+    found, by the file's path: anchored with it (a CSV file typed relative failed on the cluster with a
+    KeyError, its runs' rows still named by the path as typed)."""
     address, _ = cluster
     root = archive[source].parent
     assert Path.cwd().resolve() != root.resolve()   # (the workers' directory: this test's)
@@ -134,7 +140,7 @@ def test_inputs_typed_relative_to_the_command_are_read_by_workers_elsewhere(
     for where, extra in (("local", []), ("cluster", ["--scheduler", address])):
         done = _tbstats(["compute", source, "-t", "BH", "--format", "csv", *BATCHES, *extra, "-q"], root)
         assert done.returncode == 0, done.stderr.decode()
-        out = f"relative-{source}-{where}"
+        out = f"relative-{source.replace('.', '-')}-{where}"
         wrote = _tbstats(["ingest", source, "-o", out, *BATCHES, *extra, "-q"], root)
         assert wrote.returncode == 0, wrote.stderr.decode()
         outputs[where] = done.stdout, _tree(root / out)

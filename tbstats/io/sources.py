@@ -171,8 +171,10 @@ def anchored(part: Part, cwd: str) -> Part:
     def item(i: _Item) -> _Item:
         return i if at(i.path) == i.path else dataclasses.replace(i, path=at(i.path))
 
-    table = part.table if part.table is None else dataclasses.replace(part.table, files=tuple(
-        (name, at(base), tuple(map(at, files))) for name, base, files in part.table.files))
+    table = part.table if part.table is None else dataclasses.replace(
+        part.table, files=tuple((name, at(base), tuple(map(at, files))) for name, base, files in part.table.files),
+        rows=tuple((at(file), ranges) for file, ranges in part.table.rows),   # (found by the files' paths)
+        spans=tuple((at(file), header, spans) for file, header, spans in part.table.spans))
     return dataclasses.replace(part, items=tuple(map(item, part.items)),
                                model=None if part.model is None else item(part.model), table=table)
 

@@ -152,7 +152,9 @@ def _write_file(df: pl.DataFrame, path: Path, fmt: Format) -> None:
     if fmt == "parquet":
         groups = _row_groups(df)
         if len(groups) == 1:
-            df.write_parquet(path)
+            # one group whatever the table's chunks (polars writes a group a chunk by default, and a batch read
+            # here is chunked otherwise than one read on a Dask worker: the files would differ)
+            df.write_parquet(path, row_group_size=max(df.height, 1))
             return
         import pyarrow.parquet as pq
 
