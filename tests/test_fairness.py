@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from helpers import REAL, requires_shared
 from trf_samples import player
 
-from tbstats.analysis import fairness, strength
+from tbstats.analysis import fairness, quality, strength
 from tbstats.analysis.evaluate import evaluate_archive, with_baseline
 from tbstats.analysis.quality import with_strength
 from tbstats.cli import main
@@ -103,6 +103,29 @@ def test_a_batch_evaluated_in_runs_of_players_gives_the_tables_of_one_run(batch:
     assert calls == [6]   # 560 players
     for name in ("measures", "favour", "differences"):
         assert getattr(runs, name).equals(getattr(whole, name)), name
+
+
+def test_a_table_asked_alone_is_the_table_of_the_whole_evaluation(batch: Batch,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """An evaluation asked for one table computes the partials of that table only (``evaluate --table``: the
+    measures are about half the work, the favour counts a fifth), and that table is the one of the whole."""
+    whole = evaluate_archive([batch], CONFIGS, proxy="strength", lots_seed=3, pairs=[("new", "old")])
+    counted: list[str] = []
+    count, measure = fairness.count, quality.measure
+    monkeypatch.setattr(fairness, "count", lambda *a, **k: counted.append("counts") or count(*a, **k))
+    monkeypatch.setattr(quality, "measure", lambda *a, **k: counted.append("measures") or measure(*a, **k))
+    # (the counts feed both the favour and the difference tables; the measures their own)
+    for table, made, same, empty in (("measures", "measures", ["measures"], ["favour", "differences"]),
+                                     ("favour", "counts", ["favour", "differences"], ["measures"]),
+                                     ("difference", "counts", ["favour", "differences"], ["measures"])):
+        counted.clear()
+        alone = evaluate_archive([batch], CONFIGS, proxy="strength", lots_seed=3, pairs=[("new", "old")],
+                                 tables=[table])
+        assert set(counted) == {made}, table
+        assert all(getattr(alone, f).equals(getattr(whole, f)) for f in same), table
+        assert all(getattr(alone, f).is_empty() for f in empty), table
+    with pytest.raises(TbstatsError, match="tables must be some of"):
+        evaluate_archive([batch], CONFIGS, tables=["ranks"])
 
 
 def test_rating_proxy_leaves_out_unrated(batch: Batch) -> None:

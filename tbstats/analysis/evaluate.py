@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Final
 
 import polars as pl
 
@@ -21,8 +22,13 @@ from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch, append_merged, renumber
 from tbstats.model.teams.batch import team_event_ids
 
-#: What :func:`evaluate_whole` gives for one batch: the team events left out, and each run's partials.
-Evaluated = tuple[int, list[tuple[quality.Partial, fairness.Counts]]]
+#: What :func:`evaluate_whole` gives for one batch: the team events left out, and each run's partials (None where
+#: the table it feeds was not asked for).
+Evaluated = tuple[int, list[tuple[quality.Partial | None, fairness.Counts | None]]]
+
+#: The tables of an evaluation: ``measures`` from the quality partials, ``favour`` and ``difference`` from the
+#: counts; a run computes the partials of the tables asked for only.
+TABLES: Final = ("measures", "favour", "difference")
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,7 @@ class ArchiveEvaluation:
     measures: pl.DataFrame      # one row per configuration (the measures of tbstats.analysis.quality)
     favour: pl.DataFrame        # per configuration, breakdown and value: ties won against chance
     differences: pl.DataFrame   # per pair of configurations, breakdown and value: paired difference
+    # (a table not asked for, :data:`TABLES`, is an empty frame)
     proxy: str
     fit: strength.Fit | None    # the archive fit, when the proxy is 'archive'
     team_events: int = 0        # left out: their standings are team standings (their games still feed the fit)
@@ -57,20 +64,26 @@ def default_pairs(configs: Sequence[Config]) -> list[tuple[str, str]]:
 
 
 def evaluate_batch(batch: Batch, configs: Sequence[Config], *, proxy: str = "rating",
-                   fitted: pl.DataFrame | None = None, lots_seed: int = 0,
-                   pairs: Sequence[tuple[str, str]] = ()) -> tuple[quality.Partial, fairness.Counts]:
-    """The partial measures and the favour counts of one batch of whole tournaments."""
+                   fitted: pl.DataFrame | None = None, lots_seed: int = 0, pairs: Sequence[tuple[str, str]] = (),
+                   tables: Sequence[str] = TABLES) -> tuple[quality.Partial | None, fairness.Counts | None]:
+    """The partial measures and the favour counts of one batch of whole tournaments (each only where ``tables``
+    asks for a table it feeds: the measures are about half of the work, the counts a fifth)."""
     from tbstats.engine.compute import make_context
 
     ctx = make_context(batch)
-    values = strength.proxy(batch, proxy, fitted)
-    return (quality.measure(batch, values, configs, lots_seed=lots_seed, ctx=ctx),
-            fairness.count(batch, ctx, configs, pairs))
+    partial = counts = None
+    if "measures" in tables:   # (it draws the lots of ``ctx``, which the baseline's counts rank by too)
+        partial = quality.measure(batch, strength.proxy(batch, proxy, fitted), configs, lots_seed=lots_seed, ctx=ctx)
+    if "favour" in tables or "difference" in tables:
+        if partial is None:
+            quality.draw_lots(ctx, batch, lots_seed)
+        counts = fairness.count(batch, ctx, configs, pairs)
+    return partial, counts
 
 
 def evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config], proxy: str,
-                    fitted: pl.DataFrame | None, lots_seed: int, pairs: Sequence[tuple[str, str]], workers: int
-                    ) -> Evaluated:
+                    fitted: pl.DataFrame | None, lots_seed: int, pairs: Sequence[tuple[str, str]], workers: int,
+                    tables: Sequence[str] = TABLES) -> Evaluated:
     """The team events left out of one batch and the partials of the rest (numbered from ``first_id`` when
     given: the drawing of lots is keyed on the ids of the whole input). Module level: on Dask it runs on the
     worker that read the batch, and only the partials travel back."""
@@ -83,8 +96,9 @@ def evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config]
     if not batch.n_tournaments:
         return len(teams), []
 
-    def one(part: Batch) -> tuple[quality.Partial, fairness.Counts]:
-        return evaluate_batch(part, configs, proxy=proxy, fitted=fitted, lots_seed=lots_seed, pairs=pairs)
+    def one(part: Batch) -> tuple[quality.Partial | None, fairness.Counts | None]:
+        return evaluate_batch(part, configs, proxy=proxy, fitted=fitted, lots_seed=lots_seed, pairs=pairs,
+                              tables=tables)
 
     parts = chunks(batch, workers)   # runs of whole tournaments: one per worker, engine memory bounded by a run
     if workers < 2 or len(parts) < 2:
@@ -117,27 +131,34 @@ def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]]) -> strength
 
 def evaluate_archive(batches: Iterable[Batch], configs: Sequence[Config], *, proxy: str = "rating",
                      fit_batches: Iterable[Batch] | None = None, lots_seed: int = 0,
-                     pairs: Sequence[tuple[str, str]] | None = None, workers: int = 1) -> ArchiveEvaluation:
+                     pairs: Sequence[tuple[str, str]] | None = None, workers: int = 1,
+                     tables: Sequence[str] = TABLES) -> ArchiveEvaluation:
     """Evaluate every configuration over ``batches`` of whole tournaments (ids unique across them).
 
     The ``archive`` proxy first fits the strengths on ``fit_batches`` (the same archive, read once more).
-    ``workers`` > 1 splits each batch into runs of whole tournaments computed on threads.
+    ``workers`` > 1 splits each batch into runs of whole tournaments computed on threads. ``tables``: the ones
+    to make (:data:`TABLES`; the others are empty).
     """
     return evaluate_each(lambda args: (evaluate_whole(whole, None, *args) for whole in batches), configs,
                          proxy=proxy, fit_rows=None if fit_batches is None else map(strength.games_of, fit_batches),
-                         lots_seed=lots_seed, pairs=pairs, workers=workers)
+                         lots_seed=lots_seed, pairs=pairs, workers=workers, tables=tables)
 
 
-#: What :func:`evaluate_whole` takes after its batch and first id (configs, proxy, fitted, seed, pairs, workers).
-EvaluateArgs = tuple[Sequence[Config], str, pl.DataFrame | None, int, Sequence[tuple[str, str]], int]
+#: What :func:`evaluate_whole` takes after its batch and first id (configs, proxy, fitted, seed, pairs, workers,
+#: tables).
+EvaluateArgs = tuple[Sequence[Config], str, pl.DataFrame | None, int, Sequence[tuple[str, str]], int, tuple[str, ...]]
 
 
 def evaluate_each(each: Callable[[EvaluateArgs], Iterable[Evaluated]], configs: Sequence[Config], *,
                   proxy: str, fit_rows: Iterable[tuple[pl.DataFrame, pl.DataFrame]] | None, lots_seed: int,
-                  pairs: Sequence[tuple[str, str]] | None, workers: int) -> ArchiveEvaluation:
+                  pairs: Sequence[tuple[str, str]] | None, workers: int,
+                  tables: Sequence[str] = TABLES) -> ArchiveEvaluation:
     """The evaluation, whatever runs the batches: ``each(args)`` gives :func:`evaluate_whole` of every batch
     in order (here, or where each batch was read: :func:`tbstats.run.commands.evaluate`); ``fit_rows`` are
     :func:`tbstats.analysis.strength.games_of` of every batch, read only for the ``archive`` proxy."""
+    unknown = [t for t in tables if t not in TABLES]
+    if unknown or not tables:
+        raise TbstatsError(f"tables must be some of {', '.join(TABLES)}, not {', '.join(unknown) or 'none'}")
     chosen = list(pairs) if pairs is not None else default_pairs(configs)
     fairness.check_pairs(chosen, configs)
     fit = None
@@ -145,7 +166,8 @@ def evaluate_each(each: Callable[[EvaluateArgs], Iterable[Evaluated]], configs: 
         if fit_rows is None:
             raise TbstatsError("the archive proxy needs the archive to fit")
         fit = fit_archive(fit_rows)
-    args: EvaluateArgs = (configs, proxy, fit.table if fit is not None else None, lots_seed, chosen, workers)
+    args: EvaluateArgs = (configs, proxy, fit.table if fit is not None else None, lots_seed, chosen, workers,
+                          tuple(tables))
     return finish(each(args), configs, chosen, proxy, fit)
 
 
@@ -154,15 +176,20 @@ def finish(evaluated: Iterable[Evaluated], configs: Sequence[Config], pairs: Seq
     """The tables from every batch's :func:`evaluate_whole` result, in order (they combine exactly)."""
     partials: list[quality.Partial] = []
     each: list[fairness.Counts] = []
-    team_events = 0
+    team_events = runs = 0
     for left_out, results in evaluated:
         team_events += left_out
         for partial, c in results:
-            partials.append(partial)
-            each.append(c)
-    counts = fairness.Counts.total(each)
-    if not partials:
+            runs += 1
+            if partial is not None:
+                partials.append(partial)
+            if c is not None:
+                each.append(c)
+    if not runs:
         raise TbstatsError("no tournaments to evaluate" + (f" ({team_events} team events are left out)"
                                                             if team_events else ""))
-    return ArchiveEvaluation(quality.table(quality.combine(partials)), fairness.favour_table(counts, configs),
-                             fairness.difference_table(counts, pairs), proxy, fit, team_events)
+    counts = fairness.Counts.total(each) if each else None
+    return ArchiveEvaluation(quality.table(quality.combine(partials)) if partials else pl.DataFrame(),
+                             fairness.favour_table(counts, configs) if counts is not None else pl.DataFrame(),
+                             fairness.difference_table(counts, pairs) if counts is not None else pl.DataFrame(),
+                             proxy, fit, team_events)

@@ -139,6 +139,12 @@ BOUNDS: Final = {"strongest_first": (0.0, 1.0), "kendall_tied": (-1.0, 1.0), "ke
 RATES: Final = ("unbroken", "first_settles_first")
 
 
+def draw_lots(ctx: Context, batch: Batch, lots_seed: int) -> None:
+    """Seed the drawing of lots of ``ctx`` (the baseline's order, ``LOTS``) for the batch's tournaments, keyed on
+    their sources: what every measure and count of the baseline ranks by."""
+    ctx.set_lots(lots_seed, lots_keys(batch.tournaments.sort("tournament")["source"].to_list()))
+
+
 def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lots_seed: int = 0,
             ctx: Context | None = None) -> Partial:
     """The partial measures of one batch; ``strength`` is per player in (tournament, start_no) order, NaN
@@ -146,7 +152,7 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
     from tbstats.engine.compute import make_context
 
     ctx = ctx or make_context(batch)
-    ctx.set_lots(lots_seed, lots_keys(batch.tournaments.sort("tournament")["source"].to_list()))
+    draw_lots(ctx, batch, lots_seed)
     d = ctx.dense
     T = len(d.n)
     strength = np.asarray(strength, dtype=np.float64)

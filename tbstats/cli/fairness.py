@@ -89,8 +89,9 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, proxy: st
                           workers=batches.workers, client=run.client, progress=run.progress, label="fit",
                           max_member_bytes=inputs.max_member_bytes)
             run.label = "evaluate"
+        page = bool(output.charts) or output.format == "html"   # (a page shows every table; else one is made)
         result = commands.evaluate(run, all_configs, proxy=proxy, lots_seed=seed, pairs=chosen, fit_run=fit_run,
-                                   workers=batches.workers, seen=seen)
+                                   workers=batches.workers, seen=seen, tables=None if page else (table,))
     if result.fit is not None and not inputs.quiet:
         click.echo(result.fit.describe(), err=True)
     events = pl.concat(seen) if seen else pl.DataFrame()

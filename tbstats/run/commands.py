@@ -202,11 +202,12 @@ def _fit_rows(batch: Batch) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def evaluate(run: Run, configs: Sequence[Config], *, proxy: str = "rating", fit_run: Run | None = None,
              lots_seed: int = 0, pairs: Sequence[tuple[str, str]] | None = None,
-             workers: int = 1, seen: list[pl.DataFrame] | None = None) -> ArchiveEvaluation:
+             workers: int = 1, seen: list[pl.DataFrame] | None = None,
+             tables: Sequence[str] | None = None) -> ArchiveEvaluation:
     """:func:`tbstats.analysis.evaluate.evaluate_archive` over all inputs: each batch evaluated where it was read
     (on Dask, only its partials travel back). The ``archive`` proxy first reads ``fit_run`` (the same inputs)
     for the fit, where only :func:`tbstats.analysis.strength.games_of` of each batch travels. ``seen`` collects
-    :func:`tbstats.run.checks.events` (team events included)."""
+    :func:`tbstats.run.checks.events` (team events included); ``tables``: the ones to make (default all)."""
     from tbstats.analysis import evaluate as evaluation
 
     def done(pair: tuple[Callable[[], evaluation.Evaluated], Callable[[], pl.DataFrame] | None]
@@ -229,7 +230,7 @@ def evaluate(run: Run, configs: Sequence[Config], *, proxy: str = "rating", fit_
     fit_rows = None if fit_run is None else ((shift_ids(m.value[0], m.first_id), shift_ids(m.value[1], m.first_id))
                                              for m in fit_run.map(_fit_rows))
     return evaluation.evaluate_each(each, configs, proxy=proxy, fit_rows=fit_rows, lots_seed=lots_seed, pairs=pairs,
-                                    workers=workers)
+                                    workers=workers, tables=evaluation.TABLES if tables is None else tables)
 
 
 # ------------------------------------------------------------------------------------------------- ingest
