@@ -4,7 +4,7 @@
 A run of a CSV model (a flat file above all: one table of the whole archive) is read by its rows. Asking the CSV
 reader to skip the rows before a run parses every one of them again, so each run cost as much as the rows before
 it and a file read in runs cost the square of its length. :func:`line_starts` finds, once, the byte where each
-wanted line starts, so that every run reads its own bytes only (:mod:`tbstats.io.parts`).
+wanted line starts, so that every run reads its own bytes only (:mod:`tbstats.io.csvruns`).
 
 Lines end as a CSV reader ends them: at a newline outside a quoted field (RFC 4180: a quoted field starts and
 ends with the quote character, a quote inside it is doubled, a newline inside it belongs to it). A line that is
