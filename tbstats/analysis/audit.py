@@ -53,6 +53,7 @@ def inversions(ranks: np.ndarray, declared: np.ndarray, tix: np.ndarray, T: int)
     start = np.ones(len(r), dtype=bool)
     start[1:] = (r[1:] != r[:-1]) | (t[1:] != t[:-1])
     gid = np.cumsum(start) - 1
+    dcl = dcl.astype(np.int64, copy=False)   # (one type with the groups' bounds: ufunc.at casts cell by cell)
     g_min = np.full(gid[-1] + 1, np.iinfo(np.int64).max)
     g_max = np.full(gid[-1] + 1, np.iinfo(np.int64).min)
     np.minimum.at(g_min, gid, dcl)

@@ -129,8 +129,9 @@ def player_features(d: Dense) -> dict[str, list[tuple[str, np.ndarray]]]:
 
 def _seed_in_group(d: Dense, labels: np.ndarray, tied: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """Top, middle or bottom start number within the tied group."""
-    lo = np.full(d.players, np.iinfo(np.int64).max)
-    hi = np.full(d.players, -1)
+    kind = d.start_no.dtype   # (the start numbers' type: ufunc.at on other types casts cell by cell, 30x slower)
+    lo = np.full(d.players, np.iinfo(kind).max, dtype=kind)
+    hi = np.full(d.players, -1, dtype=kind)
     np.minimum.at(lo, labels[tied], d.start_no[tied])
     np.maximum.at(hi, labels[tied], d.start_no[tied])
     top = tied & (d.start_no == lo[labels])
@@ -150,7 +151,7 @@ def count(batch: Batch, ctx: Context, configs: Sequence[Config],
     shared: dict[str, np.ndarray] = {}
     for config, ranked in zip(configs, rank_all(ctx, batch, configs), strict=True):
         final = ranked.steps[-1]
-        best = np.full(d.players, np.iinfo(np.int64).max)
+        best = np.full(d.players, np.iinfo(final.dtype).max, dtype=final.dtype)   # (the ranks' type: see above)
         np.minimum.at(best, labels[tied], final[tied])
         first = tied & (final == best[labels])
         n_first = np.bincount(labels, weights=first, minlength=d.players).astype(np.int64)

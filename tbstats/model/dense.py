@@ -316,7 +316,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
         g_tix = rows_of(g["tournament"].to_numpy(), t_ids)
         in_file = np.zeros(T, dtype=np.int64)
         if len(g_tix):
-            np.maximum.at(in_file, g_tix, g_round)
+            np.maximum.at(in_file, g_tix, g_round.astype(np.int64))   # (one type: ufunc.at casts cell by cell)
         n = np.minimum(in_file, after_round)
     W = t["pts_win"].to_numpy().astype(np.int64)
     D = t["pts_draw"].to_numpy().astype(np.int64)
