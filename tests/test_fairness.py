@@ -300,6 +300,28 @@ def test_archive_fit_is_stationary_and_leaves_the_event_out() -> None:
 
 
 @requires_shared()
+def test_the_whole_fit_in_its_own_order_is_the_plain_one_to_the_last_bit() -> None:
+    """The whole archive's fit iterates with the players renumbered and the game sides reordered (memory read in
+    order); every sum adds the same terms in the same order, so it equals the plain loop over the sides as they
+    come, bit for bit (here with the sides shuffled, as a large archive's FIDE ids scatter them)."""
+    games, _, _ = _pool_games()
+    order = np.random.default_rng(7).permutation(games.height)
+    games = games[order]
+    ids, i = np.unique(games["fide"].to_numpy(), return_inverse=True)
+    j = np.searchsorted(ids, games["opp"].to_numpy())
+    score = games["score"].to_numpy()
+    plain = np.zeros(len(ids))
+    for _ in range(500):
+        p = 1 / (1 + np.power(10.0, -(plain[i] - plain[j]) / 400))
+        grad = strength._C * np.bincount(i, score - p, minlength=len(ids)) - plain / strength.PRIOR_SD**2
+        hess = strength._C**2 * np.bincount(i, p * (1 - p), minlength=len(ids)) + 1 / strength.PRIOR_SD**2
+        step = np.clip(grad / hess, -200, 200)
+        plain += step
+        if np.abs(step).max() < 1e-4:
+            break
+    np.testing.assert_array_equal(strength._whole_fit(i, j, score, len(ids), 500, 1e-4), plain)
+
+
 def test_archive_proxy_on_real_files() -> None:
     trf = REAL
     result = CliRunner().invoke(main, ["evaluate", str(trf), "--strength", "archive", "-c", NEW, "--no-baseline",

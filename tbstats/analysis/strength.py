@@ -101,15 +101,7 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 50
     j = np.searchsorted(ids, games["opp"].to_numpy())
     s = games["score"].to_numpy()
     event = games["tournament"].to_numpy()
-    r = np.zeros(len(ids))
-    for _ in range(iterations):
-        p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
-        grad = _C * np.bincount(i, s - p, minlength=len(ids)) - r / PRIOR_SD**2
-        hess = _C**2 * np.bincount(i, p * (1 - p), minlength=len(ids)) + 1 / PRIOR_SD**2
-        step = np.clip(grad / hess, -200, 200)
-        r += step
-        if not len(step) or np.abs(step).max() < tol:
-            break
+    r = _whole_fit(i, j, s, len(ids), iterations, tol)
     p_fide = participants["fide"].fill_null(-1).to_numpy()
     p_event = participants["tournament"].to_numpy()
     known = np.isin(p_fide, ids)
@@ -136,6 +128,31 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 50
     table = participants.select("tournament", "start_no").with_columns(strength)
     ratings = pl.DataFrame({"fide": ids, "strength": r}, schema={"fide": pl.Int64, "strength": pl.Float64})
     return Fit(table, ratings, len(games) // 2, len(ids), participants.height, int(strength.is_not_null().sum()))
+
+
+def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, n: int, iterations: int, tol: float) -> np.ndarray:
+    """The whole archive's strengths of the ``n`` players (Newton steps on each, against a Gaussian prior) from
+    the game sides ``i`` against ``j`` scoring ``s``.
+
+    The players are numbered by their first game and the sides ordered by player (stably) while it iterates, so
+    that its gathers and sums read memory in order (the FIDE ids' order scatters them: on the 100k mix's 2.35
+    million players, 30 steps 12.4 s -> 8.0 s). Each player's sums add the same terms in the same order, so
+    the strengths are the same to the last bit."""
+    first = np.unique(i, return_index=True)[1]   # (every player has a side: his first, in the games' order)
+    number = np.empty(n, dtype=np.int64)
+    number[np.argsort(first, kind="stable")] = np.arange(n)
+    by_player = np.argsort(number[i], kind="stable")
+    i, j, s = number[i][by_player], number[j][by_player], s[by_player]
+    r = np.zeros(n)
+    for _ in range(iterations):
+        p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
+        grad = _C * np.bincount(i, s - p, minlength=n) - r / PRIOR_SD**2
+        hess = _C**2 * np.bincount(i, p * (1 - p), minlength=n) + 1 / PRIOR_SD**2
+        step = np.clip(grad / hess, -200, 200)
+        r += step
+        if not len(step) or np.abs(step).max() < tol:
+            break
+    return r[number]
 
 
 def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarray, n_games: np.ndarray,
