@@ -299,27 +299,34 @@ def test_archive_fit_is_stationary_and_leaves_the_event_out() -> None:
     assert f"covers {elsewhere} of 240 players" in fit.describe()
 
 
-@requires_shared()
-def test_the_whole_fit_in_its_own_order_is_the_plain_one_to_the_last_bit() -> None:
-    """The whole archive's fit iterates with the players renumbered and the game sides reordered (memory read in
-    order); every sum adds the same terms in the same order, so it equals the plain loop over the sides as they
-    come, bit for bit (here with the sides shuffled, as a large archive's FIDE ids scatter them)."""
+def test_the_whole_fit_is_the_posterior_mode_whatever_the_order_of_the_sides() -> None:
+    """The whole archive's fit (Newton steps solved by conjugate gradients) is the mode of the posterior: every
+    player's gradient vanishes, and it is where the plain diagonal iteration (each player's own Newton step
+    against his opponents' strengths of the step before) ends when run to a standstill. Its answer does not
+    depend on the order the sides come in (shuffled here, as a large archive's FIDE ids scatter them)."""
     games, _, _ = _pool_games()
-    order = np.random.default_rng(7).permutation(games.height)
-    games = games[order]
     ids, i = np.unique(games["fide"].to_numpy(), return_inverse=True)
     j = np.searchsorted(ids, games["opp"].to_numpy())
     score = games["score"].to_numpy()
+    fitted = strength._whole_fit(i, j, score, len(ids), 100, 1e-4)
+
+    def gradient(r: np.ndarray) -> np.ndarray:
+        p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
+        return strength._C * np.bincount(i, score - p, minlength=len(ids)) - r / strength.PRIOR_SD**2
+
+    assert np.abs(gradient(fitted)).max() < 1e-9
     plain = np.zeros(len(ids))
-    for _ in range(500):
+    for _ in range(20_000):
         p = 1 / (1 + np.power(10.0, -(plain[i] - plain[j]) / 400))
-        grad = strength._C * np.bincount(i, score - p, minlength=len(ids)) - plain / strength.PRIOR_SD**2
         hess = strength._C**2 * np.bincount(i, p * (1 - p), minlength=len(ids)) + 1 / strength.PRIOR_SD**2
-        step = np.clip(grad / hess, -200, 200)
+        step = np.clip(gradient(plain) / hess, -200, 200)
         plain += step
-        if np.abs(step).max() < 1e-4:
+        if np.abs(step).max() < 1e-12:
             break
-    np.testing.assert_array_equal(strength._whole_fit(i, j, score, len(ids), 500, 1e-4), plain)
+    np.testing.assert_allclose(fitted, plain, rtol=0, atol=1e-7)
+    order = np.random.default_rng(7).permutation(games.height)
+    shuffled = strength._whole_fit(i[order], j[order], score[order], len(ids), 100, 1e-4)
+    np.testing.assert_allclose(shuffled, fitted, rtol=0, atol=1e-9)
 
 
 def test_archive_proxy_on_real_files() -> None:

@@ -90,7 +90,7 @@ class Fit:
                 f"{self.fide_ids} FIDE ids; covers {self.covered} of {self.participants} players")
 
 
-def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 500, tol: float = 1e-4,
+def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 100, tol: float = 1e-4,
         passes: int = 2) -> Fit:
     """Fit the archive's strengths, then refit each participant's without his event (module docstring).
 
@@ -131,13 +131,17 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 50
 
 
 def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, n: int, iterations: int, tol: float) -> np.ndarray:
-    """The whole archive's strengths of the ``n`` players (Newton steps on each, against a Gaussian prior) from
-    the game sides ``i`` against ``j`` scoring ``s``.
+    """The whole archive's strengths of the ``n`` players (the posterior's mode: Gaussian prior) from the game sides
+    ``i`` against ``j`` scoring ``s``, by Newton's method on all players at once.
 
-    The players are numbered by their first game and the sides ordered by player (stably) while it iterates, so
-    that its gathers and sums read memory in order (the FIDE ids' order scatters them: on the 100k mix's 2.35
-    million players, 30 steps 12.4 s -> 8.0 s). Each player's sums add the same terms in the same order, so
-    the strengths are the same to the last bit."""
+    Each step solves ``H d = g`` (:func:`_newton_step`: the gradient and Hessian of the log posterior, the
+    Hessian a weighted graph Laplacian of the games plus the prior) by conjugate gradients, to a residual that
+    tightens as the gradient falls (inexact Newton: few products where far from the mode, superlinear near
+    it); steps are clipped to 200 Elo while far. It stops when no strength moves by ``tol``: about ten steps,
+    where updating each player against his opponents' strengths of the step before (the diagonal of ``H``
+    alone) took 126 on the 10k mix and still stood 1e-3 Elo from the mode when its steps fell below 1e-4.
+    The players are numbered by their first game and the sides ordered by player (stably), so that the
+    gathers and sums read memory in order."""
     first = np.unique(i, return_index=True)[1]   # (every player has a side: his first, in the games' order)
     number = np.empty(n, dtype=np.int64)
     number[np.argsort(first, kind="stable")] = np.arange(n)
@@ -145,14 +149,44 @@ def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, n: int, iterations: 
     i, j, s = number[i][by_player], number[j][by_player], s[by_player]
     r = np.zeros(n)
     for _ in range(iterations):
-        p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
-        grad = _C * np.bincount(i, s - p, minlength=n) - r / PRIOR_SD**2
-        hess = _C**2 * np.bincount(i, p * (1 - p), minlength=n) + 1 / PRIOR_SD**2
-        step = np.clip(grad / hess, -200, 200)
+        step = np.clip(_newton_step(r, i, j, s), -200, 200)
         r += step
         if not len(step) or np.abs(step).max() < tol:
             break
     return r[number]
+
+
+def _newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, max_products: int = 1000
+                 ) -> np.ndarray:
+    """The Newton step ``d`` of the log posterior at ``r``: ``H d = g`` solved by conjugate gradients,
+    preconditioned by ``H``'s diagonal, until the residual is below ``min(0.1, sqrt(|g|)) |g|``.
+
+    Per side the expected score is ``p = 1 / (1 + 10^(-(r_i - r_j) / 400))``; ``g_i = C sum(s - p) - r_i / sd²``,
+    and ``H = C² (D - A) + I / sd²`` with ``A`` the sides' weights ``p (1 - p)`` between players and ``D`` their
+    sums per player (the games' Laplacian: symmetric, and positive definite with the prior)."""
+    n = len(r)
+    p = 1 / (1 + np.exp(-_C * (r[i] - r[j])))
+    g = _C * np.bincount(i, s - p, minlength=n) - r / PRIOR_SD**2
+    w = _C**2 * p * (1 - p)
+    diag = np.bincount(i, w, minlength=n) + 1 / PRIOR_SD**2
+    d = np.zeros(n)
+    res = g.copy()
+    z = res / diag
+    q = z.copy()
+    rz = float(res @ z)
+    size = math.sqrt(float(g @ g))
+    goal = min(0.1, math.sqrt(size)) * size
+    for _ in range(max_products):
+        if math.sqrt(float(res @ res)) <= goal:
+            break
+        hq = diag * q - np.bincount(i, w * q[j], minlength=n)
+        a = rz / float(q @ hq)
+        d += a * q
+        res -= a * hq
+        z = res / diag
+        rz, before = float(res @ z), rz
+        q = z + (rz / before) * q
+    return d
 
 
 def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarray, n_games: np.ndarray,
@@ -175,7 +209,8 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarra
         owner = np.repeat(np.arange(len(sel)), length)
         offset = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
         g = order[start[who[sel]][owner] + offset]
-        w = (event[g] != without[sel][owner]).astype(np.float64)
+        outside = event[g] != without[sel][owner]   # (his games in the event left out weigh nothing: dropped)
+        g, owner = g[outside], owner[outside]
         x = r[who[sel]].copy()
         rj = r[j[g]]
         if opponents is not None and len(opponents[0]):
@@ -184,14 +219,15 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarra
             pos = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
             found = (keys[pos] == key) & ~np.isnan(values[pos])
             rj = np.where(found, values[pos], rj)
+        score = s[g]
         for _ in range(50):
-            p = 1 / (1 + np.power(10.0, -(x[owner] - rj) / 400))
-            grad = _C * np.bincount(owner, w * (s[g] - p), minlength=len(sel)) - x / PRIOR_SD**2
-            hess = _C**2 * np.bincount(owner, w * p * (1 - p), minlength=len(sel)) + 1 / PRIOR_SD**2
+            p = 1 / (1 + np.exp(-_C * (x[owner] - rj)))
+            grad = _C * np.bincount(owner, score - p, minlength=len(sel)) - x / PRIOR_SD**2
+            hess = _C**2 * np.bincount(owner, p * (1 - p), minlength=len(sel)) + 1 / PRIOR_SD**2
             step = np.clip(grad / hess, -200, 200)
             x += step
             if np.abs(step).max() < 1e-4:
                 break
-        covered = np.bincount(owner, w, minlength=len(sel)) > 0
+        covered = np.bincount(owner, minlength=len(sel)) > 0
         out[sel] = np.where(covered, x, np.nan)
     return out
