@@ -329,6 +329,24 @@ def test_the_whole_fit_is_the_posterior_mode_whatever_the_order_of_the_sides() -
     np.testing.assert_allclose(shuffled, fitted, rtol=0, atol=1e-9)
 
 
+def test_a_batch_takes_its_archive_strengths_from_the_slice_of_its_tournaments() -> None:
+    """The fit's table is in tournament order and a batch joins only the rows of its tournaments' range: the
+    strengths are those the whole table gives, for batches anywhere in the archive; a table out of order is
+    joined whole."""
+    games, participants, _ = _pool_games()
+    shuffled = participants[np.random.default_rng(3).permutation(participants.height)]
+    fitted = strength.fit(games, shuffled).table
+    assert fitted["tournament"].is_sorted()
+    assert strength._rows_for(fitted, pl.Series([], dtype=pl.Int64)).is_empty()
+    for lo, hi in ((0, 0), (3, 9), (29, 29)):
+        players = participants.filter(pl.col("tournament").is_between(lo, hi)).select("tournament", "start_no")
+        whole = players.join(fitted, on=["tournament", "start_no"], how="left", maintain_order="left")
+        for table in (fitted, fitted.reverse()):
+            rows = strength._rows_for(table, players["tournament"])
+            assert rows.height <= table.height and (rows.height < table.height) == table["tournament"].is_sorted()
+            assert players.join(rows, on=["tournament", "start_no"], how="left", maintain_order="left").equals(whole)
+
+
 def test_archive_proxy_on_real_files() -> None:
     trf = REAL
     result = CliRunner().invoke(main, ["evaluate", str(trf), "--strength", "archive", "-c", NEW, "--no-baseline",
