@@ -329,6 +329,35 @@ def test_the_whole_fit_is_the_posterior_mode_whatever_the_order_of_the_sides() -
     np.testing.assert_allclose(shuffled, fitted, rtol=0, atol=1e-9)
 
 
+def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
+    """elo.pyx's two passes over the sides give what the numpy expressions of their docstrings give (to rounding:
+    its exp is the C library's), for sides in any order; a side naming a player out of range raises."""
+    from tbstats.analysis import elo
+
+    rng = np.random.default_rng(11)
+    n, m = 50, 400
+    i, j = rng.integers(0, n, m), rng.integers(0, n, m)
+    s, r, q = rng.choice([0.0, 0.5, 1.0], m), rng.normal(0, 300, n), rng.normal(0, 1, n)
+    w, surplus, weight = np.empty(m), np.zeros(n), np.zeros(n)
+    elo.side_terms(r, i, j, s, strength._C, w, surplus, weight)
+    p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
+    np.testing.assert_allclose(w, strength._C**2 * p * (1 - p), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(surplus, np.bincount(i, s - p, minlength=n), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(weight, np.bincount(i, w, minlength=n), rtol=1e-12, atol=0)
+    diag, out = weight + 1.0, np.empty(n)
+    elo.hessian_product(i, j, w, diag, q, out)
+    np.testing.assert_allclose(out, diag * q - np.bincount(i, w * q[j], minlength=n), rtol=1e-12, atol=1e-12)
+    for bad in (-1, n):
+        wrong = j.copy()
+        wrong[m // 2] = bad
+        with pytest.raises(ValueError, match=f"side {m // 2} names a player out of range"):
+            elo.side_terms(r, i, wrong, s, strength._C, w, surplus, weight)
+        with pytest.raises(ValueError, match=f"side {m // 2} names a player out of range"):
+            elo.hessian_product(wrong, j, w, diag, q, out)
+    with pytest.raises(ValueError, match="lengths differ"):
+        elo.hessian_product(i[:-1], j, w, diag, q, out)
+
+
 def test_a_batch_takes_its_archive_strengths_from_the_slice_of_its_tournaments() -> None:
     """The fit's table is in tournament order and a batch joins only the rows of its tournaments' range: the
     strengths are those the whole table gives, for batches anywhere in the archive; a table out of order is

@@ -21,6 +21,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from tbstats.analysis import elo
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch
 from tbstats.model.games import OPTIONAL, PLAYER_SCHEMA
@@ -197,11 +198,12 @@ def _newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, max
     and ``H = C² (D - A) + I / sd²`` with ``A`` the sides' weights ``p (1 - p)`` between players and ``D`` their
     sums per player (the games' Laplacian: symmetric, and positive definite with the prior)."""
     n = len(r)
-    p = 1 / (1 + np.exp(-_C * (r[i] - r[j])))
-    g = _C * np.bincount(i, s - p, minlength=n) - r / PRIOR_SD**2
-    w = _C**2 * p * (1 - p)
-    diag = np.bincount(i, w, minlength=n) + 1 / PRIOR_SD**2
+    w, surplus, weight = np.empty(len(s)), np.zeros(n), np.zeros(n)
+    elo.side_terms(r, i, j, s, _C, w, surplus, weight)   # (one compiled pass over the sides: elo.pyx)
+    g = _C * surplus - r / PRIOR_SD**2
+    diag = weight + 1 / PRIOR_SD**2
     d = np.zeros(n)
+    hq = np.empty(n)
     res = g.copy()
     z = res / diag
     q = z.copy()
@@ -211,7 +213,7 @@ def _newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, max
     for _ in range(max_products):
         if math.sqrt(float(res @ res)) <= goal:
             break
-        hq = diag * q - np.bincount(i, w * q[j], minlength=n)
+        elo.hessian_product(i, j, w, diag, q, hq)
         a = rz / float(q @ hq)
         d += a * q
         res -= a * hq
