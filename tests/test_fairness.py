@@ -308,7 +308,8 @@ def test_the_whole_fit_is_the_posterior_mode_whatever_the_order_of_the_sides() -
     ids, i = np.unique(games["fide"].to_numpy(), return_inverse=True)
     j = np.searchsorted(ids, games["opp"].to_numpy())
     score = games["score"].to_numpy()
-    fitted = strength._whole_fit(i, j, score, len(ids), 100, 1e-4)
+    event = games["tournament"].to_numpy()
+    fitted = strength._whole_fit(i, j, score, event, len(ids), 100, 1e-4)
 
     def gradient(r: np.ndarray) -> np.ndarray:
         p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
@@ -325,7 +326,7 @@ def test_the_whole_fit_is_the_posterior_mode_whatever_the_order_of_the_sides() -
             break
     np.testing.assert_allclose(fitted, plain, rtol=0, atol=1e-7)
     order = np.random.default_rng(7).permutation(games.height)
-    shuffled = strength._whole_fit(i[order], j[order], score[order], len(ids), 100, 1e-4)
+    shuffled = strength._whole_fit(i[order], j[order], score[order], event[order], len(ids), 100, 1e-4)
     np.testing.assert_allclose(shuffled, fitted, rtol=0, atol=1e-9)
 
 

@@ -128,17 +128,15 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     j = opp.to_numpy()
     s = games["score"].to_numpy()
     event = games["tournament"].to_numpy()
-    r = _whole_fit(i, j, s, len(ids), iterations, tol)
+    order, start, n_games = sides = _sides_by_player(i, event, len(ids))
+    r = _whole_fit(i, j, s, event, len(ids), iterations, tol, sides)
     p_number = numbered(participants["fide"])
     p_event = participants["tournament"].to_numpy()
     known = p_number.is_not_null().to_numpy()
     row = p_number.fill_null(0).to_numpy()
     out = np.where(known, r[row], np.nan) if len(ids) else np.full(len(row), np.nan)   # no game: none known
     # players who played in their event: refit without it (opponents fixed at the whole fit)
-    order = np.lexsort((event, i))
     i_sorted, e_sorted = i[order], event[order]
-    start = np.searchsorted(i_sorted, np.arange(len(ids)))
-    n_games = np.bincount(i, minlength=len(ids))
     pair = np.ones(len(order), dtype=bool)   # the first side of each (player, event): the events each played in
     pair[1:] = (i_sorted[1:] != i_sorted[:-1]) | (e_sorted[1:] != e_sorted[:-1])
     played = pl.DataFrame({"_k": i_sorted[pair], "tournament": e_sorted[pair]})
@@ -163,9 +161,21 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     return Fit(table, ratings, len(games) // 2, len(ids), participants.height, int(strength.is_not_null().sum()))
 
 
-def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, n: int, iterations: int, tol: float) -> np.ndarray:
+def _sides_by_player(i: np.ndarray, event: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The game sides' order by player, then event (stably); where each of the ``n`` players' sides start in it,
+    and how many he has."""
+    order = np.lexsort((event, i))
+    n_games = np.bincount(i, minlength=n)
+    start = np.zeros(n, dtype=np.int64)
+    np.cumsum(n_games[:-1], out=start[1:])
+    return order, start, n_games
+
+
+def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n: int, iterations: int, tol: float,
+               sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The whole archive's strengths of the ``n`` players (the posterior's mode: Gaussian prior) from the game sides
-    ``i`` against ``j`` scoring ``s``, by Newton's method on all players at once.
+    ``i`` against ``j`` scoring ``s`` in events ``event``, by Newton's method on all players at once (``sides``:
+    :func:`_sides_by_player`, when known).
 
     Each step solves ``H d = g`` (:func:`_newton_step`: the gradient and Hessian of the log posterior, the
     Hessian a weighted graph Laplacian of the games plus the prior) by conjugate gradients, to a residual that
@@ -173,13 +183,15 @@ def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, n: int, iterations: 
     it); steps are clipped to 200 Elo while far. It stops when no strength moves by ``tol``: about ten steps,
     where updating each player against his opponents' strengths of the step before (the diagonal of ``H``
     alone) took 126 on the 10k mix and still stood 1e-3 Elo from the mode when its steps fell below 1e-4.
-    The players are numbered by their first game and the sides ordered by player (stably), so that the
-    gathers and sums read memory in order."""
-    first = np.unique(i, return_index=True)[1]   # (every player has a side: his first, in the games' order)
+    The players are numbered by the first event they played in and the sides ordered by player, so that an
+    event's players are neighbours in memory (the FIDE ids' order scatters the opponents: 1.6x the time)."""
+    order, start, n_games = sides if sides is not None else _sides_by_player(i, event, n)
+    players = np.argsort(event[order[start]], kind="stable") if n else np.zeros(0, dtype=np.int64)
     number = np.empty(n, dtype=np.int64)
-    number[np.argsort(first, kind="stable")] = np.arange(n)
-    by_player = np.argsort(number[i], kind="stable")
-    i, j, s = number[i][by_player], number[j][by_player], s[by_player]
+    number[players] = np.arange(n)
+    length = n_games[players]
+    side = order[np.repeat(start[players] - (np.cumsum(length) - length), length) + np.arange(len(i))]
+    i, j, s = np.repeat(np.arange(n), length), number[j[side]], s[side]
     r = np.zeros(n)
     for _ in range(iterations):
         step = np.clip(_newton_step(r, i, j, s), -200, 200)
