@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 from click.testing import CliRunner
-from helpers import REAL, requires_shared
+from helpers import REAL
 from trf_samples import player
 
 from tbstats.analysis import fairness, quality, strength

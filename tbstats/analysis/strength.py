@@ -4,19 +4,20 @@
 half a win) on every game played over the board between two players with a FIDE id, over the whole
 archive; players are identified by FIDE id across events. Each strength has a normal prior ``N(0, 400²)``
 (so that a player with only wins gets a finite strength) and the fit is the posterior's mode, found by
-Newton's method on all players at once (each step solved by conjugate gradients). Leave-one-event-out: the strength used for a player in an event is refit from his
-games in the *other* events only (again with the prior), his opponents keeping their strengths of the whole
-fit, except that an opponent who also played in that event is taken at his own strength without it (a
-second refit pass; the event still reaches the others only through their other opponents). A player is
-covered when he has a FIDE id and at least one such game in another event; the others are left out like
-unrated players. The scale is relative (Elo points about 0): only the order counts here.
+Newton's method on all players at once (each step solved by conjugate gradients). Leave-one-event-out: the
+strength used for a player in an event is refit from his games in the *other* events only (again with the
+prior), his opponents keeping their strengths of the whole fit, except that an opponent who also played in
+that event is taken at his own strength without it (a second refit pass; the event still reaches the others
+only through their other opponents). A player is covered when he has a FIDE id and at least one such game in
+another event; the others are left out like unrated players. The scale is relative (Elo points about 0): only
+the order counts here.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 import numpy as np
 import polars as pl
@@ -70,7 +71,8 @@ def _rows_for(fitted: pl.DataFrame, tournaments: pl.Series) -> pl.DataFrame:
         return fitted.clear()
     if not ids.is_sorted():
         return fitted
-    lo, hi = ids.search_sorted(tournaments.min(), "left"), ids.search_sorted(tournaments.max(), "right")
+    least, greatest = cast(int, tournaments.min()), cast(int, tournaments.max())
+    lo, hi = ids.search_sorted(least, "left"), ids.search_sorted(greatest, "right")
     return fitted.slice(lo, hi - lo)
 
 
