@@ -352,8 +352,8 @@ def test_the_whole_fit_reaches_the_mode_where_players_meet_again_and_again() -> 
 
 
 def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
-    """elo.pyx's two passes over the sides give what the numpy expressions of their docstrings give (to rounding:
-    its exp is the C library's), for sides in any order; a side naming a player out of range raises."""
+    """elo.pyx's passes over the sides give what the numpy expressions of their docstrings give (to rounding: its
+    exp is the C library's), for sides in any order; a side naming a player out of range raises."""
     from tbstats.analysis import elo
 
     rng = np.random.default_rng(11)
@@ -378,6 +378,14 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
             elo.hessian_product(wrong, j, w, diag, q, out)
     with pytest.raises(ValueError, match="lengths differ"):
         elo.hessian_product(i[:-1], j, w, diag, q, out)
+    rj = r[j] + rng.normal(0, 50, m)   # (the refit's opponents: given per side)
+    surplus, weight = np.zeros(n), np.zeros(n)
+    elo.owner_terms(r, i, rj, s, strength._C, surplus, weight)
+    p = 1 / (1 + np.power(10.0, -(r[i] - rj) / 400))
+    np.testing.assert_allclose(surplus, np.bincount(i, s - p, minlength=n), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(weight, np.bincount(i, p * (1 - p), minlength=n), rtol=1e-12, atol=0)
+    with pytest.raises(ValueError, match=f"side {m // 2} names an owner out of range"):
+        elo.owner_terms(r, np.where(np.arange(m) == m // 2, n, i), rj, s, strength._C, surplus, weight)
 
 
 def test_a_batch_takes_its_archive_strengths_from_the_slice_of_its_tournaments() -> None:

@@ -268,10 +268,13 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarra
             found = (keys[pos] == key) & ~np.isnan(values[pos])
             rj = np.where(found, values[pos], rj)
         score = s[g]
+        surplus, weight = np.empty(len(sel)), np.empty(len(sel))
         for _ in range(50):
-            p = 1 / (1 + np.exp(-_C * (x[owner] - rj)))
-            grad = _C * np.bincount(owner, score - p, minlength=len(sel)) - x / PRIOR_SD**2
-            hess = _C**2 * np.bincount(owner, p * (1 - p), minlength=len(sel)) + 1 / PRIOR_SD**2
+            surplus[:] = 0
+            weight[:] = 0
+            elo.owner_terms(x, owner, rj, score, _C, surplus, weight)   # (one compiled pass: elo.pyx)
+            grad = _C * surplus - x / PRIOR_SD**2
+            hess = _C**2 * weight + 1 / PRIOR_SD**2
             step = np.clip(grad / hess, -200, 200)
             x += step
             if np.abs(step).max() < 1e-4:
