@@ -194,10 +194,15 @@ def test_ingest_counts_the_input_files(trf_dir: Path, on_a_terminal: None, tmp_p
 
 
 def test_the_archive_fit_has_a_bar_of_its_own(trf_dir: Path, on_a_terminal: None) -> None:
+    """The fit's pass over the files has its bar, then the fit itself counts its steps (Newton steps of the
+    whole fit, runs of refits: seconds on a large archive, when the files' bar stands at its end)."""
     text = _stderr("evaluate", str(trf_dir), "--strength", "archive")
     assert "fit:" in text and "evaluate:" in text
     for part in text.split("evaluate:"):
         assert _counts(part, "files")[1] == {6}
+    steps = [int(n) for n in re.findall(r"fit \(Newton steps, refits\): (\d+) steps \[", text)]
+    assert steps and steps[0] == 0 and steps[-1] >= 1 and steps == sorted(steps), text
+    assert text.index("fit:") < text.index("fit (Newton") < text.index("evaluate:")
 
 
 def test_simulate_command_shows_its_bars_unless_quiet(on_a_terminal: None) -> None:

@@ -19,6 +19,7 @@ import polars as pl
 from tbstats.analysis import fairness, quality, strength
 from tbstats.engine.configs import Config
 from tbstats.errors import TbstatsError
+from tbstats.io.progress import progress as progress_bar
 from tbstats.model.batch import Batch, append_merged, renumber
 from tbstats.model.teams.batch import team_event_ids
 
@@ -107,7 +108,7 @@ def evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config]
         return len(teams), list(pool.map(one, parts))
 
 
-def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]]) -> strength.Fit:
+def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]], *, progress: bool = False) -> strength.Fit:
     """The archive fit from what it needs of every batch (:func:`tbstats.analysis.strength.games_of`: four
     numbers per game side between two players with a FIDE id, three per player, tournament ids unique across
     the batches).
@@ -116,7 +117,8 @@ def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]]) -> strength
     strengths, and the leave-one-event-out refit needs each player's games event by event, so these rows
     are kept for the whole archive (about 32 bytes per game side and 20 per player; merged as they come,
     never a list of per-batch frames). Streamed over an archive (:func:`tbstats.run.commands.evaluate`) only
-    these rows travel from where a batch is read, never the batch.
+    these rows travel from where a batch is read, never the batch. With ``progress`` a bar counts the fit's
+    steps once the rows are read (on a terminal: the fit takes seconds on a large archive, 10 at 100k events).
     """
     games: list[pl.DataFrame] = []
     participants: list[pl.DataFrame] = []
@@ -125,7 +127,8 @@ def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]]) -> strength
         append_merged(participants, p)
     if not participants:
         raise TbstatsError("no tournaments to evaluate")
-    return strength.fit(pl.concat(games), pl.concat(participants))
+    with progress_bar(None, "steps", progress, label="fit (Newton steps, refits)") as bar:
+        return strength.fit(pl.concat(games), pl.concat(participants), step=lambda: bar.advance(1))
 
 
 
@@ -152,10 +155,11 @@ EvaluateArgs = tuple[Sequence[Config], str, pl.DataFrame | None, int, Sequence[t
 def evaluate_each(each: Callable[[EvaluateArgs], Iterable[Evaluated]], configs: Sequence[Config], *,
                   proxy: str, fit_rows: Iterable[tuple[pl.DataFrame, pl.DataFrame]] | None, lots_seed: int,
                   pairs: Sequence[tuple[str, str]] | None, workers: int,
-                  tables: Sequence[str] = TABLES) -> ArchiveEvaluation:
+                  tables: Sequence[str] = TABLES, progress: bool = False) -> ArchiveEvaluation:
     """The evaluation, whatever runs the batches: ``each(args)`` gives :func:`evaluate_whole` of every batch
     in order (here, or where each batch was read: :func:`tbstats.run.commands.evaluate`); ``fit_rows`` are
-    :func:`tbstats.analysis.strength.games_of` of every batch, read only for the ``archive`` proxy."""
+    :func:`tbstats.analysis.strength.games_of` of every batch, read only for the ``archive`` proxy (``progress``:
+    a bar over the fit's steps, :func:`fit_archive`)."""
     unknown = [t for t in tables if t not in TABLES]
     if unknown or not tables:
         raise TbstatsError(f"tables must be some of {', '.join(TABLES)}, not {', '.join(unknown) or 'none'}")
@@ -165,7 +169,7 @@ def evaluate_each(each: Callable[[EvaluateArgs], Iterable[Evaluated]], configs: 
     if proxy == "archive":
         if fit_rows is None:
             raise TbstatsError("the archive proxy needs the archive to fit")
-        fit = fit_archive(fit_rows)
+        fit = fit_archive(fit_rows, progress=progress)
     args: EvaluateArgs = (configs, proxy, fit.table if fit is not None else None, lots_seed, chosen, workers,
                           tuple(tables))
     return finish(each(args), configs, chosen, proxy, fit)

@@ -16,6 +16,7 @@ the order counts here.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, cast
 
@@ -108,11 +109,12 @@ class Fit:
 
 
 def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 100, tol: float = 1e-4,
-        passes: int = 2) -> Fit:
+        passes: int = 2, step: Callable[[], None] | None = None) -> Fit:
     """Fit the archive's strengths, then refit each participant's without his event (module docstring).
 
     The first refit pass holds every opponent at his whole-fit strength; each further pass gives an opponent
-    who also played in the event left out his strength without it, from the pass before.
+    who also played in the event left out his strength without it, from the pass before. ``step`` is called
+    after each Newton step of the whole fit and each run of players refit (a progress bar's tick).
     """
     # each FIDE id numbered by a hash join (a sort of every side, and a binary search of every opponent, took
     # 7 s on the 100k mix's 16 million sides)
@@ -131,7 +133,7 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     s = games["score"].to_numpy()
     event = games["tournament"].to_numpy()
     order, start, n_games = sides = _sides_by_player(i, event, len(ids))
-    r = _whole_fit(i, j, s, event, len(ids), iterations, tol, sides)
+    r = _whole_fit(i, j, s, event, len(ids), iterations, tol, sides, step)
     p_number = numbered(participants["fide"])
     p_event = participants["tournament"].to_numpy()
     known = p_number.is_not_null().to_numpy()
@@ -151,7 +153,7 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     by_key = np.argsort(keys, kind="stable")
     opponents = None
     for _ in range(passes):
-        loo = _refit(r, who, without, start, n_games, order, j, s, event, opponents)
+        loo = _refit(r, who, without, start, n_games, order, j, s, event, opponents, step=step)
         opponents = (keys[by_key], loo[by_key], span)
     out[rows] = loo if passes else r[who]
     strength = pl.Series("strength", out).fill_nan(None)
@@ -174,7 +176,8 @@ def _sides_by_player(i: np.ndarray, event: np.ndarray, n: int) -> tuple[np.ndarr
 
 
 def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n: int, iterations: int, tol: float,
-               sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+               sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               step: Callable[[], None] | None = None) -> np.ndarray:
     """The whole archive's strengths of the ``n`` players (the posterior's mode: Gaussian prior) from the game sides
     ``i`` against ``j`` scoring ``s`` in events ``event``, by Newton's method on all players at once (``sides``:
     :func:`_sides_by_player`, when known).
@@ -196,9 +199,11 @@ def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n
     i, j, s = np.repeat(np.arange(n), length), number[j[side]], s[side]
     r = np.zeros(n)
     for _ in range(iterations):
-        step = np.clip(_newton_step(r, i, j, s), -200, 200)
-        r += step
-        if not len(step) or np.abs(step).max() < tol:
+        d = np.clip(_newton_step(r, i, j, s), -200, 200)
+        r += d
+        if step is not None:
+            step()
+        if not len(d) or np.abs(d).max() < tol:
             break
     return r[number]
 
@@ -239,7 +244,8 @@ def _newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, max
 
 def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarray, n_games: np.ndarray,
            order: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray,
-           opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk_rows: int = 2_000_000) -> np.ndarray:
+           opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk_rows: int = 2_000_000,
+           step: Callable[[], None] | None = None) -> np.ndarray:
     """Each player's strength from his games outside one event (Newton on one unknown each); NaN if none.
 
     ``opponents`` (sorted keys ``player * span + event``, strengths, span): an opponent found there for the
@@ -275,10 +281,12 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarra
             elo.owner_terms(x, owner, rj, score, _C, surplus, weight)   # (one compiled pass: elo.pyx)
             grad = _C * surplus - x / PRIOR_SD**2
             hess = _C**2 * weight + 1 / PRIOR_SD**2
-            step = np.clip(grad / hess, -200, 200)
-            x += step
-            if np.abs(step).max() < 1e-4:
+            d = np.clip(grad / hess, -200, 200)
+            x += d
+            if np.abs(d).max() < 1e-4:
                 break
         covered = np.bincount(owner, minlength=len(sel)) > 0
         out[sel] = np.where(covered, x, np.nan)
+        if step is not None:
+            step()
     return out

@@ -230,7 +230,8 @@ def evaluate(run: Run, configs: Sequence[Config], *, proxy: str = "rating", fit_
     fit_rows = None if fit_run is None else ((shift_ids(m.value[0], m.first_id), shift_ids(m.value[1], m.first_id))
                                              for m in fit_run.map(_fit_rows))
     return evaluation.evaluate_each(each, configs, proxy=proxy, fit_rows=fit_rows, lots_seed=lots_seed, pairs=pairs,
-                                    workers=workers, tables=evaluation.TABLES if tables is None else tables)
+                                    workers=workers, tables=evaluation.TABLES if tables is None else tables,
+                                    progress=fit_run is not None and fit_run.progress)
 
 
 # ------------------------------------------------------------------------------------------------- ingest
