@@ -349,6 +349,13 @@ def test_the_whole_fit_reaches_the_mode_where_players_meet_again_and_again() -> 
     gradient = strength._C * np.bincount(i, score - p, minlength=3) - r / strength.PRIOR_SD**2
     assert np.abs(gradient).max() < 1e-9
     assert r[0] > 80 and r[0] + r[1] == pytest.approx(0, abs=1e-6) and r[2] == pytest.approx(0, abs=1e-6)
+    for wins in (40, 1):   # every game won (the prior alone holds them): far from 0, reached in clipped steps
+        i, j = np.tile([0, 1], wins), np.tile([1, 0], wins)
+        score, event = np.tile([1.0, 0.0], wins), np.repeat(np.arange(wins), 2)
+        r = strength._whole_fit(i, j, score, event, 2, 100, 1e-4)
+        p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
+        gradient = strength._C * np.bincount(i, score - p, minlength=2) - r / strength.PRIOR_SD**2
+        assert np.abs(gradient).max() < 1e-9 and r[0] == pytest.approx(-r[1]) and r[0] > (300 if wins > 1 else 100)
 
 
 def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:

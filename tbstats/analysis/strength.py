@@ -187,7 +187,8 @@ def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n
     tightens as the gradient falls (inexact Newton: few products where far from the mode, superlinear near
     it); steps are clipped to 200 Elo while far. It stops when no strength moves by ``tol``: about ten steps,
     where updating each player against his opponents' strengths of the step before (the diagonal of ``H``
-    alone) took 126 on the 10k mix and still stood 1e-3 Elo from the mode when its steps fell below 1e-4.
+    alone) took 126 on the 10k mix and still stood 1e-3 Elo from the mode when its steps fell below 1e-4, and
+    never settled where two players meet again and again (it swung 200 Elo both ways).
     The players are numbered by the first event they played in and the sides ordered by player, so that an
     event's players are neighbours in memory (the FIDE ids' order scatters the opponents: 1.6x the time)."""
     order, start, n_games = sides if sides is not None else _sides_by_player(i, event, n)
