@@ -3,6 +3,7 @@
     python benchmarks/bench_research.py --corpus /work/bench/corpus40            # ingests the model beside it
     python benchmarks/bench_research.py --corpus DIR --only evaluate,load --repeat 1
     python benchmarks/bench_research.py --corpus DIR --simulate 10000             # and simulate's memory
+    python benchmarks/bench_research.py --corpus DIR --only archive               # evaluate --strength archive
 
 The corpus is a directory of real TRF files (e.g. the shared ones copied 40 times, about 3,000 events; never
 inside the project). Unless given, its model is ingested once beside it as a dataset directory
@@ -22,6 +23,10 @@ Ratios and what issue 22 asks of them:
 - ``read TRF / load`` (seconds per row: ``tbstats.io.sources.iter_batches`` of the corpus against ``read_model``):
   the input stage alone, the only stage a command from the model saves (start-up, engine and output are the same);
 - ``simulate --archive / simulate`` (peak RSS): at most 1.25.
+
+``--only archive`` (not in the default run) times ``evaluate --strength archive`` (the Bradley-Terry fit of the
+whole archive, leave-one-event-out) from the TRF files and the directory, against ``evaluate`` with the ratings:
+the fit's own cost, which a real archive whose players meet again and again makes grow fastest.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ TEN = [*TWO, "c=fide-2026:BH,BH/C1,SB", "d=fide-2024:BH,BH/C1,SB", "e=fide-2026:
        "f=fide-legacy:BH/C1,BH,SB", "g=uscf:BH/C1,BH,SB", "h=naive:BH/C1,BH,SB", "i=fide-2026:SB,DE,KS",
        "j=fide-2026:PS,BH,WIN"]
 COMPUTE_ONE = ["--rules", "fide-2026", "-t", "BH/C1,BH,SB,DE,WIN"]   # the first configuration alone
-PARTS = ("evaluate", "compare", "sources", "load", "simulate")
+PARTS = ("evaluate", "compare", "sources", "load", "simulate", "archive")
 
 
 def tbstats() -> list[str]:
@@ -138,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, help="its dataset directory (default: CORPUS-model, ingested)")
     parser.add_argument("--flat", type=Path, help="its flat file (default: CORPUS-flat.parquet, ingested)")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", default=",".join(PARTS[:-1]), help=f"parts to run, of {', '.join(PARTS)}")
+    parser.add_argument("--only", default=",".join(PARTS[:-2]), help=f"parts to run, of {', '.join(PARTS)}")
     parser.add_argument("--simulate", type=int, default=0, metavar="N",
                         help="also simulate N events of 40 players x 9 rounds with and without --archive")
     args = parser.parse_args(argv)
@@ -159,10 +164,10 @@ def main(argv: list[str] | None = None) -> int:
                 figures[key] = best([command.split()[0], "-q", str(sources[source]), *extra, "-o", output],
                                     args.repeat, out_dir)
                 seconds, peak = figures[key]
-                print(f"  {command:<12} {source:<5} {seconds:7.2f} s  {peak:7.0f} MB", flush=True)
+                print(f"  {command:<16} {source:<5} {seconds:7.2f} s  {peak:7.0f} MB", flush=True)
             return figures[key]
 
-        wanted = ["TRF", "dir", "flat"] if "sources" in parts else ["TRF"]
+        wanted = ["TRF", "dir", "flat"] if "sources" in parts else ["TRF", "dir"] if "archive" in parts else ["TRF"]
         for source in wanted:
             if "compare" in parts or "sources" in parts:
                 measure("compute", source, COMPUTE_ONE, "out.parquet")
@@ -174,17 +179,20 @@ def main(argv: list[str] | None = None) -> int:
                 measure("info", source, [], "out.csv")
             if "compare" in parts:
                 measure("compare x10", source, configs(TEN), "out.csv")
+            if "archive" in parts and source != "flat":
+                measure("evaluate", source, configs(TWO), "out.csv")
+                measure("evaluate archive", source, [*configs(TWO), "--strength", "archive"], "out.csv")
         loads = load_rows_per_second([model, flat, corpus], args.repeat, out_dir) if "load" in parts else []
         if loads:
             for (seconds, rows), name in zip(loads, ("dir", "flat", "TRF"), strict=True):
-                print(f"  {'load':<12} {name:<5} {seconds:7.2f} s  {rows / seconds:12,.0f} game rows/s")
+                print(f"  {'load':<16} {name:<5} {seconds:7.2f} s  {rows / seconds:12,.0f} game rows/s")
         simulated = {}
         if "simulate" in parts and args.simulate:
             sim = ["simulate", "-n", str(args.simulate), "-p", "40", "-r", "9", "-q"]
             simulated["plain"] = best([*sim, "-o", "out.csv"], args.repeat, out_dir)
             simulated["archive"] = best([*sim, "-o", "out.csv", "--archive", "sim.parquet"], args.repeat, out_dir)
             for name, (seconds, peak) in simulated.items():
-                print(f"  {'simulate':<12} {name:<8} {seconds:7.2f} s  {peak:7.0f} MB")
+                print(f"  {'simulate':<16} {name:<8} {seconds:7.2f} s  {peak:7.0f} MB")
 
     print("ratios (best of each side, this run):")
     f = {k: v[0] for k, v in figures.items()}
@@ -192,6 +200,10 @@ def main(argv: list[str] | None = None) -> int:
         ratio("evaluate / compare (2 configs, TRF)", f["evaluate", "TRF"], f["compare", "TRF"], "at most 2")
     if ("compare", "flat") in f:
         ratio("compare flat / TRF (2 configs)", f["compare", "flat"], f["compare", "TRF"], "at most 1")
+    for source in ("TRF", "dir"):
+        if ("evaluate archive", source) in f and ("evaluate", source) in f:
+            ratio(f"evaluate archive / rating ({source})", f["evaluate archive", source], f["evaluate", source],
+                  "the fit's cost")
     for source in ("TRF", "dir", "flat"):
         if ("compare x10", source) in f and ("compute", source) in f:
             ratio(f"compare x10 / compute x1 ({source})", f["compare x10", source], f["compute", source], "at most 3")
