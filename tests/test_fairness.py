@@ -385,14 +385,16 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
             elo.hessian_product(wrong, j, w, diag, q, out)
     with pytest.raises(ValueError, match="lengths differ"):
         elo.hessian_product(i[:-1], j, w, diag, q, out)
-    rj = r[j] + rng.normal(0, 50, m)   # (the refit's opponents: given per side)
+    rj = r[j] + rng.normal(0, 50, m)   # (the refit's rows: games against one opponent, his strength given)
+    games = rng.integers(1, 4, m).astype(np.float64)
+    scored = games * s
     surplus, weight = np.zeros(n), np.zeros(n)
-    elo.owner_terms(r, i, rj, s, strength._C, surplus, weight)
+    elo.owner_terms(r, i, rj, scored, games, strength._C, surplus, weight)
     p = 1 / (1 + np.power(10.0, -(r[i] - rj) / 400))
-    np.testing.assert_allclose(surplus, np.bincount(i, s - p, minlength=n), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(weight, np.bincount(i, p * (1 - p), minlength=n), rtol=1e-12, atol=0)
-    with pytest.raises(ValueError, match=f"side {m // 2} names an owner out of range"):
-        elo.owner_terms(r, np.where(np.arange(m) == m // 2, n, i), rj, s, strength._C, surplus, weight)
+    np.testing.assert_allclose(surplus, np.bincount(i, scored - games * p, minlength=n), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(weight, np.bincount(i, games * p * (1 - p), minlength=n), rtol=1e-12, atol=0)
+    with pytest.raises(ValueError, match=f"row {m // 2} names an owner out of range"):
+        elo.owner_terms(r, np.where(np.arange(m) == m // 2, n, i), rj, scored, games, strength._C, surplus, weight)
 
 
 def test_a_batch_takes_its_archive_strengths_from_the_slice_of_its_tournaments() -> None:

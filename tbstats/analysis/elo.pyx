@@ -57,25 +57,26 @@ def hessian_product(const int64_t[::1] i, const int64_t[::1] j, const double[::1
         raise ValueError(f"hessian_product: side {bad} names a player out of range (0..{n - 1})")
 
 
-def owner_terms(const double[::1] x, const int64_t[::1] owner, const double[::1] rj, const double[::1] s, double c,
-                double[::1] surplus, double[::1] weight) -> None:
-    """The refit's pass (one unknown ``x[o]`` per owner ``o``, the opponents' strengths ``rj`` given per side): per
-    owner, the sums over his sides of ``s - p`` added to ``surplus`` and of ``p (1 - p)`` to ``weight``, where
-    ``p = 1 / (1 + exp(-c (x[owner] - rj)))``. Raises ValueError when the lengths differ or an owner is out of
-    range."""
-    cdef Py_ssize_t m = s.shape[0], n = x.shape[0], k, bad = -1
+def owner_terms(const double[::1] x, const int64_t[::1] owner, const double[::1] rj, const double[::1] s,
+                const double[::1] n, double c, double[::1] surplus, double[::1] weight) -> None:
+    """The refit's pass (one unknown ``x[o]`` per owner ``o``; a row is ``n`` games against one opponent of strength
+    ``rj`` scoring ``s`` in all): per owner, the sums over his rows of ``s - n p`` added to ``surplus`` and of
+    ``n p (1 - p)`` to ``weight``, where ``p = 1 / (1 + exp(-c (x[owner] - rj)))``. Raises ValueError when the
+    lengths differ or an owner is out of range."""
+    cdef Py_ssize_t m = s.shape[0], size = x.shape[0], k, bad = -1
     cdef int64_t a
     cdef double p
-    if owner.shape[0] != m or rj.shape[0] != m or surplus.shape[0] != n or weight.shape[0] != n:
+    if owner.shape[0] != m or rj.shape[0] != m or n.shape[0] != m or surplus.shape[0] != size \
+            or weight.shape[0] != size:
         raise ValueError("owner_terms: the arrays' lengths differ")
     with nogil:
         for k in range(m):
             a = owner[k]
-            if a < 0 or a >= n:
+            if a < 0 or a >= size:
                 bad = k
                 break
             p = 1.0 / (1.0 + exp(-c * (x[a] - rj[k])))
-            surplus[a] += s[k] - p
-            weight[a] += p * (1.0 - p)
+            surplus[a] += s[k] - n[k] * p
+            weight[a] += n[k] * p * (1.0 - p)
     if bad >= 0:
-        raise ValueError(f"owner_terms: side {bad} names an owner out of range (0..{n - 1})")
+        raise ValueError(f"owner_terms: row {bad} names an owner out of range (0..{size - 1})")

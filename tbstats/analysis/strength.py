@@ -132,7 +132,8 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     j = opp.to_numpy()
     s = games["score"].to_numpy()
     event = games["tournament"].to_numpy()
-    order, start, n_games = sides = _sides_by_player(i, event, len(ids))
+    sides = _sides_by_player(i, event, len(ids))
+    order = sides[0]
     r = _whole_fit(i, j, s, event, len(ids), iterations, tol, sides, step)
     p_number = numbered(participants["fide"])
     p_event = participants["tournament"].to_numpy()
@@ -147,13 +148,20 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     refit = pl.DataFrame({"_k": p_number, "tournament": participants["tournament"]}).with_row_index("_row").join(
         played, on=["_k", "tournament"], how="semi", maintain_order="left")
     rows = refit["_row"].to_numpy().astype(np.int64)
+    # a player of one event has no game outside it: no strength without it (refit: those of several events)
+    alone = np.bincount(i_sorted[pair], minlength=len(ids))[row[rows]] < 2
+    out[rows[alone]] = np.nan
+    rows = rows[~alone]
     who, without = row[rows], p_event[rows]
     span = int(max(event.max(initial=0), without.max(initial=0))) + 1
     keys = who * span + without
     by_key = np.argsort(keys, kind="stable")
+    groups = _Groups.of(i, j, s, who, len(ids))
+    first = np.flatnonzero(pair)   # each (player, event)'s sides: order[first[q]:first[q] + count[q]]
+    in_event = (first, np.diff(np.r_[first, len(order)]), i_sorted[pair] * span + e_sorted[pair], span)
     opponents = None
     for _ in range(passes):
-        loo = _refit(r, who, without, start, n_games, order, j, s, event, opponents, step=step)
+        loo = _refit(r, who, without, groups, order, in_event, s, opponents, step=step)
         opponents = (keys[by_key], loo[by_key], span)
     out[rows] = loo if passes else r[who]
     strength = pl.Series("strength", out).fill_nan(None)
@@ -243,43 +251,91 @@ def _newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, max
     return d
 
 
-def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, start: np.ndarray, n_games: np.ndarray,
-           order: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray,
+@dataclass(frozen=True)
+class _Groups:
+    """The game sides of the players refit, gathered by (player, opponent): a group is all the games of one
+    player against one opponent, in every event (``count`` of them, scoring ``score`` in all). A player's groups
+    are ``first[p]:first[p] + many[p]``; ``of_side`` is each side's group (-1 for players not refit)."""
+
+    first: np.ndarray
+    many: np.ndarray
+    opponent: np.ndarray
+    count: np.ndarray
+    score: np.ndarray
+    of_side: np.ndarray
+
+    @staticmethod
+    def of(i: np.ndarray, j: np.ndarray, s: np.ndarray, players: np.ndarray, n: int) -> _Groups:
+        """The groups of the sides ``i`` against ``j`` scoring ``s`` of the ``players`` (of ``n``)."""
+        wanted = np.zeros(n, dtype=bool)
+        wanted[players] = True
+        sides = np.flatnonzero(wanted[i])
+        sides = sides[np.lexsort((j[sides], i[sides]))]
+        new = np.ones(len(sides), dtype=bool)
+        new[1:] = (i[sides][1:] != i[sides][:-1]) | (j[sides][1:] != j[sides][:-1])
+        group = np.cumsum(new) - 1
+        of_side = np.full(len(i), -1, dtype=np.int64)
+        of_side[sides] = group
+        heads = sides[new]
+        many = np.bincount(i[heads], minlength=n)
+        first = np.zeros(n, dtype=np.int64)
+        np.cumsum(many[:-1], out=first[1:])
+        return _Groups(first, many, j[heads], np.bincount(group, minlength=len(heads)).astype(np.float64),
+                       np.bincount(group, s[sides], minlength=len(heads)), of_side)
+
+
+def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups, order: np.ndarray,
+           in_event: tuple[np.ndarray, np.ndarray, np.ndarray, int], s: np.ndarray,
            opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk_rows: int = 2_000_000,
            step: Callable[[], None] | None = None) -> np.ndarray:
     """Each player's strength from his games outside one event (Newton on one unknown each); NaN if none.
 
-    ``opponents`` (sorted keys ``player * span + event``, strengths, span): an opponent found there for the
-    left-out event plays at that strength instead of his whole-fit one.
+    A player's games are taken opponent by opponent (:class:`_Groups`: his games against one opponent in all
+    events, less those in the event left out), so that a player who meets the same opponents in many events is
+    not read game by game once for each of his events. ``in_event``: where each (player, event)'s sides lie in
+    ``order`` (first, count, their sorted keys ``player * span + event``, span). ``opponents`` (sorted keys
+    ``player * span + event``, strengths, span): an opponent found there for the left-out event plays at that
+    strength instead of his whole-fit one.
     """
     out = np.full(len(who), np.nan)
-    lengths = n_games[who]
+    lengths = groups.many[who]
     cum = np.r_[0, np.cumsum(lengths)]
+    side_first, side_count, pair_keys, span = in_event
     lo = 0
-    while lo < len(who):   # runs of players whose games together fit in chunk_rows
+    while lo < len(who):   # runs of players whose groups together fit in chunk_rows
         hi = max(lo + 1, int(np.searchsorted(cum, cum[lo] + chunk_rows, side="right")) - 1)
         sel = np.arange(lo, hi)
         lo = hi
         length = lengths[sel]
+        base = np.cumsum(length) - length   # each pair's first row
         owner = np.repeat(np.arange(len(sel)), length)
-        offset = np.arange(int(length.sum())) - np.repeat(np.cumsum(length) - length, length)
-        g = order[start[who[sel]][owner] + offset]
-        outside = event[g] != without[sel][owner]   # (his games in the event left out weigh nothing: dropped)
-        g, owner = g[outside], owner[outside]
+        first = groups.first[who[sel]]
+        g = np.repeat(first, length) + np.arange(int(length.sum())) - np.repeat(base, length)
+        count, score = groups.count[g], groups.score[g]
+        # less the games of the event left out (each in its opponent's row)
+        q = np.searchsorted(pair_keys, who[sel] * span + without[sel])
+        many = side_count[q]
+        mine = order[np.repeat(side_first[q], many) + np.arange(int(many.sum())) - np.repeat(np.cumsum(many) - many,
+                                                                                            many)]
+        at = np.repeat(base - first, many) + groups.of_side[mine]
+        count -= np.bincount(at, minlength=len(g))
+        score -= np.bincount(at, s[mine], minlength=len(g))
+        keep = count > 0
+        g, owner, count, score = g[keep], owner[keep], count[keep], score[keep]
         x = r[who[sel]].copy()
-        rj = r[j[g]]
+        opponent = groups.opponent[g]
+        rj = r[opponent]
         if opponents is not None and len(opponents[0]):
-            keys, values, span = opponents
-            key = j[g] * span + without[sel][owner]
+            keys, values, _ = opponents
+            key = opponent * span + without[sel][owner]
             pos = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
             found = (keys[pos] == key) & ~np.isnan(values[pos])
             rj = np.where(found, values[pos], rj)
-        score = s[g]
         surplus, weight = np.empty(len(sel)), np.empty(len(sel))
         for _ in range(50):
             surplus[:] = 0
             weight[:] = 0
-            elo.owner_terms(x, owner, rj, score, _C, surplus, weight)   # (one compiled pass: elo.pyx)
+            elo.owner_terms(x, owner, rj, score, count, _C, surplus, weight)   # (one compiled pass: elo.pyx)
             grad = _C * surplus - x / PRIOR_SD**2
             hess = _C**2 * weight + 1 / PRIOR_SD**2
             d = np.clip(grad / hess, -200, 200)
