@@ -26,6 +26,7 @@ import polars as pl
 from tbstats.analysis import elo
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch
+from tbstats.model.columns import ranges
 from tbstats.model.games import OPTIONAL, PLAYER_SCHEMA
 
 PRIOR_SD: Final = 400.0
@@ -173,16 +174,6 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     return Fit(table, ratings, len(games) // 2, len(ids), participants.height, int(strength.is_not_null().sum()))
 
 
-def _ranges(first: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """The ranges ``first[k]:first[k] + length[k]`` one after another, as one array of indices.
-
-    >>> _ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist()
-    [5, 6, 9, 10, 11]
-    """
-    ends = np.cumsum(length)
-    return np.repeat(first - (ends - length), length) + np.arange(int(ends[-1]) if len(ends) else 0)
-
-
 def _sides_by_player(i: np.ndarray, event: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The game sides' order by player, then event (stably); where each of the ``n`` players' sides start in it,
     and how many he has."""
@@ -214,7 +205,7 @@ def _whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n
     number = np.empty(n, dtype=np.int64)
     number[players] = np.arange(n)
     length = n_games[players]
-    side = order[_ranges(start[players], length)]
+    side = order[ranges(start[players], length)]
     i, j, s = np.repeat(np.arange(n), length), number[j[side]], s[side]
     r = np.zeros(n)
     for _ in range(iterations):
@@ -320,12 +311,12 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups,
         base = np.cumsum(length) - length   # each pair's first row
         owner = np.repeat(np.arange(len(sel)), length)
         first = groups.first[who[sel]]
-        g = _ranges(first, length)
+        g = ranges(first, length)
         count, score = groups.count[g], groups.score[g]
         # less the games of the event left out (each in its opponent's row)
         q = np.searchsorted(pair_keys, who[sel] * span + without[sel])
         many = side_count[q]
-        mine = order[_ranges(side_first[q], many)]
+        mine = order[ranges(side_first[q], many)]
         at = np.repeat(base - first, many) + groups.of_side[mine]
         count -= np.bincount(at, minlength=len(g))
         score -= np.bincount(at, s[mine], minlength=len(g))

@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from tbstats.io.check import LEDGER_SCHEMA, Check, _problems
+from tbstats.model.columns import ranges
 
 #: The rows of a flat file split at once when read by row groups (groups smaller than this are joined).
 FLAT_ROWS: Final = 1 << 17
@@ -43,8 +44,7 @@ def _list_differs(values: pl.Series) -> pl.Series:
     rows = rows[rows > 0]
     if len(rows):
         n = length[rows]
-        within = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-        here = np.repeat(offsets[rows], n) + within
+        here = ranges(offsets[rows], n)
         flat = values.explode(empty_as_null=False, keep_nulls=False)
         unequal = flat.gather(here).ne_missing(flat.gather(here - np.repeat(offsets[rows] - offsets[rows - 1], n)))
         differs[rows] |= np.add.reduceat(unequal.to_numpy(), np.cumsum(n) - n) > 0

@@ -193,6 +193,21 @@ def _valid(arr: pa.Array) -> np.ndarray:
     return mask
 
 
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, s + n)`` for every start and length, without a Python loop.
+
+    >>> ranges(np.array([5, 0, 9]), np.array([2, 0, 3])).tolist()
+    [5, 6, 9, 10, 11]
+    """
+    lengths = lengths.astype(np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(lengths)
+    base = np.repeat(starts.astype(np.int64) - (ends - lengths), lengths)
+    return base + np.arange(total, dtype=np.int64)
+
+
 def rows_of(keys: np.ndarray, sorted_ids: np.ndarray) -> np.ndarray:
     """Positions of ``keys`` in the sorted unique ``sorted_ids`` (an offset when the ids are consecutive)."""
     if len(sorted_ids) and int(sorted_ids[-1]) - int(sorted_ids[0]) == len(sorted_ids) - 1:

@@ -20,6 +20,7 @@ import pyarrow as pa
 from tbstats.errors import FormatError
 from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, strip_ends
 from tbstats.model.batch import arrow_series
+from tbstats.model.columns import ranges
 
 #: The characters ``str.strip_chars`` removes (Rust's ``char::is_whitespace``; not Python's \x1c-\x1f).
 WHITESPACE: Final = ("\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
@@ -228,17 +229,6 @@ def _blank_past_end(out: np.ndarray, room: np.ndarray) -> np.ndarray:
         for j in range(max(int(left.min()), 0), width):
             out[j, short[left <= j]] = SPACE
     return out
-
-
-def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(s, s + n)`` for every start and length, without a Python loop."""
-    lengths = lengths.astype(np.int64)
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(lengths)
-    base = np.repeat(starts.astype(np.int64) - (ends - lengths), lengths)
-    return base + np.arange(total, dtype=np.int64)
 
 
 def build_buffer(parts: list[bytes | str]) -> tuple[np.ndarray, np.ndarray]:
