@@ -53,8 +53,9 @@ def trf_files(root: Path) -> list[Path]:
 
 #: The mixed archives' generation: an archive written by an earlier one is made again (2: players and events
 #: carry names, federations, ids, dates and records, tbstats.simulation.identity; 3: names spelt locally, with
-#: letters beyond ASCII, in a third of the events).
-MIX_GENERATION: Final = 3
+#: letters beyond ASCII, in a third of the events; 4: players drawn from a population of people who come back
+#: from event to event, tbstats.simulation.population; games, ratings and results as in 3).
+MIX_GENERATION: Final = 4
 
 
 def _fresh(archive: Archive, asked: dict[str, Any]) -> bool:

@@ -16,6 +16,7 @@ from tbstats.cli import main
 from tbstats.errors import TbstatsError
 from tbstats.io.trf import write_trf
 from tbstats.simulation import MixConfig, iter_mix, profile_config, simulate_mix
+from tbstats.simulation.population import BAND, NEW_IDS
 
 #: A small mix with every kind of event well represented (the default shares give few team events).
 SMALL = MixConfig(events=60, seed=5, round_robin_share=0.2, double_round_robin_share=0.1, team_share=0.1, block=25)
@@ -168,7 +169,8 @@ def test_events_carry_what_real_files_do(small: object, trf_dir: Path) -> None:
     assert players["federation"].str.len_chars().eq(3).all() and players["federation"].n_unique() > 10
     rated = players["rating"].is_not_null()
     assert players.filter(rated)["fide_id"].null_count() == 0
-    assert players.filter(pl.col("title").is_not_null())["rating"].min() >= 2200  # type: ignore[operator]
+    # (a title is the person's, from his own rating: within the band of the rating he has in an event)
+    assert players.filter(pl.col("title").is_not_null())["rating"].min() >= 2200 - BAND  # type: ignore[operator]
     assert players["birth"].str.contains(r"^\d{4}/\d\d/\d\d$").all()
     events = batch.tournaments.filter(pl.col("tournament").is_in(simulated.implode()))
     assert events["start_date"].n_unique() > 1 and events["city"].null_count() == 0
@@ -188,11 +190,33 @@ def test_events_carry_what_real_files_do(small: object, trf_dir: Path) -> None:
                        batch.tournaments.select(dates).sort("tournament"))
 
 
+def test_players_come_back_from_event_to_event() -> None:
+    """Players are people of the archive's population: one FIDE id is one person in every event he plays (one
+    name but for its local spelling, one sex, federation and birth date, ratings within the band of his own),
+    never twice in one event; some play many events, most a few; a player no one fits is someone new."""
+    block = simulate_mix(MixConfig(events=300, seed=11, team_share=0.0))
+    players = block.batch.players.filter(pl.col("fide_id").is_not_null())
+    assert players.group_by("tournament", "fide_id").len()["len"].max() == 1
+    people = players.filter(pl.col("fide_id") < NEW_IDS).group_by("fide_id").agg(
+        pl.len().alias("events"), pl.col("name").str.to_lowercase().n_unique().alias("names"),
+        pl.col("sex").n_unique(), pl.col("federation").n_unique(), pl.col("birth").n_unique(),
+        (pl.col("rating").max() - pl.col("rating").min()).alias("spread"))
+    assert people["events"].mean() > 2 and people["events"].max() >= 10   # type: ignore[operator]
+    assert (people["events"] == 1).any()
+    assert people.select("sex", "federation", "birth").max().row(0) == (1, 1, 1)
+    assert people["names"].max() <= 2 and people["spread"].max() <= 2 * BAND   # type: ignore[operator]
+    # (someone new where no one fits: many in 300 events, whose population is thin, 60 people a federation)
+    assert 0 < (players["fide_id"] >= NEW_IDS).mean() < 0.35   # type: ignore[operator]
+    # without a population every player is new (the archives before it: ids drawn for each row)
+    alone = simulate_mix(MixConfig(events=60, seed=11, team_share=0.0, persons_per_event=0)).batch.players
+    assert (alone["fide_id"].drop_nulls() >= NEW_IDS).all()
+
+
 def test_identities_leave_the_games_as_drawn(monkeypatch: pytest.MonkeyPatch, small: object) -> None:
     """The identities come from a stream of their own: without them the seed draws the same games."""
     import tbstats.simulation.mix as mix
 
-    monkeypatch.setattr(mix, "dress", lambda batch, rng: batch)
+    monkeypatch.setattr(mix, "dress", lambda batch, rng, population: batch)
     bare = simulate_mix(SMALL)
     assert_frame_equal(bare.batch.games, small.batch.games)  # type: ignore[attr-defined]
     assert_frame_equal(bare.batch.players.drop("name", "sex", "title", "federation", "fide_id", "birth"),

@@ -20,6 +20,7 @@ import polars as pl
 
 from tbstats.io.trf.headers import ROUND0  # (a 132 record's first round date: the column of round 1's block)
 from tbstats.model.batch import Batch
+from tbstats.simulation.population import NEW_IDS, Population
 
 SURNAMES: Final = (
     "Andersen", "Bauer", "Novak", "Kowalski", "Garcia", "Martin", "Rossi", "Horvath", "Jansen", "Petrov",
@@ -94,10 +95,19 @@ def _event_records(rng: np.random.Generator, start: np.ndarray, rounds: np.ndarr
     return out
 
 
-def dress(batch: Batch, rng: np.random.Generator) -> Batch:
+def people(persons: int, rng: np.random.Generator) -> Population:
+    """A population of ``persons`` people with this module's names, federations and share of women, for
+    :func:`dress` to draw players from."""
+    return Population.draw(persons, len(FEDERATIONS), len(SURNAMES), (len(GIVEN_MEN), len(GIVEN_WOMEN)), rng,
+                           WOMEN)
+
+
+def dress(batch: Batch, rng: np.random.Generator, population: Population | None = None) -> Batch:
     """``batch`` with the names, sexes, titles, federations, FIDE ids and birth dates of its players and the
     city, federation, dates and arbiter, time control and round dates records of its events drawn from ``rng``
-    (kept records before these stay first). Games, ratings and results are not touched."""
+    (kept records before these stay first). Games, ratings and results are not touched. With a ``population``
+    (:mod:`tbstats.simulation.population`), players are its people where one fits: they come back from event to
+    event; without, every player is someone new."""
     t, p = batch.tournaments, batch.players
     n_t, n_p = t.height, p.height
     if not n_t:
@@ -119,29 +129,45 @@ def dress(batch: Batch, rng: np.random.Generator) -> Batch:
     )
     event = np.searchsorted(t["tournament"].to_numpy(), p["tournament"].to_numpy())
     woman = rng.random(n_p) < WOMEN
-    men, women = np.array(GIVEN_MEN, dtype=object), np.array(GIVEN_WOMEN, dtype=object)
-    given = np.where(woman, women[rng.integers(len(women), size=n_p)], men[rng.integers(len(men), size=n_p)])
-    surname = _pick(SURNAMES, rng.integers(len(SURNAMES), size=n_p))
+    given = np.where(woman, rng.integers(len(GIVEN_WOMEN), size=n_p), rng.integers(len(GIVEN_MEN), size=n_p))
+    surname = rng.integers(len(SURNAMES), size=n_p)
     fed = np.where(rng.random(n_p) < HOME, home[event], rng.integers(len(FEDERATIONS), size=n_p))
-    rating = p["rating"].fill_null(0).to_numpy()   # (unrated: 0, below every title)
-    title = np.full(n_p, None, dtype=object)
+    rating = p["rating"].fill_null(0).to_numpy().astype(np.int64)   # (unrated: 0, below every title)
     luck = rng.random(n_p)
-    for least, man, wom, share in reversed(TITLES):   # (the highest title a player's rating reaches wins)
-        holds = (rating >= least) & (luck < share)
-        title[holds] = np.where(woman[holds], wom, man)
-    fide_id = rng.integers(100_000, 40_000_000, size=n_p)
+    fide_id = rng.integers(NEW_IDS, 2 * NEW_IDS, size=n_p)
     has_id = (rating > 0) | (rng.random(n_p) < UNRATED_WITH_ID)
-    born = pl.DataFrame({"y": 2026 - rng.integers(8, 80, size=n_p), "m": rng.integers(1, 13, size=n_p),
-                         "d": rng.integers(1, 29, size=n_p)}).select(pl.date("y", "m", "d").dt.strftime("%Y/%m/%d"))
+    born = np.stack([2026 - rng.integers(8, 80, size=n_p), rng.integers(1, 13, size=n_p),
+                     rng.integers(1, 29, size=n_p)], axis=1)
     local = (rng.random(n_t) < LOCAL_EVENTS)[event]
-    surname = pl.select(pl.when(pl.Series(local)).then(surname.replace(LOCAL_SPELLING)).otherwise(surname)).to_series()
-    name = surname + ", " + pl.Series(given.tolist(), dtype=pl.String)
+    title_rating = rating
+    if population is not None:   # the people who fit, in place of someone new
+        person = population.choose(rng, event, fed, rating, has_id)
+        known = person >= 0
+        who = person[known]
+        woman[known], given[known], surname[known] = population.woman[who], population.given[who], \
+            population.surname[who]
+        fed[known], fide_id[known], born[known] = population.federation[who], population.fide_id[who], \
+            population.birth[who]
+        luck[known] = population.title_luck[who]
+        title_rating = np.where(known, population.rating[np.maximum(person, 0)], rating)
+    title = np.full(n_p, None, dtype=object)
+    for least, man, wom, share in reversed(TITLES):   # (the highest title a player's rating reaches wins)
+        holds = (title_rating >= least) & (luck < share)
+        title[holds] = np.where(woman[holds], wom, man)
+    first_name = np.empty(n_p, dtype=object)
+    first_name[~woman] = np.array(GIVEN_MEN, dtype=object)[given[~woman]]
+    first_name[woman] = np.array(GIVEN_WOMEN, dtype=object)[given[woman]]
+    birth = pl.DataFrame({"y": born[:, 0], "m": born[:, 1], "d": born[:, 2]}).select(
+        pl.date("y", "m", "d").dt.strftime("%Y/%m/%d"))
+    last = _pick(SURNAMES, surname)
+    last = pl.select(pl.when(pl.Series(local)).then(last.replace(LOCAL_SPELLING)).otherwise(last)).to_series()
+    name = last + ", " + pl.Series(first_name.tolist(), dtype=pl.String)
     p = p.with_columns(
         name.alias("name"),
         pl.Series("sex", np.where(woman, "w", "m"), dtype=pl.String),
         pl.Series("title", title.tolist(), dtype=pl.String),
         _pick(FEDERATIONS, fed).alias("federation"),
         pl.Series("fide_id", fide_id, dtype=pl.Int64).scatter(np.flatnonzero(~has_id), None),
-        born.to_series().alias("birth"),
+        birth.to_series().alias("birth"),
     )
     return Batch(t, p, batch.games, batch.warnings)

@@ -35,6 +35,13 @@ Identity
     titles, federations, FIDE ids and birth dates, and the event's city, federation, dates (from 1 March to 30
     November 2026), arbiter, time control and, for half of them, round dates.
 
+People
+    Players are drawn from a population of ``persons_per_event`` people per event of the archive
+    (:mod:`tbstats.simulation.population`: a rating, federation and activity each, a long tail of regulars), so
+    that they come back from event to event under one FIDE id, as in a real archive: with the default 6, a
+    rated person plays about 4 events of the archive on average, the most active of 100 about 25. Team events'
+    players are their own.
+
 Reproducibility: block ``k`` (events ``k * block`` ..) draws from ``PCG64(SeedSequence(seed, spawn_key=(k,)))``;
 every simulated run gets its own seed from that stream, so the same configuration gives the same archive,
 block by block, whatever reads it. ``block`` and ``group`` are part of the random stream.
@@ -56,7 +63,8 @@ from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
 from tbstats.simulation.config import SimulationConfig
 from tbstats.simulation.driver import simulate
-from tbstats.simulation.identity import dress
+from tbstats.simulation.identity import dress, people
+from tbstats.simulation.population import Population
 from tbstats.simulation.teams import team_event_texts
 
 #: Event kinds, in the order of their codes.
@@ -66,6 +74,8 @@ _SWISS, _RR, _DRR, _TEAM = range(4)
 SWISS_ROUNDS: Final = {3: 0.03, 4: 0.05, 5: 0.14, 6: 0.12, 7: 0.22, 8: 0.10, 9: 0.18, 10: 0.05, 11: 0.06,
                        12: 0.025, 13: 0.025}
 _TEAM_BOARDS: Final = (4, 6)
+#: The random stream of the archive's people (``spawn_key=(POPULATION_STREAM,)``; block ``k`` draws from ``(k,)``).
+POPULATION_STREAM: Final = 1 << 32
 
 
 @dataclass(frozen=True)
@@ -91,14 +101,17 @@ class MixConfig:
     block: int = 5000
     #: events of one shape simulated together with one draw of rates, at most
     group: int = 16
+    #: the people players are drawn from, per event of the archive (0: every player someone new); see
+    #: :mod:`tbstats.simulation.population`
+    persons_per_event: float = 6.0
 
     def __post_init__(self) -> None:
         shares = (self.round_robin_share, self.double_round_robin_share, self.team_share)
         if min(shares) < 0 or sum(shares) > 1:
             raise TbstatsError(f"the shares of round robins, double round robins and team events must be >= 0 and "
                                f"sum to at most 1 (got {', '.join(map(str, shares))})")
-        if self.events < 0 or self.seed < 0 or self.block < 1 or self.group < 1:
-            raise TbstatsError("events and seed must be >= 0, block and group >= 1")
+        if self.events < 0 or self.seed < 0 or self.block < 1 or self.group < 1 or self.persons_per_event < 0:
+            raise TbstatsError("events, seed and persons_per_event must be >= 0, block and group >= 1")
         if not 2 <= self.min_players <= self.max_players <= 9999:
             raise TbstatsError(f"players must satisfy 2 <= min_players <= max_players <= 9999 "
                                f"(got {self.min_players}..{self.max_players})")
@@ -154,8 +167,11 @@ def iter_mix(config: MixConfig) -> Iterator[MixBlock]:
     >>> [b.batch.n_tournaments for b in blocks], blocks[1].batch.tournaments["tournament"].min()
     ([20, 10], 20)
     """
+    persons = round(config.persons_per_event * config.events)
+    population = people(persons, np.random.Generator(np.random.PCG64(np.random.SeedSequence(
+        config.seed, spawn_key=(POPULATION_STREAM,))))) if persons else None
     for k, first in enumerate(range(0, config.events, config.block)):
-        yield _block(config, k, first, min(config.block, config.events - first))
+        yield _block(config, k, first, min(config.block, config.events - first), population)
 
 
 def simulate_mix(config: MixConfig) -> MixBlock:
@@ -192,7 +208,7 @@ def draw_events(config: MixConfig, rng: np.random.Generator, count: int
     return kind, players, rounds
 
 
-def _block(config: MixConfig, k: int, first: int, count: int) -> MixBlock:
+def _block(config: MixConfig, k: int, first: int, count: int, population: Population | None) -> MixBlock:
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(config.seed, spawn_key=(k,))))
     kind, players, rounds = draw_events(config, rng, count)
     boards = rng.choice(np.array(_TEAM_BOARDS), size=count)
@@ -222,7 +238,7 @@ def _block(config: MixConfig, k: int, first: int, count: int) -> MixBlock:
             truths.append(sim.truth.with_columns(pl.Series("tournament", ids[sim.truth["tournament"].to_numpy()])))
     # names, federations, titles, ids, dates and records from a stream of their own: the games stay the seed's
     dressing = np.random.Generator(np.random.PCG64(np.random.SeedSequence(config.seed, spawn_key=(k, 1))))
-    parts = [dress(part, dressing) for part in parts]
+    parts = [dress(part, dressing, population) for part in parts]
     if team_texts:
         read = read_trf([(f"mix/{config.seed}/{i}", t.encode()) for i, t in zip(team_ids, team_texts, strict=True)])
         if read.errors.height:
