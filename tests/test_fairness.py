@@ -397,6 +397,54 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
         elo.owner_terms(r, np.where(np.arange(m) == m // 2, n, i), rj, scored, games, strength._C, surplus, weight)
 
 
+def test_regulars_refit_from_their_series_as_game_by_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A regular's refit without one event, from the series of his whole sum (less that event's games, plus the
+    opponents who also played in it at their own strength without it), is the game-by-game refit's, in both
+    passes; a pair whose iterate leaves the series' interval is refit game by game."""
+    games, participants, _ = _pool_games(seed=9)
+    events = games.group_by("fide").agg(pl.col("tournament").n_unique())["tournament"]
+    assert (events >= strength.SERIES_EVENTS).sum() > 20 and (events < strength.SERIES_EVENTS).any()
+    for passes in (1, 2):
+        series = strength.fit(games, participants, passes=passes).table["strength"].to_numpy()
+        with monkeypatch.context() as m:
+            m.setattr(strength, "SERIES_EVENTS", 10**9)   # every player game by game
+            exact = strength.fit(games, participants, passes=passes).table["strength"].to_numpy()
+        with monkeypatch.context() as m:
+            m.setattr(strength, "SERIES_WIDTH", 1e-3)   # every iterate leaves the interval at once
+            fallen = strength.fit(games, participants, passes=passes).table["strength"].to_numpy()
+        assert np.array_equal(np.isnan(series), np.isnan(exact)) and not np.isnan(exact).all()
+        np.testing.assert_allclose(series, exact, rtol=0, atol=1e-8)
+        np.testing.assert_array_equal(fallen, exact)
+
+
+def test_the_compiled_co_rows_are_the_merge_of_a_player_s_opponents_and_an_event_s_players() -> None:
+    """elo.co_rows finds, for each (player, event) pair, the player's groups whose opponent is among the event's
+    players, whichever list is the longer; an index out of range raises."""
+    from tbstats.analysis import elo
+
+    rng = np.random.default_rng(5)
+    players, events = 40, 12
+    many = rng.integers(0, 15, players)
+    first = np.r_[0, np.cumsum(many)[:-1]]
+    opponent = np.concatenate([np.sort(rng.choice(players, k, replace=False)) for k in many])
+    at = [np.sort(rng.choice(players, int(rng.integers(0, 30)), replace=False)) for _ in range(events)]
+    at_count = np.array([len(a) for a in at])
+    at_start, at_player = np.r_[0, np.cumsum(at_count)[:-1]], np.concatenate(at)
+    player, event = rng.integers(0, players, 300), rng.integers(0, events, 300)
+    counts = np.zeros(300, dtype=np.int64)
+    elo.co_rows(player, event, first, many, opponent, at_start, at_count, at_player, counts, np.zeros(0, np.int64),
+                np.zeros(0, np.int64))
+    group, where = np.empty(counts.sum(), np.int64), np.empty(counts.sum(), np.int64)
+    elo.co_rows(player, event, first, many, opponent, at_start, at_count, at_player, counts, group, where)
+    expected = [(g, at_start[e] + int(np.searchsorted(at[e], opponent[g])))
+                for p, e in zip(player, event, strict=True) for g in range(first[p], first[p] + many[p])
+                if opponent[g] in set(at[e].tolist())]
+    assert list(zip(group.tolist(), where.tolist(), strict=True)) == expected and len(expected) > 100
+    with pytest.raises(ValueError, match="pair 0 names"):
+        elo.co_rows(np.r_[players, player[1:]], event, first, many, opponent, at_start, at_count, at_player,
+                    counts, group, where)
+
+
 def test_a_batch_takes_its_archive_strengths_from_the_slice_of_its_tournaments() -> None:
     """The fit's table is in tournament order and a batch joins only the rows of its tournaments' range: the
     strengths are those the whole table gives, for batches anywhere in the archive; a table out of order is

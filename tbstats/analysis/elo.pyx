@@ -9,7 +9,7 @@ the same from run to run. Checked against the numpy expressions they replace by 
 """
 
 from libc.math cimport exp
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t
 
 
 def side_terms(const double[::1] r, const int64_t[::1] i, const int64_t[::1] j, const double[::1] s, double c,
@@ -80,3 +80,213 @@ def owner_terms(const double[::1] x, const int64_t[::1] owner, const double[::1]
             weight[a] += n[k] * p * (1.0 - p)
     if bad >= 0:
         raise ValueError(f"owner_terms: row {bad} names an owner out of range (0..{size - 1})")
+
+
+cdef inline double _sigma(double u) noexcept nogil:
+    """The logistic curve at ``u`` (an argument beyond +-700 gives 0 or 1 without overflow)."""
+    if u < -700.0:
+        return 0.0
+    if u > 700.0:
+        return 1.0
+    return 1.0 / (1.0 + exp(-u))
+
+
+def chebyshev_sums(const int64_t[::1] players, const int64_t[::1] first, const int64_t[::1] many,
+                   const int64_t[::1] opponent, const double[::1] n, const double[::1] r, const double[::1] nodes,
+                   const double[:, ::1] basis, double width, double c, double[:, ::1] coef_a,
+                   double[:, ::1] coef_d) -> None:
+    """For each player ``p = players[k]``, the Chebyshev coefficients (``coef_a[k]``, ``coef_d[k]``) on
+    ``r[p] +- width`` of ``A(x) = sum n σ(c (x - r[j]))`` and ``D(x) = sum n σ (1 - σ)`` over his groups
+    ``first[p] .. first[p] + many[p]`` (opponent ``j = opponent[g]``, ``n[g]`` games): their values at the points
+    ``r[p] + width * nodes[t]`` taken into ``basis[m, t]`` (the discrete cosine transform of the nodes).
+    Raises ValueError when the lengths differ or an index is out of range."""
+    cdef Py_ssize_t P = players.shape[0], M = nodes.shape[0], N = r.shape[0], G = opponent.shape[0]
+    cdef Py_ssize_t k, g, t, m, bad = -1
+    cdef int64_t p, lo, hi, j
+    cdef double z, sg, acc_a, acc_d
+    cdef double[64] fa, fd, scale
+    if M > 64 or basis.shape[0] != M or basis.shape[1] != M or coef_a.shape[0] != P or coef_d.shape[0] != P \
+            or coef_a.shape[1] != M or coef_d.shape[1] != M or n.shape[0] != G or first.shape[0] != N \
+            or many.shape[0] != N:
+        raise ValueError("chebyshev_sums: the arrays' shapes differ")
+    with nogil:
+        for t in range(M):   # σ(c (x_t - r_j)) = 1 / (1 + z scale[t]), z = exp(-c (r[p] - r_j)): no exp per node
+            scale[t] = exp(-c * width * nodes[t])
+        for k in range(P):
+            p = players[k]
+            if p < 0 or p >= N or first[p] < 0 or first[p] + many[p] > G:
+                bad = k
+                break
+            lo, hi = first[p], first[p] + many[p]
+            for t in range(M):
+                fa[t] = 0.0
+                fd[t] = 0.0
+            for g in range(lo, hi):
+                j = opponent[g]
+                if j < 0 or j >= N:
+                    bad = k
+                    break
+                z = exp(min(700.0, max(-700.0, -c * (r[p] - r[j]))))
+                for t in range(M):
+                    sg = 1.0 / (1.0 + z * scale[t])
+                    fa[t] += n[g] * sg
+                    fd[t] += n[g] * sg * (1.0 - sg)
+            if bad >= 0:
+                break
+            for m in range(M):
+                acc_a = 0.0
+                acc_d = 0.0
+                for t in range(M):
+                    acc_a += basis[m, t] * fa[t]
+                    acc_d += basis[m, t] * fd[t]
+                coef_a[k, m] = acc_a
+                coef_d[k, m] = acc_d
+    if bad >= 0:
+        raise ValueError(f"chebyshev_sums: player {bad} names a group or an opponent out of range")
+
+
+cdef inline double _clenshaw(const double[:, ::1] coef, Py_ssize_t k, double t) noexcept nogil:
+    """``sum coef[k, m] T_m(t)`` (Clenshaw's recurrence)."""
+    cdef Py_ssize_t m
+    cdef double b1 = 0.0, b2 = 0.0, b0
+    for m in range(coef.shape[1] - 1, 0, -1):
+        b0 = 2.0 * t * b1 - b2 + coef[k, m]
+        b2 = b1
+        b1 = b0
+    return t * b1 - b2 + coef[k, 0]
+
+
+def refit_pairs(const int64_t[::1] row, const double[::1] center, const double[:, ::1] coef_a,
+                const double[:, ::1] coef_d, const double[::1] surplus, const int64_t[::1] side_start,
+                const int64_t[::1] side_count, const double[::1] side_r, const int64_t[::1] co_start,
+                const int64_t[::1] co_count, const double[::1] co_n, const double[::1] co_v, const double[::1] co_r,
+                double width, double c, double prior_var, double tol, int64_t steps, double[::1] out,
+                uint8_t[::1] failed) -> None:
+    """Newton's method for each pair ``q`` (a player without one event) on its one unknown, from ``center[q]``
+    (his whole-fit strength): the gradient ``c (surplus[q] - A(x)) - x / prior_var``, where ``A`` is the sum of
+    his expected scores over every game (the Chebyshev series ``coef_a[row[q]]`` on ``center[q] +- width``) less
+    those of his sides in the event left out (``side_r[side_start[q]:][:side_count[q]]``, the opponents'
+    strengths), and, for his games elsewhere against an opponent who also played in that event, ``co_n`` games
+    at that opponent's strength ``co_v`` instead of ``co_r`` (``co_start[q]:][:co_count[q]]``). The curvature
+    likewise from ``coef_d``. Steps clipped to 200, until one is below ``tol`` (at most ``steps``); ``failed[q]``
+    where the iterate leaves the series' interval (``out[q]`` is then to be found otherwise).
+    Raises ValueError when the lengths differ or an index is out of range."""
+    cdef Py_ssize_t Q = row.shape[0], q, k, it, bad = -1
+    cdef int64_t a, b
+    cdef double x, t, A, D, sg, sv, d
+    if center.shape[0] != Q or surplus.shape[0] != Q or side_start.shape[0] != Q or side_count.shape[0] != Q \
+            or co_start.shape[0] != Q or co_count.shape[0] != Q or out.shape[0] != Q or failed.shape[0] != Q \
+            or coef_d.shape[0] != coef_a.shape[0] or coef_d.shape[1] != coef_a.shape[1] \
+            or co_v.shape[0] != co_n.shape[0] or co_r.shape[0] != co_n.shape[0]:
+        raise ValueError("refit_pairs: the arrays' lengths differ")
+    with nogil:
+        for q in range(Q):
+            if row[q] < 0 or row[q] >= coef_a.shape[0] or side_start[q] < 0 \
+                    or side_start[q] + side_count[q] > side_r.shape[0] or co_start[q] < 0 \
+                    or co_start[q] + co_count[q] > co_n.shape[0]:
+                bad = q
+                break
+            x = center[q]
+            failed[q] = 0
+            for it in range(steps):
+                t = (x - center[q]) / width
+                if t < -1.0 or t > 1.0:
+                    failed[q] = 1
+                    break
+                A = _clenshaw(coef_a, row[q], t)
+                D = _clenshaw(coef_d, row[q], t)
+                for k in range(side_start[q], side_start[q] + side_count[q]):
+                    sg = _sigma(c * (x - side_r[k]))
+                    A -= sg
+                    D -= sg * (1.0 - sg)
+                for k in range(co_start[q], co_start[q] + co_count[q]):
+                    sv = _sigma(c * (x - co_v[k]))
+                    sg = _sigma(c * (x - co_r[k]))
+                    A += co_n[k] * (sv - sg)
+                    D += co_n[k] * (sv * (1.0 - sv) - sg * (1.0 - sg))
+                d = (c * (surplus[q] - A) - x / prior_var) / (c * c * D + 1.0 / prior_var)
+                d = min(200.0, max(-200.0, d))
+                x += d
+                if -tol < d < tol:
+                    break
+            if (x - center[q]) / width < -1.0 or (x - center[q]) / width > 1.0:
+                failed[q] = 1
+            out[q] = x
+    if bad >= 0:
+        raise ValueError(f"refit_pairs: pair {bad} names a row, side or correction out of range")
+
+
+cdef inline Py_ssize_t _gallop(const int64_t[::1] a, Py_ssize_t lo, Py_ssize_t hi, int64_t value) noexcept nogil:
+    """The first position in ``a[lo:hi]`` (ascending) whose value is at least ``value`` (``hi`` if none), found
+    by steps doubling from ``lo`` and then halving: cheap when it lies near ``lo``, as in a merge."""
+    cdef Py_ssize_t step = 1, top = lo, mid
+    while top < hi and a[top] < value:
+        lo = top + 1
+        top = lo + step
+        step *= 2
+    if top > hi:
+        top = hi
+    while lo < top:
+        mid = lo + (top - lo) // 2
+        if a[mid] < value:
+            lo = mid + 1
+        else:
+            top = mid
+    return lo
+
+
+def co_rows(const int64_t[::1] player, const int64_t[::1] event, const int64_t[::1] first,
+            const int64_t[::1] many, const int64_t[::1] opponent, const int64_t[::1] at_start,
+            const int64_t[::1] at_count, const int64_t[::1] at_player, int64_t[::1] counts, int64_t[::1] out_group,
+            int64_t[::1] out_at) -> None:
+    """For each pair ``q`` (``player[q]`` without ``event[q]``): his groups (``first[p] .. + many[p]``, opponents
+    ascending) whose opponent is among the players refit without that event (ascending by player:
+    ``at_player[at_start[e]:][:at_count[e]]``), by a merge of the two that steps through the shorter and gallops
+    through the longer. ``counts[q]`` gets how many; where ``out_group`` is not empty, each one's group and
+    position in ``at_player`` are written from ``sum(counts[:q])`` on.
+    Raises ValueError when the lengths differ or an index is out of range."""
+    cdef Py_ssize_t Q = player.shape[0], q, g, k, w = 0, bad = -1
+    cdef int64_t p, e, lo, hi, a_lo, a_hi
+    cdef bint fill = out_group.shape[0] > 0
+    if event.shape[0] != Q or counts.shape[0] != Q or many.shape[0] != first.shape[0] \
+            or at_count.shape[0] != at_start.shape[0] or out_at.shape[0] != out_group.shape[0]:
+        raise ValueError("co_rows: the arrays' lengths differ")
+    with nogil:
+        for q in range(Q):
+            p, e = player[q], event[q]
+            if p < 0 or p >= first.shape[0] or e < 0 or e >= at_start.shape[0] or first[p] < 0 \
+                    or first[p] + many[p] > opponent.shape[0] or at_start[e] < 0 \
+                    or at_start[e] + at_count[e] > at_player.shape[0]:
+                bad = q
+                break
+            lo, hi = first[p], first[p] + many[p]
+            a_lo, a_hi = at_start[e], at_start[e] + at_count[e]
+            counts[q] = 0
+            while lo < hi and a_lo < a_hi:
+                if hi - lo <= a_hi - a_lo:   # his groups step, the event's players gallop
+                    a_lo = _gallop(at_player, a_lo, a_hi, opponent[lo])
+                    if a_lo < a_hi and at_player[a_lo] == opponent[lo]:
+                        g, k = lo, a_lo
+                    else:
+                        lo += 1
+                        continue
+                else:
+                    lo = _gallop(opponent, lo, hi, at_player[a_lo])
+                    if lo < hi and opponent[lo] == at_player[a_lo]:
+                        g, k = lo, a_lo
+                    else:
+                        a_lo += 1
+                        continue
+                if fill:
+                    if w >= out_group.shape[0]:
+                        bad = q
+                        break
+                    out_group[w], out_at[w] = g, k
+                    w += 1
+                counts[q] += 1
+                lo += 1
+                a_lo += 1
+            if bad >= 0:
+                break
+    if bad >= 0:
+        raise ValueError(f"co_rows: pair {bad} names a player, event or group out of range, or the output is short")

@@ -11,6 +11,12 @@ that event is taken at his own strength without it (a second refit pass; the eve
 only through their other opponents). A player is covered when he has a FIDE id and at least one such game in
 another event; the others are left out like unrated players. The scale is relative (Elo points about 0): only
 the order counts here.
+
+The refit of a player in each of his events would read all his games once an event (a player of 100 events
+with new opponents in each: 100 x 900 games, per Newton step and pass). A player of :data:`SERIES_EVENTS` events
+or more is refit from one Chebyshev series of the sum of his expected scores over all his games (:class:`_Series`,
+made once, exact to rounding about his whole-fit strength): each refit then reads only the games of the event
+left out, and in the second pass his games against opponents who also played in it.
 """
 
 from __future__ import annotations
@@ -160,9 +166,16 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     groups = _Groups.of(i, j, s, who, len(ids))
     first = np.flatnonzero(pair)   # each (player, event)'s sides: order[first[q]:first[q] + count[q]]
     in_event = (first, np.diff(np.r_[first, len(order)]), i_sorted[pair] * span + e_sorted[pair], span)
+    # regulars (SERIES_EVENTS events and more) refit from one series each; the others game by game
+    regular = np.bincount(i_sorted[pair], minlength=len(ids))[who] >= SERIES_EVENTS
+    series = _Series.of(r, np.unique(who[regular]), groups) if regular.any() else None
     opponents = None
     for _ in range(passes):
-        loo = _refit(r, who, without, groups, order, in_event, s, opponents, step=step)
+        loo = np.empty(len(who))
+        loo[~regular] = _refit(r, who[~regular], without[~regular], groups, order, in_event, s, opponents, step=step)
+        if series is not None:
+            loo[regular] = series.refit(r, who[regular], without[regular], groups, order, in_event, s, j,
+                                        opponents, step=step)
         opponents = (keys[by_key], loo[by_key], span)
     out[rows] = loo if passes else r[who]
     strength = pl.Series("strength", out).fill_nan(None)
@@ -250,6 +263,101 @@ def _newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, max
         rz, before = float(res @ z), rz
         q = z + (rz / before) * q
     return d
+
+
+#: Players of this many events or more are refit from a series of their whole sum (:class:`_Series`), the others
+#: game by game (:func:`_refit`): a series costs :data:`SERIES_POINTS` passes over a player's games once, a refit
+#: about five (Newton steps) per event and pass.
+SERIES_EVENTS: Final = 4
+#: Points of the series (Chebyshev), and the half-width of its interval about the whole-fit strength (Elo). The
+#: expected score is analytic in a strip of half-width ``pi / c`` (546 Elo) about the real axis, so the series
+#: converges like ``3.05 ** -n`` on an interval of 400 (a Bernstein ellipse of that size fits in the strip): 32
+#: points give the sum to rounding.
+SERIES_POINTS: Final = 32
+SERIES_WIDTH: Final = 400.0
+
+
+@dataclass(frozen=True)
+class _Series:
+    """The sum of a player's expected scores over all his games, and its slope, as Chebyshev series about his
+    whole-fit strength (``SERIES_WIDTH`` either side), for the players refit in many events (the regulars).
+
+    A refit without one event then costs the games of that event, not all the player's games again: the sum
+    over his games outside the event is the series less his games in the event, and, in the second pass, plus
+    the difference an opponent who also played in that event makes at his strength without it (his games
+    against that opponent elsewhere). A refit whose iterate leaves the interval is made game by game."""
+
+    players: np.ndarray   # ascending
+    coef_a: np.ndarray
+    coef_d: np.ndarray
+
+    @staticmethod
+    def of(r: np.ndarray, players: np.ndarray, groups: _Groups) -> _Series:
+        m = SERIES_POINTS
+        angle = np.pi * (np.arange(m) + 0.5) / m
+        basis = 2 / m * np.cos(np.outer(np.arange(m), angle))
+        basis[0] /= 2
+        coef_a, coef_d = np.empty((len(players), m)), np.empty((len(players), m))
+        elo.chebyshev_sums(players, groups.first, groups.many, groups.opponent, groups.count, r, np.cos(angle),
+                           basis, SERIES_WIDTH, _C, coef_a, coef_d)
+        return _Series(players, coef_a, coef_d)
+
+    def refit(self, r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups, order: np.ndarray,
+              in_event: tuple[np.ndarray, np.ndarray, np.ndarray, int], s: np.ndarray, j: np.ndarray,
+              opponents: tuple[np.ndarray, np.ndarray, int] | None,
+              step: Callable[[], None] | None = None) -> np.ndarray:
+        """Each pair's strength without its event (as :func:`_refit`, whose arguments these are; ``j``: each
+        side's opponent)."""
+        side_first, side_count, pair_keys, span = in_event
+        q = np.searchsorted(pair_keys, who * span + without)   # (every pair played in its event)
+        count = side_count[q]
+        mine = order[ranges(side_first[q], count)]
+        side_start = np.cumsum(count) - count
+        total = np.bincount(np.repeat(np.arange(len(groups.many)), groups.many), groups.score,
+                            minlength=len(groups.many))
+        surplus = total[who] - np.bincount(np.repeat(np.arange(len(who)), count), s[mine], minlength=len(who))
+        co_start, co_n, co_v, co_r = _co_rows(who, without, groups, opponents, mine, count, r)
+        out, failed = np.empty(len(who)), np.zeros(len(who), dtype=np.uint8)
+        elo.refit_pairs(np.searchsorted(self.players, who), r[who], self.coef_a, self.coef_d, surplus, side_start,
+                        count, r[j[mine]], co_start[:-1], np.diff(co_start), co_n, co_v, co_r, SERIES_WIDTH, _C,
+                        PRIOR_SD**2, 1e-4, 50, out, failed)
+        again = np.flatnonzero(failed)
+        if len(again):
+            out[again] = _refit(r, who[again], without[again], groups, order, in_event, s, opponents)
+        if step is not None:
+            step()
+        return out
+
+
+def _co_rows(who: np.ndarray, without: np.ndarray, groups: _Groups,
+             opponents: tuple[np.ndarray, np.ndarray, int] | None, mine: np.ndarray, count: np.ndarray,
+             r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For each pair (``who`` without ``without``; ``mine``: its sides in that event, ``count`` each), its games
+    elsewhere against opponents with a strength of their own without that event (``opponents``, see
+    :func:`_refit`): each pair's first row (and the end), and per row the games outside the event, the
+    opponent's strength without it and his whole-fit one. None before the second pass."""
+    if opponents is None:
+        return np.zeros(len(who) + 1, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0)
+    keys, values, span = opponents
+    known = ~np.isnan(values)
+    keys, values = keys[known], values[known]
+    event, player = keys % span, keys // span
+    by_event = np.lexsort((player, event))
+    at_count = np.bincount(event, minlength=span)
+    at_start = np.cumsum(at_count) - at_count
+    args = (who, without, groups.first, groups.many, groups.opponent, at_start, at_count, player[by_event])
+    rows = np.zeros(len(who), dtype=np.int64)
+    elo.co_rows(*args, rows, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))   # (how many, then which)
+    group, at = np.empty(int(rows.sum()), dtype=np.int64), np.empty(int(rows.sum()), dtype=np.int64)
+    elo.co_rows(*args, rows, group, at)
+    at = by_event[at]
+    # the games outside the event: the pair's games against that opponent, less those in the event
+    owner = np.repeat(np.arange(len(who)), rows)
+    size = len(groups.opponent) + 1
+    in_event = np.sort(np.repeat(np.arange(len(who)), count) * size + groups.of_side[mine])
+    key = owner * size + group
+    n = groups.count[group] - (np.searchsorted(in_event, key, side="right") - np.searchsorted(in_event, key))
+    return np.r_[0, np.cumsum(rows)], n, values[at], r[groups.opponent[group]]
 
 
 @dataclass(frozen=True)
