@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from helpers import REAL
 from trf_samples import player
 
-from tbstats.analysis import fairness, quality, strength
+from tbstats.analysis import bradley_terry, fairness, quality, strength
 from tbstats.analysis.evaluate import evaluate_archive, with_baseline
 from tbstats.analysis.quality import with_strength
 from tbstats.cli import main
@@ -261,7 +261,7 @@ def test_archive_fit_is_stationary_and_leaves_the_event_out() -> None:
     def gradient(x: float, rows: pl.DataFrame, opponents: dict[int, float]) -> float:
         p = 1 / (1 + 10 ** (-(x - rows["opp"].replace_strict(opponents, default=None).fill_null(
             rows["opp"].replace_strict(r)).to_numpy()) / 400))
-        return float(c * (rows["score"].to_numpy() - p).sum() - x / strength.PRIOR_SD**2)
+        return float(c * (rows["score"].to_numpy() - p).sum() - x / bradley_terry.PRIOR_SD**2)
 
     def solve(rows: pl.DataFrame, opponents: dict[int, float]) -> float:
         lo, hi = -3000.0, 3000.0
@@ -309,24 +309,24 @@ def test_the_whole_fit_is_the_posterior_mode_whatever_the_order_of_the_sides() -
     j = np.searchsorted(ids, games["opp"].to_numpy())
     score = games["score"].to_numpy()
     event = games["tournament"].to_numpy()
-    fitted = strength._whole_fit(i, j, score, event, len(ids), 100, 1e-4)
+    fitted = bradley_terry.whole_fit(i, j, score, event, len(ids), 100, 1e-4)
 
     def gradient(r: np.ndarray) -> np.ndarray:
         p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
-        return strength._C * np.bincount(i, score - p, minlength=len(ids)) - r / strength.PRIOR_SD**2
+        return bradley_terry.C * np.bincount(i, score - p, minlength=len(ids)) - r / bradley_terry.PRIOR_SD**2
 
     assert np.abs(gradient(fitted)).max() < 1e-9
     plain = np.zeros(len(ids))
     for _ in range(20_000):
         p = 1 / (1 + np.power(10.0, -(plain[i] - plain[j]) / 400))
-        hess = strength._C**2 * np.bincount(i, p * (1 - p), minlength=len(ids)) + 1 / strength.PRIOR_SD**2
+        hess = bradley_terry.C**2 * np.bincount(i, p * (1 - p), minlength=len(ids)) + 1 / bradley_terry.PRIOR_SD**2
         step = np.clip(gradient(plain) / hess, -200, 200)
         plain += step
         if np.abs(step).max() < 1e-12:
             break
     np.testing.assert_allclose(fitted, plain, rtol=0, atol=1e-7)
     order = np.random.default_rng(7).permutation(games.height)
-    shuffled = strength._whole_fit(i[order], j[order], score[order], event[order], len(ids), 100, 1e-4)
+    shuffled = bradley_terry.whole_fit(i[order], j[order], score[order], event[order], len(ids), 100, 1e-4)
     np.testing.assert_allclose(shuffled, fitted, rtol=0, atol=1e-9)
 
 
@@ -344,17 +344,17 @@ def test_the_whole_fit_reaches_the_mode_where_players_meet_again_and_again() -> 
                                        "score": pl.Float64}, orient="row")
     i, j = (games["fide"] - 1).to_numpy(), (games["opp"] - 1).to_numpy()
     score, event = games["score"].to_numpy(), games["tournament"].to_numpy()
-    r = strength._whole_fit(i, j, score, event, 3, 100, 1e-4)
+    r = bradley_terry.whole_fit(i, j, score, event, 3, 100, 1e-4)
     p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
-    gradient = strength._C * np.bincount(i, score - p, minlength=3) - r / strength.PRIOR_SD**2
+    gradient = bradley_terry.C * np.bincount(i, score - p, minlength=3) - r / bradley_terry.PRIOR_SD**2
     assert np.abs(gradient).max() < 1e-9
     assert r[0] > 80 and r[0] + r[1] == pytest.approx(0, abs=1e-6) and r[2] == pytest.approx(0, abs=1e-6)
     for wins in (40, 1):   # every game won (the prior alone holds them): far from 0, reached in clipped steps
         i, j = np.tile([0, 1], wins), np.tile([1, 0], wins)
         score, event = np.tile([1.0, 0.0], wins), np.repeat(np.arange(wins), 2)
-        r = strength._whole_fit(i, j, score, event, 2, 100, 1e-4)
+        r = bradley_terry.whole_fit(i, j, score, event, 2, 100, 1e-4)
         p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
-        gradient = strength._C * np.bincount(i, score - p, minlength=2) - r / strength.PRIOR_SD**2
+        gradient = bradley_terry.C * np.bincount(i, score - p, minlength=2) - r / bradley_terry.PRIOR_SD**2
         assert np.abs(gradient).max() < 1e-9 and r[0] == pytest.approx(-r[1]) and r[0] > (300 if wins > 1 else 100)
 
 
@@ -368,9 +368,9 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
     i, j = rng.integers(0, n, m), rng.integers(0, n, m)
     s, r, q = rng.choice([0.0, 0.5, 1.0], m), rng.normal(0, 300, n), rng.normal(0, 1, n)
     w, surplus, weight = np.empty(m), np.zeros(n), np.zeros(n)
-    elo.side_terms(r, i, j, s, strength._C, w, surplus, weight)
+    elo.side_terms(r, i, j, s, bradley_terry.C, w, surplus, weight)
     p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
-    np.testing.assert_allclose(w, strength._C**2 * p * (1 - p), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(w, bradley_terry.C**2 * p * (1 - p), rtol=1e-12, atol=0)
     np.testing.assert_allclose(surplus, np.bincount(i, s - p, minlength=n), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(weight, np.bincount(i, w, minlength=n), rtol=1e-12, atol=0)
     diag, out = weight + 1.0, np.empty(n)
@@ -380,7 +380,7 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
         wrong = j.copy()
         wrong[m // 2] = bad
         with pytest.raises(ValueError, match=f"side {m // 2} names a player out of range"):
-            elo.side_terms(r, i, wrong, s, strength._C, w, surplus, weight)
+            elo.side_terms(r, i, wrong, s, bradley_terry.C, w, surplus, weight)
         with pytest.raises(ValueError, match=f"side {m // 2} names a player out of range"):
             elo.hessian_product(wrong, j, w, diag, q, out)
     with pytest.raises(ValueError, match="lengths differ"):
@@ -389,12 +389,12 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
     games = rng.integers(1, 4, m).astype(np.float64)
     scored = games * s
     surplus, weight = np.zeros(n), np.zeros(n)
-    elo.owner_terms(r, i, rj, scored, games, strength._C, surplus, weight)
+    elo.owner_terms(r, i, rj, scored, games, bradley_terry.C, surplus, weight)
     p = 1 / (1 + np.power(10.0, -(r[i] - rj) / 400))
     np.testing.assert_allclose(surplus, np.bincount(i, scored - games * p, minlength=n), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(weight, np.bincount(i, games * p * (1 - p), minlength=n), rtol=1e-12, atol=0)
     with pytest.raises(ValueError, match=f"row {m // 2} names an owner out of range"):
-        elo.owner_terms(r, np.where(np.arange(m) == m // 2, n, i), rj, scored, games, strength._C, surplus, weight)
+        elo.owner_terms(r, np.where(np.arange(m) == m // 2, n, i), rj, scored, games, bradley_terry.C, surplus, weight)
 
 
 def test_regulars_refit_from_their_series_as_game_by_game(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -403,14 +403,14 @@ def test_regulars_refit_from_their_series_as_game_by_game(monkeypatch: pytest.Mo
     passes; a pair whose iterate leaves the series' interval is refit game by game."""
     games, participants, _ = _pool_games(seed=9)
     events = games.group_by("fide").agg(pl.col("tournament").n_unique())["tournament"]
-    assert (events >= strength.SERIES_EVENTS).sum() > 20 and (events < strength.SERIES_EVENTS).any()
+    assert (events >= bradley_terry.SERIES_EVENTS).sum() > 20 and (events < bradley_terry.SERIES_EVENTS).any()
     for passes in (1, 2):
         series = strength.fit(games, participants, passes=passes).table["strength"].to_numpy()
         with monkeypatch.context() as m:
-            m.setattr(strength, "SERIES_EVENTS", 10**9)   # every player game by game
+            m.setattr(bradley_terry, "SERIES_EVENTS", 10**9)   # every player game by game
             exact = strength.fit(games, participants, passes=passes).table["strength"].to_numpy()
         with monkeypatch.context() as m:
-            m.setattr(strength, "SERIES_WIDTH", 1e-3)   # every iterate leaves the interval at once
+            m.setattr(bradley_terry, "SERIES_WIDTH", 1e-3)   # every iterate leaves the interval at once
             fallen = strength.fit(games, participants, passes=passes).table["strength"].to_numpy()
         assert np.array_equal(np.isnan(series), np.isnan(exact)) and not np.isnan(exact).all()
         np.testing.assert_allclose(series, exact, rtol=0, atol=1e-8)
