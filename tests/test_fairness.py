@@ -445,6 +445,35 @@ def test_the_compiled_co_rows_are_the_merge_of_a_player_s_opponents_and_an_event
                     counts, group, where)
 
 
+def test_the_compiled_side_groups_gather_a_player_s_games_by_opponent() -> None:
+    """elo.side_groups gives each wanted player's groups (all his games against one opponent), opponents
+    ascending, with their games and score, and each side's group: what a sort of all the sides by (player,
+    opponent) gives; players not wanted have none, their sides no group."""
+    from tbstats.analysis import elo
+
+    rng = np.random.default_rng(8)
+    n, m = 30, 600
+    i, j = rng.integers(0, n, m), rng.integers(0, n, m)
+    s = rng.choice([0.0, 0.5, 1.0], m)
+    order, start, n_games = bradley_terry.sides_by_player(i, rng.integers(0, 5, m), n)
+    wanted = (rng.random(n) < 0.7).astype(np.uint8)
+    first, many = np.empty(n, np.int64), np.empty(n, np.int64)
+    opponent, count, score = np.empty(m, np.int64), np.empty(m), np.empty(m)
+    of_side = np.full(m, -1, np.int64)
+    made = elo.side_groups(order, start, n_games, wanted, j, s, first, many, opponent, count, score, of_side)
+    keys = sorted({(int(a), int(b)) for a, b in zip(i, j, strict=True) if wanted[a]})
+    assert made == len(keys) and list(zip(np.repeat(np.arange(n), many).tolist(), opponent[:made].tolist(),
+                                           strict=True)) == keys
+    assert (first == np.r_[0, np.cumsum(many)[:-1]]).all() and (many[wanted == 0] == 0).all()
+    for g, (a, b) in enumerate(keys):
+        mine = (i == a) & (j == b)
+        assert count[g] == mine.sum() and score[g] == s[mine].sum() and (of_side[mine] == g).all()
+    assert (of_side[wanted[i] == 0] == -1).all()
+    with pytest.raises(ValueError, match="out of range"):
+        bad = np.where(np.arange(m) == np.flatnonzero(wanted[i])[0], n, j)   # (a wanted player's side)
+        elo.side_groups(order, start, n_games, wanted, bad, s, first, many, opponent, count, score, of_side)
+
+
 def test_a_batch_takes_its_archive_strengths_from_the_slice_of_its_tournaments() -> None:
     """The fit's table is in tournament order and a batch joins only the rows of its tournaments' range: the
     strengths are those the whole table gives, for batches anywhere in the archive; a table out of order is

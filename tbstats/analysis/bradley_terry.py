@@ -204,9 +204,10 @@ class _Present:
             return np.zeros(len(who) + 1, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0)
         args = (who, without, groups.first, groups.many, groups.opponent, self.start, self.count, self.player)
         rows = np.zeros(len(who), dtype=np.int64)
-        elo.co_rows(*args, rows, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))   # (how many, then which)
-        group, at = np.empty(int(rows.sum()), dtype=np.int64), np.empty(int(rows.sum()), dtype=np.int64)
+        most = int(np.minimum(groups.many[who], self.count[without]).sum())   # (each pair finds at most the shorter)
+        group, at = np.empty(most, dtype=np.int64), np.empty(most, dtype=np.int64)
         elo.co_rows(*args, rows, group, at)
+        group, at = group[:rows.sum()], at[:rows.sum()]
         # the games outside the event: the pair's games against that opponent, less those in the event
         size = len(groups.opponent) + 1
         in_event = np.sort(owner * size + groups.of_side[mine])
@@ -229,23 +230,20 @@ class _Groups:
     of_side: np.ndarray
 
     @staticmethod
-    def of(i: np.ndarray, j: np.ndarray, s: np.ndarray, players: np.ndarray, n: int) -> _Groups:
-        """The groups of the sides ``i`` against ``j`` scoring ``s`` of the ``players`` (of ``n``)."""
-        wanted = np.zeros(n, dtype=bool)
-        wanted[players] = True
-        sides = np.flatnonzero(wanted[i])
-        sides = sides[np.argsort(i[sides] * n + j[sides])]   # (a group's sides in any order: its sums are exact)
-        new = np.ones(len(sides), dtype=bool)
-        new[1:] = (i[sides][1:] != i[sides][:-1]) | (j[sides][1:] != j[sides][:-1])
-        group = np.cumsum(new) - 1
-        of_side = np.full(len(i), -1, dtype=np.int64)
-        of_side[sides] = group
-        heads = sides[new]
-        many = np.bincount(i[heads], minlength=n)
-        first = np.zeros(n, dtype=np.int64)
-        np.cumsum(many[:-1], out=first[1:])
-        return _Groups(first, many, j[heads], np.bincount(group, minlength=len(heads)).astype(np.float64),
-                       np.bincount(group, s[sides], minlength=len(heads)), of_side)
+    def of(j: np.ndarray, s: np.ndarray, players: np.ndarray, sides: tuple[np.ndarray, np.ndarray, np.ndarray]
+           ) -> _Groups:
+        """The groups of the ``players``' sides against ``j`` scoring ``s``, from the sides by player
+        (:func:`sides_by_player`'s ``order, start, n_games``): one compiled pass, each player's sides sorted by
+        opponent in place of a sort of them all."""
+        order, start, n_games = sides
+        wanted = np.zeros(len(start), dtype=np.uint8)
+        wanted[players] = 1
+        size = int(n_games[wanted.view(bool)].sum())
+        first, many = np.empty(len(start), dtype=np.int64), np.empty(len(start), dtype=np.int64)
+        opponent, count, score = np.empty(size, dtype=np.int64), np.empty(size), np.empty(size)
+        of_side = np.full(len(j), -1, dtype=np.int64)
+        made = elo.side_groups(order, start, n_games, wanted, j, s, first, many, opponent, count, score, of_side)
+        return _Groups(first, many, opponent[:made], count[:made], score[:made], of_side)
 
 
 def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups, order: np.ndarray,
@@ -321,21 +319,22 @@ def played(i: np.ndarray, event: np.ndarray, order: np.ndarray) -> tuple[np.ndar
     return np.flatnonzero(head), i_sorted[head], e_sorted[head]
 
 
-def leave_one_out(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, order: np.ndarray,
+def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.ndarray, np.ndarray, np.ndarray],
                   pairs: tuple[np.ndarray, np.ndarray, np.ndarray], who: np.ndarray, without: np.ndarray, passes: int,
                   step: Callable[[], None] | None = None) -> np.ndarray:
     """The strength of player ``who[k]`` from his games outside event ``without[k]`` (each of these pairs played
-    in its event and in another), from the whole fit ``r``, the sides in ``order`` (:func:`sides_by_player`'s)
-    and their ``pairs`` (:func:`played`). The first pass holds every opponent at his whole-fit strength; each
+    in its event and in another), from the whole fit ``r``, the sides by player (:func:`sides_by_player`) and
+    their ``pairs`` (:func:`played`). The first pass holds every opponent at his whole-fit strength; each
     further pass gives an opponent who also played in the event left out his strength without it, from the pass
     before (no pass: the whole-fit strengths)."""
     if not passes:
         return r[who]
+    order = sides[0]
     first, player, event = pairs
     span = int(max(event.max(initial=0), without.max(initial=0))) + 1
     keys = who * span + without
     by_key = np.argsort(keys, kind="stable")
-    groups = _Groups.of(i, j, s, who, len(r))
+    groups = _Groups.of(j, s, who, sides)
     # each (player, event)'s sides: order[first[q]:first[q] + count[q]], found by its key player * span + event
     in_event = (first, np.diff(np.r_[first, len(order)]), player * span + event, span)
     # regulars (SERIES_EVENTS events and more) refit from one series each; the others game by game

@@ -18,3 +18,6 @@ def refit_pairs(row: np.ndarray, center: np.ndarray, coef_a: np.ndarray, coef_d:
 def co_rows(player: np.ndarray, event: np.ndarray, first: np.ndarray, many: np.ndarray, opponent: np.ndarray,
             at_start: np.ndarray, at_count: np.ndarray, at_player: np.ndarray, counts: np.ndarray,
             out_group: np.ndarray, out_at: np.ndarray) -> None: ...
+def side_groups(order: np.ndarray, start: np.ndarray, n_games: np.ndarray, wanted: np.ndarray, j: np.ndarray,
+                s: np.ndarray, first: np.ndarray, many: np.ndarray, opponent: np.ndarray, count: np.ndarray,
+                score: np.ndarray, of_side: np.ndarray) -> int: ...

@@ -9,6 +9,7 @@ the same from run to run. Checked against the numpy expressions they replace by 
 """
 
 from libc.math cimport exp
+from libc.stdlib cimport free, malloc, qsort
 from libc.stdint cimport int64_t, uint8_t
 
 
@@ -290,3 +291,80 @@ def co_rows(const int64_t[::1] player, const int64_t[::1] event, const int64_t[:
                 break
     if bad >= 0:
         raise ValueError(f"co_rows: pair {bad} names a player, event or group out of range, or the output is short")
+
+
+cdef struct Side:
+    int64_t opponent
+    int64_t side
+
+
+cdef int _by_opponent(const void* a, const void* b) noexcept nogil:
+    cdef const Side* x = <const Side*>a
+    cdef const Side* y = <const Side*>b
+    if x.opponent != y.opponent:
+        return -1 if x.opponent < y.opponent else 1
+    return -1 if x.side < y.side else (1 if x.side > y.side else 0)
+
+
+def side_groups(const int64_t[::1] order, const int64_t[::1] start, const int64_t[::1] n_games,
+                const uint8_t[::1] wanted, const int64_t[::1] j, const double[::1] s, int64_t[::1] first,
+                int64_t[::1] many, int64_t[::1] opponent, double[::1] count, double[::1] score,
+                int64_t[::1] of_side) -> int:
+    """The groups of the wanted players' sides: all a player's games against one opponent, in every event. A
+    player's sides are ``order[start[p]:start[p] + n_games[p]]``; his groups are written from ``first[p]`` on
+    (``many[p]`` of them, opponents ascending; players not wanted get none), each with its opponent, games and
+    score, and ``of_side[k]`` is side ``k``'s group (left as it is for the others). Returns the number of groups.
+    Raises ValueError when the lengths differ or an index is out of range."""
+    cdef Py_ssize_t n = start.shape[0], m = j.shape[0], p, k, g = 0, bad = -1, longest = 0
+    cdef int64_t side
+    cdef Side* buffer
+    if n_games.shape[0] != n or wanted.shape[0] != n or first.shape[0] != n or many.shape[0] != n \
+            or s.shape[0] != m or of_side.shape[0] != m or count.shape[0] != opponent.shape[0] \
+            or score.shape[0] != opponent.shape[0]:
+        raise ValueError("side_groups: the arrays' lengths differ")
+    for p in range(n):
+        if wanted[p] and n_games[p] > longest:
+            longest = n_games[p]
+    buffer = <Side*>malloc(max(longest, 1) * sizeof(Side))
+    if buffer == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for p in range(n):
+                first[p] = g
+                many[p] = 0
+                if not wanted[p]:
+                    continue
+                if start[p] < 0 or start[p] + n_games[p] > order.shape[0]:
+                    bad = p
+                    break
+                for k in range(n_games[p]):
+                    side = order[start[p] + k]
+                    if side < 0 or side >= m or j[side] < 0 or j[side] >= n:
+                        bad = p
+                        break
+                    buffer[k].opponent = j[side]
+                    buffer[k].side = side
+                if bad >= 0:
+                    break
+                qsort(buffer, n_games[p], sizeof(Side), _by_opponent)
+                for k in range(n_games[p]):
+                    if k == 0 or buffer[k].opponent != buffer[k - 1].opponent:
+                        if g >= opponent.shape[0]:
+                            bad = p
+                            break
+                        opponent[g] = buffer[k].opponent
+                        count[g] = 0.0
+                        score[g] = 0.0
+                        many[p] += 1
+                        g += 1
+                    count[g - 1] += 1.0
+                    score[g - 1] += s[buffer[k].side]
+                    of_side[buffer[k].side] = g - 1
+                if bad >= 0:
+                    break
+    finally:
+        free(buffer)
+    if bad >= 0:
+        raise ValueError(f"side_groups: player {bad}'s sides name a side or opponent out of range, or the output is short")
+    return g

@@ -154,7 +154,7 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     alone = np.bincount(pairs[1], minlength=len(ids))[row[rows]] < 2
     out[rows[alone]] = np.nan
     rows = rows[~alone]
-    out[rows] = bradley_terry.leave_one_out(r, i, j, s, order, pairs, row[rows], p_event[rows], passes, step)
+    out[rows] = bradley_terry.leave_one_out(r, j, s, sides, pairs, row[rows], p_event[rows], passes, step)
     strength = pl.Series("strength", out).fill_nan(None)
     table = participants.select("tournament", "start_no").with_columns(strength)
     # in tournament order, and known to be (:func:`proxy` takes a batch's rows by a slice)
