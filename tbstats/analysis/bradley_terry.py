@@ -141,23 +141,22 @@ class _Series:
         return _Series(players, coef_a, coef_d)
 
     def refit(self, r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups, order: np.ndarray,
-              in_event: tuple[np.ndarray, np.ndarray, np.ndarray, int], s: np.ndarray, j: np.ndarray,
+              in_event: tuple[np.ndarray, np.ndarray], s: np.ndarray, j: np.ndarray,
               opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk: int = 200_000,
               step: Callable[[], None] | None = None) -> np.ndarray:
         """Each pair's strength without its event (as :func:`_refit`, whose arguments these are; ``j``: each
         side's opponent), ``chunk`` pairs at a time."""
-        side_first, side_count, pair_keys, span = in_event
+        side_first, side_count = in_event
         total = np.bincount(np.repeat(np.arange(len(groups.many)), groups.many), groups.score,
                             minlength=len(groups.many))
         present = _Present.of(opponents)
         out, failed = np.empty(len(who)), np.zeros(len(who), dtype=np.uint8)
         for lo in range(0, len(who), chunk):
             at = slice(lo, lo + chunk)
-            q = np.searchsorted(pair_keys, who[at] * span + without[at])   # (every pair played in its event)
-            count = side_count[q]
-            mine = order[ranges(side_first[q], count)]
-            owner = np.repeat(np.arange(len(q)), count)
-            surplus = total[who[at]] - np.bincount(owner, s[mine], minlength=len(q))
+            count = side_count[at]
+            mine = order[ranges(side_first[at], count)]
+            owner = np.repeat(np.arange(len(count)), count)
+            surplus = total[who[at]] - np.bincount(owner, s[mine], minlength=len(count))
             co_start, co_n, co_v, co_r = present.rows(who[at], without[at], groups, mine, owner, r)
             elo.refit_pairs(np.searchsorted(self.players, who[at]), r[who[at]], self.coef_a, self.coef_d, surplus,
                             np.cumsum(count) - count, count, r[j[mine]], co_start[:-1], np.diff(co_start), co_n,
@@ -166,7 +165,8 @@ class _Series:
                 step()
         again = np.flatnonzero(failed)
         if len(again):
-            out[again] = _refit(r, who[again], without[again], groups, order, in_event, s, opponents)
+            out[again] = _refit(r, who[again], without[again], groups, order, (side_first[again], side_count[again]),
+                                s, opponents)
         return out
 
 
@@ -247,22 +247,22 @@ class _Groups:
 
 
 def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups, order: np.ndarray,
-           in_event: tuple[np.ndarray, np.ndarray, np.ndarray, int], s: np.ndarray,
+           in_event: tuple[np.ndarray, np.ndarray], s: np.ndarray,
            opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk_rows: int = 2_000_000,
            step: Callable[[], None] | None = None) -> np.ndarray:
     """Each player's strength from his games outside one event (Newton on one unknown each); NaN if none.
 
     A player's games are taken opponent by opponent (:class:`_Groups`: his games against one opponent in all
     events, less those in the event left out), so that a player who meets the same opponents in many events is
-    not read game by game once for each of his events. ``in_event``: where each (player, event)'s sides lie in
-    ``order`` (first, count, their sorted keys ``player * span + event``, span). ``opponents`` (sorted keys
+    not read game by game once for each of his events. ``in_event``: where each pair's sides in its event lie in
+    ``order`` (first, count). ``opponents`` (sorted keys
     ``player * span + event``, strengths, span): an opponent found there for the left-out event plays at that
     strength instead of his whole-fit one.
     """
     out = np.full(len(who), np.nan)
     lengths = groups.many[who]
     cum = np.r_[0, np.cumsum(lengths)]
-    side_first, side_count, pair_keys, span = in_event
+    side_first, side_count = in_event
     lo = 0
     while lo < len(who):   # runs of players whose groups together fit in chunk_rows
         hi = max(lo + 1, int(np.searchsorted(cum, cum[lo] + chunk_rows, side="right")) - 1)
@@ -275,9 +275,8 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups,
         g = ranges(first, length)
         count, score = groups.count[g], groups.score[g]
         # less the games of the event left out (each in its opponent's row)
-        q = np.searchsorted(pair_keys, who[sel] * span + without[sel])
-        many = side_count[q]
-        mine = order[ranges(side_first[q], many)]
+        many = side_count[sel]
+        mine = order[ranges(side_first[sel], many)]
         at = np.repeat(base - first, many) + groups.of_side[mine]
         count -= np.bincount(at, minlength=len(g))
         score -= np.bincount(at, s[mine], minlength=len(g))
@@ -287,7 +286,7 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups,
         opponent = groups.opponent[g]
         rj = r[opponent]
         if opponents is not None and len(opponents[0]):
-            keys, values, _ = opponents
+            keys, values, span = opponents
             key = opponent * span + without[sel][owner]
             pos = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
             found = (keys[pos] == key) & ~np.isnan(values[pos])
@@ -320,13 +319,13 @@ def played(i: np.ndarray, event: np.ndarray, order: np.ndarray) -> tuple[np.ndar
 
 
 def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.ndarray, np.ndarray, np.ndarray],
-                  pairs: tuple[np.ndarray, np.ndarray, np.ndarray], who: np.ndarray, without: np.ndarray, passes: int,
-                  step: Callable[[], None] | None = None) -> np.ndarray:
+                  pairs: tuple[np.ndarray, np.ndarray, np.ndarray], pair: np.ndarray, who: np.ndarray,
+                  without: np.ndarray, passes: int, step: Callable[[], None] | None = None) -> np.ndarray:
     """The strength of player ``who[k]`` from his games outside event ``without[k]`` (each of these pairs played
-    in its event and in another), from the whole fit ``r``, the sides by player (:func:`sides_by_player`) and
-    their ``pairs`` (:func:`played`). The first pass holds every opponent at his whole-fit strength; each
-    further pass gives an opponent who also played in the event left out his strength without it, from the pass
-    before (no pass: the whole-fit strengths)."""
+    in its event, ``pairs``' ``pair[k]``, and in another), from the whole fit ``r``, the sides by player
+    (:func:`sides_by_player`) and their pairs (:func:`played`). The first pass holds every opponent at his
+    whole-fit strength; each further pass gives an opponent who also played in the event left out his strength
+    without it, from the pass before (no pass: the whole-fit strengths)."""
     if not passes:
         return r[who]
     order = sides[0]
@@ -335,17 +334,19 @@ def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.n
     keys = who * span + without
     by_key = np.argsort(keys, kind="stable")
     groups = _Groups.of(j, s, who, sides)
-    # each (player, event)'s sides: order[first[q]:first[q] + count[q]], found by its key player * span + event
-    in_event = (first, np.diff(np.r_[first, len(order)]), player * span + event, span)
+    # each pair's sides in its event: order[side_first[k]:side_first[k] + side_count[k]]
+    side_first, side_count = first[pair], np.diff(np.r_[first, len(order)])[pair]
     # regulars (SERIES_EVENTS events and more) refit from one series each; the others game by game
     regular = np.bincount(player, minlength=len(r))[who] >= SERIES_EVENTS
     series = _Series.of(r, np.unique(who[regular]), groups) if regular.any() else None
     opponents = None
     for _ in range(passes):
         loo = np.empty(len(who))
-        loo[~regular] = _refit(r, who[~regular], without[~regular], groups, order, in_event, s, opponents, step=step)
+        few = ~regular
+        loo[few] = _refit(r, who[few], without[few], groups, order, (side_first[few], side_count[few]), s,
+                          opponents, step=step)
         if series is not None:
-            loo[regular] = series.refit(r, who[regular], without[regular], groups, order, in_event, s, j,
-                                        opponents, step=step)
+            loo[regular] = series.refit(r, who[regular], without[regular], groups, order,
+                                        (side_first[regular], side_count[regular]), s, j, opponents, step=step)
         opponents = (keys[by_key], loo[by_key], span)
     return loo

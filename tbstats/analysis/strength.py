@@ -146,15 +146,15 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     out = np.where(known, r[row], np.nan) if len(ids) else np.full(len(row), np.nan)   # no game: none known
     # players who played in their event: refit without it
     pairs = bradley_terry.played(i, event, order)
-    played = pl.DataFrame({"_k": pairs[1], "tournament": pairs[2]})
+    played = pl.DataFrame({"_k": pairs[1], "tournament": pairs[2]}).with_row_index("_pair")
     refit = pl.DataFrame({"_k": p_number, "tournament": participants["tournament"]}).with_row_index("_row").join(
-        played, on=["_k", "tournament"], how="semi", maintain_order="left")
-    rows = refit["_row"].to_numpy().astype(np.int64)
+        played, on=["_k", "tournament"], how="inner", maintain_order="left")
+    rows, pair = (refit[c].to_numpy().astype(np.int64) for c in ("_row", "_pair"))
     # a player of one event has no game outside it: no strength without it (refit: those of several events)
     alone = np.bincount(pairs[1], minlength=len(ids))[row[rows]] < 2
     out[rows[alone]] = np.nan
-    rows = rows[~alone]
-    out[rows] = bradley_terry.leave_one_out(r, j, s, sides, pairs, row[rows], p_event[rows], passes, step)
+    rows, pair = rows[~alone], pair[~alone]
+    out[rows] = bradley_terry.leave_one_out(r, j, s, sides, pairs, pair, row[rows], p_event[rows], passes, step)
     strength = pl.Series("strength", out).fill_nan(None)
     table = participants.select("tournament", "start_no").with_columns(strength)
     # in tournament order, and known to be (:func:`proxy` takes a batch's rows by a slice)
