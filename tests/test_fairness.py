@@ -368,11 +368,13 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
     i, j = rng.integers(0, n, m), rng.integers(0, n, m)
     s, r, q = rng.choice([0.0, 0.5, 1.0], m), rng.normal(0, 300, n), rng.normal(0, 1, n)
     w, surplus, weight = np.empty(m), np.zeros(n), np.zeros(n)
-    elo.side_terms(r, i, j, s, bradley_terry.C, w, surplus, weight)
     p = 1 / (1 + np.power(10.0, -(r[i] - r[j]) / 400))
-    np.testing.assert_allclose(w, bradley_terry.C**2 * p * (1 - p), rtol=1e-12, atol=0)
-    np.testing.assert_allclose(surplus, np.bincount(i, s - p, minlength=n), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(weight, np.bincount(i, w, minlength=n), rtol=1e-12, atol=0)
+    for games in (np.ones(m), rng.integers(1, 5, m).astype(np.float64)):   # (sides; groups of several games)
+        surplus[:], weight[:] = 0, 0
+        elo.side_terms(r, i, j, s * games, games, bradley_terry.C, w, surplus, weight)
+        np.testing.assert_allclose(w, bradley_terry.C**2 * games * p * (1 - p), rtol=1e-12, atol=0)
+        np.testing.assert_allclose(surplus, np.bincount(i, games * (s - p), minlength=n), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(weight, np.bincount(i, w, minlength=n), rtol=1e-12, atol=0)
     diag, out = weight + 1.0, np.empty(n)
     elo.hessian_product(i, j, w, diag, q, out)
     np.testing.assert_allclose(out, diag * q - np.bincount(i, w * q[j], minlength=n), rtol=1e-12, atol=1e-12)
@@ -380,7 +382,7 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
         wrong = j.copy()
         wrong[m // 2] = bad
         with pytest.raises(ValueError, match=f"side {m // 2} names a player out of range"):
-            elo.side_terms(r, i, wrong, s, bradley_terry.C, w, surplus, weight)
+            elo.side_terms(r, i, wrong, s, np.ones(m), bradley_terry.C, w, surplus, weight)
         with pytest.raises(ValueError, match=f"side {m // 2} names a player out of range"):
             elo.hessian_product(wrong, j, w, diag, q, out)
     with pytest.raises(ValueError, match="lengths differ"):

@@ -36,11 +36,11 @@ def sides_by_player(i: np.ndarray, event: np.ndarray, n: int) -> tuple[np.ndarra
 
 
 def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n: int, iterations: int, tol: float,
-               sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
-               step: Callable[[], None] | None = None) -> np.ndarray:
+              sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None, groups: Groups | None = None,
+              step: Callable[[], None] | None = None) -> np.ndarray:
     """The whole archive's strengths of the ``n`` players (the posterior's mode: Gaussian prior) from the game sides
     ``i`` against ``j`` scoring ``s`` in events ``event``, by Newton's method on all players at once (``sides``:
-    :func:`sides_by_player`, when known).
+    :func:`sides_by_player`, and ``groups``: :meth:`Groups.of` every player, when known).
 
     Each step solves ``H d = g`` (:func:`newton_step`: the gradient and Hessian of the log posterior, the
     Hessian a weighted graph Laplacian of the games plus the prior) by conjugate gradients, to a residual that
@@ -49,18 +49,24 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
     where updating each player against his opponents' strengths of the step before (the diagonal of ``H``
     alone) took 126 on the 10k mix and still stood 1e-3 Elo from the mode when its steps fell below 1e-4, and
     never settled where two players meet again and again (it swung 200 Elo both ways).
-    The players are numbered by the first event they played in and the sides ordered by player, so that an
-    event's players are neighbours in memory (the FIDE ids' order scatters the opponents: 1.6x the time)."""
-    order, start, n_games = sides if sides is not None else sides_by_player(i, event, n)
+    Its passes run over the groups (all a player's games against one opponent: one row), not the sides: where
+    players meet again and again (the real files copied 40 times), 40 times fewer rows, and the products of
+    conjugate gradients are many there (392 for that archive). The players are numbered by the first event they
+    played in and the rows ordered by player, so that an event's players are neighbours in memory (the FIDE ids'
+    order scatters the opponents: 1.6x the time)."""
+    sides = sides if sides is not None else sides_by_player(i, event, n)
+    groups = groups if groups is not None else Groups.of(j, s, np.arange(n), sides)
+    order, start, _ = sides
     players = np.argsort(event[order[start]], kind="stable") if n else np.zeros(0, dtype=np.int64)
     number = np.empty(n, dtype=np.int64)
     number[players] = np.arange(n)
-    length = n_games[players]
-    side = order[ranges(start[players], length)]
-    i, j, s = np.repeat(np.arange(n), length), number[j[side]], s[side]
+    length = groups.many[players]
+    row = ranges(groups.first[players], length)
+    i, j, count, score = np.repeat(np.arange(n), length), number[groups.opponent[row]], groups.count[row], \
+        groups.score[row]
     r = np.zeros(n)
     for _ in range(iterations):
-        d = np.clip(newton_step(r, i, j, s), -200, 200)
+        d = np.clip(newton_step(r, i, j, score, count), -200, 200)
         r += d
         if step is not None:
             step()
@@ -69,17 +75,19 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
     return r[number]
 
 
-def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, max_products: int = 1000
-                 ) -> np.ndarray:
+def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, games: np.ndarray | None = None,
+                max_products: int = 1000) -> np.ndarray:
     """The Newton step ``d`` of the log posterior at ``r``: ``H d = g`` solved by conjugate gradients,
-    preconditioned by ``H``'s diagonal, until the residual is below ``min(0.1, sqrt(|g|)) |g|``.
+    preconditioned by ``H``'s diagonal, until the residual is below ``min(0.1, sqrt(|g|)) |g|``. A row is
+    ``games`` games (one where not given) of ``i`` against ``j`` scoring ``s`` in all.
 
-    Per side the expected score is ``p = 1 / (1 + 10^(-(r_i - r_j) / 400))``; ``g_i = C sum(s - p) - r_i / sd²``,
-    and ``H = C² (D - A) + I / sd²`` with ``A`` the sides' weights ``p (1 - p)`` between players and ``D`` their
+    Per game the expected score is ``p = 1 / (1 + 10^(-(r_i - r_j) / 400))``; ``g_i = C sum(s - p) - r_i / sd²``,
+    and ``H = C² (D - A) + I / sd²`` with ``A`` the games' weights ``p (1 - p)`` between players and ``D`` their
     sums per player (the games' Laplacian: symmetric, and positive definite with the prior)."""
     n = len(r)
     w, surplus, weight = np.empty(len(s)), np.zeros(n), np.zeros(n)
-    elo.side_terms(r, i, j, s, C, w, surplus, weight)   # (one compiled pass over the sides: elo.pyx)
+    games = np.ones(len(s)) if games is None else games
+    elo.side_terms(r, i, j, s, games, C, w, surplus, weight)   # (one compiled pass over the rows: elo.pyx)
     g = C * surplus - r / PRIOR_SD**2
     diag = weight + 1 / PRIOR_SD**2
     d = np.zeros(n)
@@ -130,7 +138,7 @@ class _Series:
     coef_d: np.ndarray
 
     @staticmethod
-    def of(r: np.ndarray, players: np.ndarray, groups: _Groups) -> _Series:
+    def of(r: np.ndarray, players: np.ndarray, groups: Groups) -> _Series:
         m = SERIES_POINTS
         angle = np.pi * (np.arange(m) + 0.5) / m
         basis = 2 / m * np.cos(np.outer(np.arange(m), angle))
@@ -140,7 +148,7 @@ class _Series:
                            basis, SERIES_WIDTH, C, coef_a, coef_d)
         return _Series(players, coef_a, coef_d)
 
-    def refit(self, r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups, order: np.ndarray,
+    def refit(self, r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: Groups, order: np.ndarray,
               in_event: tuple[np.ndarray, np.ndarray], s: np.ndarray, j: np.ndarray,
               opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk: int = 200_000,
               step: Callable[[], None] | None = None) -> np.ndarray:
@@ -194,7 +202,7 @@ class _Present:
         count = np.bincount(event, minlength=span)
         return _Present(np.cumsum(count) - count, count, player[by_event], values[by_event])
 
-    def rows(self, who: np.ndarray, without: np.ndarray, groups: _Groups, mine: np.ndarray, owner: np.ndarray,
+    def rows(self, who: np.ndarray, without: np.ndarray, groups: Groups, mine: np.ndarray, owner: np.ndarray,
              r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """For each pair (``who`` without ``without``; ``mine``: its sides in that event, ``owner`` their pair), its
         games elsewhere against opponents with a strength of their own without that event: each pair's first row
@@ -217,7 +225,7 @@ class _Present:
 
 
 @dataclass(frozen=True)
-class _Groups:
+class Groups:
     """The game sides of the players refit, gathered by (player, opponent): a group is all the games of one
     player against one opponent, in every event (``count`` of them, scoring ``score`` in all). A player's groups
     are ``first[p]:first[p] + many[p]``; ``of_side`` is each side's group (-1 for players not refit)."""
@@ -231,7 +239,7 @@ class _Groups:
 
     @staticmethod
     def of(j: np.ndarray, s: np.ndarray, players: np.ndarray, sides: tuple[np.ndarray, np.ndarray, np.ndarray]
-           ) -> _Groups:
+           ) -> Groups:
         """The groups of the ``players``' sides against ``j`` scoring ``s``, from the sides by player
         (:func:`sides_by_player`'s ``order, start, n_games``): one compiled pass, each player's sides sorted by
         opponent in place of a sort of them all."""
@@ -243,16 +251,16 @@ class _Groups:
         opponent, count, score = np.empty(size, dtype=np.int64), np.empty(size), np.empty(size)
         of_side = np.full(len(j), -1, dtype=np.int64)
         made = elo.side_groups(order, start, n_games, wanted, j, s, first, many, opponent, count, score, of_side)
-        return _Groups(first, many, opponent[:made], count[:made], score[:made], of_side)
+        return Groups(first, many, opponent[:made], count[:made], score[:made], of_side)
 
 
-def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: _Groups, order: np.ndarray,
+def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: Groups, order: np.ndarray,
            in_event: tuple[np.ndarray, np.ndarray], s: np.ndarray,
            opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk_rows: int = 2_000_000,
            step: Callable[[], None] | None = None) -> np.ndarray:
     """Each player's strength from his games outside one event (Newton on one unknown each); NaN if none.
 
-    A player's games are taken opponent by opponent (:class:`_Groups`: his games against one opponent in all
+    A player's games are taken opponent by opponent (:class:`Groups`: his games against one opponent in all
     events, less those in the event left out), so that a player who meets the same opponents in many events is
     not read game by game once for each of his events. ``in_event``: where each pair's sides in its event lie in
     ``order`` (first, count). ``opponents`` (sorted keys
@@ -319,11 +327,13 @@ def played(i: np.ndarray, event: np.ndarray, order: np.ndarray) -> tuple[np.ndar
 
 
 def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.ndarray, np.ndarray, np.ndarray],
-                  pairs: tuple[np.ndarray, np.ndarray, np.ndarray], pair: np.ndarray, who: np.ndarray,
-                  without: np.ndarray, passes: int, step: Callable[[], None] | None = None) -> np.ndarray:
+                  groups: Groups, pairs: tuple[np.ndarray, np.ndarray, np.ndarray], pair: np.ndarray,
+                  who: np.ndarray, without: np.ndarray, passes: int,
+                  step: Callable[[], None] | None = None) -> np.ndarray:
     """The strength of player ``who[k]`` from his games outside event ``without[k]`` (each of these pairs played
     in its event, ``pairs``' ``pair[k]``, and in another), from the whole fit ``r``, the sides by player
-    (:func:`sides_by_player`) and their pairs (:func:`played`). The first pass holds every opponent at his
+    (:func:`sides_by_player`), their groups (:meth:`Groups.of`, at least the players refit) and pairs
+    (:func:`played`). The first pass holds every opponent at his
     whole-fit strength; each further pass gives an opponent who also played in the event left out his strength
     without it, from the pass before (no pass: the whole-fit strengths)."""
     if not passes:
@@ -333,7 +343,6 @@ def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.n
     span = int(max(event.max(initial=0), without.max(initial=0))) + 1
     keys = who * span + without
     by_key = np.argsort(keys, kind="stable")
-    groups = _Groups.of(j, s, who, sides)
     # each pair's sides in its event: order[side_first[k]:side_first[k] + side_count[k]]
     side_first, side_count = first[pair], np.diff(np.r_[first, len(order)])[pair]
     # regulars (SERIES_EVENTS events and more) refit from one series each; the others game by game

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-def side_terms(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, c: float, w: np.ndarray,
+def side_terms(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, games: np.ndarray, c: float, w: np.ndarray,
                surplus: np.ndarray, weight: np.ndarray) -> None: ...
 def hessian_product(i: np.ndarray, j: np.ndarray, w: np.ndarray, diag: np.ndarray, q: np.ndarray,
                     out: np.ndarray) -> None: ...

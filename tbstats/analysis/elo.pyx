@@ -13,15 +13,17 @@ from libc.stdlib cimport free, malloc, qsort
 from libc.stdint cimport int64_t, uint8_t
 
 
-def side_terms(const double[::1] r, const int64_t[::1] i, const int64_t[::1] j, const double[::1] s, double c,
-               double[::1] w, double[::1] surplus, double[::1] weight) -> None:
-    """For every side: ``w[k] = c² p (1 - p)`` (the side's weight in the Hessian); per player, the sums over his
-    sides of ``s - p`` added to ``surplus`` and of ``w`` to ``weight`` (both zero, or what is to be added to).
-    Raises ValueError when the lengths differ or a side names a player out of range."""
+def side_terms(const double[::1] r, const int64_t[::1] i, const int64_t[::1] j, const double[::1] s,
+               const double[::1] games, double c, double[::1] w, double[::1] surplus, double[::1] weight) -> None:
+    """For every row (``games[k]`` games of ``i[k]`` against ``j[k]`` scoring ``s[k]`` in all; a side is a row of
+    one game): ``w[k] = c² games p (1 - p)`` (the row's weight in the Hessian); per player, the sums over his
+    rows of ``s - games p`` added to ``surplus`` and of ``w`` to ``weight`` (both zero, or what is to be added
+    to). Raises ValueError when the lengths differ or a row names a player out of range."""
     cdef Py_ssize_t m = s.shape[0], n = r.shape[0], k, bad = -1
     cdef int64_t a, b
     cdef double p, c2 = c * c
-    if i.shape[0] != m or j.shape[0] != m or w.shape[0] != m or surplus.shape[0] != n or weight.shape[0] != n:
+    if i.shape[0] != m or j.shape[0] != m or w.shape[0] != m or games.shape[0] != m or surplus.shape[0] != n \
+            or weight.shape[0] != n:
         raise ValueError("side_terms: the arrays' lengths differ")
     with nogil:
         for k in range(m):
@@ -30,8 +32,8 @@ def side_terms(const double[::1] r, const int64_t[::1] i, const int64_t[::1] j, 
                 bad = k
                 break
             p = 1.0 / (1.0 + exp(-c * (r[a] - r[b])))
-            surplus[a] += s[k] - p
-            w[k] = c2 * p * (1.0 - p)
+            surplus[a] += s[k] - games[k] * p
+            w[k] = c2 * games[k] * p * (1.0 - p)
             weight[a] += w[k]
     if bad >= 0:
         raise ValueError(f"side_terms: side {bad} names a player out of range (0..{n - 1})")

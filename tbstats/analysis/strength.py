@@ -138,7 +138,8 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     event = games["tournament"].to_numpy()
     sides = bradley_terry.sides_by_player(i, event, len(ids))
     order = sides[0]
-    r = bradley_terry.whole_fit(i, j, s, event, len(ids), iterations, tol, sides, step)
+    groups = bradley_terry.Groups.of(j, s, np.arange(len(ids)), sides)   # (every player's, for fit and refits)
+    r = bradley_terry.whole_fit(i, j, s, event, len(ids), iterations, tol, sides, groups, step)
     p_number = numbered(participants["fide"])
     p_event = participants["tournament"].to_numpy()
     known = p_number.is_not_null().to_numpy()
@@ -154,7 +155,8 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     alone = np.bincount(pairs[1], minlength=len(ids))[row[rows]] < 2
     out[rows[alone]] = np.nan
     rows, pair = rows[~alone], pair[~alone]
-    out[rows] = bradley_terry.leave_one_out(r, j, s, sides, pairs, pair, row[rows], p_event[rows], passes, step)
+    out[rows] = bradley_terry.leave_one_out(r, j, s, sides, groups, pairs, pair, row[rows], p_event[rows], passes,
+                                            step)
     strength = pl.Series("strength", out).fill_nan(None)
     table = participants.select("tournament", "start_no").with_columns(strength)
     # in tournament order, and known to be (:func:`proxy` takes a batch's rows by a slice)
