@@ -111,14 +111,13 @@ def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, game
     return d
 
 
-#: Players of this many events or more are refit from a series of their whole sum (:class:`_Series`), the others
-#: game by game (:func:`_refit`): a series costs :data:`SERIES_POINTS` passes over a player's games once, a refit
-#: about five (Newton steps) per event and pass.
-SERIES_EVENTS: Final = 4
 #: Points of the series (Chebyshev), and the half-width of its interval about the whole-fit strength (Elo). The
 #: expected score is analytic in a strip of half-width ``pi / c`` (546 Elo) about the real axis, so the series
 #: converges like ``3.05 ** -n`` on an interval of 400 (a Bernstein ellipse of that size fits in the strip): 32
-#: points give the sum to rounding.
+#: points give the sum to rounding. Its 32 sums over a player's games cost about what 3 refits game by game do
+#: (Newton steps of two passes), and save all but one's worth for each further event: on the 10k mix of
+#: benchmarks/README.md the series for every player refit took 1.33 s for the whole fit, for players of 4
+#: events and more only (the others game by game) 1.6 s.
 SERIES_POINTS: Final = 32
 SERIES_WIDTH: Final = 400.0
 
@@ -126,7 +125,7 @@ SERIES_WIDTH: Final = 400.0
 @dataclass(frozen=True)
 class _Series:
     """The sum of a player's expected scores over all his games, and its slope, as Chebyshev series about his
-    whole-fit strength (``SERIES_WIDTH`` either side), for the players refit in many events (the regulars).
+    whole-fit strength (``SERIES_WIDTH`` either side), for the players refit (those of two events and more).
 
     A refit without one event then costs the games of that event, not all the player's games again: the sum
     over his games outside the event is the series less his games in the event, and, in the second pass, plus
@@ -339,23 +338,15 @@ def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.n
     if not passes:
         return r[who]
     order = sides[0]
-    first, player, event = pairs
+    first, _, event = pairs
     span = int(max(event.max(initial=0), without.max(initial=0))) + 1
     keys = who * span + without
     by_key = np.argsort(keys, kind="stable")
     # each pair's sides in its event: order[side_first[k]:side_first[k] + side_count[k]]
     side_first, side_count = first[pair], np.diff(np.r_[first, len(order)])[pair]
-    # regulars (SERIES_EVENTS events and more) refit from one series each; the others game by game
-    regular = np.bincount(player, minlength=len(r))[who] >= SERIES_EVENTS
-    series = _Series.of(r, np.unique(who[regular]), groups) if regular.any() else None
+    series = _Series.of(r, np.unique(who), groups)
     opponents = None
     for _ in range(passes):
-        loo = np.empty(len(who))
-        few = ~regular
-        loo[few] = _refit(r, who[few], without[few], groups, order, (side_first[few], side_count[few]), s,
-                          opponents, step=step)
-        if series is not None:
-            loo[regular] = series.refit(r, who[regular], without[regular], groups, order,
-                                        (side_first[regular], side_count[regular]), s, j, opponents, step=step)
+        loo = series.refit(r, who, without, groups, order, (side_first, side_count), s, j, opponents, step=step)
         opponents = (keys[by_key], loo[by_key], span)
     return loo

@@ -13,10 +13,10 @@ another event; the others are left out like unrated players. The scale is relati
 the order counts here.
 
 The refit of a player in each of his events would read all his games once an event (a player of 100 events
-with new opponents in each: 100 x 900 games, per Newton step and pass). A player of :data:`SERIES_EVENTS` events
-or more is refit from one Chebyshev series of the sum of his expected scores over all his games (:class:`_Series`,
-made once, exact to rounding about his whole-fit strength): each refit then reads only the games of the event
-left out, and in the second pass his games against opponents who also played in it.
+with new opponents in each: 100 x 900 games, per Newton step and pass). Each player is refit from one Chebyshev
+series of the sum of his expected scores over all his games (:mod:`tbstats.analysis.bradley_terry`, made once,
+exact to rounding about his whole-fit strength): each refit then reads only the games of the event left out, and
+in the second pass his games against opponents who also played in it.
 """
 
 from __future__ import annotations
