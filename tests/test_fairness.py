@@ -402,7 +402,7 @@ def test_the_compiled_passes_of_the_fit_are_the_numpy_expressions() -> None:
 def test_refits_from_the_series_are_the_refits_game_by_game(monkeypatch: pytest.MonkeyPatch) -> None:
     """A player's refit without one event, from the series of his whole sum (less that event's games, plus the
     opponents who also played in it at their own strength without it), is the game-by-game refit's, in both
-    passes (that one where every iterate leaves the series' interval at once: each pair is refit game by game)."""
+    passes (that one with a series' interval of 0.001 Elo, which every refit that moves leaves: game by game)."""
     games, participants, _ = _pool_games(seed=9)
     events = games.group_by("fide").agg(pl.col("tournament").n_unique())["tournament"]
     assert events.max() >= 8   # type: ignore[operator]
