@@ -416,6 +416,21 @@ def test_refits_from_the_series_are_the_refits_game_by_game(monkeypatch: pytest.
         assert np.abs(series - exact)[~np.isnan(exact)].max() > 0   # (two ways: not the same path twice)
 
 
+def test_the_fit_on_threads_is_the_fit_on_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With workers, the whole fit's passes, the series and the refits run on threads, each over players (or
+    pairs) of its own: the strengths are those of one thread, to the bit."""
+    games, participants, _ = _pool_games(seed=9)
+    one = strength.fit(games, participants)
+    monkeypatch.setattr(bradley_terry, "THREAD_ROWS", 10)   # (the pool's few rows cut too)
+    calls = []
+    real = bradley_terry.elo.hessian_product
+    monkeypatch.setattr(bradley_terry.elo, "hessian_product", lambda *a: calls.append(a[6:]) or real(*a))
+    for workers in (2, 3):
+        threads = strength.fit(games, participants, workers=workers)
+        assert threads.table.equals(one.table) and threads.ratings.equals(one.ratings)
+    assert any(lo > 0 for lo, *_ in calls)   # (the products did run in parts: a part after the first)
+
+
 def test_the_compiled_co_rows_are_the_merge_of_a_player_s_opponents_and_an_event_s_players() -> None:
     """elo.co_rows finds, for each (player, event) pair, the player's groups whose opponent is among the event's
     players, whichever list is the longer; an index out of range raises."""

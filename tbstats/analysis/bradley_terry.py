@@ -11,13 +11,14 @@ A side is player ``i`` against ``j`` scoring ``s`` (1, 0.5, 0) in event ``event`
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
 from tbstats.analysis import elo
+from tbstats.engine.threads import map_threads
 from tbstats.model.columns import ranges
 
 PRIOR_SD: Final = 400.0
@@ -37,7 +38,7 @@ def sides_by_player(i: np.ndarray, event: np.ndarray, n: int) -> tuple[np.ndarra
 
 def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n: int, iterations: int, tol: float,
               sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None, groups: Groups | None = None,
-              step: Callable[[], None] | None = None) -> np.ndarray:
+              step: Callable[[], None] | None = None, workers: int = 1) -> np.ndarray:
     """The whole archive's strengths of the ``n`` players (the posterior's mode: Gaussian prior) from the game sides
     ``i`` against ``j`` scoring ``s`` in events ``event``, by Newton's method on all players at once (``sides``:
     :func:`sides_by_player`, and ``groups``: :meth:`Groups.of` every player, when known).
@@ -53,7 +54,8 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
     players meet again and again (the real files copied 40 times), 40 times fewer rows, and the products of
     conjugate gradients are many there (392 for that archive). The players are numbered by the first event they
     played in and the rows ordered by player, so that an event's players are neighbours in memory (the FIDE ids'
-    order scatters the opponents: 1.6x the time)."""
+    order scatters the opponents: 1.6x the time). With ``workers``, each step's passes run on that many threads.
+    """
     sides = sides if sides is not None else sides_by_player(i, event, n)
     groups = groups if groups is not None else Groups.of(j, s, np.arange(n), sides)
     order, start, _ = sides
@@ -64,9 +66,10 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
     row = ranges(groups.first[players], length)
     i, j, count, score = np.repeat(np.arange(n), length), number[groups.opponent[row]], groups.count[row], \
         groups.score[row]
+    parts = _player_parts(length, workers)
     r = np.zeros(n)
     for _ in range(iterations):
-        d = np.clip(newton_step(r, i, j, score, count), -200, 200)
+        d = np.clip(newton_step(r, i, j, score, count, parts=parts), -200, 200)
         r += d
         if step is not None:
             step()
@@ -76,10 +79,12 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
 
 
 def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, games: np.ndarray | None = None,
-                max_products: int = 1000) -> np.ndarray:
+                max_products: int = 1000, parts: Sequence[tuple[int, int, int, int]] | None = None) -> np.ndarray:
     """The Newton step ``d`` of the log posterior at ``r``: ``H d = g`` solved by conjugate gradients,
     preconditioned by ``H``'s diagonal, until the residual is below ``min(0.1, sqrt(|g|)) |g|``. A row is
-    ``games`` games (one where not given) of ``i`` against ``j`` scoring ``s`` in all.
+    ``games`` games (one where not given) of ``i`` against ``j`` scoring ``s`` in all. With ``parts`` (rows
+    ordered by player, cut by :func:`_player_parts`) its passes over the rows run on a thread a part, each over
+    players of its own (the sums are those of one thread, to the bit).
 
     Per game the expected score is ``p = 1 / (1 + 10^(-(r_i - r_j) / 400))``; ``g_i = C sum(s - p) - r_i / sd²``,
     and ``H = C² (D - A) + I / sd²`` with ``A`` the games' weights ``p (1 - p)`` between players and ``D`` their
@@ -87,11 +92,17 @@ def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, game
     n = len(r)
     w, surplus, weight = np.empty(len(s)), np.zeros(n), np.zeros(n)
     games = np.ones(len(s)) if games is None else games
-    elo.side_terms(r, i, j, s, games, C, w, surplus, weight)   # (one compiled pass over the rows: elo.pyx)
+    parts = parts or [(0, len(s), 0, n)]
+    map_threads(lambda part: elo.side_terms(r, i, j, s, games, C, w, surplus, weight, *part), parts,
+                workers=len(parts))
     g = C * surplus - r / PRIOR_SD**2
     diag = weight + 1 / PRIOR_SD**2
     d = np.zeros(n)
     hq = np.empty(n)
+
+    def product(q: np.ndarray) -> None:   # hq = H q, a thread a part
+        map_threads(lambda part: elo.hessian_product(i, j, w, diag, q, hq, *part), parts, workers=len(parts))
+
     res = g.copy()
     z = res / diag
     q = z.copy()
@@ -101,7 +112,7 @@ def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, game
     for _ in range(max_products):
         if math.sqrt(float(res @ res)) <= goal:
             break
-        elo.hessian_product(i, j, w, diag, q, hq)
+        product(q)
         a = rz / float(q @ hq)
         d += a * q
         res -= a * hq
@@ -109,6 +120,24 @@ def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, game
         rz, before = float(res @ z), rz
         q = z + (rz / before) * q
     return d
+
+
+#: Rows from which a pass over them is cut for threads (below, one thread's pass takes well under a millisecond
+#: a thousand rows, about what starting the others costs).
+THREAD_ROWS: Final = 200_000
+
+
+def _player_parts(rows: np.ndarray, workers: int) -> list[tuple[int, int, int, int]]:
+    """Players' rows (``rows[p]`` each, one player after another) cut for ``workers`` threads into about equal
+    runs that end where a player's rows do: ``(first row, end row, first player, end player)`` each."""
+    ends = np.cumsum(rows)
+    m, n = int(ends[-1]) if len(ends) else 0, len(rows)
+    if workers < 2 or m < THREAD_ROWS:
+        return [(0, m, 0, n)]
+    cut = sorted({int(np.searchsorted(ends, m * k // workers, side="left")) + 1 for k in range(1, workers)} - {n})
+    players = [0, *cut, n]
+    starts = [0, *(int(ends[p - 1]) for p in cut), m]
+    return list(zip(starts[:-1], starts[1:], players[:-1], players[1:], strict=True))
 
 
 #: Points of the series (Chebyshev), and the half-width of its interval about the whole-fit strength (Elo). The
@@ -137,28 +166,32 @@ class _Series:
     coef_d: np.ndarray
 
     @staticmethod
-    def of(r: np.ndarray, players: np.ndarray, groups: Groups) -> _Series:
+    def of(r: np.ndarray, players: np.ndarray, groups: Groups, workers: int = 1) -> _Series:
+        """The series of the ``players`` (ascending) from their ``groups``, on ``workers`` threads."""
         m = SERIES_POINTS
         angle = np.pi * (np.arange(m) + 0.5) / m
         basis = 2 / m * np.cos(np.outer(np.arange(m), angle))
         basis[0] /= 2
         coef_a, coef_d = np.empty((len(players), m)), np.empty((len(players), m))
-        elo.chebyshev_sums(players, groups.first, groups.many, groups.opponent, groups.count, r, np.cos(angle),
-                           basis, SERIES_WIDTH, C, coef_a, coef_d)
+        map_threads(lambda part: elo.chebyshev_sums(
+            players[part[2]:part[3]], groups.first, groups.many, groups.opponent, groups.count, r, np.cos(angle),
+            basis, SERIES_WIDTH, C, coef_a[part[2]:part[3]], coef_d[part[2]:part[3]]),
+            _player_parts(groups.many[players], workers), workers=workers)
         return _Series(players, coef_a, coef_d)
 
     def refit(self, r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: Groups, order: np.ndarray,
               in_event: tuple[np.ndarray, np.ndarray], s: np.ndarray, j: np.ndarray,
               opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk: int = 200_000,
-              step: Callable[[], None] | None = None) -> np.ndarray:
+              step: Callable[[], None] | None = None, workers: int = 1) -> np.ndarray:
         """Each pair's strength without its event (as :func:`_refit`, whose arguments these are; ``j``: each
-        side's opponent), ``chunk`` pairs at a time."""
+        side's opponent), ``chunk`` pairs at a time, on ``workers`` threads (each chunk's own rows)."""
         side_first, side_count = in_event
         total = np.bincount(np.repeat(np.arange(len(groups.many)), groups.many), groups.score,
                             minlength=len(groups.many))
         present = _Present.of(opponents)
         out, failed = np.empty(len(who)), np.zeros(len(who), dtype=np.uint8)
-        for lo in range(0, len(who), chunk):
+
+        def one(lo: int) -> None:
             at = slice(lo, lo + chunk)
             count = side_count[at]
             mine = order[ranges(side_first[at], count)]
@@ -170,6 +203,9 @@ class _Series:
                             co_v, co_r, SERIES_WIDTH, C, PRIOR_SD**2, 1e-4, 50, out[at], failed[at])
             if step is not None:
                 step()
+
+        starts = range(0, len(who), chunk)
+        map_threads(one, starts, workers=workers)
         again = np.flatnonzero(failed)
         if len(again):
             out[again] = _refit(r, who[again], without[again], groups, order, (side_first[again], side_count[again]),
@@ -328,13 +364,13 @@ def played(i: np.ndarray, event: np.ndarray, order: np.ndarray) -> tuple[np.ndar
 def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.ndarray, np.ndarray, np.ndarray],
                   groups: Groups, pairs: tuple[np.ndarray, np.ndarray, np.ndarray], pair: np.ndarray,
                   who: np.ndarray, without: np.ndarray, passes: int,
-                  step: Callable[[], None] | None = None) -> np.ndarray:
+                  step: Callable[[], None] | None = None, workers: int = 1) -> np.ndarray:
     """The strength of player ``who[k]`` from his games outside event ``without[k]`` (each of these pairs played
     in its event, ``pairs``' ``pair[k]``, and in another), from the whole fit ``r``, the sides by player
     (:func:`sides_by_player`), their groups (:meth:`Groups.of`, at least the players refit) and pairs
     (:func:`played`). The first pass holds every opponent at his
     whole-fit strength; each further pass gives an opponent who also played in the event left out his strength
-    without it, from the pass before (no pass: the whole-fit strengths)."""
+    without it, from the pass before (no pass: the whole-fit strengths). On ``workers`` threads."""
     if not passes:
         return r[who]
     order = sides[0]
@@ -344,9 +380,10 @@ def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.n
     by_key = np.argsort(keys, kind="stable")
     # each pair's sides in its event: order[side_first[k]:side_first[k] + side_count[k]]
     side_first, side_count = first[pair], np.diff(np.r_[first, len(order)])[pair]
-    series = _Series.of(r, np.unique(who), groups)
+    series = _Series.of(r, np.unique(who), groups, workers)
     opponents = None
     for _ in range(passes):
-        loo = series.refit(r, who, without, groups, order, (side_first, side_count), s, j, opponents, step=step)
+        loo = series.refit(r, who, without, groups, order, (side_first, side_count), s, j, opponents, step=step,
+                           workers=workers)
         opponents = (keys[by_key], loo[by_key], span)
     return loo

@@ -14,21 +14,25 @@ from libc.stdint cimport int64_t, uint8_t
 
 
 def side_terms(const double[::1] r, const int64_t[::1] i, const int64_t[::1] j, const double[::1] s,
-               const double[::1] games, double c, double[::1] w, double[::1] surplus, double[::1] weight) -> None:
+               const double[::1] games, double c, double[::1] w, double[::1] surplus, double[::1] weight,
+               Py_ssize_t lo=0, Py_ssize_t hi=-1, int64_t first=0, int64_t last=-1) -> None:
     """For every row (``games[k]`` games of ``i[k]`` against ``j[k]`` scoring ``s[k]`` in all; a side is a row of
     one game): ``w[k] = c² games p (1 - p)`` (the row's weight in the Hessian); per player, the sums over his
     rows of ``s - games p`` added to ``surplus`` and of ``w`` to ``weight`` (both zero, or what is to be added
-    to). Raises ValueError when the lengths differ or a row names a player out of range."""
+    to). Only rows ``lo .. hi - 1`` (all: ``hi`` -1), whose players must lie in ``first .. last - 1`` (``last`` -1:
+    any), so that threads can each take rows of their own players. Raises ValueError when the lengths differ or
+    a row names a player out of range."""
     cdef Py_ssize_t m = s.shape[0], n = r.shape[0], k, bad = -1
     cdef int64_t a, b
     cdef double p, c2 = c * c
+    hi, last = m if hi < 0 else hi, n if last < 0 else last
     if i.shape[0] != m or j.shape[0] != m or w.shape[0] != m or games.shape[0] != m or surplus.shape[0] != n \
-            or weight.shape[0] != n:
-        raise ValueError("side_terms: the arrays' lengths differ")
+            or weight.shape[0] != n or not 0 <= lo <= hi <= m or not 0 <= first <= last <= n:
+        raise ValueError("side_terms: the arrays' lengths differ, or the range is out of them")
     with nogil:
-        for k in range(m):
+        for k in range(lo, hi):
             a, b = i[k], j[k]
-            if a < 0 or a >= n or b < 0 or b >= n:
+            if a < first or a >= last or b < 0 or b >= n:
                 bad = k
                 break
             p = 1.0 / (1.0 + exp(-c * (r[a] - r[b])))
@@ -36,28 +40,33 @@ def side_terms(const double[::1] r, const int64_t[::1] i, const int64_t[::1] j, 
             w[k] = c2 * games[k] * p * (1.0 - p)
             weight[a] += w[k]
     if bad >= 0:
-        raise ValueError(f"side_terms: side {bad} names a player out of range (0..{n - 1})")
+        raise ValueError(f"side_terms: side {bad} names a player out of range ({first}..{last - 1}, 0..{n - 1})")
 
 
 def hessian_product(const int64_t[::1] i, const int64_t[::1] j, const double[::1] w, const double[::1] diag,
-                    const double[::1] q, double[::1] out) -> None:
-    """``out = H q`` for ``H = diag(diag) - A``, where ``A`` holds ``w[k]`` at ``(i[k], j[k])`` for every side.
-    Raises ValueError when the lengths differ or a side names a player out of range."""
+                    const double[::1] q, double[::1] out, Py_ssize_t lo=0, Py_ssize_t hi=-1, int64_t first=0,
+                    int64_t last=-1) -> None:
+    """``out = H q`` for ``H = diag(diag) - A``, where ``A`` holds ``w[k]`` at ``(i[k], j[k])`` for every side; or
+    only its players ``first .. last - 1`` from rows ``lo .. hi - 1``, which must be all their rows and only theirs
+    (threads then each take players of their own; -1: all). Raises ValueError when the lengths differ or a side
+    names a player out of range."""
     cdef Py_ssize_t m = w.shape[0], n = q.shape[0], k, bad = -1
     cdef int64_t a, b
-    if i.shape[0] != m or j.shape[0] != m or diag.shape[0] != n or out.shape[0] != n:
-        raise ValueError("hessian_product: the arrays' lengths differ")
+    hi, last = m if hi < 0 else hi, n if last < 0 else last
+    if i.shape[0] != m or j.shape[0] != m or diag.shape[0] != n or out.shape[0] != n or not 0 <= lo <= hi <= m \
+            or not 0 <= first <= last <= n:
+        raise ValueError("hessian_product: the arrays' lengths differ, or the range is out of them")
     with nogil:
-        for k in range(n):
+        for k in range(first, last):
             out[k] = diag[k] * q[k]
-        for k in range(m):
+        for k in range(lo, hi):
             a, b = i[k], j[k]
-            if a < 0 or a >= n or b < 0 or b >= n:
+            if a < first or a >= last or b < 0 or b >= n:
                 bad = k
                 break
             out[a] -= w[k] * q[b]
     if bad >= 0:
-        raise ValueError(f"hessian_product: side {bad} names a player out of range (0..{n - 1})")
+        raise ValueError(f"hessian_product: side {bad} names a player out of range ({first}..{last - 1}, 0..{n - 1})")
 
 
 def owner_terms(const double[::1] x, const int64_t[::1] owner, const double[::1] rj, const double[::1] s,

@@ -108,7 +108,8 @@ def evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config]
         return len(teams), list(pool.map(one, parts))
 
 
-def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]], *, progress: bool = False) -> strength.Fit:
+def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]], *, progress: bool = False,
+                workers: int = 1) -> strength.Fit:
     """The archive fit from what it needs of every batch (:func:`tbstats.analysis.strength.games_of`: four
     numbers per game side between two players with a FIDE id, three per player, tournament ids unique across
     the batches).
@@ -118,7 +119,8 @@ def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]], *, progress
     are kept for the whole archive (about 32 bytes per game side and 20 per player; merged as they come,
     never a list of per-batch frames). Streamed over an archive (:func:`tbstats.run.commands.evaluate`) only
     these rows travel from where a batch is read, never the batch. With ``progress`` a bar counts the fit's
-    steps once the rows are read (on a terminal: the fit takes seconds on a large archive, 10 at 100k events).
+    steps once the rows are read (on a terminal: the fit takes seconds on a large archive, 19 in one thread on
+    the 100k mix of benchmarks/README.md). The fit's passes over the games run on ``workers`` threads.
     """
     games: list[pl.DataFrame] = []
     participants: list[pl.DataFrame] = []
@@ -128,7 +130,7 @@ def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]], *, progress
     if not participants:
         raise TbstatsError("no tournaments to evaluate")
     with progress_bar(None, "steps", progress, label="fit (Newton steps, refits)") as bar:
-        return strength.fit(pl.concat(games), pl.concat(participants), step=lambda: bar.advance(1))
+        return strength.fit(pl.concat(games), pl.concat(participants), step=lambda: bar.advance(1), workers=workers)
 
 
 
@@ -169,7 +171,7 @@ def evaluate_each(each: Callable[[EvaluateArgs], Iterable[Evaluated]], configs: 
     if proxy == "archive":
         if fit_rows is None:
             raise TbstatsError("the archive proxy needs the archive to fit")
-        fit = fit_archive(fit_rows, progress=progress)
+        fit = fit_archive(fit_rows, progress=progress, workers=workers)
     args: EvaluateArgs = (configs, proxy, fit.table if fit is not None else None, lots_seed, chosen, workers,
                           tuple(tables))
     return finish(each(args), configs, chosen, proxy, fit)

@@ -113,12 +113,13 @@ class Fit:
 
 
 def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 100, tol: float = 1e-4,
-        passes: int = 2, step: Callable[[], None] | None = None) -> Fit:
+        passes: int = 2, step: Callable[[], None] | None = None, workers: int = 1) -> Fit:
     """Fit the archive's strengths, then refit each participant's without his event (module docstring).
 
     The first refit pass holds every opponent at his whole-fit strength; each further pass gives an opponent
     who also played in the event left out his strength without it, from the pass before. ``step`` is called
-    after each Newton step of the whole fit and each run of players refit (a progress bar's tick).
+    after each Newton step of the whole fit and each run of players refit (a progress bar's tick). Its passes over
+    the games run on ``workers`` threads (the strengths are those of one, to the bit).
     """
     # each FIDE id numbered by a hash join (a sort of every side, and a binary search of every opponent, took
     # 7 s on the 100k mix's 16 million sides)
@@ -139,7 +140,7 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     sides = bradley_terry.sides_by_player(i, event, len(ids))
     order = sides[0]
     groups = bradley_terry.Groups.of(j, s, np.arange(len(ids)), sides)   # (every player's, for fit and refits)
-    r = bradley_terry.whole_fit(i, j, s, event, len(ids), iterations, tol, sides, groups, step)
+    r = bradley_terry.whole_fit(i, j, s, event, len(ids), iterations, tol, sides, groups, step, workers)
     p_number = numbered(participants["fide"])
     p_event = participants["tournament"].to_numpy()
     known = p_number.is_not_null().to_numpy()
@@ -156,7 +157,7 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     out[rows[alone]] = np.nan
     rows, pair = rows[~alone], pair[~alone]
     out[rows] = bradley_terry.leave_one_out(r, j, s, sides, groups, pairs, pair, row[rows], p_event[rows], passes,
-                                            step)
+                                            step, workers)
     strength = pl.Series("strength", out).fill_nan(None)
     table = participants.select("tournament", "start_no").with_columns(strength)
     # in tournament order, and known to be (:func:`proxy` takes a batch's rows by a slice)
