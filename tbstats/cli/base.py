@@ -213,10 +213,13 @@ class _Group(click.Group):
 
                 processes.prestart(workers, archives=archives_named(argv))
             return super().invoke(ctx)
-        except KeyboardInterrupt:   # in another program's process (the tbstats program stops in _stop_at_once)
-            click.echo("Interrupted.", err=True)
-            if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
-                _stop_now(EXIT_INTERRUPTED)     # worker threads would otherwise finish their part first
+        except KeyboardInterrupt:   # raised by code, or in another program's process (the tbstats program stops
+            click.echo("Interrupted.", err=True)   # at a Ctrl-C in _stop_at_once)
+            # the tbstats program ends now (its worker threads would otherwise finish their part first); a host
+            # process lives on: its kept helper threads (tbstats.engine.threads) drop the parts not started
+            if _program and any(t.is_alive() and not t.daemon for t in threading.enumerate()
+                                if t is not threading.main_thread()):
+                _stop_now(EXIT_INTERRUPTED)
             ctx.exit(EXIT_INTERRUPTED)
         except TbstatsError as exc:
             click.echo(f"Error: {exc}", err=True)
