@@ -257,7 +257,7 @@ def co_rows(const int64_t[::1] player, const int64_t[::1] event, const int64_t[:
     through the longer. ``counts[q]`` gets how many; where ``out_group`` is not empty, each one's group and
     position in ``at_player`` are written from ``sum(counts[:q])`` on.
     Raises ValueError when the lengths differ or an index is out of range."""
-    cdef Py_ssize_t Q = player.shape[0], q, g, k, w = 0, bad = -1
+    cdef Py_ssize_t Q = player.shape[0], q, w = 0, bad = -1
     cdef int64_t p, e, lo, hi, a_lo, a_hi
     cdef bint fill = out_group.shape[0] > 0
     if event.shape[0] != Q or counts.shape[0] != Q or many.shape[0] != first.shape[0] \
@@ -275,25 +275,23 @@ def co_rows(const int64_t[::1] player, const int64_t[::1] event, const int64_t[:
             a_lo, a_hi = at_start[e], at_start[e] + at_count[e]
             counts[q] = 0
             while lo < hi and a_lo < a_hi:
-                if hi - lo <= a_hi - a_lo:   # his groups step, the event's players gallop
+                if hi - lo <= a_hi - a_lo:   # the longer list gallops to the shorter one's value
                     a_lo = _gallop(at_player, a_lo, a_hi, opponent[lo])
-                    if a_lo < a_hi and at_player[a_lo] == opponent[lo]:
-                        g, k = lo, a_lo
-                    else:
-                        lo += 1
-                        continue
                 else:
                     lo = _gallop(opponent, lo, hi, at_player[a_lo])
-                    if lo < hi and opponent[lo] == at_player[a_lo]:
-                        g, k = lo, a_lo
+                if lo >= hi or a_lo >= a_hi:
+                    break
+                if opponent[lo] != at_player[a_lo]:   # one is past the other: the smaller steps on
+                    if opponent[lo] < at_player[a_lo]:
+                        lo += 1
                     else:
                         a_lo += 1
-                        continue
+                    continue
                 if fill:
                     if w >= out_group.shape[0]:
                         bad = q
                         break
-                    out_group[w], out_at[w] = g, k
+                    out_group[w], out_at[w] = lo, a_lo
                     w += 1
                 counts[q] += 1
                 lo += 1
