@@ -41,7 +41,7 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
               step: Callable[[], None] | None = None, workers: int = 1) -> np.ndarray:
     """The whole archive's strengths of the ``n`` players (the posterior's mode: Gaussian prior) from the game sides
     ``i`` against ``j`` scoring ``s`` in events ``event``, by Newton's method on all players at once (``sides``:
-    :func:`sides_by_player`, and ``groups``: :meth:`Groups.of` every player, when known).
+    :func:`sides_by_player`, and ``groups``: :meth:`Groups.of`, when known).
 
     Each step solves ``H d = g`` (:func:`newton_step`: the gradient and Hessian of the log posterior, the
     Hessian a weighted graph Laplacian of the games plus the prior) by conjugate gradients, to a residual that
@@ -57,7 +57,7 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
     order scatters the opponents: 1.6x the time). With ``workers``, each step's passes run on that many threads.
     """
     sides = sides if sides is not None else sides_by_player(i, event, n)
-    groups = groups if groups is not None else Groups.of(j, s, np.arange(n), sides)
+    groups = groups if groups is not None else Groups.of(j, s, sides)
     order, start, _ = sides
     players = np.argsort(event[order[start]], kind="stable") if n else np.zeros(0, dtype=np.int64)
     number = np.empty(n, dtype=np.int64)
@@ -78,11 +78,11 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
     return r[number]
 
 
-def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, games: np.ndarray | None = None,
+def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, games: np.ndarray,
                 max_products: int = 1000, parts: Sequence[tuple[int, int, int, int]] | None = None) -> np.ndarray:
     """The Newton step ``d`` of the log posterior at ``r``: ``H d = g`` solved by conjugate gradients,
     preconditioned by ``H``'s diagonal, until the residual is below ``min(0.1, sqrt(|g|)) |g|``. A row is
-    ``games`` games (one where not given) of ``i`` against ``j`` scoring ``s`` in all. With ``parts`` (rows
+    ``games`` games of ``i`` against ``j`` scoring ``s`` in all. With ``parts`` (rows
     ordered by player, cut by :func:`_player_parts`) its passes over the rows run on a thread a part, each over
     players of its own (the sums are those of one thread, to the bit).
 
@@ -91,7 +91,6 @@ def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, game
     sums per player (the games' Laplacian: symmetric, and positive definite with the prior)."""
     n = len(r)
     w, surplus, weight = np.empty(len(s)), np.zeros(n), np.zeros(n)
-    games = np.ones(len(s)) if games is None else games
     parts = parts or [(0, len(s), 0, n)]
     map_threads(lambda part: elo.side_terms(r, i, j, s, games, C, w, surplus, weight, *part), parts,
                 workers=len(parts))
@@ -122,8 +121,8 @@ def newton_step(r: np.ndarray, i: np.ndarray, j: np.ndarray, s: np.ndarray, game
     return d
 
 
-#: Rows from which a pass over them is cut for threads (below, one thread's pass takes well under a millisecond
-#: a thousand rows, about what starting the others costs).
+#: Rows from which a pass over them is cut for threads: a pass over this many takes well under a millisecond
+#: (the 100k mix's 16 million rows about 50 ms), below which handing parts to other threads costs about as much.
 THREAD_ROWS: Final = 200_000
 
 
@@ -164,6 +163,7 @@ class _Series:
     players: np.ndarray   # ascending
     coef_a: np.ndarray
     coef_d: np.ndarray
+    total: np.ndarray     # each player's score over all his games (by player number)
 
     @staticmethod
     def of(r: np.ndarray, players: np.ndarray, groups: Groups, workers: int = 1) -> _Series:
@@ -177,7 +177,9 @@ class _Series:
             players[part[2]:part[3]], groups.first, groups.many, groups.opponent, groups.count, r, np.cos(angle),
             basis, SERIES_WIDTH, C, coef_a[part[2]:part[3]], coef_d[part[2]:part[3]]),
             _player_parts(groups.many[players], workers), workers=workers)
-        return _Series(players, coef_a, coef_d)
+        total = np.bincount(np.repeat(np.arange(len(groups.many)), groups.many), groups.score,
+                            minlength=len(groups.many))
+        return _Series(players, coef_a, coef_d, total)
 
     def refit(self, r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: Groups, order: np.ndarray,
               in_event: tuple[np.ndarray, np.ndarray], s: np.ndarray, j: np.ndarray,
@@ -186,8 +188,6 @@ class _Series:
         """Each pair's strength without its event (as :func:`_refit`, whose arguments these are; ``j``: each
         side's opponent), ``chunk`` pairs at a time, on ``workers`` threads (each chunk's own rows)."""
         side_first, side_count = in_event
-        total = np.bincount(np.repeat(np.arange(len(groups.many)), groups.many), groups.score,
-                            minlength=len(groups.many))
         present = _Present.of(opponents)
         out, failed = np.empty(len(who)), np.zeros(len(who), dtype=np.uint8)
 
@@ -196,7 +196,7 @@ class _Series:
             count = side_count[at]
             mine = order[ranges(side_first[at], count)]
             owner = np.repeat(np.arange(len(count)), count)
-            surplus = total[who[at]] - np.bincount(owner, s[mine], minlength=len(count))
+            surplus = self.total[who[at]] - np.bincount(owner, s[mine], minlength=len(count))
             co_start, co_n, co_v, co_r = present.rows(who[at], without[at], groups, mine, owner, r)
             elo.refit_pairs(np.searchsorted(self.players, who[at]), r[who[at]], self.coef_a, self.coef_d, surplus,
                             np.cumsum(count) - count, count, r[j[mine]], co_start[:-1], np.diff(co_start), co_n,
@@ -261,9 +261,9 @@ class _Present:
 
 @dataclass(frozen=True)
 class Groups:
-    """The game sides of the players refit, gathered by (player, opponent): a group is all the games of one
-    player against one opponent, in every event (``count`` of them, scoring ``score`` in all). A player's groups
-    are ``first[p]:first[p] + many[p]``; ``of_side`` is each side's group (-1 for players not refit)."""
+    """The game sides gathered by (player, opponent): a group is all the games of one player against one
+    opponent, in every event (``count`` of them, scoring ``score`` in all). A player's groups are
+    ``first[p]:first[p] + many[p]``, opponents ascending; ``of_side`` is each side's group."""
 
     first: np.ndarray
     many: np.ndarray
@@ -273,15 +273,13 @@ class Groups:
     of_side: np.ndarray
 
     @staticmethod
-    def of(j: np.ndarray, s: np.ndarray, players: np.ndarray, sides: tuple[np.ndarray, np.ndarray, np.ndarray]
-           ) -> Groups:
-        """The groups of the ``players``' sides against ``j`` scoring ``s``, from the sides by player
-        (:func:`sides_by_player`'s ``order, start, n_games``): one compiled pass, each player's sides sorted by
-        opponent in place of a sort of them all."""
+    def of(j: np.ndarray, s: np.ndarray, sides: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Groups:
+        """The groups of the sides against ``j`` scoring ``s``, from the sides by player (:func:`sides_by_player`'s
+        ``order, start, n_games``): one compiled pass, each player's sides sorted by opponent in place of a sort
+        of them all."""
         order, start, n_games = sides
-        wanted = np.zeros(len(start), dtype=np.uint8)
-        wanted[players] = 1
-        size = int(n_games[wanted.view(bool)].sum())
+        wanted = np.ones(len(start), dtype=np.uint8)
+        size = len(j)
         first, many = np.empty(len(start), dtype=np.int64), np.empty(len(start), dtype=np.int64)
         opponent, count, score = np.empty(size, dtype=np.int64), np.empty(size), np.empty(size)
         of_side = np.full(len(j), -1, dtype=np.int64)
@@ -291,9 +289,9 @@ class Groups:
 
 def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: Groups, order: np.ndarray,
            in_event: tuple[np.ndarray, np.ndarray], s: np.ndarray,
-           opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk_rows: int = 2_000_000,
-           step: Callable[[], None] | None = None) -> np.ndarray:
-    """Each player's strength from his games outside one event (Newton on one unknown each); NaN if none.
+           opponents: tuple[np.ndarray, np.ndarray, int] | None, chunk_rows: int = 2_000_000) -> np.ndarray:
+    """Each player's strength from his games outside one event (Newton on one unknown each), game by game: where
+    a refit leaves its series' interval (:class:`_Series`); NaN if none.
 
     A player's games are taken opponent by opponent (:class:`Groups`: his games against one opponent in all
     events, less those in the event left out), so that a player who meets the same opponents in many events is
@@ -347,8 +345,6 @@ def _refit(r: np.ndarray, who: np.ndarray, without: np.ndarray, groups: Groups, 
                 break
         covered = np.bincount(owner, minlength=len(sel)) > 0
         out[sel] = np.where(covered, x, np.nan)
-        if step is not None:
-            step()
     return out
 
 
@@ -367,7 +363,7 @@ def leave_one_out(r: np.ndarray, j: np.ndarray, s: np.ndarray, sides: tuple[np.n
                   step: Callable[[], None] | None = None, workers: int = 1) -> np.ndarray:
     """The strength of player ``who[k]`` from his games outside event ``without[k]`` (each of these pairs played
     in its event, ``pairs``' ``pair[k]``, and in another), from the whole fit ``r``, the sides by player
-    (:func:`sides_by_player`), their groups (:meth:`Groups.of`, at least the players refit) and pairs
+    (:func:`sides_by_player`), their groups (:meth:`Groups.of`) and pairs
     (:func:`played`). The first pass holds every opponent at his
     whole-fit strength; each further pass gives an opponent who also played in the event left out his strength
     without it, from the pass before (no pass: the whole-fit strengths). On ``workers`` threads."""

@@ -74,7 +74,7 @@ class Population:
         weight = np.zeros(persons + 1)
         np.cumsum(activity, out=weight[1:])
         ids = _distinct(rng, persons)
-        woman = rng.random(persons) < women
+        woman = rng.random(persons) < women   # (these follow the key's order too: as drawn for generation 4)
         birth = np.stack([2026 - rng.integers(8, 80, size=persons), rng.integers(1, 13, size=persons),
                           rng.integers(1, 29, size=persons)], axis=1)
         first_name = np.where(woman, rng.integers(given[1], size=persons), rng.integers(given[0], size=persons))
