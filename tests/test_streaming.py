@@ -139,7 +139,7 @@ def test_audit_and_info_are_the_same_for_every_batch_size(inputs: list[str]) -> 
 
 
 @pytest.mark.parametrize("command", [["compute", "-t", "BH/C1,BH,SB,DE,WIN,ARO"],
-                                     ["compute", "-t", "LOTS", "--lots", "7"],   # a draw keyed by source
+                                     ["compute", "-t", "LOTS", "--lots", "7"],   # a draw keyed by each event's games
                                      ["compare", "-c", CONFIGS[0], "-c", CONFIGS[2], "--table", "tournaments"],
                                      ["evaluate", "-c", CONFIGS[0], "-c", CONFIGS[3], "--strength", "rating",
                                       "--table", "favour"]])

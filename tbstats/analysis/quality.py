@@ -37,11 +37,11 @@ from tbstats.analysis.kendall import Against
 from tbstats.engine.configs import Config, parse_config, rank_all
 from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
-from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
 from tbstats.io.progress import Progress
 from tbstats.io.progress import progress as progress_bar
 from tbstats.model.batch import Batch
+from tbstats.model.fingerprint import event_keys
 from tbstats.simulation import Simulation, SimulationConfig, simulate
 
 Z95 = 1.959964
@@ -141,8 +141,9 @@ RATES: Final = ("unbroken", "first_settles_first")
 
 def draw_lots(ctx: Context, batch: Batch, lots_seed: int) -> None:
     """Seed the drawing of lots of ``ctx`` (the baseline's order, ``LOTS``) for the batch's tournaments, keyed on
-    their sources: what every measure and count of the baseline ranks by."""
-    ctx.set_lots(lots_seed, lots_keys(batch.tournaments.sort("tournament")["source"].to_list()))
+    each event's fingerprint (:func:`tbstats.model.fingerprint.event_keys`): what every measure and count of the
+    baseline ranks by."""
+    ctx.set_lots(lots_seed, event_keys(batch))
 
 
 def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lots_seed: int = 0,

@@ -22,11 +22,11 @@ from tbstats.engine.standings import rank_dtype, rank_steps
 from tbstats.engine.threads import map_threads
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
 from tbstats.engine.tiebreaks.base import Context, Values
-from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch, arrow_series
 from tbstats.model.columns import SortedChunks
 from tbstats.model.dense import build_buckets, players_in_order, tournaments_by_id
+from tbstats.model.fingerprint import event_keys
 from tbstats.model.rules import auto_editions, check_edition
 from tbstats.model.spec import TieBreakSpec
 
@@ -182,7 +182,7 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
         "points": pl.Series(pts.as_float()),
     }
     if lots is not None:
-        ctx.set_lots(lots, lots_keys(t["source"].to_list()))
+        ctx.set_lots(lots, event_keys(batch))
     steps = rank_steps(ctx, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules,
                        dtype=rank_dtype(d.tix))
     columns["rank"] = pl.Series(steps[-1], dtype=pl.Int64)

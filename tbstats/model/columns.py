@@ -260,6 +260,22 @@ class PerGame:
             self._rows = np.repeat(np.arange(len(self.counts), dtype=np.intp), self.counts)
         return self._rows
 
+    def runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The games as runs of consecutive rows of one tournament: each run's tournament row and length (int64),
+        as the compiled loops over the games take them; one run per tournament when the table is in order."""
+        if self.counts is not None:
+            return np.arange(len(self.counts), dtype=np.int64), self.counts
+        return runs_of(self.rows)
+
+
+def runs_of(g_tix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The runs of consecutive games rows of one tournament (``g_tix``: each row's tournament row): each run's
+    tournament row and length."""
+    if not len(g_tix):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.diff(g_tix, prepend=g_tix[0] - 1))
+    return g_tix[starts].astype(np.int64), np.diff(starts, append=len(g_tix)).astype(np.int64)
+
 
 class SortedChunks:
     """A sorted polars column without nulls searched through numpy views of its chunks (no copy of the column;

@@ -20,7 +20,7 @@ import polars as pl
 
 from tbstats.model.adjust import bonus_cells
 from tbstats.model.batch import Batch
-from tbstats.model.columns import PerGame, game_outcomes, integers, is_black, is_value, player_rows, rows_of
+from tbstats.model.columns import PerGame, game_outcomes, integers, is_black, is_value, player_rows, rows_of, runs_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
@@ -362,10 +362,9 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     opp_no = integers(g["opponent"], np.int32)   # (none: 0)
     if g_tix is None:
         per_game = PerGame(g["tournament"], t_ids)
-        run_t, run_len = _runs(per_game.rows) if per_game.counts is None else (np.arange(T, dtype=np.int64),
-                                                                               per_game.counts)
+        run_t, run_len = per_game.runs()
     else:
-        run_t, run_len = _runs(g_tix)
+        run_t, run_len = runs_of(g_tix)
     last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
     if not (last_no == count).all():   # start numbers other than 1..N: their positions among the event's
         g_of = np.repeat(run_t, run_len)
@@ -409,14 +408,6 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
 def _column(column: pl.Series, dtype: type) -> np.ndarray:
     """A games column as a contiguous numpy array of ``dtype`` (the model's own: no copy beyond polars')."""
     return np.ascontiguousarray(column.to_numpy(), dtype=dtype)
-
-
-def _runs(g_tix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The runs of consecutive games rows of one tournament: each run's tournament row and length."""
-    if not len(g_tix):
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.diff(g_tix, prepend=g_tix[0] - 1))
-    return g_tix[starts].astype(np.int64), np.diff(starts, append=len(g_tix)).astype(np.int64)
 
 
 def _positions(numbers: np.ndarray, g_tix: np.ndarray, tix: np.ndarray, start_no: np.ndarray,

@@ -9,7 +9,8 @@ Over the games (:func:`tbstats.model.dense.build_buckets`):
   (``NO_OPP`` when the opponent is none of the event's players), the points, the game type, black, and the
   round's outcome: by the result for a game played over the board, else by the points awarded (C.07 16.3.1);
 - :func:`view_outcomes` reads each game's outcome from its result code in the Arrow buffers
-  (:func:`tbstats.model.columns.game_outcomes`).
+  (:func:`tbstats.model.columns.game_outcomes`);
+- :func:`game_hash_sums` sums a hash of each game row per tournament (:mod:`tbstats.model.fingerprint`).
 
 Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
 reductions): :func:`row_sums`, :func:`row_extremes` (:mod:`tbstats.model.grid`), :func:`opponents_values` and
@@ -23,7 +24,7 @@ batch's tied players at once.
 Each is checked against a plain Python loop by tests/test_loops.py.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
 cdef enum:
@@ -453,3 +454,46 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
         free(end)
         free(count)
         free(items)
+
+
+# --- over the games: what each event's draw of lots is keyed on
+
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
+    """splitmix64's finaliser: every bit of the result depends on every bit of ``x``."""
+    x = (x ^ (x >> 30)) * <uint64_t>0xBF58476D1CE4E5B9ULL
+    x = (x ^ (x >> 27)) * <uint64_t>0x94D049BB133111EBULL
+    return x ^ (x >> 31)
+
+
+def game_hash_sums(const int64_t[::1] run_t, const int64_t[::1] run_len, const int32_t[::1] player,
+                   const int32_t[::1] opponent, const int16_t[::1] rnd, const int32_t[::1] points,
+                   const uint8_t[::1] gtype, const uint8_t[::1] colour, uint64_t[::1] out) -> None:
+    """Add to ``out[t]`` (wrapping) a 64-bit hash of each game row of tournament ``t``: of its player,
+    opponent, round, points, game type and colour. The games are given as runs of consecutive rows of one
+    tournament (``run_t``: its row in ``out``, ``run_len``: how many rows), as :func:`place_games` takes them; a
+    sum does not depend on the order of its rows."""
+    cdef Py_ssize_t n_games = player.shape[0], T = out.shape[0], k, i = 0, end
+    cdef uint64_t a, b, total
+    if (opponent.shape[0] != n_games or rnd.shape[0] != n_games or points.shape[0] != n_games
+            or gtype.shape[0] != n_games or colour.shape[0] != n_games):
+        raise ValueError("game_hash_sums: the games' columns differ in length")
+    if run_len.shape[0] != run_t.shape[0]:
+        raise ValueError("game_hash_sums: run_t and run_len differ in length")
+    for k in range(run_t.shape[0]):
+        if run_t[k] < 0 or run_t[k] >= T or run_len[k] < 0:
+            raise ValueError("game_hash_sums: a run names no tournament")
+        i += run_len[k]
+    if i != n_games:
+        raise ValueError("game_hash_sums: the runs do not cover the games")
+    i = 0
+    with nogil:
+        for k in range(run_t.shape[0]):
+            end = i + run_len[k]
+            total = 0
+            while i < end:
+                a = <uint64_t><uint32_t>player[i] | (<uint64_t><uint32_t>opponent[i] << 32)
+                b = (<uint64_t><uint16_t>rnd[i] | (<uint64_t><uint32_t>points[i] << 16)
+                     | (<uint64_t>gtype[i] << 48) | (<uint64_t>colour[i] << 56))
+                total += _mix(_mix(a) + b)
+                i += 1
+            out[run_t[k]] += total

@@ -23,9 +23,10 @@ from tbstats.engine.teams.encounter import CHAINS, extended_direct_encounter
 from tbstats.engine.teams.tiebreaks import TeamContext, get_team_tiebreak, parse_team_specs, spec_label
 from tbstats.engine.tiebreaks import get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Values
-from tbstats.engine.tiebreaks.results import lots_keys
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch
+from tbstats.model.dense import tournaments_by_id
+from tbstats.model.fingerprint import event_keys
 from tbstats.model.rules import auto_editions, check_edition
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import TeamBatch, build_teams
@@ -113,7 +114,8 @@ def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSp
     per spec (partition tie-breaks such as EDE hold the rank after the list up to them, as DE does).
 
     ``lots`` (a seed): teams still tied after the list are ordered by a seeded drawing of lots, each team's
-    number drawn from (seed, its event's source, its pairing number): the same in any batch.
+    number drawn from (seed, its event's fingerprint, its pairing number): the same in any batch and from any
+    input (:mod:`tbstats.model.fingerprint`).
     """
     if isinstance(specs, str):
         parsed = parse_team_specs(specs)
@@ -136,7 +138,8 @@ def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSp
     src = batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
         pl.Series(td.mp.t_ids).implode()))["source"].to_numpy()
     if lots is not None:
-        tc.ctx("MP").set_lots(lots, lots_keys(src.tolist()))
+        every = tournaments_by_id(batch)["tournament"].to_numpy()
+        tc.ctx("MP").set_lots(lots, event_keys(batch)[np.searchsorted(every, td.mp.t_ids)])
     steps = team_rank_steps(tc, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules)
     columns: dict[str, pl.Series] = {
         "source": pl.Series(src[td.mp.tix], dtype=pl.String),

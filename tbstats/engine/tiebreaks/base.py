@@ -109,7 +109,7 @@ class Context:
 
     def set_lots(self, seed: int, keys: np.ndarray | None = None) -> None:
         """Seed the drawing of lots; ``keys`` (uint64 per tournament row, see
-        :func:`tbstats.engine.tiebreaks.results.lots_keys`) keep each tournament's draw the same in any batch."""
+        :func:`tbstats.model.fingerprint.event_keys`) keep each tournament's draw the same in any batch."""
         self._lots_seed, self._lots_keys = seed, keys
         for (_, part), rows in zip(self._parts, self._part_tournaments, strict=True):
             part.set_lots(seed, None if keys is None else keys[rows])

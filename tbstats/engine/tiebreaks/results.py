@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
-
 import numpy as np
 
 from tbstats.engine.tiebreaks.base import Context, Values
@@ -102,8 +99,9 @@ def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """LOTS: a seeded drawing of lots (C.07 4.2: remaining ties "should be broken by drawing of lots").
 
     Each player draws a 62-bit number from (seed, tournament key, start number) through splitmix64, so a
-    draw does not depend on which other tournaments share the batch: the key is :func:`lots_keys` of the
-    tournament's source when the caller gave it (``Context.set_lots``), else the tournament id.
+    draw does not depend on which other tournaments share the batch: the key is the event's fingerprint when
+    the caller gave it (``Context.set_lots`` with :func:`tbstats.model.fingerprint.event_keys`: the same from
+    its TRF file or a model, under any name), else the tournament id.
     """
     d = ctx.dense
     with np.errstate(over="ignore"):
@@ -114,11 +112,3 @@ def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
             x = (x ^ (x >> np.uint64(shift))) * np.uint64(mult)
         x ^= x >> np.uint64(31)
     return Values((x >> np.uint64(2)).astype(np.int64), ctx.ones(), ctx.everyone())
-
-
-def lots_keys(sources: Sequence[str | None]) -> np.ndarray:
-    """A stable 64-bit key per tournament for the drawing of lots: the first 8 bytes of the BLAKE2b digest of
-    its source (the same in every batch, process and Python version; one digest per distinct source)."""
-    digest = {s: int.from_bytes(hashlib.blake2b((s or "").encode(), digest_size=8).digest(), "little")
-              for s in dict.fromkeys(sources)}
-    return np.fromiter((digest[s] for s in sources), dtype=np.uint64, count=len(sources))
