@@ -66,6 +66,7 @@ def whole_fit(i: np.ndarray, j: np.ndarray, s: np.ndarray, event: np.ndarray, n:
     row = ranges(groups.first[players], length)
     i, j, count, score = np.repeat(np.arange(n), length), number[groups.opponent[row]], groups.count[row], \
         groups.score[row]
+    del row   # (a row index per group: 128 MB on the 100k mix, not needed through the steps)
     parts = _player_parts(length, workers)
     r = np.zeros(n)
     for _ in range(iterations):

@@ -129,8 +129,10 @@ def fit_archive(pieces: Iterable[tuple[pl.DataFrame, pl.DataFrame]], *, progress
         append_merged(participants, p)
     if not participants:
         raise TbstatsError("no tournaments to evaluate")
+    sides = strength.Sides.of(pl.concat(games))   # (the table goes once numbered: its id columns are half of it)
+    games.clear()
     with progress_bar(None, "steps", progress, label="fit (Newton steps, refits)") as bar:
-        return strength.fit(pl.concat(games), pl.concat(participants), step=lambda: bar.advance(1), workers=workers)
+        return strength.fit(sides, pl.concat(participants), step=lambda: bar.advance(1), workers=workers)
 
 
 

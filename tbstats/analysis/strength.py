@@ -112,36 +112,53 @@ class Fit:
                 f"{self.fide_ids} FIDE ids; covers {self.covered} of {self.participants} players")
 
 
-def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 100, tol: float = 1e-4,
+@dataclass(frozen=True)
+class Sides:
+    """The game sides of :func:`games_of` with their FIDE ids numbered: what the fit reads of them (the table
+    itself can go before the fit: its id columns are half of it, 256 MB on the 100k mix)."""
+
+    ids: pl.Series           # the FIDE ids with a game side of their own, sorted (a side's number: its place)
+    i: np.ndarray            # each side's player, numbered
+    j: np.ndarray            # his opponent, numbered
+    s: np.ndarray            # his score (1, 0.5, 0)
+    event: np.ndarray        # the tournament
+
+    @staticmethod
+    def of(games: pl.DataFrame) -> Sides:
+        # each FIDE id numbered by a hash join (a sort of every side, and a binary search of every opponent, took
+        # 7 s on the 100k mix's 16 million sides)
+        ids = games["fide"].unique().sort()
+        i = _numbered(games["fide"], ids).to_numpy()
+        opp = _numbered(games["opp"], ids)
+        if opp.null_count():
+            raise TbstatsError("the archive fit needs both sides of every game (an opponent has no side of his own)")
+        return Sides(ids, i, opp.to_numpy(), games["score"].to_numpy(), games["tournament"].to_numpy())
+
+
+def _numbered(column: pl.Series, ids: pl.Series) -> pl.Series:
+    """Each FIDE id's number in ``ids`` (null where it has no game side of its own)."""
+    index = pl.DataFrame({"fide": ids, "_k": np.arange(len(ids), dtype=np.int64)})
+    return column.alias("fide").to_frame().join(index, on="fide", how="left", maintain_order="left")["_k"]
+
+
+def fit(games: pl.DataFrame | Sides, participants: pl.DataFrame, *, iterations: int = 100, tol: float = 1e-4,
         passes: int = 2, step: Callable[[], None] | None = None, workers: int = 1) -> Fit:
-    """Fit the archive's strengths, then refit each participant's without his event (module docstring).
+    """Fit the archive's strengths, then refit each participant's without his event (module docstring), from
+    the game sides of :func:`games_of` (or their :class:`Sides`, so that the caller need not keep the table).
 
     The first refit pass holds every opponent at his whole-fit strength; each further pass gives an opponent
     who also played in the event left out his strength without it, from the pass before. ``step`` is called
     after each Newton step of the whole fit and each run of players refit (a progress bar's tick). Its passes over
     the games run on ``workers`` threads (the strengths are those of one, to the bit).
     """
-    # each FIDE id numbered by a hash join (a sort of every side, and a binary search of every opponent, took
-    # 7 s on the 100k mix's 16 million sides)
-    ids = games["fide"].unique().sort()
-    index = pl.DataFrame({"fide": ids, "_k": np.arange(len(ids), dtype=np.int64)})
-
-    def numbered(column: pl.Series) -> pl.Series:
-        """Each FIDE id's number in ``ids`` (null where it has no game side of its own)."""
-        return column.alias("fide").to_frame().join(index, on="fide", how="left", maintain_order="left")["_k"]
-
-    i = numbered(games["fide"]).to_numpy()
-    opp = numbered(games["opp"])
-    if opp.null_count():
-        raise TbstatsError("the archive fit needs both sides of every game (an opponent has no side of his own)")
-    j = opp.to_numpy()
-    s = games["score"].to_numpy()
-    event = games["tournament"].to_numpy()
+    numbered = games if isinstance(games, Sides) else Sides.of(games)
+    ids, i, j, s, event = numbered.ids, numbered.i, numbered.j, numbered.s, numbered.event
+    del games, numbered   # (the caller's table, when it keeps none)
     sides = bradley_terry.sides_by_player(i, event, len(ids))
     order = sides[0]
     groups = bradley_terry.Groups.of(j, s, sides)   # (for the whole fit and the refits)
     r = bradley_terry.whole_fit(i, j, s, event, len(ids), iterations, tol, sides, groups, step, workers)
-    p_number = numbered(participants["fide"])
+    p_number = _numbered(participants["fide"], ids)
     p_event = participants["tournament"].to_numpy()
     known = p_number.is_not_null().to_numpy()
     row = p_number.fill_null(0).to_numpy()
@@ -164,6 +181,6 @@ def fit(games: pl.DataFrame, participants: pl.DataFrame, *, iterations: int = 10
     table = table.with_columns(pl.col("tournament").set_sorted()) if table["tournament"].is_sorted() else \
         table.sort("tournament", "start_no", maintain_order=True)
     ratings = pl.DataFrame({"fide": ids, "strength": r}, schema={"fide": pl.Int64, "strength": pl.Float64})
-    return Fit(table, ratings, len(games) // 2, len(ids), participants.height, int(strength.is_not_null().sum()))
+    return Fit(table, ratings, len(i) // 2, len(ids), participants.height, int(strength.is_not_null().sum()))
 
 
