@@ -35,17 +35,18 @@ def event_keys(batch: Batch) -> np.ndarray:
                    integers(g["game_type"], np.uint8), integers(g["colour"], np.uint8, fill=2), games)
     p = batch.players
     with np.errstate(over="ignore"):
-        each = _mix(_mix(integers(p["start_no"], np.uint64) | (integers(p["rating"], np.uint64) << np.uint64(32)))
+        each = mix64(mix64(integers(p["start_no"], np.uint64) | (integers(p["rating"], np.uint64) << np.uint64(32)))
                     + integers(p["fide_id"], np.uint64))
         players = np.zeros(len(t_ids), dtype=np.uint64)
         np.add.at(players, rows_of(p["tournament"].to_numpy(), t_ids), each)
         head = integers(t["rounds"], np.uint64) | (integers(t["start_date"].to_physical().cast(pl.Int64), np.uint64)
                                                    << np.uint64(16))
-        return _mix(_mix(_mix(head) + players * _PLAYERS) + games * _GAMES)
+        return mix64(mix64(mix64(head) + players * _PLAYERS) + games * _GAMES)
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, element by element (uint64, wrapping; ``x`` is overwritten)."""
+def mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, element by element (uint64, wrapping; ``x`` is overwritten): every bit of a
+    result depends on every bit of its input."""
     x ^= x >> np.uint64(30)
     x *= np.uint64(0xBF58476D1CE4E5B9)
     x ^= x >> np.uint64(27)

@@ -6,6 +6,7 @@ import numpy as np
 
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.model.dense import NO_OPP, WIN
+from tbstats.model.fingerprint import mix64
 from tbstats.model.grid import row_sum
 from tbstats.model.rules import get_ruleset
 from tbstats.model.spec import TieBreakSpec
@@ -108,7 +109,5 @@ def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
         x = (np.full(d.players, ctx.lots_seed, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
              + ctx.lots_keys[d.tix] * np.uint64(0xBF58476D1CE4E5B9)
              + d.start_no.astype(np.uint64) * np.uint64(0x94D049BB133111EB))
-        for shift, mult in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
-            x = (x ^ (x >> np.uint64(shift))) * np.uint64(mult)
-        x ^= x >> np.uint64(31)
+        x = mix64(x)
     return Values((x >> np.uint64(2)).astype(np.int64), ctx.ones(), ctx.everyone())
