@@ -37,6 +37,21 @@ cdef enum:
 CODES = {"NO_OPP": NO_OPP, "LOSS": LOSS, "DRAW": DRAW, "WIN": WIN}
 
 
+cdef void _check_runs(const int64_t[::1] run_t, const int64_t[::1] run_len, Py_ssize_t T, Py_ssize_t n_games,
+                      str name) except *:
+    """Raise ValueError unless the runs (``run_t``: a tournament's row, below ``T``; ``run_len``: its rows)
+    cover the ``n_games`` rows of the games exactly."""
+    cdef Py_ssize_t k, total = 0
+    if run_len.shape[0] != run_t.shape[0]:
+        raise ValueError(f"{name}: run_t and run_len differ in length")
+    for k in range(run_t.shape[0]):
+        if run_t[k] < 0 or run_t[k] >= T or run_len[k] < 0:
+            raise ValueError(f"{name}: a run names no tournament")
+        total += run_len[k]
+    if total != n_games:
+        raise ValueError(f"{name}: the runs do not cover the games")
+
+
 def place_games(const int64_t[::1] run_t, const int64_t[::1] run_len,
                 const int32_t[::1] player, const int32_t[::1] opponent, const int16_t[::1] rnd,
                 const int32_t[::1] points, const uint8_t[::1] gtype, const int8_t[::1] result_outcome,
@@ -68,18 +83,11 @@ def place_games(const int64_t[::1] run_t, const int64_t[::1] run_len,
         raise ValueError("place_games: the games' columns differ in length")
     if not (out_pts.shape[0] == out_type.shape[0] == out_outcome.shape[0] == out_black.shape[0] == trash + 1):
         raise ValueError("place_games: the flat buffers differ in length")
-    if run_len.shape[0] != run_t.shape[0]:
-        raise ValueError("place_games: run_t and run_len differ in length")
     cdef Py_ssize_t T = first_cell.shape[0]
     if not (stride.shape[0] == players.shape[0] == first_local.shape[0] == counted.shape[0] == win.shape[0]
             == draw.shape[0] == T):
         raise ValueError("place_games: the per-tournament arrays differ in length")
-    for k in range(run_t.shape[0]):
-        if run_t[k] < 0 or run_t[k] >= T or run_len[k] < 0:
-            raise ValueError("place_games: a run names no tournament")
-        i += run_len[k]
-    if i != n_games:
-        raise ValueError("place_games: the runs do not cover the games")
+    _check_runs(run_t, run_len, T, n_games, "place_games")
     if n_games == 0:
         return
     # raw pointers: the int8 stores below may alias anything, so the memoryviews' fields would be read again
@@ -477,15 +485,7 @@ def game_hash_sums(const int64_t[::1] run_t, const int64_t[::1] run_len, const i
     if (opponent.shape[0] != n_games or rnd.shape[0] != n_games or points.shape[0] != n_games
             or gtype.shape[0] != n_games or colour.shape[0] != n_games):
         raise ValueError("game_hash_sums: the games' columns differ in length")
-    if run_len.shape[0] != run_t.shape[0]:
-        raise ValueError("game_hash_sums: run_t and run_len differ in length")
-    for k in range(run_t.shape[0]):
-        if run_t[k] < 0 or run_t[k] >= T or run_len[k] < 0:
-            raise ValueError("game_hash_sums: a run names no tournament")
-        i += run_len[k]
-    if i != n_games:
-        raise ValueError("game_hash_sums: the runs do not cover the games")
-    i = 0
+    _check_runs(run_t, run_len, T, n_games, "game_hash_sums")
     with nogil:
         for k in range(run_t.shape[0]):
             end = i + run_len[k]
