@@ -19,7 +19,7 @@ from tbstats.model.columns import PerGame, integers, rows_of
 from tbstats.model.dense import tournaments_by_id
 from tbstats.model.loops import game_hash_sums
 
-#: distinct constants for each part (odd; the first digits of pi, e and sqrt 2 in hexadecimal)
+#: a constant for each part (odd: the first hexadecimal digits of the fractions of pi and e)
 _PLAYERS, _GAMES = np.uint64(0x243F6A8885A308D3), np.uint64(0xB7E151628AED2A6B)
 
 
