@@ -135,6 +135,26 @@ def test_pair_counts_and_distance_equal_the_pair_by_pair_counts(
     assert _same(fast, slow_distance(rank[order], other[order], group[order], n_groups))
 
 
+@given(groups(odd_values=False), st.sampled_from([0, 1, 3, 1 << 20]))
+def test_pair_counts_whatever_groups_are_counted_pair_by_pair(case: tuple[np.ndarray, np.ndarray, np.ndarray, int],
+                                                               largest: int) -> None:
+    """Groups of at most SEGMENT_PAIRS members counted pair by pair (compiled), the larger by the merge sort: every
+    threshold, none or all of the groups on either side, gives the pair-by-pair counts (items in any order)."""
+    group, rank, strength, n_groups = case
+    kept = kendall.SEGMENT_PAIRS
+    try:
+        kendall.SEGMENT_PAIRS = largest
+        counts = pair_counts(rank, strength, group, n_groups)
+    finally:
+        kendall.SEGMENT_PAIRS = kept
+    for g in range(n_groups):
+        members = _members(group, g)
+        pairs = [(i, j) for k, i in enumerate(members) for j in members[k + 1:]]
+        assert counts.discordant[g] == sum((rank[i] - rank[j]) * (strength[i] - strength[j]) < 0 for i, j in pairs)
+        assert counts.tied_x[g] == sum(rank[i] == rank[j] for i, j in pairs)
+        assert counts.tied_both[g] == sum(rank[i] == rank[j] and strength[i] == strength[j] for i, j in pairs)
+
+
 @given(groups(odd_values=False), st.integers(0, 3), st.lists(st.booleans(), min_size=8, max_size=8))
 def test_distances_of_many_rankings_equal_the_pair_by_pair_counts_whatever_segments_are_counted_how(
         case: tuple[np.ndarray, np.ndarray, np.ndarray, int], swaps: int, wanted: list[bool]) -> None:

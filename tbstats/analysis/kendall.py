@@ -24,10 +24,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tbstats.analysis.segments import segment_counts
+from tbstats.analysis.segments import group_pair_counts, segment_counts
 
-#: segments of at most this many players are counted pair by pair (:func:`segment_counts`), larger ones by the
-#: merge sort of :func:`_inversions`
+#: segments (groups) of at most this many players are counted pair by pair (:func:`segment_counts`,
+#: :func:`group_pair_counts`), larger ones by the merge sort of :func:`_inversions`
 SEGMENT_PAIRS = 128
 
 
@@ -159,6 +159,12 @@ def _discordant(group: np.ndarray, x: np.ndarray, y: np.ndarray, n_groups: int) 
     return _inversions(g, ys, n_groups), _tied_pairs(g, same, n_groups)
 
 
+def _tied_in(group: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the pairs of items with equal ``codes``."""
+    g, _, same = _sorted(group, codes, np.zeros_like(group))
+    return _tied_pairs(g, same, n_groups)
+
+
 def _undefined(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Groups where the order of some pair by ``values`` is undefined: a NaN, or an infinity held twice."""
     bad = np.isnan(values)
@@ -174,26 +180,44 @@ def _undefined(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarr
 class Against:
     """One side of :func:`pair_counts` (``values`` per item of many groups) prepared once to be paired with
     many others: its codes, its ties and the groups' pairs do not depend on the other side (``tbstats evaluate``
-    pairs every configuration's standings with one strength)."""
+    pairs every configuration's standings with one strength).
+
+    Groups of at most :data:`SEGMENT_PAIRS` items (players tied on points, most events) are counted pair by pair
+    in one compiled pass (:func:`tbstats.analysis.segments.group_pair_counts`), the larger ones by the merge sort
+    (:func:`_discordant`): the merge sort's passes over every item cost more than the pairs of small groups."""
 
     def __init__(self, values: np.ndarray, group: np.ndarray, n_groups: int) -> None:
         self.values = np.asarray(values)
         self.group = np.asarray(group, dtype=np.int64)
         self.n_groups = n_groups
         self.codes = _codes(self.values)
-        self.tied = self._tied(self.codes)
+        self.tied = _tied_in(self.group, self.codes, n_groups)
         m = np.bincount(self.group, minlength=n_groups)
         self.pairs = m * (m - 1) // 2
+        # the items by group for the compiled pass, and the items of the groups left to the merge sort
+        g = self.group
+        self._by_group = None if not len(g) or bool((g[1:] >= g[:-1]).all()) else np.argsort(g, kind="stable")
+        self._bounds = np.zeros(n_groups + 1, dtype=np.int64)
+        np.cumsum(m, out=self._bounds[1:])
+        self._y = self._in_groups(self.codes)
+        large = m > SEGMENT_PAIRS
+        self._large = np.flatnonzero(large[g]) if large.any() else None
 
-    def _tied(self, codes: np.ndarray) -> np.ndarray:
-        g, _, same = _sorted(self.group, codes, np.zeros_like(self.group))
-        return _tied_pairs(g, same, self.n_groups)
+    def _in_groups(self, codes: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(codes if self._by_group is None else codes[self._by_group], dtype=np.int64)
 
     def counts(self, x: np.ndarray) -> PairCounts:
         """The :class:`PairCounts` of ``x`` (the x side) against these values (the y side)."""
         xs = _codes(np.asarray(x))
-        discordant, tied_both = _discordant(self.group, xs, self.codes, self.n_groups)
-        return PairCounts(discordant, self._tied(xs), self.tied, tied_both)
+        discordant, tied_x, tied_both = (np.zeros(self.n_groups, dtype=np.int64) for _ in range(3))
+        group_pair_counts(self._bounds, self._in_groups(xs), self._y, SEGMENT_PAIRS, discordant, tied_x, tied_both)
+        if self._large is not None:
+            group, xl = self.group[self._large], xs[self._large]
+            d, both = _discordant(group, xl, self.codes[self._large], self.n_groups)
+            discordant += d
+            tied_both += both
+            tied_x += _tied_in(group, xl, self.n_groups)
+        return PairCounts(discordant, tied_x, self.tied, tied_both)
 
     def tau_b(self, rank: np.ndarray) -> np.ndarray:
         """Kendall's tau-b per group between ``-rank`` (1 = best) and these values, a strength (:func:`tau_b`)."""

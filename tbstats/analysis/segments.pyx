@@ -1,6 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""The compiled loop of :func:`tbstats.analysis.kendall.kendall_distances`: one pass over two rankings of many
-events, counting the pairs of players they order differently inside the segments where they can differ.
+"""The compiled loops of :mod:`tbstats.analysis.kendall`, pair by pair where groups are small:
+
+- :func:`segment_counts` (:func:`~tbstats.analysis.kendall.kendall_distances`): one pass over two rankings of many
+  events, counting the pairs of players they order differently inside the segments where they can differ;
+- :func:`group_pair_counts` (:class:`~tbstats.analysis.kendall.Against`): per group of items, the pairs ordered
+  oppositely by two orders and the pairs tied in one and in both.
 
 Checked against the merge-sort counts of :mod:`tbstats.analysis.kendall` and the pair-by-pair definition by
 tests/test_kendall.py.
@@ -59,3 +63,36 @@ def segment_counts(const int64_t[::1] order_a, const int64_t[::1] place_b, const
                     per_event[t] += found
             start = k + 1
     return marked
+
+
+def group_pair_counts(const int64_t[::1] bounds, const int64_t[::1] x, const int64_t[::1] y, Py_ssize_t largest,
+                      int64_t[::1] discordant, int64_t[::1] tied_x, int64_t[::1] tied_both) -> int:
+    """Per group of at most ``largest`` items, pair by pair: the pairs ordered oppositely by ``x`` and ``y``
+    (``discordant``), tied in ``x`` (``tied_x``) and tied in both (``tied_both``), added to those arrays. The
+    items are sorted by group: group ``g`` holds items ``bounds[g]`` to ``bounds[g + 1] - 1``. Larger groups are
+    left as they are; returns how many items they hold."""
+    cdef Py_ssize_t G = bounds.shape[0] - 1, n = x.shape[0], g, i, j, a, b, left = 0
+    cdef int64_t xi, yi, xj, yj, d, tx, tb
+    if G < 0 or y.shape[0] != n or discordant.shape[0] != G or tied_x.shape[0] != G or tied_both.shape[0] != G:
+        raise ValueError("group_pair_counts: the arrays' lengths differ")
+    for g in range(G):
+        if bounds[g] < 0 or bounds[g + 1] < bounds[g] or bounds[g + 1] > n:
+            raise ValueError("group_pair_counts: the bounds are not increasing within the items")
+    with nogil:
+        for g in range(G):
+            a, b = bounds[g], bounds[g + 1]
+            if b - a > largest:
+                left += b - a
+                continue
+            d = tx = tb = 0
+            for i in range(a, b):
+                xi, yi = x[i], y[i]
+                for j in range(i + 1, b):
+                    xj, yj = x[j], y[j]
+                    d += ((xi < xj) & (yi > yj)) | ((xi > xj) & (yi < yj))
+                    tx += xi == xj
+                    tb += (xi == xj) & (yi == yj)
+            discordant[g] += d
+            tied_x[g] += tx
+            tied_both[g] += tb
+    return left
