@@ -41,7 +41,7 @@ class PairCounts(NamedTuple):
     tied_both: np.ndarray
 
 
-def _codes(values: np.ndarray) -> np.ndarray:
+def codes(values: np.ndarray) -> np.ndarray:
     """Whole numbers from 0 in the order of ``values``, equal where they are equal (whole numbers are shifted,
     others ranked among their distinct values)."""
     if values.dtype.kind in "iub":
@@ -51,7 +51,7 @@ def _codes(values: np.ndarray) -> np.ndarray:
 
 def _sorted(group: np.ndarray, x: np.ndarray, y: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
-    """The items sorted by group, then ``x``, then ``y`` (codes of :func:`_codes`): their groups, their ``y``,
+    """The items sorted by group, then ``x``, then ``y`` (codes of :func:`codes`): their groups, their ``y``,
     and arrays that are equal on two items exactly when their ``x`` and ``y`` are. One sort of a combined key
     (group, x and y in bit fields), read back from the sorted key, when it fits in 63 bits; else a lexsort."""
     if len(group):
@@ -190,7 +190,7 @@ class Against:
         self.values = np.asarray(values)
         self.group = np.asarray(group, dtype=np.int64)
         self.n_groups = n_groups
-        self.codes = _codes(self.values)
+        self.codes = codes(self.values)
         self.tied = _tied_in(self.group, self.codes, n_groups)
         m = np.bincount(self.group, minlength=n_groups)
         self.pairs = m * (m - 1) // 2
@@ -208,7 +208,7 @@ class Against:
 
     def counts(self, x: np.ndarray) -> PairCounts:
         """The :class:`PairCounts` of ``x`` (the x side) against these values (the y side)."""
-        xs = _codes(np.asarray(x))
+        xs = codes(np.asarray(x))
         discordant, tied_x, tied_both = (np.zeros(self.n_groups, dtype=np.int64) for _ in range(3))
         group_pair_counts(self._bounds, self._in_groups(xs), self._y, SEGMENT_PAIRS, discordant, tied_x, tied_both)
         if self._large is not None:
@@ -274,7 +274,7 @@ def kendall_distances(ranks: Sequence[np.ndarray], pairs: Sequence[tuple[int, in
     at = np.arange(rows)
     by: dict[int, tuple[np.ndarray, ...]] = {}
     for c in sorted({c for pair in pairs for c in pair}):
-        code = _codes(np.asarray(ranks[c]))
+        code = codes(np.asarray(ranks[c]))
         # by event, then rank (players tied in a ranking in any order): one sort of a combined key if it fits
         bits = int(code.max()).bit_length() if rows else 0
         order = np.argsort((tix << bits) | code) if (T - 1).bit_length() + bits < 63 else np.lexsort((code, tix))

@@ -33,7 +33,7 @@ import polars as pl
 import polars.selectors as cs
 
 from tbstats.analysis.compare import wilson
-from tbstats.analysis.kendall import Against
+from tbstats.analysis.kendall import Against, codes
 from tbstats.engine.configs import Config, parse_config, rank_all
 from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
@@ -93,16 +93,28 @@ def pearson(x: np.ndarray, y: np.ndarray, group: np.ndarray, n_groups: int) -> n
 
 def average_ranks(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Each value's average rank in its group (1-based; tied values share the mean of their places; a NaN
-    is below nothing and equal to nothing: 0.5), by one sort of all the groups.
+    is below nothing and equal to nothing: 0.5), by one sort of all the groups: of a key of (group, the value's
+    code) when it fits in 63 bits, else of the pairs.
 
     >>> average_ranks(np.array([5., 3., 5., 1., 2.]), np.array([0, 0, 0, 1, 1])).tolist()
     [2.5, 1.0, 2.5, 1.0, 2.0]
     """
     n = len(values)
-    order = np.lexsort((values, group))
-    g, v = group[order], values[order]
-    new = np.ones(n, dtype=bool)
-    new[1:] = (g[1:] != g[:-1]) | (v[1:] != v[:-1])
+    group = np.asarray(group, dtype=np.int64)
+    code = codes(values)   # (a NaN: one code above every number)
+    bits = int(code.max()).bit_length() if n else 0
+    if n and int(group.max()).bit_length() + bits < 63:
+        key = (group << bits) | code
+        order = np.argsort(key)
+        key = key[order]
+        g = key >> bits
+        new = np.ones(n, dtype=bool)
+        new[1:] = key[1:] != key[:-1]
+    else:
+        order = np.lexsort((code, group))
+        g, c = group[order], code[order]
+        new = np.ones(n, dtype=bool)
+        new[1:] = (g[1:] != g[:-1]) | (c[1:] != c[:-1])
     starts = np.flatnonzero(new)
     length = np.diff(np.append(starts, n))
     run = np.cumsum(new) - 1
@@ -110,7 +122,8 @@ def average_ranks(values: np.ndarray, group: np.ndarray) -> np.ndarray:
     first = (np.cumsum(size) - size)[g]
     less, equal = starts[run] - first, length[run]
     out = np.empty(n)
-    out[order] = np.where(np.isnan(v), 0.5, less + (equal + 1) / 2)
+    place = less + (equal + 1) / 2
+    out[order] = np.where(np.isnan(values[order]), 0.5, place) if values.dtype.kind == "f" else place
     return out
 
 
@@ -196,7 +209,7 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
             "strongest_first": top_first / np.maximum(n_best, 1),
             "kendall_tied": in_tied.tau_b(final[m_rows]),
             "kendall": in_event.tau_b(final[known]),
-            "spearman": pearson(average_ranks(-final[known].astype(np.float64), tix_known), strength_ranks,
+            "spearman": pearson(average_ranks(-final[known].astype(np.int64), tix_known), strength_ranks,
                                 tix_known, T),
             "unbroken": _distinct_per_group(final[g_rows], group, G) < np.bincount(group, minlength=G),
             "first_settles_first": settled[first_shared],

@@ -30,8 +30,8 @@ def event_keys(batch: Batch) -> np.ndarray:
     g = batch.games
     run_t, run_len = PerGame(g["tournament"], t_ids).runs()
     games = np.zeros(len(t_ids), dtype=np.uint64)
-    game_hash_sums(run_t, run_len, integers(g["player"], np.int32), integers(g["opponent"], np.int32),
-                   integers(g["round"], np.int16), integers(g["points"], np.int32),
+    game_hash_sums(run_t, run_len, _own(g["player"], np.int32), integers(g["opponent"], np.int32),
+                   _own(g["round"], np.int16), _own(g["points"], np.int32),
                    integers(g["game_type"], np.uint8), integers(g["colour"], np.uint8, fill=2), games)
     p = batch.players
     with np.errstate(over="ignore"):
@@ -42,6 +42,12 @@ def event_keys(batch: Batch) -> np.ndarray:
         head = integers(t["rounds"], np.uint64) | (integers(t["start_date"].to_physical().cast(pl.Int64), np.uint64)
                                                    << np.uint64(16))
         return mix64(mix64(mix64(head) + players * _PLAYERS) + games * _GAMES)
+
+
+def _own(column: pl.Series, dtype: type) -> np.ndarray:
+    """A column without nulls (the model's player, round and points) as a contiguous array: polars' own buffer
+    when it is of ``dtype`` and in one chunk."""
+    return np.ascontiguousarray(column.to_numpy(), dtype=dtype)
 
 
 def mix64(x: np.ndarray) -> np.ndarray:
