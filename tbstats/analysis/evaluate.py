@@ -86,8 +86,8 @@ def evaluate_whole(whole: Batch, first_id: int | None, configs: Sequence[Config]
                     fitted: pl.DataFrame | None, lots_seed: int, pairs: Sequence[tuple[str, str]], workers: int,
                     tables: Sequence[str] = TABLES) -> Evaluated:
     """The team events left out of one batch and the partials of the rest (numbered from ``first_id`` when
-    given: the drawing of lots is keyed on the ids of the whole input). Module level: on Dask it runs on the
-    worker that read the batch, and only the partials travel back."""
+    given: ids unique across the whole input, as the fit's table names its players). Module level: on Dask it
+    runs on the worker that read the batch, and only the partials travel back."""
     from tbstats.engine.compute import chunks
 
     if first_id is not None:
