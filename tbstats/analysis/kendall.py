@@ -1,11 +1,12 @@
 """Kendall statistics between two orders of the players of many groups at once, in O(n log n) per group.
 
 Everything rests on :func:`pair_counts`: per group, the pairs of members ordered oppositely by two orders
-(discordant), and the pairs tied in each and in both. The discordant pairs are the inversions of one order
-sorted by the other, counted by a merge sort run on every group at once (one numpy pass per doubling of the
-block width, so about log2 of the largest group's size passes over all the rows); ties are runs of equal
-values after a sort. No pairs of players are ever listed, so a 500-player event costs about what 500 rows do,
-not 125,000 pairs, and no group is padded to the size of the largest.
+(discordant), and the pairs tied in each and in both. Groups of at most :data:`SEGMENT_PAIRS` members (players
+tied on points, most events) are counted pair by pair in one compiled pass. In larger ones the discordant pairs
+are the inversions of one order sorted by the other, counted by a merge sort run on every such group at once
+(one numpy pass per doubling of the block width, so about log2 of the largest group's size passes over their
+rows); ties are runs of equal values after a sort. No pairs of players are ever listed there, so a 500-player
+event costs about what 500 rows do, not 125,000 pairs, and no group is padded to the size of the largest.
 
 - :func:`tau_b`: Kendall's tau-b per group (``tbstats evaluate``, ``tbstats simulate``);
 - :func:`kendall_distances`: the normalised Kendall distance between rankings with ties (``tbstats compare``):
