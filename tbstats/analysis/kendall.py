@@ -1,4 +1,5 @@
-"""Kendall statistics between two orders of the players of many groups at once, in O(n log n) per group.
+"""Kendall statistics between two orders of the players of many groups at once (pair by pair in small groups,
+in O(n log n) in large ones).
 
 Everything rests on :func:`pair_counts`: per group, the pairs of members ordered oppositely by two orders
 (discordant), and the pairs tied in each and in both. Groups of at most :data:`SEGMENT_PAIRS` members (players
