@@ -186,6 +186,22 @@ def test_a_flat_file_gives_the_outputs_of_the_trf_files_and_the_directory(tmp_pa
             assert len(got) == 1 and len(next(iter(got))) > 200, (command, size)
 
 
+@pytest.mark.parametrize("name", ["flat.parquet", "flat.arrow"])
+def test_a_flat_file_written_over_reads_as_its_new_self(tmp_path: Path, name: str) -> None:
+    """A flat file's runs share one scan of it while it is unchanged (its footer read once): written over with
+    other events in the same process, it reads as what it now holds, batch by batch."""
+    examples, teams = str(ROOT / "data" / "examples"), str(ROOT / "data" / "teams")
+    target = str(tmp_path / name)
+    compute = ["compute", target, "-t", "BH/C1,BH,SB,WIN", "--format", "csv", "--batch-size", "2"]
+    outputs = []
+    for source in (examples, teams, examples):
+        result = CliRunner().invoke(main, ["ingest", source, "-o", target, "-q"])
+        assert result.exit_code == 0, result.output
+        outputs.append(_run(compute))
+        assert outputs[-1] == _run(["compute", source, *compute[2:]])   # (the sources are the TRF files')
+    assert outputs[0] != outputs[1] and outputs[0] == outputs[2]
+
+
 @pytest.mark.parametrize("layout", ["sparse", "dense", "dense, out of order"])
 def test_an_arrow_flat_file_is_read_by_slices_when_its_tournaments_are_in_order(
         layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
