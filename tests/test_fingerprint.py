@@ -123,3 +123,19 @@ def test_compiled_sums_against_a_plain_loop() -> None:
         with pytest.raises(ValueError, match="game_hash_sums"):
             game_hash_sums(np.array(bad_t, dtype=np.int64), np.array(bad_len, dtype=np.int64), *cols.values(),
                            np.zeros(T, dtype=np.uint64))
+
+
+@requires_shared()
+@pytest.mark.parametrize("command", [["compute", "-t", "BH,LOTS"],
+                                     ["compare", "-c", "a=fide-2026:BH,LOTS", "-c", "b=fide-2026:SB,LOTS",
+                                      "--table", "tournaments"]])
+def test_a_listed_lots_draws_alike_in_any_batch(command: list[str]) -> None:
+    """LOTS in a list or a configuration, without ``--lots``, draws with seed 0 on the same keys: it drew on the
+    batch's tournament ids, so ``--batch-size 1`` gave the second event on other lots."""
+    files = [*map(str, FILES), str(REAL / "papi_web" / "domloup-rapide-2022-A.trf")]
+    outputs = set()
+    for size in ("1", "2", "1000"):
+        r = CliRunner().invoke(main, [command[0], *files, *command[1:], "--batch-size", size, "-q", "--format", "csv"])
+        assert r.exit_code == 0, r.output
+        outputs.add(r.stdout)
+    assert len(outputs) == 1 and next(iter(outputs)).count("\n") > 3

@@ -21,7 +21,7 @@ from tbstats.engine.declared import FROM_FILE, declared_lists
 from tbstats.engine.standings import rank_dtype, rank_steps
 from tbstats.engine.threads import map_threads
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of, parse_specs
-from tbstats.engine.tiebreaks.base import Context, Values
+from tbstats.engine.tiebreaks.base import Context, LotsKeys, Values
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch, arrow_series
 from tbstats.model.columns import SortedChunks
@@ -50,7 +50,8 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
     buckets = build_buckets(batch, force_type=force_type, after_round=after_round)
     # each tournament's own edition by date, used wherever a spec or configuration says 'auto'
     editions = auto_editions(tournaments_by_id(batch)["start_date"], default_edition)
-    return Context(buckets, editions, unrated_rating=unrated_rating)
+    # the drawing of lots keyed on each event's fingerprint, made only if some spec draws (LOTS)
+    return Context(buckets, editions, unrated_rating=unrated_rating, lots_keys=LotsKeys(lambda: event_keys(batch)))
 
 
 def split_batch(batch: Batch, parts: int) -> list[Batch]:
@@ -182,7 +183,7 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
         "points": pl.Series(pts.as_float()),
     }
     if lots is not None:
-        ctx.set_lots(lots, event_keys(batch))
+        ctx.set_lots(lots)
     steps = rank_steps(ctx, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules,
                        dtype=rank_dtype(d.tix))
     columns["rank"] = pl.Series(steps[-1], dtype=pl.Int64)

@@ -44,6 +44,26 @@ def round_half_up(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
     return np.floor_divide(2 * num + den, 2 * np.asarray(den))
 
 
+class LotsKeys:
+    """Each tournament row's key for the drawing of lots, made when first asked for (from the batch:
+    :func:`tbstats.model.fingerprint.event_keys`) and shared by a context, its parts and its padded view, each
+    taking its own tournaments' rows (no context is referred to: no reference cycle keeps one alive)."""
+
+    def __init__(self, make: Callable[[], np.ndarray]) -> None:
+        self._make: Callable[[], np.ndarray] | None = make
+        self._keys: np.ndarray | None = None
+
+    def all(self) -> np.ndarray:
+        if self._keys is None:
+            assert self._make is not None
+            self._keys, self._make = self._make(), None
+        return self._keys
+
+    def of(self, rows: np.ndarray) -> LotsKeys:
+        """The keys of the tournament ``rows`` (a part's), taken from these when first asked for."""
+        return LotsKeys(lambda: self.all()[rows])
+
+
 class Context:
     """A batch's dense view plus caches, so that each edition's stage and each spec run once.
 
@@ -53,11 +73,13 @@ class Context:
     only when something asks for it.
     """
 
-    def __init__(self, dense: Dense | Buckets, edition_of: np.ndarray, unrated_rating: int | None = None) -> None:
+    def __init__(self, dense: Dense | Buckets, edition_of: np.ndarray, unrated_rating: int | None = None,
+                 lots_keys: LotsKeys | None = None) -> None:
         self.edition_of = edition_of            # [T] resolved edition name per tournament (for 'auto')
         self.unrated_rating = unrated_rating
         self._lots_seed = 0
         self._lots_keys: np.ndarray | None = None
+        self._lots_source = lots_keys           # where the keys come from when none were set
         self._elements: dict[tuple[str, bool, bool], Elements] = {}
         self._values: dict[tuple[str, str], Values] = {}
         #: rankings per configuration (filled by :func:`tbstats.analysis.compare.standings`)
@@ -82,7 +104,8 @@ class Context:
             if len(dense.parts) == 1 and len(dense.parts[0].rows) == dense.roster.players:
                 self._dense = dense.parts[0].dense       # one bucket: the context is a leaf
             else:
-                self._parts = [(b.rows, Context(b.dense, edition_of[b.tournaments], unrated_rating))
+                self._parts = [(b.rows, Context(b.dense, edition_of[b.tournaments], unrated_rating,
+                                                None if lots_keys is None else lots_keys.of(b.tournaments)))
                                for b in dense.parts]
                 self._part_tournaments = [b.tournaments for b in dense.parts]
 
@@ -102,15 +125,20 @@ class Context:
     @property
     def lots_keys(self) -> np.ndarray:
         """Per tournament row, the number that names the tournament in the drawing of lots (uint64): the
-        keys given to :meth:`set_lots`, else the tournament ids."""
+        keys given to :meth:`set_lots`, else those of the batch (:func:`tbstats.engine.compute.make_context`:
+        each event's fingerprint, the same in any batch and from any input), else the tournament ids."""
         if self._lots_keys is None:
-            return self.roster.t_ids.astype(np.uint64)
+            if self._lots_source is None:
+                return self.roster.t_ids.astype(np.uint64)
+            self._lots_keys = self._lots_source.all()
         return self._lots_keys
 
     def set_lots(self, seed: int, keys: np.ndarray | None = None) -> None:
-        """Seed the drawing of lots; ``keys`` (uint64 per tournament row, see
-        :func:`tbstats.model.fingerprint.event_keys`) keep each tournament's draw the same in any batch."""
-        self._lots_seed, self._lots_keys = seed, keys
+        """Seed the drawing of lots; ``keys`` (uint64 per tournament row), when given, replace the context's own
+        (see :attr:`lots_keys`)."""
+        self._lots_seed = seed
+        if keys is not None:
+            self._lots_keys = keys
         for (_, part), rows in zip(self._parts, self._part_tournaments, strict=True):
             part.set_lots(seed, None if keys is None else keys[rows])
 
@@ -119,7 +147,7 @@ class Context:
         if not self._parts:
             return self
         if self._flat is None:
-            self._flat = Context(self.dense, self.edition_of, self.unrated_rating)
+            self._flat = Context(self.dense, self.edition_of, self.unrated_rating, self._lots_source)
         self._flat.set_lots(self._lots_seed, self._lots_keys)
         return self._flat
 
