@@ -50,14 +50,14 @@ class LotsKeys:
     taking its own tournaments' rows (no context is referred to: no reference cycle keeps one alive)."""
 
     def __init__(self, make: Callable[[], np.ndarray]) -> None:
-        self._make: Callable[[], np.ndarray] | None = make
+        self._make = make
         self._keys: np.ndarray | None = None
 
     def all(self) -> np.ndarray:
-        if self._keys is None:
-            assert self._make is not None
-            self._keys, self._make = self._make(), None
-        return self._keys
+        keys = self._keys
+        if keys is None:   # (two threads asking at once make the same keys twice)
+            keys = self._keys = self._make()
+        return keys
 
     def of(self, rows: np.ndarray) -> LotsKeys:
         """The keys of the tournament ``rows`` (a part's), taken from these when first asked for."""
