@@ -77,7 +77,7 @@ def evaluate_batch(batch: Batch, configs: Sequence[Config], *, proxy: str = "rat
         partial = quality.measure(batch, strength.proxy(batch, proxy, fitted), configs, lots_seed=lots_seed, ctx=ctx)
     if "favour" in tables or "difference" in tables:
         if partial is None:
-            quality.draw_lots(ctx, batch, lots_seed)
+            ctx.set_lots(lots_seed)   # (the baseline's draw, as measure seeds it)
         counts = fairness.count(batch, ctx, configs, pairs)
     return partial, counts
 

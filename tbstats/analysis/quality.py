@@ -41,7 +41,6 @@ from tbstats.errors import TbstatsError
 from tbstats.io.progress import Progress
 from tbstats.io.progress import progress as progress_bar
 from tbstats.model.batch import Batch
-from tbstats.model.fingerprint import event_keys
 from tbstats.simulation import Simulation, SimulationConfig, simulate
 
 Z95 = 1.959964
@@ -152,13 +151,6 @@ BOUNDS: Final = {"strongest_first": (0.0, 1.0), "kendall_tied": (-1.0, 1.0), "ke
 RATES: Final = ("unbroken", "first_settles_first")
 
 
-def draw_lots(ctx: Context, batch: Batch, lots_seed: int) -> None:
-    """Seed the drawing of lots of ``ctx`` (the baseline's order, ``LOTS``) for the batch's tournaments, keyed on
-    each event's fingerprint (:func:`tbstats.model.fingerprint.event_keys`): what every measure and count of the
-    baseline ranks by."""
-    ctx.set_lots(lots_seed, event_keys(batch))
-
-
 def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lots_seed: int = 0,
             ctx: Context | None = None) -> Partial:
     """The partial measures of one batch; ``strength`` is per player in (tournament, start_no) order, NaN
@@ -166,7 +158,7 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
     from tbstats.engine.compute import make_context
 
     ctx = ctx or make_context(batch)
-    draw_lots(ctx, batch, lots_seed)
+    ctx.set_lots(lots_seed)   # the baseline's order (LOTS), keyed on each event's fingerprint (make_context)
     d = ctx.dense
     T = len(d.n)
     strength = np.asarray(strength, dtype=np.float64)

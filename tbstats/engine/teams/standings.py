@@ -22,7 +22,7 @@ from tbstats.engine.teams.dense import board_points, build_team_dense
 from tbstats.engine.teams.encounter import CHAINS, extended_direct_encounter
 from tbstats.engine.teams.tiebreaks import TeamContext, get_team_tiebreak, parse_team_specs, spec_label
 from tbstats.engine.tiebreaks import get_tiebreak, kernel_of
-from tbstats.engine.tiebreaks.base import Values
+from tbstats.engine.tiebreaks.base import LotsKeys, Values
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch
 from tbstats.model.dense import tournaments_by_id
@@ -51,7 +51,13 @@ def make_team_context(batch: Batch, tb: TeamBatch | None = None, *, force_type: 
         td = replace(td, primary=np.full(len(td.primary), primary.upper(), dtype=object))
     editions = auto_editions(batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
         tb.events["tournament"].implode()))["start_date"], default_edition)
-    return TeamContext(td, editions)
+
+    def keys() -> np.ndarray:
+        """The team events' fingerprints (made only when lots are drawn)."""
+        every = tournaments_by_id(batch)["tournament"].to_numpy()
+        return event_keys(batch)[np.searchsorted(every, td.mp.t_ids)]
+
+    return TeamContext(td, editions, LotsKeys(keys))
 
 
 def board_partition(tc: TeamContext, labels: np.ndarray, name: str) -> np.ndarray:
@@ -138,8 +144,7 @@ def compute_teams(batch: Batch, specs: str | Sequence[str] | Sequence[TieBreakSp
     src = batch.tournaments.sort("tournament").filter(pl.col("tournament").is_in(
         pl.Series(td.mp.t_ids).implode()))["source"].to_numpy()
     if lots is not None:
-        every = tournaments_by_id(batch)["tournament"].to_numpy()
-        tc.ctx("MP").set_lots(lots, event_keys(batch)[np.searchsorted(every, td.mp.t_ids)])
+        tc.ctx("MP").set_lots(lots)
     steps = team_rank_steps(tc, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules)
     columns: dict[str, pl.Series] = {
         "source": pl.Series(src[td.mp.tix], dtype=pl.String),

@@ -17,7 +17,7 @@ import numpy as np
 
 from tbstats.engine.teams.dense import Reference, TeamDense, board_points
 from tbstats.engine.tiebreaks import ALIASES, TIEBREAKS, check_spec, kernel_of
-from tbstats.engine.tiebreaks.base import Context, Values, cut_elements, round_half_up
+from tbstats.engine.tiebreaks.base import Context, LotsKeys, Values, cut_elements, round_half_up
 from tbstats.errors import UnknownTieBreakError, did_you_mean
 from tbstats.model.spec import TieBreakSpec, read_spec, split_specs
 
@@ -28,12 +28,13 @@ class TeamContext:
 
     td: TeamDense
     edition_of: np.ndarray
+    lots_keys: LotsKeys | None = None    # each team event's key for the drawing of lots (its fingerprint)
     contexts: dict[str, Context] = field(default_factory=dict)
     _values: dict[tuple[str, str], Values] = field(default_factory=dict)
 
     def ctx(self, reference: Reference) -> Context:
         if reference not in self.contexts:
-            self.contexts[reference] = Context(self.td.view(reference), self.edition_of)
+            self.contexts[reference] = Context(self.td.view(reference), self.edition_of, lots_keys=self.lots_keys)
         return self.contexts[reference]
 
     @property
