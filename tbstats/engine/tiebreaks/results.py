@@ -100,9 +100,9 @@ def drawing_of_lots(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """LOTS: a seeded drawing of lots (C.07 4.2: remaining ties "should be broken by drawing of lots").
 
     Each player draws a 62-bit number from (seed, tournament key, start number) through splitmix64, so a
-    draw does not depend on which other tournaments share the batch: the key is the event's fingerprint when
-    the caller gave it (``Context.set_lots`` with :func:`tbstats.model.fingerprint.event_keys`: the same from
-    its TRF file or a model, under any name), else the tournament id.
+    draw does not depend on which other tournaments share the batch: the key is the context's
+    (:attr:`Context.lots_keys`: the event's fingerprint in a context made from a batch, the same from its TRF
+    file or a model, under any name).
     """
     d = ctx.dense
     with np.errstate(over="ignore"):
