@@ -229,6 +229,29 @@ def test_player_features_follow_the_rounds(batch: Batch) -> None:
     assert {"withdrawal", "half_bye", "forfeit_win"} <= set(fast)   # the archive has them
 
 
+def test_player_features_from_each_view_are_those_of_the_padded_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a context of several buckets (the real shared files, every round count a bucket of its own), the
+    features are read from each bucket's view and put together in the batch's player order
+    (``Context.gathered``): the same values and masks as from the padded view of the whole batch; and so are the
+    scores."""
+    from tbstats.model import dense
+
+    monkeypatch.setattr(dense, "SMALL_BLOCK", 0)
+    monkeypatch.setattr(dense, "PAD_SHARE", 0.0)
+    batch = sources.load([str(REAL)], on_error="collect").batch
+    ctx = make_context(batch)
+    assert len(ctx.parts()) > 1
+    from_views = fairness.player_features(ctx)
+    assert ctx._dense is None   # (the padded view was never made)
+    whole = fairness.player_features(make_context(batch).dense)
+    assert from_views.keys() == whole.keys()
+    for name, pairs in whole.items():
+        assert [v for v, _ in from_views[name]] == [v for v, _ in pairs], name
+        for (value, mask), (_, want) in zip(from_views[name], pairs, strict=True):
+            assert np.array_equal(mask, want), (name, value)
+    assert np.array_equal(ctx.gathered(lambda view: view.score), make_context(batch).dense.score)
+
+
 def _pool_games(seed: int = 4) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
     """Round robins of 8 players drawn from a pool of 60 with known strengths; player 59 plays once."""
     rng = np.random.default_rng(seed)

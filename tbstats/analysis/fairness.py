@@ -39,7 +39,7 @@ from tbstats.engine.standings import initial_labels
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch
-from tbstats.model.dense import Dense
+from tbstats.model.dense import Dense, Roster
 from tbstats.model.games import GAME_TYPE
 
 Z95: Final = 1.959964
@@ -88,18 +88,54 @@ def _add(frames: Sequence[pl.DataFrame], keys: list[str], schema: Mapping[str, t
     return pl.concat(frames).group_by(keys).agg(pl.col("n").sum()).sort(keys)
 
 
-def player_features(d: Dense) -> dict[str, list[tuple[str, np.ndarray]]]:
-    """Per breakdown: (value, mask over players) pairs; a player may fall under several unplayed kinds."""
+#: The columns of :func:`_grid_figures` after the game types' counts: a run of rounds not paired that makes a
+#: withdrawal, a late entry, an absence (1: some), and the colour balance.
+_WITHDRAWN, _LATE, _ABSENT, _BALANCE = range(len(GAME_TYPE), len(GAME_TYPE) + 4)
+
+
+def player_features(view: Dense | Context) -> dict[str, list[tuple[str, np.ndarray]]]:
+    """Per breakdown: (value, mask over players) pairs; a player may fall under several unplayed kinds.
+
+    From a context, the figures of the rounds are read from each of its views (its buckets) and put together in the
+    batch's player order, not from the padded view of the whole batch."""
+    if isinstance(view, Context):
+        ro, grid = view.roster, view.gathered(_grid_figures)
+    else:
+        ro, grid = view, _grid_figures(view)
+    cells = grid[:, :len(GAME_TYPE)]
+    out: dict[str, list[tuple[str, np.ndarray]]] = {"all": [("all", np.ones(ro.players, dtype=bool))]}
+    kinds = [(name, cells[:, GAME_TYPE[name]] > 0) for name in UNPLAYED[:7]]
+    kinds += [(name, grid[:, column] > 0) for name, column in (("withdrawal", _WITHDRAWN), ("late_entry", _LATE),
+                                                                ("absent", _ABSENT))]
+    out["unplayed"] = [*kinds, ("none", cells[:, GAME_TYPE["played"]] == cells.sum(axis=1))]
+    balance = grid[:, _BALANCE]
+    out["colour"] = [(label, mask) for label, mask in (
+        ("<=-2", balance <= -2), ("-1", balance == -1), ("0", balance == 0), ("+1", balance == 1),
+        (">=+2", balance >= 2))]
+    band = np.where(ro.rating > 0, np.clip(ro.rating // 200 * 200, 1000, 2600), -1)
+    # (the bands present by a count over their few codes, -1 and 1000 to 2600 by 200, not a sort of the players)
+    present = np.flatnonzero(np.bincount(band // 200 + 1, minlength=15))
+    out["rating_band"] = [(BANDS.get(v, f"{v}-{v + 199}"), band == v)
+                          for v in np.where(present == 0, -1, (present - 1) * 200).tolist()]
+    field_size = np.bincount(ro.tix, minlength=len(ro.n))[ro.tix]
+    quarter = np.minimum((4 * (ro.start_no - 1)) // np.maximum(field_size, 1), 3)
+    out["start_rank"] = [(f"Q{q + 1}", quarter == q) for q in range(4) if (quarter == q).any()]
+    return out
+
+
+def _grid_figures(d: Dense) -> np.ndarray:
+    """Per player of a view (int64 columns): the counted rounds of each game type, whether a run of rounds not
+    paired is a withdrawal, a late entry or an absence (1: some), and the colour balance (games with white less
+    games with black)."""
     counted = d.counted
-    out: dict[str, list[tuple[str, np.ndarray]]] = {"all": [("all", np.ones(d.players, dtype=bool))]}
+    n_types = len(GAME_TYPE)
+    out = np.zeros((d.players, n_types + 4), dtype=np.int64)
     # the game types of each player's counted rounds: one count over the cells, not one pass per type
     player = np.broadcast_to(np.arange(d.players)[:, None], d.gtype.shape)[counted]
-    n_types = len(GAME_TYPE)
-    cells = np.bincount(player * n_types + d.gtype[counted], minlength=d.players * n_types).reshape(
+    out[:, :n_types] = np.bincount(player * n_types + d.gtype[counted], minlength=d.players * n_types).reshape(
         d.players, n_types)
-    kinds = [(name, cells[:, GAME_TYPE[name]] > 0) for name in UNPLAYED[:7]]
     # runs of rounds not paired: only the players who have one are looked at round by round
-    some = np.flatnonzero(cells[:, GAME_TYPE["absent"]])
+    some = np.flatnonzero(out[:, GAME_TYPE["absent"]])
     absent = (d.gtype[some] == GAME_TYPE["absent"]) & counted[some]
     present = counted[some] & ~absent
     r = np.arange(d.rounds)[None, :]
@@ -107,28 +143,14 @@ def player_features(d: Dense) -> dict[str, list[tuple[str, np.ndarray]]]:
     last_present = np.where(present, r, -1).max(axis=1)
     late = absent & (r < first_present[:, None])
     withdrawn = absent & (r > last_present[:, None]) & ~late
-    for name, mask in (("withdrawal", withdrawn), ("late_entry", late), ("absent", absent & ~late & ~withdrawn)):
-        found = np.zeros(d.players, dtype=bool)
-        found[some] = mask.any(axis=1)
-        kinds.append((name, found))
-    out["unplayed"] = [*kinds, ("none", cells[:, GAME_TYPE["played"]] == cells.sum(axis=1))]
+    for column, mask in ((_WITHDRAWN, withdrawn), (_LATE, late), (_ABSENT, absent & ~late & ~withdrawn)):
+        out[some, column] = mask.any(axis=1)
     played = d.played & counted   # (counted along each player's row: no weighted count over the cells)
-    balance = np.count_nonzero(played & ~d.black, axis=1) - np.count_nonzero(played & d.black, axis=1)
-    out["colour"] = [(label, mask) for label, mask in (
-        ("<=-2", balance <= -2), ("-1", balance == -1), ("0", balance == 0), ("+1", balance == 1),
-        (">=+2", balance >= 2))]
-    band = np.where(d.rating > 0, np.clip(d.rating // 200 * 200, 1000, 2600), -1)
-    # (the bands present by a count over their few codes, -1 and 1000 to 2600 by 200, not a sort of the players)
-    present = np.flatnonzero(np.bincount(band // 200 + 1, minlength=15))
-    out["rating_band"] = [(BANDS.get(v, f"{v}-{v + 199}"), band == v)
-                          for v in np.where(present == 0, -1, (present - 1) * 200).tolist()]
-    field_size = np.bincount(d.tix, minlength=len(d.n))[d.tix]
-    quarter = np.minimum((4 * (d.start_no - 1)) // np.maximum(field_size, 1), 3)
-    out["start_rank"] = [(f"Q{q + 1}", quarter == q) for q in range(4) if (quarter == q).any()]
+    out[:, _BALANCE] = np.count_nonzero(played & ~d.black, axis=1) - np.count_nonzero(played & d.black, axis=1)
     return out
 
 
-def _seed_in_group(d: Dense, labels: np.ndarray, tied: np.ndarray) -> list[tuple[str, np.ndarray]]:
+def _seed_in_group(d: Roster, labels: np.ndarray, tied: np.ndarray) -> list[tuple[str, np.ndarray]]:
     """Top, middle or bottom start number within the tied group."""
     kind = d.start_no.dtype   # (the start numbers' type: ufunc.at on other types casts cell by cell, 30x slower)
     lo = np.full(d.players, np.iinfo(kind).max, dtype=kind)
@@ -143,11 +165,11 @@ def _seed_in_group(d: Dense, labels: np.ndarray, tied: np.ndarray) -> list[tuple
 def count(batch: Batch, ctx: Context, configs: Sequence[Config],
           pairs: Sequence[tuple[str, str]] = ()) -> Counts:
     """The counts of one batch (players tied on points only)."""
-    d = ctx.dense
-    labels = initial_labels(d.tix, -d.score)
+    d = ctx.roster   # (the rounds' figures come from each view: player_features, Context.gathered)
+    labels = initial_labels(d.tix, -ctx.gathered(lambda view: view.score))
     k = np.bincount(labels, minlength=d.players)[labels]
     tied = k > 1
-    features = player_features(d)
+    features = player_features(ctx)
     features["seed_in_group"] = _seed_in_group(d, labels, tied)
     shared: dict[str, np.ndarray] = {}
     for config, ranked in zip(configs, rank_all(ctx, batch, configs), strict=True):

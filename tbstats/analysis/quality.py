@@ -159,13 +159,13 @@ def measure(batch: Batch, strength: np.ndarray, configs: Sequence[Config], *, lo
 
     ctx = ctx or make_context(batch)
     ctx.set_lots(lots_seed)   # the baseline's order (LOTS), keyed on each event's fingerprint (make_context)
-    d = ctx.dense
+    d = ctx.roster   # (the scores from each view: Context.gathered, not the padded view of the whole batch)
     T = len(d.n)
     strength = np.asarray(strength, dtype=np.float64)
     if len(strength) != d.players:
         raise TbstatsError("the strength table does not match the players of the batch")
     known = ~np.isnan(strength)
-    pts_labels = initial_labels(d.tix, -d.score)
+    pts_labels = initial_labels(d.tix, -ctx.gathered(lambda view: view.score))
     size = np.bincount(pts_labels, minlength=d.players)[pts_labels]
     tied = size > 1
     g_rows = np.nonzero(tied)[0]

@@ -271,6 +271,19 @@ class Context:
             return [(rows, part) for rows, part in self._parts]
         return [(None, self)]
 
+    def gathered(self, f: Callable[[Dense], np.ndarray]) -> np.ndarray:
+        """``f`` of each leaf's view (an array with a row per player of the view), put together in the batch's
+        player order: per-player figures of the grids without the padded view of the whole batch
+        (:attr:`dense`, which copies every grid once more)."""
+        if self._dense is not None or not self._parts:
+            return f(self.dense)
+        pieces = [(rows, f(part.dense)) for rows, part in self._parts]
+        first = pieces[0][1]
+        out = np.empty((self.roster.players, *first.shape[1:]), dtype=first.dtype)
+        for rows, piece in pieces:
+            out[rows] = piece
+        return out
+
 
 # ----------------------------------------------------------------------------------- row-wise selection
 
