@@ -22,7 +22,8 @@ from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context
 from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch
-from tbstats.model.dense import players_in_order
+from tbstats.model.dense import players_in_order, tournaments_by_id
+from tbstats.model.grid import row_sum
 from tbstats.model.spec import TieBreakSpec
 from tbstats.model.teams.batch import team_event_ids
 
@@ -89,7 +90,7 @@ def features(batch: Batch, ctx: Context) -> pl.DataFrame:
     per_row = np.zeros((2, d.players), dtype=np.int64)
     for rows, part in ctx.parts():
         v = part.dense
-        sums = np.stack([(v.counted & ~v.played).sum(axis=1), v.counted.sum(axis=1)])
+        sums = np.stack([row_sum(v.counted & ~v.played), row_sum(v.counted)])   # (compiled: rows this short)
         if rows is None:
             per_row = sums
         else:
@@ -99,15 +100,17 @@ def features(batch: Batch, ctx: Context) -> pl.DataFrame:
     rated = d.rating > 0
     mean_rating = np.bincount(d.tix, weights=np.where(rated, d.rating, 0), minlength=T) / np.maximum(
         np.bincount(d.tix, weights=rated, minlength=T), 1)
-    t = batch.tournaments.sort("tournament")
+    t = tournaments_by_id(batch)
     share = unplayed / np.maximum(cells, 1)
+    # (the text columns gathered from their few labels by code: a numpy array of strings converts string by string)
+    kind = np.where(np.isin(t["tournament"].to_numpy(), team_event_ids(batch)), 0, np.where(d.round_robin, 1, 2))
+    band = np.select([share == 0, share < 0.05, share < 0.15], [0, 1, 2], 3)
     return pl.DataFrame({
         "tournament": t["tournament"], "source": t["source"],
         "rounds": d.n, "players": players,
-        "type": np.where(np.isin(t["tournament"].to_numpy(), team_event_ids(batch)), "team",
-                         np.where(d.round_robin, "round_robin", "swiss")),
+        "type": pl.Series(["team", "round_robin", "swiss"]).gather(kind),
         "unplayed_share": share,
-        "unplayed": pl.Series(np.select([share == 0, share < 0.05, share < 0.15], ["0%", "<5%", "5-15%"], ">=15%")),
+        "unplayed": pl.Series(["0%", "<5%", "5-15%", ">=15%"]).gather(band),
         "year": t["start_date"].dt.year(),
         "rating_band": pl.Series(np.where(mean_rating > 0, (mean_rating // 200 * 200).astype(int), -1)).cast(
             pl.String).replace("-1", "unrated"),

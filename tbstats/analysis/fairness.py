@@ -41,6 +41,7 @@ from tbstats.errors import TbstatsError
 from tbstats.model.batch import Batch
 from tbstats.model.dense import Dense, Roster
 from tbstats.model.games import GAME_TYPE
+from tbstats.model.grid import row_sum
 
 Z95: Final = 1.959964
 BREAKDOWNS: Final = ("all", "unplayed", "colour", "rating_band", "start_rank", "seed_in_group")
@@ -145,8 +146,8 @@ def _grid_figures(d: Dense) -> np.ndarray:
     withdrawn = absent & (r > last_present[:, None]) & ~late
     for column, mask in ((_WITHDRAWN, withdrawn), (_LATE, late), (_ABSENT, absent & ~late & ~withdrawn)):
         out[some, column] = mask.any(axis=1)
-    played = d.played & counted   # (counted along each player's row: no weighted count over the cells)
-    out[:, _BALANCE] = np.count_nonzero(played & ~d.black, axis=1) - np.count_nonzero(played & d.black, axis=1)
+    played = d.played & counted   # (counted along each player's row, compiled: no weighted count over the cells)
+    out[:, _BALANCE] = row_sum(played & ~d.black) - row_sum(played & d.black)
     return out
 
 
