@@ -86,17 +86,11 @@ def features(batch: Batch, ctx: Context) -> pl.DataFrame:
     d = ctx.roster
     T = len(d.n)
     players = np.bincount(d.tix, minlength=T)
-    # per player, counted rounds and those not played over the board, bucket by bucket (no padded view)
-    per_row = np.zeros((2, d.players), dtype=np.int64)
-    for rows, part in ctx.parts():
-        v = part.dense
-        sums = np.stack([row_sum(v.counted & ~v.played), row_sum(v.counted)])   # (compiled: rows this short)
-        if rows is None:
-            per_row = sums
-        else:
-            per_row[:, rows] = sums
-    unplayed = np.bincount(d.tix, weights=per_row[0], minlength=T)
-    cells = np.bincount(d.tix, weights=per_row[1], minlength=T)
+    # per player, counted rounds and those not played over the board, bucket by bucket (no padded view; compiled
+    # row sums: rows this short)
+    per_row = ctx.gathered(lambda v: np.stack([row_sum(v.counted & ~v.played), row_sum(v.counted)], axis=1))
+    unplayed = np.bincount(d.tix, weights=per_row[:, 0], minlength=T)
+    cells = np.bincount(d.tix, weights=per_row[:, 1], minlength=T)
     rated = d.rating > 0
     mean_rating = np.bincount(d.tix, weights=np.where(rated, d.rating, 0), minlength=T) / np.maximum(
         np.bincount(d.tix, weights=rated, minlength=T), 1)
