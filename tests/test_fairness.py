@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 from click.testing import CliRunner
-from helpers import REAL
+from helpers import REAL, requires_shared
 from trf_samples import player
 
 from tbstats.analysis import bradley_terry, fairness, quality, strength
@@ -229,6 +229,7 @@ def test_player_features_follow_the_rounds(batch: Batch) -> None:
     assert {"withdrawal", "half_bye", "forfeit_win"} <= set(fast)   # the archive has them
 
 
+@requires_shared()
 def test_player_features_from_each_view_are_those_of_the_padded_view(monkeypatch: pytest.MonkeyPatch) -> None:
     """From a context of several buckets (the real shared files, every round count a bucket of its own), the
     features are read from each bucket's view and put together in the batch's player order
@@ -529,6 +530,7 @@ def test_a_batch_takes_its_archive_strengths_from_the_slice_of_its_tournaments()
             assert players.join(rows, on=["tournament", "start_no"], how="left", maintain_order="left").equals(whole)
 
 
+@requires_shared()
 def test_archive_proxy_on_real_files() -> None:
     trf = REAL
     result = CliRunner().invoke(main, ["evaluate", str(trf), "--strength", "archive", "-c", NEW, "--no-baseline",
