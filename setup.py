@@ -23,6 +23,7 @@ class BuildPy(build_py):
 KERNELS = [Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
            Extension("tbstats.io.trf.fields", ["tbstats/io/trf/fields.pyx"]),
            Extension("tbstats.io.trf.pairs", ["tbstats/io/trf/pairs.pyx"]),
+           Extension("tbstats.io.trf.text", ["tbstats/io/trf/text.pyx"]),
            Extension("tbstats.engine.stage", ["tbstats/engine/stage.pyx"]),
            Extension("tbstats.analysis.segments", ["tbstats/analysis/segments.pyx"]),
            Extension("tbstats.analysis.elo", ["tbstats/analysis/elo.pyx"]),

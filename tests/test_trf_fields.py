@@ -10,8 +10,6 @@ not fit raise instead of reading or writing out of bounds.
 ``fixed_fields``: where each field's text lies once stripped (columns from its first, 0 and 0 when blank), and
 that text read as an integer, several fields of a line at once (a field alone reads the same);
 ``gather_utf8``: the characters of many ranges of the buffer as UTF-8, as Python encodes them;
-``strip_ends``: each line's length without its trailing whitespace, as Python strips it (``rstrip`` of the
-characters polars strips), blank tails of any length included;
 ``decimal_field``: a plain decimal (a sign, digits, at most one ``.`` or ``,``) to the float polars reads,
 blank and other text told apart; ``Lines.decimal`` reads the other text through polars.
 """
@@ -27,7 +25,7 @@ import polars as pl
 import pytest
 
 from tbstats.io.trf.buffer import IS_WHITESPACE, PAD, SPACE, WHITESPACE, Lines
-from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, round_blocks, strip_ends
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, round_blocks
 from tbstats.io.trf.games import _COLOUR_ID, _RESULT_ID, COLOURS, RESULTS
 from tbstats.io.trf.headers import ROUND0
 
@@ -280,28 +278,3 @@ def test_fixed_fields_refuse_arrays_that_do_not_fit() -> None:
         fixed_fields(buf, np.array([0]), np.array([5]), np.array([[0, 4]]), np.zeros(2, np.uint8), ws, *grid)
     fixed_fields(buf, np.array([30]), np.array([10]), np.array([[0, 12]]), np.zeros(1, np.uint8), ws, *grid)
     assert (grid[0][0, 0], grid[1][0, 0]) == (0, 0)   # (the line ends in the buffer: the field past it is blank)
-
-
-@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
-def test_strip_ends_removes_what_rstrip_removes(dtype: type) -> None:
-    """Lines of letters and every kind of blank, with blank tails from none to thousands of characters (the
-    widths fixed-width writers pad to), for buffers of one, two and four bytes a character."""
-    rng = np.random.default_rng(7)
-    top = {np.uint8: 0x100, np.uint16: 0x10000, np.uint32: 0x110000}[dtype]
-    blanks = [c for c in WHITESPACE if ord(c) < top]
-    letters = [c for c in ("a", "Z", "5", "é", "\x1c", "Ж", "\U0001f600") if ord(c) < top]
-    lines = []
-    for k in range(300):
-        body = "".join(rng.choice(letters + blanks) for _ in range(int(rng.integers(0, 12))))
-        tail = "".join(rng.choice(blanks) for _ in range(int(rng.choice([0, 1, 3, 40, 300, 5000]) if k % 7 else 0)))
-        lines.append(body + tail)
-    text = "".join(lines)
-    buf = np.array([ord(c) for c in text], dtype=dtype)
-    starts = np.cumsum([0] + [len(x) for x in lines[:-1]]).astype(np.int64)
-    length = np.array([len(x) for x in lines], dtype=np.int64)
-    strip_ends(buf, starts, length, IS_WHITESPACE.view(np.uint8))
-    assert length.tolist() == [len(x.rstrip(WHITESPACE)) for x in lines]
-    with pytest.raises(ValueError, match="past the buffer"):
-        strip_ends(buf, np.array([len(buf) - 1]), np.array([2], dtype=np.int64), IS_WHITESPACE.view(np.uint8))
-    with pytest.raises(ValueError, match="differ in length"):
-        strip_ends(buf, starts, length[1:].copy(), IS_WHITESPACE.view(np.uint8))

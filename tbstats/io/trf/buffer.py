@@ -2,10 +2,10 @@
 
 Every file of a batch goes into one numpy array of character codes (one element per *character*, so TRF
 character columns are array offsets even for UTF-8 names): ``uint8`` when every character is below 256,
-else ``uint16``/``uint32``. Lines and record codes are then found by numpy over all lines at once; fixed fields
-by compiled loops over the buffer (:mod:`tbstats.io.trf.fields`: where a field's stripped text lies, and the
-numbers in it); only the fields that are text are turned into strings, one column at a time. Whitespace follows
-polars' ``strip_chars`` (Unicode White_Space), as the reader always did.
+else ``uint16``/``uint32``. Lines are found by a compiled pass (:mod:`tbstats.io.trf.text`), record codes by numpy
+over all lines at once; fixed fields by compiled loops over the buffer (:mod:`tbstats.io.trf.fields`: where a
+field's stripped text lies, and the numbers in it); only the fields that are text are turned into strings, one
+column at a time. Whitespace follows polars' ``strip_chars`` (Unicode White_Space), as the reader always did.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import polars as pl
 import pyarrow as pa
 
 from tbstats.errors import FormatError
-from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8, strip_ends
+from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8
+from tbstats.io.trf.text import split_codes
 from tbstats.model.batch import arrow_series
 from tbstats.model.columns import ranges
 
@@ -30,7 +31,6 @@ IS_WHITESPACE: Final = np.zeros(65536, dtype=bool)
 IS_WHITESPACE[[ord(c) for c in WHITESPACE]] = True
 SPACE: Final = 32
 PAD: Final = 128  # blank characters after the last file, so that fixed-width windows never run off the end
-_SLICE: Final = 1 << 16  # characters scanned at a time for line breaks
 
 
 def decode(path: str, raw: bytes) -> tuple[str, str | None]:
@@ -232,13 +232,14 @@ def _blank_past_end(out: np.ndarray, room: np.ndarray) -> np.ndarray:
 
 
 def build_buffer(parts: list[bytes | str]) -> tuple[np.ndarray, np.ndarray]:
-    """One code array of all files (:func:`character_codes`), each followed by a line feed, and each file's start
-    in it (in characters).
+    """One code array of all files, each followed by a line feed, and each file's start in it (in characters):
+    a file as bytes is one byte a character (ASCII, or Latin-1: :func:`tbstats.io.trf.text.latin1_texts`), a file
+    as text is decoded (:func:`character_codes`).
 
     ``PAD`` blanks follow the last file (its line feed included) so windows never run past the end. When some
-    files were decoded, the array has one byte a character when every decoded file fits in Latin-1, else two
-    (or four, beyond the Basic Multilingual Plane): each decoded file is encoded on its own, and the runs of
-    ASCII files between them are copied in as they are (no text of the whole piece is made).
+    files are text, the array has one byte a character when every such file fits in Latin-1, else two
+    (or four, beyond the Basic Multilingual Plane): each text is encoded on its own, and the runs of
+    files as bytes between them are copied in as they are (no text of the whole piece is made).
     """
     sizes = np.array([len(p) + 1 for p in parts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -247,13 +248,13 @@ def build_buffer(parts: list[bytes | str]) -> tuple[np.ndarray, np.ndarray]:
         return buf, offsets
     wide = {k: np.frombuffer(p.encode("utf-16-le"), dtype="<u2") for k, p in enumerate(parts) if isinstance(p, str)}
     if any(len(codes) != len(parts[k]) for k, codes in wide.items()):   # surrogate pairs: beyond the BMP
-        text = "\n".join([p.decode("ascii") if isinstance(p, bytes) else p for p in parts] + [" " * PAD])
+        text = "\n".join([p.decode("latin-1") if isinstance(p, bytes) else p for p in parts] + [" " * PAD])
         return np.frombuffer(text.encode("utf-32-le"), dtype="<u4").astype(np.uint32), offsets
     dtype = np.uint8 if all(int(codes.max(initial=0)) < 256 for codes in wide.values()) else np.uint16
     buf = np.empty(int(offsets[-1]) + PAD, dtype=dtype)
     run = 0   # the first file of the run of ASCII files not copied yet
     for k in [*wide, len(parts)]:
-        if run < k:   # (bytes: ASCII)
+        if run < k:   # (bytes: one byte a character)
             buf[offsets[run]:offsets[k] - 1] = np.frombuffer(b"\n".join(parts[run:k]), dtype=np.uint8)  # type: ignore[arg-type]
         if k < len(parts):
             buf[offsets[k]:offsets[k + 1] - 1] = wide[k]
@@ -264,32 +265,12 @@ def build_buffer(parts: list[bytes | str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:
-    """Non-blank lines of every file (line ends CR, LF or CRLF), trailing whitespace removed."""
+    """Non-blank lines of every file (line ends CR, LF or CRLF), trailing whitespace removed, in one compiled pass
+    over the buffer (:func:`tbstats.io.trf.text.split_codes`)."""
     if len(offsets) == 1:
         empty = np.zeros(0, dtype=np.int64)
         return Lines(buf, empty.astype(np.int32), empty.astype(np.int32), empty, empty)
-    n = int(offsets[-1])
-    # one pass over the buffer, a slice at a time (no buffer-sized temporary); then the few control characters
-    low = np.concatenate([np.flatnonzero(buf[lo:min(lo + _SLICE, n)] <= 13) + lo for lo in range(0, n, _SLICE)]
-                         or [np.zeros(0, dtype=np.intp)])
-    breaks = low[(buf[low] == 10) | (buf[low] == 13)]
-    lf_after_cr = (buf[breaks] == 10) & (breaks > 0) & (buf[np.maximum(breaks - 1, 0)] == 13)
-    ends = breaks[~lf_after_cr]
-    crlf = (buf[ends] == 13) & (buf[ends + 1] == 10)
-    starts = np.concatenate([[0], ends[:-1] + 1 + crlf[:-1]]).astype(np.int64)
-    file = (np.searchsorted(offsets, starts, side="right") - 1).astype(np.int32)
-    first_line = np.searchsorted(starts, offsets[:-1])
-    line = (np.arange(len(starts)) - first_line[file] + 1).astype(np.int32)
-    length = _strip_end(buf, starts, (ends - starts).astype(np.int64))
-    keep = length > 0
-    return Lines(buf, file[keep], line[keep], starts[keep], length[keep])
-
-
-def _strip_end(buf: np.ndarray, starts: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """Lengths without trailing whitespace, one compiled pass from each line's end (:func:`strip_ends`)."""
-    length = np.ascontiguousarray(length, dtype=np.int64).copy()
-    strip_ends(buf, np.ascontiguousarray(starts, dtype=np.int64), length, IS_WHITESPACE.view(np.uint8))
-    return length
+    return Lines(buf, *split_codes(buf, np.ascontiguousarray(offsets, dtype=np.int64), IS_WHITESPACE.view(np.uint8)))
 
 
 # ------------------------------------------------------------------------------------- fixed fields

@@ -325,25 +325,3 @@ def decimal_field(const code_t[::1] buf, const int64_t[::1] at, const int16_t[::
                 state[i] = 1
             else:
                 state[i] = 2
-
-
-def strip_ends(const code_t[::1] buf, const int64_t[::1] line_start, int64_t[::1] line_length,
-               const uint8_t[::1] is_ws):
-    """Each line's length without its trailing whitespace (as :func:`tbstats.io.trf.buffer.is_whitespace` tells
-    it), in place: one pass from each line's end, however long its blank tail (fixed-width writers pad every
-    line to a width of their own). Raises ValueError for a line past the buffer."""
-    cdef Py_ssize_t n = line_start.shape[0], i
-    cdef int64_t size = buf.shape[0], k
-    if line_length.shape[0] != n:
-        raise ValueError("line_start and line_length differ in length")
-    if is_ws.shape[0] != TABLE:
-        raise ValueError(f"is_ws must have {TABLE} entries")
-    for i in range(n):
-        if line_length[i] < 0 or (line_length[i] and (line_start[i] < 0 or line_start[i] + line_length[i] > size)):
-            raise ValueError("a line runs past the buffer")
-    with nogil:
-        for i in range(n):
-            k = line_length[i]
-            while k > 0 and _blank(buf[line_start[i] + k - 1], &is_ws[0]):
-                k -= 1
-            line_length[i] = k

@@ -19,6 +19,7 @@ from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, 
 from tbstats.io.trf.games import event_rounds, games, games_frame
 from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
 from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
+from tbstats.io.trf.text import latin1_texts
 from tbstats.model.adjust import penalties
 from tbstats.model.batch import Batch, source_files
 from tbstats.model.columns import lists_with
@@ -57,7 +58,14 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     paths: list[str] = []
     raws: list[bytes] = []
     parts: list[bytes | str] = []
-    for path, raw in inputs:
+    # ASCII and UTF-8 files of characters below 256 (most) by a compiled pass; the others decoded as they come
+    quick = latin1_texts([raw for _, raw in inputs])
+    for (path, raw), fast in zip(inputs, quick, strict=True):
+        if fast is not None:
+            paths.append(path)
+            raws.append(raw)
+            parts.append(fast)
+            continue
         try:
             codes, note = character_codes(path, raw)
         except (FormatError, UnicodeDecodeError) as exc:
