@@ -153,18 +153,18 @@ def test_files_of_every_width_read_together_as_one_by_one() -> None:
 
 
 def test_buffer_of_files_of_every_width_is_their_text_joined() -> None:
-    """:func:`build_buffer` (ASCII files as bytes, decoded ones as text, in any order and any runs) gives the
-    code points of the files joined by line feeds, a line feed and PAD blanks after the last, in the narrowest
-    array that holds them, and where each file starts."""
+    """:func:`build_buffer` (files as bytes, ASCII or Latin-1, decoded ones as text, in any order and any runs)
+    gives the code points of the files joined by line feeds, a line feed and PAD blanks after the last, in the
+    narrowest array that holds them, and where each file starts."""
     from tbstats.io.trf.buffer import PAD, build_buffer
 
     kinds = {"ascii": b"012 Open\n001 x", "ascii text": "012 Plain", "latin": "Müller, Jörg\r\n",
-             "bmp": "Łukasiewicz", "astral": "𝔸lpha"}
+             "latin bytes": "Øre, Åse".encode("latin-1"), "bmp": "Łukasiewicz", "astral": "𝔸lpha", "empty": ""}
     rng = random.Random(7)
     for _ in range(300):
         chosen = [rng.choice(list(kinds)) for _ in range(rng.randint(1, 7))]
         parts = [kinds[k] for k in chosen]
-        text = "\n".join(p.decode("ascii") if isinstance(p, bytes) else p for p in parts) + "\n" + " " * PAD
+        text = "\n".join(p.decode("latin-1") if isinstance(p, bytes) else p for p in parts) + "\n" + " " * PAD
         codes = [ord(c) for c in text]
         buf, offsets = build_buffer(parts)
         assert buf.tolist() == codes, chosen

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from tbstats.errors import FormatError
 from tbstats.io.trf.fields import decimal_field, fixed_fields, gather_utf8
-from tbstats.io.trf.text import split_codes
+from tbstats.io.trf.text import join_codes, split_codes
 from tbstats.model.batch import arrow_series
 from tbstats.model.columns import ranges
 
@@ -233,35 +233,20 @@ def _blank_past_end(out: np.ndarray, room: np.ndarray) -> np.ndarray:
 
 def build_buffer(parts: list[bytes | str]) -> tuple[np.ndarray, np.ndarray]:
     """One code array of all files, each followed by a line feed, and each file's start in it (in characters):
-    a file as bytes is one byte a character (ASCII, or Latin-1: :func:`tbstats.io.trf.text.latin1_texts`), a file
+    a file as bytes is one byte a character (ASCII, or Latin-1: :func:`tbstats.io.trf.text.utf8_characters`), a file
     as text is decoded (:func:`character_codes`).
 
     ``PAD`` blanks follow the last file (its line feed included) so windows never run past the end. When some
     files are text, the array has one byte a character when every such file fits in Latin-1, else two
-    (or four, beyond the Basic Multilingual Plane): each text is encoded on its own, and the runs of
-    files as bytes between them are copied in as they are (no text of the whole piece is made).
+    (or four, beyond the Basic Multilingual Plane), each file copied or widened into its place by a compiled
+    loop (:func:`tbstats.io.trf.text.join_codes`; no text of the whole piece is made).
     """
     sizes = np.array([len(p) + 1 for p in parts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     if all(isinstance(p, bytes) for p in parts):
         buf = np.frombuffer(b"\n".join([*parts, b" " * PAD]), dtype=np.uint8)  # type: ignore[list-item]
         return buf, offsets
-    wide = {k: np.frombuffer(p.encode("utf-16-le"), dtype="<u2") for k, p in enumerate(parts) if isinstance(p, str)}
-    if any(len(codes) != len(parts[k]) for k, codes in wide.items()):   # surrogate pairs: beyond the BMP
-        text = "\n".join([p.decode("latin-1") if isinstance(p, bytes) else p for p in parts] + [" " * PAD])
-        return np.frombuffer(text.encode("utf-32-le"), dtype="<u4").astype(np.uint32), offsets
-    dtype = np.uint8 if all(int(codes.max(initial=0)) < 256 for codes in wide.values()) else np.uint16
-    buf = np.empty(int(offsets[-1]) + PAD, dtype=dtype)
-    run = 0   # the first file of the run of ASCII files not copied yet
-    for k in [*wide, len(parts)]:
-        if run < k:   # (bytes: one byte a character)
-            buf[offsets[run]:offsets[k] - 1] = np.frombuffer(b"\n".join(parts[run:k]), dtype=np.uint8)  # type: ignore[arg-type]
-        if k < len(parts):
-            buf[offsets[k]:offsets[k + 1] - 1] = wide[k]
-        run = k + 1
-    buf[offsets[1:] - 1] = 10
-    buf[int(offsets[-1]):] = SPACE
-    return buf, offsets
+    return join_codes(parts, PAD), offsets
 
 
 def split_lines(buf: np.ndarray, offsets: np.ndarray) -> Lines:

@@ -19,7 +19,7 @@ from tbstats.io.trf.buffer import Lines, build_buffer, character_codes, decode, 
 from tbstats.io.trf.games import event_rounds, games, games_frame
 from tbstats.io.trf.headers import MAX_ROUNDS, ROUND0, tournament_headers
 from tbstats.io.trf.players import Players, no_problems, player_fields, problem_rows
-from tbstats.io.trf.text import latin1_texts
+from tbstats.io.trf.text import utf8_characters
 from tbstats.model.adjust import penalties
 from tbstats.model.batch import Batch, source_files
 from tbstats.model.columns import lists_with
@@ -58,8 +58,8 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     paths: list[str] = []
     raws: list[bytes] = []
     parts: list[bytes | str] = []
-    # ASCII and UTF-8 files of characters below 256 (most) by a compiled pass; the others decoded as they come
-    quick = latin1_texts([raw for _, raw in inputs])
+    # ASCII and UTF-8 files (most) by a compiled pass; the others decoded as they come
+    quick = utf8_characters([raw for _, raw in inputs])
     for (path, raw), fast in zip(inputs, quick, strict=True):
         if fast is not None:
             paths.append(path)

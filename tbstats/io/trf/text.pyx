@@ -1,15 +1,16 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-"""The TRF reader's compiled front (Cython): each file's characters and the batch's lines, in one pass each.
+"""The TRF reader's compiled front (Cython): each file's characters, the batch's buffer and its lines.
 
-:func:`latin1_texts` takes what most files are, ASCII text or UTF-8 text whose every character is below 256
-(names with accents), straight to one byte a character, in one pass over the file's bytes: for such files
-:func:`tbstats.io.trf.buffer.character_codes` would decode the text and the buffer encode it again, a few Python
-steps per file. Any other file (UTF-16, Windows-1252 or Latin-1 bytes, wider characters, empty or binary files)
-gets None and is decoded as before, with its note or its error.
+:func:`utf8_characters` takes what most files are, ASCII or UTF-8 text, in one pass over each file's bytes: ASCII
+and text whose every character is below 256 (names with accents) to one byte a character, other UTF-8 to its text
+by the C API; :func:`tbstats.io.trf.buffer.character_codes` would check, decode (and the buffer encode again) each
+in a few Python steps. Any other file (UTF-16, Windows-1252 or Latin-1 bytes, empty or binary files) gets None and
+is decoded as before, with its note or its error.
 
-:func:`split_codes` finds the lines of a buffer (:func:`tbstats.io.trf.buffer.split_lines`): its line ends, eight
-bytes at a time skipped while they hold none, then each line's file, number and length without its trailing
-whitespace.
+:func:`join_codes` puts files as bytes and as text in one code array as wide as its widest character, each copied
+or widened into its place. :func:`split_codes` finds the lines of such a buffer
+(:func:`tbstats.io.trf.buffer.split_lines`): its line ends, eight bytes at a time skipped while they hold none, then
+each line's file, number and length without its trailing whitespace.
 
 Checked against the Python reading by tests/test_trf_text.py.
 """
@@ -17,6 +18,7 @@ Checked against the Python reading by tests/test_trf_text.py.
 import numpy as np
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memchr, memcpy
@@ -49,7 +51,7 @@ cdef inline bint _ascii_space(uint8_t c) noexcept nogil:
     return c == 32 or 9 <= c <= 13   # bytes.isspace()
 
 
-cdef object _latin1(bytes raw):
+cdef object _characters(bytes raw):
     cdef const uint8_t* p = <const uint8_t*>PyBytes_AS_STRING(raw)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(raw), i, m = 0, start
     cdef uint8_t c, d
@@ -82,19 +84,29 @@ cdef object _latin1(bytes raw):
                 else:   # a wider character, or not UTF-8
                     break
                 m += 1
-        if i < n:
-            return None
+        if i < n:   # a wider character (or bytes that are not UTF-8: then None)
+            return _utf8(raw, start)
         return PyBytes_FromStringAndSize(<char*>out, m)
     finally:
         free(out)
 
 
-def latin1_texts(list raws):
+cdef object _utf8(bytes raw, Py_ssize_t start):
+    """The text of UTF-8 bytes from ``start`` (past a byte order mark), as ``bytes.decode`` makes it; None when
+    they are not UTF-8."""
+    try:
+        return PyUnicode_DecodeUTF8(PyBytes_AS_STRING(raw) + start, PyBytes_GET_SIZE(raw) - start, NULL)
+    except UnicodeDecodeError:
+        return None
+
+
+def utf8_characters(list raws):
     """Per file's bytes: the bytes themselves when they are ASCII text, the text's characters as one byte each
-    (Latin-1) when they are UTF-8 (with or without a byte order mark) whose every character is below 256, else
-    None: what :func:`tbstats.io.trf.buffer.character_codes` gives such files, without their note (they have
-    none); None files (and anything but ``bytes``) are left to it (they are other text, or not text)."""
-    return [_latin1(raw) if type(raw) is bytes else None for raw in raws]
+    (Latin-1) when they are UTF-8 (with or without a byte order mark) whose every character is below 256, the text
+    (``str``) of other UTF-8, else None: what :func:`tbstats.io.trf.buffer.character_codes` gives such files, without
+    their note (they have none); None files (and anything but ``bytes``) are left to it (they are other text, or
+    not text)."""
+    return [_characters(raw) if type(raw) is bytes else None for raw in raws]
 
 
 cdef inline int64_t _next_break(const code_t* p, int64_t i, int64_t n) noexcept nogil:
@@ -204,3 +216,77 @@ cdef Py_ssize_t _fill(const code_t* p, const int64_t* ends, Py_ssize_t count, co
             out += 1
         start = end + 1 + (1 if p[end] == 13 and p[end + 1] == 10 else 0)
     return out
+
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void* PyUnicode_DATA(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
+
+def join_codes(list parts, Py_ssize_t pad):
+    """The code array of files given as bytes (one byte a character) and as text (``str``), each followed by a
+    line feed, then ``pad`` blanks: one byte a character when every text fits in Latin-1, else two, or four beyond
+    the Basic Multilingual Plane (a text's own storage tells: no character is looked at twice). Each file is copied
+    or widened into its place; no text of the whole batch is made."""
+    cdef Py_ssize_t k, size = 0, width = 1, at = 0, n
+    cdef int kind
+    cdef object part
+    for part in parts:
+        if type(part) is bytes:
+            size += PyBytes_GET_SIZE(part) + 1
+        elif type(part) is str:
+            size += PyUnicode_GET_LENGTH(part) + 1
+            width = max(width, PyUnicode_KIND(part))
+        else:
+            raise TypeError(f"a file's characters are bytes or str, not {type(part).__name__}")
+    out = np.empty(size + pad, dtype=np.uint8 if width == 1 else np.uint16 if width == 2 else np.uint32)
+    if size + pad == 0:
+        return out
+    cdef uint8_t[::1] raw = out.view(np.uint8)
+    cdef uint8_t* base = &raw[0]
+    for part in parts:
+        if type(part) is bytes:
+            n = PyBytes_GET_SIZE(part)
+            _put(<const uint8_t*>PyBytes_AS_STRING(part), n, base, at, width)
+        else:
+            n = PyUnicode_GET_LENGTH(part)
+            kind = PyUnicode_KIND(part)
+            if kind == 1:
+                _put(<const uint8_t*>PyUnicode_DATA(part), n, base, at, width)
+            elif kind == 2:
+                _put(<const uint16_t*>PyUnicode_DATA(part), n, base, at, width)
+            else:
+                _put(<const uint32_t*>PyUnicode_DATA(part), n, base, at, width)
+        at += n
+        _set(base, at, width, 10)
+        at += 1
+    for k in range(pad):
+        _set(base, at + k, width, 32)
+    return out
+
+
+cdef void _put(const code_t* src, Py_ssize_t n, uint8_t* base, Py_ssize_t at, Py_ssize_t width) noexcept nogil:
+    """Copy (widen) ``n`` codes to code ``at`` of an output of ``width`` bytes a code (never narrower than them)."""
+    cdef Py_ssize_t j
+    cdef uint16_t* o2
+    cdef uint32_t* o4
+    if width == sizeof(code_t):
+        memcpy(base + at * width, src, n * width)
+    elif width == 2:
+        o2 = <uint16_t*>base + at
+        for j in range(n):
+            o2[j] = <uint16_t>src[j]
+    else:
+        o4 = <uint32_t*>base + at
+        for j in range(n):
+            o4[j] = <uint32_t>src[j]
+
+
+cdef inline void _set(uint8_t* base, Py_ssize_t at, Py_ssize_t width, uint32_t code) noexcept nogil:
+    if width == 1:
+        base[at] = <uint8_t>code
+    elif width == 2:
+        (<uint16_t*>base)[at] = <uint16_t>code
+    else:
+        (<uint32_t*>base)[at] = code
