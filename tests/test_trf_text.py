@@ -186,3 +186,27 @@ def test_generated_files_read_as_by_the_python_decoding(monkeypatch: pytest.Monk
             _old_way(patch)
             _same(got, read_trf(inputs))
         assert got.batch.players.height > 0 and isinstance(got.batch.players["name"], pl.Series)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+def test_stripped_spans_are_what_str_strip_leaves(dtype: type) -> None:
+    """Spans of letters and every character Python strips (the information separators \\x1c-\\x1f too, which
+    polars' own strip keeps), blank, blank at one end, long: each span's stripped text is ``str.strip``'s."""
+    from tbstats.io.trf.headers import IS_PY_WHITESPACE, PY_WHITESPACE
+    from tbstats.io.trf.text import strip_spans
+
+    top = {np.uint8: 0x100, np.uint16: 0x10000, np.uint32: 0x110000}[dtype]
+    blanks = [c for c in PY_WHITESPACE if ord(c) < top]
+    letters = [c for c in ("a", "Z", "5", "é", "\x1b", "Ж", "\U0001f600") if ord(c) < top]
+    rng = random.Random(2)
+    texts = ["".join(rng.choice(rng.choice([letters, blanks])) for _ in range(rng.choice([0, 1, 2, 5, 30, 400])))
+             for _ in range(800)]
+    buf = np.array([ord(c) for c in "".join(texts)] + [32], dtype=dtype)
+    at = np.cumsum([0] + [len(t) for t in texts[:-1]]).astype(np.int64)
+    counts = np.array([len(t) for t in texts], dtype=np.int64)
+    strip_spans(buf, at, counts, IS_PY_WHITESPACE)
+    got = ["".join(map(chr, buf[a:a + c].tolist())) for a, c in zip(at.tolist(), counts.tolist(), strict=True)]
+    assert got == [t.strip(PY_WHITESPACE) for t in texts]
+    assert all(t.strip(PY_WHITESPACE) == t.strip() for t in texts)   # (PY_WHITESPACE is what str.strip strips)
+    with pytest.raises(ValueError, match="past the buffer"):
+        strip_spans(buf, np.array([len(buf) - 1]), np.array([2], dtype=np.int64), IS_PY_WHITESPACE)

@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from tbstats.io.dates import resolve_dates
 from tbstats.io.trf.buffer import Lines, text_at
+from tbstats.io.trf.text import strip_spans
 from tbstats.model.adjust import describe
 from tbstats.model.batch import arrow_series
 from tbstats.model.games import SCORING_KINDS, TOURNAMENT_SCHEMA
@@ -321,6 +322,9 @@ _RULER: Final = (ord("D") << 16) | (ord("D") << 8) | ord("D")
 #: stripped Python text of a line from its fifth character (tests/test_trf_reader.py checks the set).
 PY_WHITESPACE: Final = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
                         "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+#: Whether each code below 65,536 is one of :data:`PY_WHITESPACE`, as the compiled loops take it.
+IS_PY_WHITESPACE: Final = np.zeros(65536, dtype=np.uint8)
+IS_PY_WHITESPACE[[ord(c) for c in PY_WHITESPACE]] = 1
 
 
 def _line_ids(heads: Lines) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -373,8 +377,9 @@ def _first_values(n: int, heads: Lines, event_of_line: np.ndarray, ids: np.ndarr
     rows = np.flatnonzero(ids < k)
     slots, first = np.unique(event_of_line[rows].astype(np.int64) * k + ids[rows], return_index=True)
     firsts = rows[first]   # (the first line of each event and code: the lines come in file order)
-    text = text_at(heads.buf, heads.start[firsts] + 4, np.maximum(heads.length[firsts] - 4, 0), "value")
-    text = text.str.strip_chars(PY_WHITESPACE)
+    at, counts = heads.start[firsts] + 4, np.maximum(heads.length[firsts] - 4, 0)
+    strip_spans(heads.buf, at, counts, IS_PY_WHITESPACE)   # (compiled: as str.strip of PY_WHITESPACE)
+    text = text_at(heads.buf, at, counts, "value")
     code, event = slots % k, slots // k
     filled = (text != "").to_numpy()
     columns = {}

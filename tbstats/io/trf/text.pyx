@@ -290,3 +290,33 @@ cdef inline void _set(uint8_t* base, Py_ssize_t at, Py_ssize_t width, uint32_t c
         (<uint16_t*>base)[at] = <uint16_t>code
     else:
         (<uint32_t*>base)[at] = code
+
+
+def strip_spans(const code_t[::1] buf, int64_t[::1] at, int64_t[::1] counts, const uint8_t[::1] is_ws):
+    """Each span of ``counts[i]`` characters from ``at[i]`` without its leading and trailing characters that
+    ``is_ws`` marks (by code below 65,536; a wider code is kept), in place: what ``str.strip`` of those characters
+    leaves of its text. Raises ValueError for a span past the buffer."""
+    cdef Py_ssize_t n = at.shape[0], i
+    cdef int64_t size = buf.shape[0], a, b
+    cdef uint32_t c
+    if counts.shape[0] != n:
+        raise ValueError("at and counts differ in length")
+    if is_ws.shape[0] != TABLE:
+        raise ValueError(f"is_ws must have {TABLE} entries")
+    for i in range(n):
+        if counts[i] < 0 or (counts[i] and (at[i] < 0 or at[i] + counts[i] > size)):
+            raise ValueError("a span runs past the buffer")
+    with nogil:
+        for i in range(n):
+            a, b = at[i], at[i] + counts[i]
+            while a < b:
+                c = buf[a]
+                if c >= TABLE or not is_ws[c]:
+                    break
+                a += 1
+            while b > a:
+                c = buf[b - 1]
+                if c >= TABLE or not is_ws[c]:
+                    break
+                b -= 1
+            at[i], counts[i] = a, b - a
