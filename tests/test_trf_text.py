@@ -9,7 +9,6 @@ import random
 import re
 
 import numpy as np
-import polars as pl
 import pytest
 from helpers import REAL, requires_shared
 
@@ -95,6 +94,7 @@ def test_lines_are_the_lines_python_reads(width: int) -> None:
     chars += {1: [], 2: ["Ł", "王"], 4: ["Ł", "\U0001d538"]}[width]
     chars = [c for c in chars if ord(c[0]) < (256 if width == 1 else 0x110000)]
     blanks = [c for c in WHITESPACE if ord(c) < (256 if width == 1 else 0x110000)]
+    checked = 0
     for round_ in range(600):
         texts = []
         for _ in range(rng.randint(1, 8)):
@@ -111,6 +111,8 @@ def test_lines_are_the_lines_python_reads(width: int) -> None:
         assert got == _reference_lines(texts), (round_, texts)
         assert (lines.file.dtype, lines.line.dtype, lines.start.dtype, lines.length.dtype) == (
             np.int32, np.int32, np.int64, np.int64)
+        checked += 1
+    assert checked > 300   # (a round whose widest character is narrower is another width's)
 
 
 def test_split_refuses_a_buffer_not_built_as_the_reader_builds_it() -> None:
@@ -141,8 +143,8 @@ def _same(a: read.ReadResult, b: read.ReadResult) -> None:
 
 @requires_shared()
 def test_real_files_in_every_encoding_read_as_by_the_python_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The real shared files, each as it is and as UTF-8 with a byte order mark, UTF-16, Windows-1252 and with
-    a character beyond Latin-1 in it, and a few files that are no text, read in one batch (the compiled pass
+    """The real shared files, each as it is and, in turn, as UTF-8 with a byte order mark, UTF-16, Windows-1252 or
+    with a character beyond Latin-1 in it, and a few files that are no text, read in one batch (the compiled pass
     takes some, the Python decoding the others): tables, warnings and errors are those of the Python decoding."""
     paths = sorted(p for p in REAL.rglob("*") if p.suffix.lower() in (".trf", ".tab", ".txt") and p.is_file())
     inputs: list[tuple[str, bytes]] = []
@@ -185,7 +187,7 @@ def test_generated_files_read_as_by_the_python_decoding(monkeypatch: pytest.Monk
         with monkeypatch.context() as patch:
             _old_way(patch)
             _same(got, read_trf(inputs))
-        assert got.batch.players.height > 0 and isinstance(got.batch.players["name"], pl.Series)
+        assert got.batch.players.height > 0
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])

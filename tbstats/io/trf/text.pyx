@@ -140,8 +140,8 @@ def split_codes(const code_t[::1] buf, const int64_t[::1] offsets, const uint8_t
     """The non-blank lines of a buffer of files (:func:`tbstats.io.trf.buffer.build_buffer`: each file followed by a
     line feed, blanks after the last; one, two or four bytes a character): each line's file and 1-based line number
     (int32), start and length without trailing whitespace (int64; ``is_ws``: whether each code below 65,536 is
-    whitespace, wider codes are not). A line ends at a carriage return, a line feed or both, as
-    :func:`tbstats.io.trf.buffer.split_wide` reads them."""
+    whitespace, wider codes are not). A line ends at a carriage return, a line feed, or both (CRLF: the line ends
+    at its CR, and its LF ends no line of its own)."""
     cdef Py_ssize_t files = offsets.shape[0] - 1
     if files < 1:
         raise ValueError("offsets must hold at least one file")
