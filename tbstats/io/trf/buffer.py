@@ -236,16 +236,13 @@ def build_buffer(parts: list[bytes | str]) -> tuple[np.ndarray, np.ndarray]:
     a file as bytes is one byte a character (ASCII, or Latin-1: :func:`tbstats.io.trf.text.utf8_characters`), a file
     as text is decoded (:func:`character_codes`).
 
-    ``PAD`` blanks follow the last file (its line feed included) so windows never run past the end. When some
-    files are text, the array has one byte a character when every such file fits in Latin-1, else two
-    (or four, beyond the Basic Multilingual Plane), each file copied or widened into its place by a compiled
-    loop (:func:`tbstats.io.trf.text.join_codes`; no text of the whole piece is made).
+    ``PAD`` blanks follow the last file (its line feed included) so windows never run past the end. The array
+    has one byte a character when every text fits in Latin-1, else two (or four, beyond the Basic Multilingual
+    Plane), each file copied or widened into its place by a compiled loop (:func:`tbstats.io.trf.text.join_codes`;
+    no text of the whole piece is made).
     """
     sizes = np.array([len(p) + 1 for p in parts], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    if all(isinstance(p, bytes) for p in parts):
-        buf = np.frombuffer(b"\n".join([*parts, b" " * PAD]), dtype=np.uint8)  # type: ignore[list-item]
-        return buf, offsets
     return join_codes(parts, PAD), offsets
 
 

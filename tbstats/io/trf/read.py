@@ -60,20 +60,16 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
     parts: list[bytes | str] = []
     # ASCII and UTF-8 files (most) by a compiled pass; the others decoded as they come
     quick = utf8_characters([raw for _, raw in inputs])
-    for (path, raw), fast in zip(inputs, quick, strict=True):
-        if fast is not None:
-            paths.append(path)
-            raws.append(raw)
-            parts.append(fast)
-            continue
-        try:
-            codes, note = character_codes(path, raw)
-        except (FormatError, UnicodeDecodeError) as exc:
-            reason = exc.reason if isinstance(exc, FormatError) else f"undecodable bytes ({exc})"
-            errors.append({"path": path, "line": None, "column": None, "reason": reason})
-            continue
-        if note:
-            warnings.append({"source": path, "line": None, "field": "encoding", "message": note})
+    for (path, raw), codes in zip(inputs, quick, strict=True):
+        if codes is None:
+            try:
+                codes, note = character_codes(path, raw)
+            except (FormatError, UnicodeDecodeError) as exc:
+                reason = exc.reason if isinstance(exc, FormatError) else f"undecodable bytes ({exc})"
+                errors.append({"path": path, "line": None, "column": None, "reason": reason})
+                continue
+            if note:
+                warnings.append({"source": path, "line": None, "field": "encoding", "message": note})
         paths.append(path)
         raws.append(raw)
         parts.append(codes)

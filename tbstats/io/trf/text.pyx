@@ -2,10 +2,10 @@
 """The TRF reader's compiled front (Cython): each file's characters, the batch's buffer and its lines.
 
 :func:`utf8_characters` takes what most files are, ASCII or UTF-8 text, in one pass over each file's bytes: ASCII
-and text whose every character is below 256 (names with accents) to one byte a character, other UTF-8 to its text
-by the C API; :func:`tbstats.io.trf.buffer.character_codes` would check, decode (and the buffer encode again) each
-in a few Python steps. Any other file (UTF-16, Windows-1252 or Latin-1 bytes, empty or binary files) gets None and
-is decoded as before, with its note or its error.
+as is, UTF-8 decoded by the C API, to one byte a character when every character is below 256 (names with accents);
+:func:`tbstats.io.trf.buffer.character_codes` would check, decode (and the buffer encode again) each in a few Python
+steps. Any other file (UTF-16, Windows-1252 or Latin-1 bytes, empty or binary files) gets None and is decoded as
+before, with its note or its error.
 
 :func:`join_codes` puts files as bytes and as text in one code array as wide as its widest character, each copied
 or widened into its place. :func:`split_codes` finds the lines of such a buffer
@@ -27,6 +27,12 @@ ctypedef fused code_t:
     uint8_t
     uint16_t
     uint32_t
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object)
+    void* PyUnicode_DATA(object)
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+
 
 cdef enum:
     HEAD = 4096     # bytes checked for NUL (character_codes: UTF-16 or binary data)
@@ -53,9 +59,7 @@ cdef inline bint _ascii_space(uint8_t c) noexcept nogil:
 
 cdef object _characters(bytes raw):
     cdef const uint8_t* p = <const uint8_t*>PyBytes_AS_STRING(raw)
-    cdef Py_ssize_t n = PyBytes_GET_SIZE(raw), i, m = 0, start
-    cdef uint8_t c, d
-    cdef uint8_t* out
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(raw), i, start
     if n == 0 or memchr(p, 0, n if n < HEAD else HEAD) != NULL:
         return None   # empty, or UTF-16 / binary: the Python reading says which
     i = _ascii_run(p, n)
@@ -64,40 +68,13 @@ cdef object _characters(bytes raw):
             i -= 1
         return raw if i > 0 else None   # (whitespace only: the Python reading's error)
     start = 3 if n >= 3 and p[0] == 0xEF and p[1] == 0xBB and p[2] == 0xBF else 0   # a UTF-8 byte order mark
-    out = <uint8_t*>malloc(n)
-    if out == NULL:
-        raise MemoryError()
     try:
-        with nogil:
-            i = start
-            while i < n:
-                c = p[i]
-                if c < 0x80:
-                    out[m] = c
-                    i += 1
-                elif (c == 0xC2 or c == 0xC3) and i + 1 < n:
-                    d = p[i + 1]
-                    if d < 0x80 or d > 0xBF:
-                        break
-                    out[m] = ((c & 0x1F) << 6) | (d & 0x3F)
-                    i += 2
-                else:   # a wider character, or not UTF-8
-                    break
-                m += 1
-        if i < n:   # a wider character (or bytes that are not UTF-8: then None)
-            return _utf8(raw, start)
-        return PyBytes_FromStringAndSize(<char*>out, m)
-    finally:
-        free(out)
-
-
-cdef object _utf8(bytes raw, Py_ssize_t start):
-    """The text of UTF-8 bytes from ``start`` (past a byte order mark), as ``bytes.decode`` makes it; None when
-    they are not UTF-8."""
-    try:
-        return PyUnicode_DecodeUTF8(PyBytes_AS_STRING(raw) + start, PyBytes_GET_SIZE(raw) - start, NULL)
+        text = PyUnicode_DecodeUTF8(<const char*>p + start, n - start, NULL)
     except UnicodeDecodeError:
-        return None
+        return None   # not UTF-8
+    if PyUnicode_KIND(text) == 1:   # every character below 256: its own storage, one byte each
+        return PyBytes_FromStringAndSize(<const char*>PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text))
+    return text
 
 
 def utf8_characters(list raws):
@@ -216,12 +193,6 @@ cdef Py_ssize_t _fill(const code_t* p, const int64_t* ends, Py_ssize_t count, co
             out += 1
         start = end + 1 + (1 if p[end] == 13 and p[end + 1] == 10 else 0)
     return out
-
-
-cdef extern from "Python.h":
-    int PyUnicode_KIND(object)
-    void* PyUnicode_DATA(object)
-    Py_ssize_t PyUnicode_GET_LENGTH(object)
 
 
 def join_codes(list parts, Py_ssize_t pad):
