@@ -233,13 +233,14 @@ def games(p: Players, rounds_ev: np.ndarray, points: np.ndarray) -> tuple[
             "_back": pl.Series(opp[row[rows]], dtype=pl.Int32).scatter(np.flatnonzero(~back_ok), None),
             "_len": blen[rows], "_at": at[rows], "_colour": [chr(c).lower() for c in block[5].tolist()],
             "_block": ["".join(map(chr, b)).rstrip() for b in block[:8].T.tolist()],
-            "_gap": gap_col[rows],
+            "_gap": gap_col[rows] if gap_col is not None else np.zeros(len(rows), dtype=np.int64),
         })
 
     # a block out of line (shifted by a column): a character where the block has a blank (cols 5, 7, 9, 10)
     first_stray = stray.copy()
-    gap_col = np.zeros(len(rnd), dtype=np.int64)
+    gap_col: np.ndarray | None = None   # (made only when some block is out of line: a column per block)
     if stray.any():
+        gap_col = np.zeros(len(rnd), dtype=np.int64)
         rows = np.flatnonzero(stray)
         earlier = np.zeros(len(rnd), dtype=bool)
         earlier[rows[1:]] = li[rows[1:]] == li[rows[:-1]]

@@ -75,6 +75,7 @@ def read_trf(inputs: Sequence[tuple[str, bytes]], *, first_id: int = 0) -> ReadR
         parts.append(codes)
 
     lines = split_lines(*build_buffer(parts))
+    del parts, quick   # (the decoded texts, a copy of the buffer: not held while the fields are read)
     too_long = np.flatnonzero(lines.length > MAX_LINE)
     for i in too_long.tolist():
         errors.append({"path": paths[lines.file[i]], "line": int(lines.line[i]), "column": "line length",
