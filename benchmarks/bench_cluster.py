@@ -116,9 +116,13 @@ def main() -> None:
                       + ("" if same else " OUTPUTS DIFFER"))
         print(f"scheduler after the runs: {_scheduler_stats(address)}; load {os.getloadavg()[0]:.2f}")
     finally:
-        for proc in procs:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+        for proc in reversed(procs):   # the workers first; SIGTERM lets dask's nannies remove their semaphores
+            for sig in (signal.SIGTERM, signal.SIGKILL):   # from /dev/shm (a SIGKILL leaves a dozen behind)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, sig)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=20)
+                    break
         if not opts.workdir:
             shutil.rmtree(workdir, ignore_errors=True)
 

@@ -70,9 +70,20 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any
     finally:
         if client is not None:
             client.close()
-        for proc in procs:
-            with_group(proc, signal.SIGKILL)
-            proc.wait(timeout=30)
+        for proc in reversed(procs):   # the workers first, then the scheduler
+            stop_group(proc)
+
+
+def stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a process group with SIGTERM, as a service manager would: dask's nannies then stop their workers and
+    remove their semaphores from /dev/shm, which a SIGKILL leaves behind (a dozen a run). SIGKILL if it lingers.
+    (SIGINT would do as well, in about 8 s instead of 0.14 s for two nanny workers.)"""
+    with_group(proc, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        with_group(proc, signal.SIGKILL)
+        proc.wait(timeout=30)
 
 
 def with_group(proc: subprocess.Popen[bytes], sig: int) -> None:
@@ -294,6 +305,5 @@ def test_a_scheduler_without_workers_is_a_clear_error(tmp_path: Path, monkeypatc
         address = json.loads(address_file.read_text())["address"]
         done = CliRunner().invoke(main, ["info", str(ROOT / "data" / "examples"), "-q", "--scheduler", address])
     finally:
-        with_group(proc, signal.SIGKILL)
-        proc.wait(timeout=30)
+        stop_group(proc)
     assert done.exit_code == 3 and "the scheduler has no workers; start them with 'dask worker" in done.output
