@@ -31,6 +31,29 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _session(sid: int) -> list[int]:
+    """The live processes of session ``sid`` (Linux's /proc: the state is the first field after the name, the
+    session the fourth; a zombie, ``Z``, has ended and waits for init to reap it, which can take a second or two)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                if int(fields[3]) == sid and fields[0] != "Z":
+                    found.append(int(entry.name))
+    return found
+
+
+def _session_ends(sid: int, timeout: float = 30) -> list[int]:
+    """Wait until no process of session ``sid`` is left; those still there after ``timeout`` seconds. The command
+    has ended by then; what may stay a moment is multiprocessing's resource tracker, removing the pool's semaphores
+    from /dev/shm (killed before it has, it leaves them there: 5 a run of ``--workers 3``)."""
+    deadline = time.monotonic() + timeout
+    while (left := _session(sid)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return left
+
+
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """TRF files and a model, each more than a second of work for every command below: with ``--workers 3`` the
@@ -77,11 +100,13 @@ def test_ctrl_c_with_workers(inputs: dict[str, Path], command: str, source: str,
         assert proc.poll() is None, ("the run ended before the interrupt", log.read_text())
         os.killpg(proc.pid, signal.SIGINT)    # as a terminal's Ctrl-C: the whole process group
         proc.wait(timeout=LIMIT)
+        left = _session_ends(proc.pid)   # no worker, forkserver or tracker outlives the command for long
     finally:
         proc.kill()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)    # anything of its session still there
     text = log.read_text()
+    assert not left, (left, text)
     assert proc.returncode == 130, text
     assert "Traceback" not in text and text.endswith("Interrupted.\n"), text
     assert not list(out.iterdir()), list(out.iterdir())
