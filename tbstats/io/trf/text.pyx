@@ -53,6 +53,11 @@ cdef Py_ssize_t _ascii_run(const uint8_t* p, Py_ssize_t n) noexcept nogil:
     return i
 
 
+cdef inline bint _is_ws(uint32_t c, const uint8_t* is_ws) noexcept nogil:
+    """Whether code ``c`` is whitespace by the table ``is_ws`` (codes below 65,536; a wider code is not)."""
+    return c < TABLE and is_ws[c] != 0
+
+
 cdef inline bint _ascii_space(uint8_t c) noexcept nogil:
     return c == 32 or 9 <= c <= 13   # bytes.isspace()
 
@@ -173,17 +178,13 @@ cdef Py_ssize_t _fill(const code_t* p, const int64_t* ends, Py_ssize_t count, co
     out; how many are left."""
     cdef Py_ssize_t k, out = 0
     cdef int64_t start = 0, length, f = 0, first = 0, end
-    cdef uint32_t c
     for k in range(count):
         end = ends[k]
         while f + 1 < files and start >= offsets[f + 1]:
             f += 1
             first = k
         length = end - start
-        while length > 0:
-            c = p[start + length - 1]
-            if c >= TABLE or not is_ws[c]:
-                break
+        while length > 0 and _is_ws(p[start + length - 1], is_ws):
             length -= 1
         if length > 0:
             file_of[out] = <int32_t>f
@@ -269,7 +270,6 @@ def strip_spans(const code_t[::1] buf, int64_t[::1] at, int64_t[::1] counts, con
     leaves of its text. Raises ValueError for a span past the buffer."""
     cdef Py_ssize_t n = at.shape[0], i
     cdef int64_t size = buf.shape[0], a, b
-    cdef uint32_t c
     if counts.shape[0] != n:
         raise ValueError("at and counts differ in length")
     if is_ws.shape[0] != TABLE:
@@ -277,17 +277,12 @@ def strip_spans(const code_t[::1] buf, int64_t[::1] at, int64_t[::1] counts, con
     for i in range(n):
         if counts[i] < 0 or (counts[i] and (at[i] < 0 or at[i] + counts[i] > size)):
             raise ValueError("a span runs past the buffer")
+    cdef const uint8_t* ws = &is_ws[0]
     with nogil:
         for i in range(n):
             a, b = at[i], at[i] + counts[i]
-            while a < b:
-                c = buf[a]
-                if c >= TABLE or not is_ws[c]:
-                    break
+            while a < b and _is_ws(buf[a], ws):
                 a += 1
-            while b > a:
-                c = buf[b - 1]
-                if c >= TABLE or not is_ws[c]:
-                    break
+            while b > a and _is_ws(buf[b - 1], ws):
                 b -= 1
             at[i], counts[i] = a, b - a
