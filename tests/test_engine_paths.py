@@ -154,6 +154,40 @@ def test_freed_memory_kept_by_the_tuning_can_be_released() -> None:
         assert released == "False"
 
 
+HUGE_HEAP = r"""
+import re, tbstats.run.memory as m
+def rss():
+    return next(int(line.split()[1]) // 1024 for line in open("/proc/self/status") if line.startswith("VmRSS"))
+before = rss()
+tuned = m.keep_freed_memory()
+grown = rss() - before
+advised, mapping = 0, None   # MB of heap that asks for huge pages ("hg" among its mapping's flags)
+for line in open("/proc/self/smaps"):
+    if re.match(r"[0-9a-f]+-[0-9a-f]+ ", line):
+        mapping = line.split()
+    elif line.startswith("VmFlags:") and mapping[-1] == "[heap]" and "hg" in line.split():
+        lo, hi = (int(x, 16) for x in mapping[0].split("-"))
+        advised += (hi - lo) >> 20
+print(tuned, m._huge_pages_on_request(), advised, grown)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads the process's mappings from /proc")
+def test_the_tuned_heap_asks_for_huge_pages_where_the_system_gives_them_on_request() -> None:
+    """Where transparent huge pages come on request (mode "madvise"), the tuning reserves 256 MB of heap and
+    advises them there, touching none of it; elsewhere, or untuned, no heap asks for them."""
+    for env, tuning in (({}, True), ({"TBSTATS_MALLOC": "system"}, False)):
+        out = subprocess.run([sys.executable, "-c", HUGE_HEAP], env={**os.environ, **env}, capture_output=True,
+                             text=True, check=True)
+        tuned, on_request, advised, grown = out.stdout.split()
+        assert tuned == str(tuning and keep_freed_memory())
+        if tuned == "True" and on_request == "True":
+            assert int(advised) >= 128, out.stdout   # (254 MB: the reserve, cut to whole 2 MB pages)
+        else:
+            assert int(advised) == 0, out.stdout
+        assert int(grown) < 32, out.stdout           # reserved, not touched (its blocks' headers only)
+
+
 def test_row_sums_of_large_values_equal_int64_sums() -> None:
     """Sums accumulate in int64 whatever the cells' dtype: rows of int32 values near their limit do not wrap."""
     rng = np.random.default_rng(8)

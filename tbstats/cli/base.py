@@ -257,6 +257,9 @@ def run(args: list[str] | None = None) -> None:
     # about 27 ms of a command's start (2026-12-04)
     gc.disable()
     _one_blas_thread()
+    # tuned before the worker processes are forked (tbstats.run.processes.prestart), which inherit it, and before
+    # the imports, whose memory then comes from the huge pages of tbstats.run.memory too
+    keep_freed_memory()
     signal.signal(signal.SIGINT, _stop_at_once)
     try:
         main(args, prog_name="tbstats")

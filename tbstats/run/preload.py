@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import gc
 
+from tbstats.run.memory import keep_freed_memory
+
+keep_freed_memory()   # (before the imports, as the command line does: every worker forked from here inherits it)
 _was_enabled = gc.isenabled()
 gc.disable()
 try:
