@@ -12,9 +12,9 @@ much freed memory resident after a run instead of returning it at once.
 Where the system gives transparent huge pages only on request (its usual mode, "madvise"), the tuning also
 reserves :data:`HUGE_HEAP` of heap at once and asks for huge pages there (:func:`_huge_heap`): what glibc's own
 ``glibc.malloc.hugetlb=1`` tunable does, which only the environment a process starts with can set. A page fault
-then maps 2 MiB, not 4 KiB: ``compute --workers 2`` of 6,000 club events from TRF faulted 47.8k pages instead of
-68.7k and took 0.510 s instead of 0.535 s (medians of 16 alternating rounds, benchmarks/RESULTS.md, 2026-12-05).
-Memory is only resident where it is touched, in 2 MiB steps.
+then maps 2 MiB, not 4 KiB: ``compute --workers 2`` of 6,000 club events from TRF faulted 42.7k pages instead of
+65.6k and took 0.550 s instead of 0.568 s of wall time, 879 ms of CPU instead of 918 (medians of 24 alternating
+rounds, benchmarks/RESULTS.md, 2026-12-05). Memory is only resident where it is touched, in 2 MiB steps.
 
 The ``tbstats`` command tunes it at start, before the first threads get arenas of their own. A library
 cannot decide that for its host process, so ``import tbstats`` does not: a program that runs the engine
@@ -48,7 +48,10 @@ _tuned: bool | None = None
 
 
 def keep_freed_memory() -> bool:
-    """Tune glibc's allocator once per process (see the module docstring); True when it is tuned."""
+    """Tune glibc's allocator once per process (see the module docstring): blocks up to 32 MiB from the heap,
+    up to 512 MiB of freed heap kept for reuse, threads sharing the one heap, and, where the system gives
+    transparent huge pages on request, 256 MiB of heap reserved on them. True when it is tuned (glibc on Linux,
+    and ``TBSTATS_MALLOC=system`` not in the environment). Best called early, before polars is imported."""
     global _tuned
     if _tuned is None:
         _tuned = _tune()
@@ -67,7 +70,7 @@ def _tune() -> bool:
     tuned = all(mallopt(option, value) == 1 for option, value in (
         (_M_MMAP_THRESHOLD, MMAP_THRESHOLD), (_M_TRIM_THRESHOLD, TRIM_THRESHOLD), (_M_ARENA_MAX, 1)))
     if tuned and _huge_pages_on_request():
-        _huge_heap(ctypes.CDLL(None, use_errno=True))
+        _huge_heap(ctypes.CDLL(None))
     return tuned
 
 
