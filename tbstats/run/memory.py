@@ -48,10 +48,12 @@ _tuned: bool | None = None
 
 
 def keep_freed_memory() -> bool:
-    """Tune glibc's allocator once per process (see the module docstring): blocks up to 32 MiB from the heap,
-    up to 512 MiB of freed heap kept for reuse, threads sharing the one heap, and, where the system gives
-    transparent huge pages on request, 256 MiB of heap reserved on them. True when it is tuned (glibc on Linux,
-    and ``TBSTATS_MALLOC=system`` not in the environment). Best called early, before polars is imported."""
+    """Tune glibc's allocator once per process, for the engine's large temporaries (see the module docstring).
+
+    Blocks up to 32 MiB come from the heap, up to 512 MiB of freed heap is kept for reuse, threads share the one
+    heap, and, where the system gives transparent huge pages on request, 256 MiB of heap is reserved on them.
+    True when it is tuned (glibc on Linux, and ``TBSTATS_MALLOC=system`` not in the environment). Best called
+    early, before polars is imported."""
     global _tuned
     if _tuned is None:
         _tuned = _tune()
