@@ -64,7 +64,8 @@ def _tune() -> bool:
     if not sys.platform.startswith("linux") or os.environ.get("TBSTATS_MALLOC", "") == "system":
         return False
     try:
-        mallopt = ctypes.CDLL(None).mallopt   # the C library the interpreter runs on
+        libc = ctypes.CDLL(None)   # the C library the interpreter runs on
+        mallopt = libc.mallopt
     except (OSError, AttributeError):  # not glibc (musl has no mallopt)
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
@@ -72,7 +73,7 @@ def _tune() -> bool:
     tuned = all(mallopt(option, value) == 1 for option, value in (
         (_M_MMAP_THRESHOLD, MMAP_THRESHOLD), (_M_TRIM_THRESHOLD, TRIM_THRESHOLD), (_M_ARENA_MAX, 1)))
     if tuned and _huge_pages_on_request():
-        _huge_heap(ctypes.CDLL(None))
+        _huge_heap(libc)
     return tuned
 
 
