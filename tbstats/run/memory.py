@@ -14,7 +14,11 @@ reserves :data:`HUGE_HEAP` of heap at once and asks for huge pages there (:func:
 ``glibc.malloc.hugetlb=1`` tunable does, which only the environment a process starts with can set. A page fault
 then maps 2 MiB, not 4 KiB: ``compute --workers 2`` of 6,000 club events from TRF faulted 42.7k pages instead of
 65.6k and took 0.550 s instead of 0.568 s of wall time, 879 ms of CPU instead of 918 (medians of 24 alternating
-rounds, benchmarks/RESULTS.md, 2026-12-05). Memory is only resident where it is touched, in 2 MiB steps.
+rounds, benchmarks/RESULTS.md, 2026-12-05). Memory is only resident where it is touched, in 2 MiB steps. On a
+freshly started virtual machine the trade is mixed: there a 2 MiB page often comes from memory the host has not
+backed yet, and about a third of fresh processes spent 80-110 ms more in the kernel on their first part; without
+the reserve ``--workers 2`` had the better median there, one worker and the model the worse (RESULTS.md, the
+entry of 2026-12-05 17:56).
 
 The ``tbstats`` command tunes it at start, before the first threads get arenas of their own. A library
 cannot decide that for its host process, so ``import tbstats`` does not: a program that runs the engine
