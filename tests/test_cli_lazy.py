@@ -96,6 +96,24 @@ def test_help_and_the_registry_listing_import_neither_numpy_nor_polars() -> None
         assert out, args
 
 
+@pytest.mark.parametrize("command", sorted(COMMAND_MODULES))
+def test_a_commands_help_imports_neither_numpy_polars_nor_pyarrow(command: str) -> None:
+    """Each command is declared with click and light modules only: what it runs with is imported when it runs
+    (``tbstats.cli.base.Command``), so its ``--help`` costs less than importing the heavy libraries."""
+    heavy, out = _heavy_after(command, "--help")
+    assert heavy == [], (command, heavy)
+    assert out.startswith(f"Usage: tbstats {command} "), out
+
+
+def test_a_command_that_runs_imports_what_it_runs_with_before_its_body() -> None:
+    from tbstats.cli import main
+    from tbstats.cli.base import RUN_MODULES, Command
+
+    for name, command in main.commands.items():
+        assert isinstance(command, Command), name
+        assert command.imports == (() if name == "tiebreaks" else RUN_MODULES), name
+
+
 def test_help_lists_the_summaries_the_commands_have() -> None:
     from tbstats.cli import main
     from tbstats.cli.base import SUMMARIES

@@ -33,6 +33,7 @@ import numpy as np
 import polars as pl
 import polars.selectors as cs
 
+from tbstats.analysis.breakdowns import BREAKDOWNS as BREAKDOWNS
 from tbstats.analysis.compare import wilson
 from tbstats.engine.configs import Config, rank_all
 from tbstats.engine.standings import initial_labels
@@ -44,7 +45,6 @@ from tbstats.model.games import GAME_TYPE
 from tbstats.model.grid import row_sum
 
 Z95: Final = 1.959964
-BREAKDOWNS: Final = ("all", "unplayed", "colour", "rating_band", "start_rank", "seed_in_group")
 #: Unplayed kinds in table order; the first ones are game types of the model.
 UNPLAYED: Final = ("half_bye", "zero_bye", "full_bye", "forfeit_win", "forfeit_loss", "double_forfeit", "pab",
                    "withdrawal", "late_entry", "absent", "none")

@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import polars as pl
 
-from tbstats.analysis.audit import bounded
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     FROM_FILE_LIST,
@@ -16,16 +14,11 @@ from tbstats.cli.options import (
     Engine,
     Inputs,
     Teams,
-    _spec_list,
-    _team_spec_list,
-    account,
     batch_options,
     config_options,
     engine_options,
     exit_code,
     input_options,
-    report_checks,
-    streamed,
     team_options,
     tiebreaks_option,
 )
@@ -38,8 +31,6 @@ from tbstats.cli.outputs import (
     report_options,
     write_page,
 )
-from tbstats.run import checks, commands
-from tbstats.run.teams import audit_teams_run
 
 # ---------------------------------------------------------------------------------------------- archives
 
@@ -70,7 +61,11 @@ def compare_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, engine: En
     position of each list the tie for first was settled; --table drilldown: the tournaments whose winner
     changed, with players, deciding values and an explain command. With --by, the rates per feature value.
     """
+    import polars as pl
+
     from tbstats.analysis import compare as cmp
+    from tbstats.cli.runs import account, report_checks, streamed
+    from tbstats.run import checks, commands
 
     parsed = configs.parse(engine.rules)
     cmp.check_configs(parsed)
@@ -145,9 +140,16 @@ def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine
     teams, mp_differ, gp_differ, rank_conflicts and the same statuses (conventional team orders such as
     MPvGP,BH:MP); --per-team gives the differing teams (declared and computed mp, gp, rank).
     """
+    import polars as pl
+
+    from tbstats.analysis.audit import bounded
+    from tbstats.cli.runs import report_checks, spec_list, streamed, team_spec_list
+    from tbstats.run import checks, commands
+    from tbstats.run.teams import audit_teams_run
+
     from_file = specs.strip().lower() == FROM_FILE_LIST
     if teams.on:
-        team_specs = FROM_FILE_LIST if from_file else _team_spec_list(specs)
+        team_specs = FROM_FILE_LIST if from_file else team_spec_list(specs)
         with streamed(inputs, batches) as run:
             per_t, per_team_rows, notes = audit_teams_run(run, rules=engine.rules, tiebreaks=team_specs,
                                                           team_pab=teams.pab, drilldown_limit=drilldown_limit,
@@ -159,7 +161,7 @@ def audit_cmd(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine
         ctx.exit(exit_code(run.rejected))
     if per_team:
         raise click.UsageError("--per-team needs --teams")
-    parsed = [] if from_file else _spec_list(specs)
+    parsed = [] if from_file else spec_list(specs)
     seen: list[pl.DataFrame] = []
     with streamed(inputs, batches) as run:
         per_t, per_p = commands.audit(run, rules=engine.rules, tiebreaks=FROM_FILE_LIST if from_file else specs,

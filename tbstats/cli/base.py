@@ -10,7 +10,7 @@ import select
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from typing import Any, Final, NoReturn
 
 import click
@@ -85,6 +85,36 @@ SUMMARIES: Final = {
 }
 
 
+#: What a command that runs (not one that only prints its help) imports before its body: the run helpers, and
+#: through them polars, numpy, pyarrow, the readers and the engine.
+RUN_MODULES: Final = ("tbstats.cli.runs",)
+
+
+class Command(click.Command):
+    """A tbstats command. Its module declares it with click and light modules only, so that ``tbstats CMD --help``
+    imports none of polars, numpy or pyarrow; its ``imports`` (default :data:`RUN_MODULES`) are imported when it
+    runs, before its body (:func:`_imported`)."""
+
+    def __init__(self, *args: Any, imports: Sequence[str] = RUN_MODULES, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.imports = tuple(imports)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        _imported(self.imports)
+        return super().invoke(ctx)
+
+
+def _imported(modules: Sequence[str]) -> None:
+    """Import what a command runs with; in the program, then freeze what the imports made and resume the collector
+    (paused by :func:`run`: the modules stay for the whole process, later collections need not walk them)."""
+    for module in modules:
+        importlib.import_module(module)
+    _reclaim_ctrl_c()
+    if _program:
+        gc.freeze()
+        gc.enable()
+
+
 class _Commands(MutableMapping[str, click.Command]):
     """The group's commands by name. Looking one up imports its module (which registers its commands);
     listing them (iteration, ``items()``, help) imports every module first, so the listing is complete."""
@@ -100,12 +130,7 @@ class _Commands(MutableMapping[str, click.Command]):
     def _load(self, name: str) -> None:
         module = COMMAND_MODULES.get(name)
         if module is not None and name not in self._known:
-            importlib.import_module(module)
-            _reclaim_ctrl_c()
-            if _program:   # the modules stay for the whole process: later collections need not walk them (-8 ms)
-                gc.freeze()
-        if _program:
-            gc.enable()   # (paused by run() while the program imports)
+            importlib.import_module(module)   # (light: what the command runs with comes in Command.invoke)
 
     def __getitem__(self, name: str) -> click.Command:
         self._load(name)
@@ -178,7 +203,9 @@ def archives_named(args: list[str]) -> list[str]:
 
 class _Group(click.Group):
     """A click group that turns tbstats errors into a message on stderr and exit code 3, Ctrl-C into 130;
-    its commands are imported when first needed (:class:`_Commands`)."""
+    its commands are imported when first needed (:class:`_Commands`), each a :class:`Command`."""
+
+    command_class = Command
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -252,7 +279,7 @@ def run(args: list[str] | None = None) -> None:
     program's Ctrl-C handling as it is; the command then turns ``KeyboardInterrupt`` into exit code 130."""
     global _program
     _program = True
-    # the collector paused until the command's modules are imported (then frozen, see _Commands._load): imports
+    # the collector paused until the command's modules are imported (then frozen, see _imported): imports
     # make objects that live as long as the process, and its passes over them while the program imported took
     # about 27 ms of a command's start (2026-12-04)
     gc.disable()

@@ -11,7 +11,6 @@ from tbstats.cli.options import (
     batch_options,
     exit_code,
     input_options,
-    streamed,
 )
 from tbstats.cli.outputs import (
     Output,
@@ -19,7 +18,6 @@ from tbstats.cli.outputs import (
     output_options,
 )
 from tbstats.io import tabular
-from tbstats.run import commands
 
 # ----------------------------------------------------------------------------------------------- commands
 
@@ -43,6 +41,9 @@ def ingest(ctx: click.Context, inputs: Inputs, target: str, model_format: tabula
     (checked/part-NNNNN.json, FILE.parquet.checked.json): commands that read it again skip them while it is
     unchanged. The closing line on stderr is 'N files: K loaded, E rejected'.
     """
+    from tbstats.cli.runs import streamed
+    from tbstats.run import commands
+
     with streamed(inputs, batches) as run, tabular.ArchiveWriter(target, model_format, append=append) as writer:
         commands.ingest(run, writer)
     ctx.exit(exit_code(run.rejected))
@@ -60,6 +61,9 @@ def info(ctx: click.Context, inputs: Inputs, output: Output, batches: Batches, b
     Game types: played, forfeit_win, forfeit_loss, double_forfeit, pab (pairing-allocated bye), full_bye,
     half_bye, zero_bye, absent (not paired), pending (no result yet).
     """
+    from tbstats.cli.runs import streamed
+    from tbstats.run import commands
+
     with streamed(inputs, batches) as run:
         table = commands.info(run, by_tournament=by_tournament)
     emit(table, output)

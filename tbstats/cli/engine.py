@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
-import polars as pl
 
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
@@ -15,14 +14,10 @@ from tbstats.cli.options import (
     Engine,
     Inputs,
     Teams,
-    _spec_list,
-    _team_spec_list,
     batch_options,
     engine_options,
     exit_code,
     input_options,
-    report_checks,
-    streamed,
     team_options,
     tiebreaks_option,
 )
@@ -32,9 +27,6 @@ from tbstats.cli.outputs import (
     output_options,
     quiet_option,
 )
-from tbstats.io import sources
-from tbstats.output import TableFile
-from tbstats.run import checks, commands
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -64,10 +56,16 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
     EMGSB/C1, EDE, SSSC/K3, ...; `tbstats tiebreaks --teams` lists them, `from-file` uses each event's own
     212/202 list). Partition tie-breaks (DE, EDE and its chains, TBR, BBE) hold the rank, as DE does.
     """
+    import polars as pl
+
+    from tbstats.cli.runs import report_checks, spec_list, streamed, team_spec_list
+    from tbstats.output import TableFile
+    from tbstats.run import checks, commands
+
     if teams.on:
         from tbstats.run.teams import compute_teams_run  # (the team modules load only for team work)
 
-        team_specs = None if specs.strip().lower() == "from-file" else _team_spec_list(specs)
+        team_specs = None if specs.strip().lower() == "from-file" else team_spec_list(specs)
         # with given specs each batch's rows are written as they come (each event's own lists: at the end)
         team_sink = None if team_specs is None else TableFile(output.format, output.path,
                                                                csv_escape=output.csv_escape)
@@ -89,7 +87,7 @@ def compute(ctx: click.Context, inputs: Inputs, output: Output, engine: Engine, 
             team_sink.commit(table)
         ctx.exit(exit_code(run.rejected))
     from_file = specs.strip().lower() == FROM_FILE_LIST
-    parsed = [] if from_file else _spec_list(specs)
+    parsed = [] if from_file else spec_list(specs)
     seen: list[pl.DataFrame] = []
     # each batch's rows are written as they come, all or nothing: a failed run leaves no file and prints nothing
     sink = TableFile(output.format, output.path, csv_escape=output.csv_escape)
@@ -135,15 +133,20 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
     With --teams --team N the same for a team: its matches (opponent team, type, MP, GP) and the
     elements of a team SPEC.
     """
+    import polars as pl
+
     from tbstats.analysis import explain as explain_mod
     from tbstats.analysis.teams.explain import explain_team
+    from tbstats.cli.runs import report_checks, spec_list, team_spec_list
+    from tbstats.io import sources
     from tbstats.model.teams.batch import build_teams
+    from tbstats.run import checks
 
     result = sources.load([path], on_error="raise")
     if teams.on:
         if team_no is None:
             raise click.UsageError("explain --teams needs --team N (the team's pairing number)")
-        _team_spec_list(specs)
+        team_spec_list(specs)
         team_ex = explain_team(result.batch, team=team_no, tiebreak=specs, rules=engine.rules,
                                tournament=tournament, force_type=engine.force_type,
                                teams=build_teams(result.batch, team_pab=teams.pab))
@@ -157,7 +160,7 @@ def explain(path: str, player: int | None, team_no: int | None, specs: str, tour
         return
     if player is None:
         raise click.UsageError("explain needs -p/--player N (or --teams --team N)")
-    parsed = _spec_list(specs)
+    parsed = spec_list(specs)
     if len(parsed) != 1:
         raise click.BadParameter(f"explain takes one tie-break, got {len(parsed)}", param_hint="--tiebreaks")
     report_checks(checks.events(result.batch), [], engine, quiet=True)      # --after-round past the event

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import click
-import polars as pl
 
-from tbstats.analysis.fairness import BREAKDOWNS
+from tbstats.analysis.breakdowns import BREAKDOWNS
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
     Batches,
     Configs,
     Inputs,
-    account,
     batch_options,
     config_options,
     exit_code,
     input_options,
-    report_checks,
-    streamed,
 )
 from tbstats.cli.outputs import (
     Output,
@@ -28,7 +24,6 @@ from tbstats.cli.outputs import (
     write_page,
 )
 from tbstats.cli.simulation import DEFAULT_ORDERS
-from tbstats.run.pipeline import Run
 
 
 @main.command(name="evaluate", epilog=EPILOG)
@@ -65,9 +60,13 @@ def evaluate_cmd(ctx: click.Context, inputs: Inputs, configs: Configs, proxy: st
     per configuration and by unplayed rounds, colour balance, rating band, start rank and seed in the group.
     --table difference: the paired difference of those rates between two configurations (--diff).
     """
+    import polars as pl
+
     from tbstats.analysis import evaluate as evaluation
+    from tbstats.cli.runs import account, report_checks, streamed
     from tbstats.engine.configs import parse_config
     from tbstats.run import commands
+    from tbstats.run.pipeline import Run
 
     parsed = configs.parse()   # (default: the conventional Swiss orders under fide-2026 and fide-2024)
     if not parsed:

@@ -106,7 +106,7 @@ TEAMS: Final = (
 )
 
 
-@main.command(name="tiebreaks", epilog=EPILOG)
+@main.command(name="tiebreaks", epilog=EPILOG, imports=())
 @output_options
 @click.option("--teams", is_flag=True, help="List the team registry (C.07 11-13 and the individual ones on MP/GP).")
 @quiet_option

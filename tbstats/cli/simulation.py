@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Final, TypeVar, cast
 
 import click
-import polars as pl
 
 from tbstats.cli.base import EPILOG, main
 from tbstats.cli.options import (
@@ -17,8 +16,6 @@ from tbstats.cli.options import (
     Engine,
     config_options,
     engine_options,
-    report_checks,
-    with_unrated,
 )
 from tbstats.cli.outputs import (
     Output,
@@ -134,7 +131,10 @@ def simulate_cmd(tournaments: int, players: int, players_alias: int | None, roun
     each with a 95% interval. The 'random' row is the baseline: ties broken by lots. The same seed gives
     the same archive and the same figures.
     """
+    import polars as pl
+
     from tbstats.analysis import quality
+    from tbstats.cli.runs import report_checks, with_unrated
     from tbstats.engine.configs import parse_config
     from tbstats.io.trf import write_trf
     from tbstats.run import checks

@@ -17,6 +17,7 @@ from typing import Final, Literal
 import polars as pl
 
 from tbstats.io import archives, kinds, safe, tabular
+from tbstats.io.kinds import is_archive as is_archive
 from tbstats.io.kinds import is_pattern as is_pattern
 
 Kind = Literal["trf", "tabular", "skip", "reject"]
@@ -60,29 +61,6 @@ def _made(name: str, kind: Kind, path: str = "", member: str | None = None, reas
 
 def _trf_file(path: str, identity: tuple[int, int, str]) -> _Item:
     return _made(path, "trf", path, identity=identity)
-
-
-def _suffix(name: str) -> str:
-    """The extension that decides the reader: '.tar.gz' style double ones included, lower case.
-
-    >>> _suffix("a/B.TAR.GZ"), _suffix("x.trf"), _suffix("README")
-    ('.tar.gz', '.trf', '')
-    """
-    lower = name.lower()
-    if lower.endswith(ARCHIVES):
-        for ext in ARCHIVES:
-            if lower.endswith(ext):
-                return ext
-    return os.path.splitext(lower)[1]
-
-
-def is_archive(path: str) -> bool:
-    """Whether a path names a zip or tar archive by its extension.
-
-    >>> is_archive("x/a.TGZ"), is_archive("a.trf")
-    (True, False)
-    """
-    return _suffix(path) in ARCHIVES
 
 
 def _skip(name: str, ext: str, note: str = "", identity: tuple[int, int, str] | None = None) -> _Item:
@@ -177,7 +155,7 @@ def _explicit(path: str, st: os.stat_result | None = None, problem: str | None =
         st, problem = safe.checked_stat(path)
     if problem is not None:
         return [_Item(path, "reject", path, reason=problem)]
-    ext = _suffix(path)
+    ext = kinds.suffix(path)
     if ext in ARCHIVES:
         return _archive(path)
     if READERS.get(ext) == "tabular":
@@ -271,14 +249,14 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
 
 
 def _name_suffix(name: str) -> str:
-    """:func:`_suffix` of a file name (no directory in it), without ``os.path.splitext``.
+    """:func:`tbstats.io.kinds.suffix` of a file name (no directory in it), without ``os.path.splitext``.
 
     >>> [_name_suffix(n) for n in ("a.", "..trf", ".a.trf", "a.b.TRF", "x", "b.tar.gz")]
     ['.', '', '.trf', '.trf', '', '.tar.gz']
     """
     lower = name.lower()
     if lower.endswith(ARCHIVES):
-        return _suffix(lower)
+        return kinds.suffix(lower)
     dot = lower.rfind(".")
     return lower[dot:] if dot > 0 and lower[:dot].lstrip(".") else ""
 

@@ -1,6 +1,6 @@
-"""What a path holds, told from its name and the directory entries beside it, and how many TRF files are read at a
-time: no file is opened and nothing heavy is imported, so the command line can ask before anything else (whether
-worker processes for TRF files are worth starting at once)."""
+"""What a path holds, told from its name and the directory entries beside it, how many TRF files are read at a
+time and how large an archive member may be: no file is opened and nothing heavy is imported, so the command line
+can ask before anything else (whether worker processes for TRF files are worth starting at once)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ EXTENSIONS: Final[dict[str, Format]] = {
 #: TRF file extensions (lower case), and archives whose members are read (tbstats.io.expand).
 TRF_EXTENSIONS: Final = (".trf", ".txt", ".tab")
 ARCHIVES: Final = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tar.xz")
+#: Default cap on the decompressed size of one archive member (``--max-member-bytes``).
+MAX_MEMBER_BYTES: Final = 64 * 2**20
 
 #: The end of the name of the proof ``ingest`` keeps beside a flat model file it wrote (tbstats.io.tabular.proof):
 #: part of that file, not an input of its own.
@@ -47,6 +49,29 @@ def is_proof_of(name: str, names: frozenset[str] | set[str]) -> bool:
     (True, False)
     """
     return name.endswith(PROOF_SUFFIX) and name[:-len(PROOF_SUFFIX)] in names
+
+
+def suffix(name: str) -> str:
+    """The extension that decides the reader: '.tar.gz' style double ones included, lower case.
+
+    >>> suffix("a/B.TAR.GZ"), suffix("x.trf"), suffix("README")
+    ('.tar.gz', '.trf', '')
+    """
+    lower = name.lower()
+    if lower.endswith(ARCHIVES):
+        for ext in ARCHIVES:
+            if lower.endswith(ext):
+                return ext
+    return os.path.splitext(lower)[1]
+
+
+def is_archive(path: str) -> bool:
+    """Whether a path names a zip or tar archive by its extension.
+
+    >>> is_archive("x/a.TGZ"), is_archive("a.trf")
+    (True, False)
+    """
+    return suffix(path) in ARCHIVES
 
 
 def is_pattern(text: str) -> bool:

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Final
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
+from tbstats.io.kinds import MAX_MEMBER_BYTES as MAX_MEMBER_BYTES
 from tbstats.io.trf import ERROR_SCHEMA, read_trf
 from tbstats.model.batch import Batch, renumber
 from tbstats.model.games import empty
@@ -31,8 +32,6 @@ else:  # pragma: no cover - each file read by Python
 if TYPE_CHECKING:
     import tarfile
 
-#: Default cap on the decompressed size of one archive member (``--max-member-bytes``).
-MAX_MEMBER_BYTES: Final = 64 * 2**20
 _CHUNK: Final = 1 << 20
 _MORE: Final = 1 << 16  # what a regular file is read by past its size at open (it grew meanwhile)
 ONE_READ: Final = 1 << 30   # the most one read of a regular file asks for

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Final, Literal
 
-import numpy as np
-
 from tbstats.errors import UnknownEditionError, did_you_mean
 
 if TYPE_CHECKING:
+    import numpy as np
     import polars as pl
 
 #: How an opponent's score is adjusted before it enters a player's tie-breaks.
@@ -121,6 +120,8 @@ def auto_editions(start: pl.Series, default: str = DEFAULT_EDITION) -> np.ndarra
     >>> auto_editions(pl.Series([dt.date(2026, 2, 28), None, dt.date(2026, 3, 1)], dtype=pl.Date)).tolist()
     ['fide-2024', 'fide-2026', 'fide-2026']
     """
+    import numpy as np  # (the editions themselves are read by the command line before numpy is needed)
+
     dates = start.to_numpy().astype("datetime64[D]")   # (NaT: no date; read as numpy, not by polars' engine)
     known = ~np.isnat(dates)
     days = np.where(known, dates.view(np.int64), 0)     # days since 1970-01-01
