@@ -5,9 +5,10 @@
 
 Each figure is the median wall time of ``-n`` runs of a fresh interpreter (the commands interleaved run by run,
 so that load on the machine falls on all of them alike): ``python -c "import polars, numpy, pyarrow"``,
-``tbstats --help``, ``tbstats tiebreaks`` and ``tbstats compute -t BH SMALLFILE -q``, with the differences and
-ratios to the import. With several ``--root`` checkouts (each put first on ``PYTHONPATH``) the same commands of
-each are interleaved too, so that a before/after comparison comes from one run. Never part of the tests.
+``tbstats --help``, ``tbstats tiebreaks``, ``tbstats compute --help`` and ``tbstats compute -t BH SMALLFILE -q``,
+with the differences and ratios to the import. With several ``--root`` checkouts (each put first on
+``PYTHONPATH``) the same commands of each are interleaved too, so that a before/after comparison comes from one
+run. Never part of the tests.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def commands(python: str) -> dict[str, list[str]]:
         "import polars, numpy, pyarrow": [python, "-c", "import polars, numpy, pyarrow"],
         "tbstats --help": [python, "-c", program, "--help"],
         "tbstats tiebreaks": [python, "-c", program, "tiebreaks"],
+        "tbstats compute --help": [python, "-c", program, "compute", "--help"],
         "tbstats compute (one small file)": [python, "-c", program, "compute", "-t", "BH,SB", SMALL, "-q"],
     }
 
