@@ -32,7 +32,7 @@ from tbstats.io.kinds import PROOF_SUFFIX
 #: The directory of a dataset that holds the proofs, one per part.
 PROOFS: Final = "checked"
 #: The modules whose source defines what a proof vouches for.
-_CHECKING: Final = ("tbstats.io.check", "tbstats.io.clean", "tbstats.model.games", "tbstats.model.rules")
+CHECKING: Final = ("tbstats.io.check", "tbstats.io.clean", "tbstats.model.games", "tbstats.model.rules")
 
 
 @functools.cache
@@ -42,7 +42,7 @@ def checks_digest() -> str | None:
     import importlib
 
     h = hashlib.blake2b(digest_size=16)
-    for name in _CHECKING:
+    for name in CHECKING:
         file = importlib.import_module(name).__file__
         if not file:
             return None
