@@ -145,8 +145,8 @@ def with_unrated(configs: Sequence[Config], rating: int | None) -> list[Config]:
         for s in c.specs)) for c in configs]
 
 
-
 def spec_list(text: str) -> list[TieBreakSpec]:
+    """``-t/--tiebreaks`` parsed with the individual registry; a usage error when it does not parse or is empty."""
     try:
         specs = parse_specs(text)
     except TbstatsError as exc:
@@ -157,8 +157,8 @@ def spec_list(text: str) -> list[TieBreakSpec]:
     return specs
 
 
-
 def team_spec_list(text: str) -> list[TieBreakSpec]:
+    """``-t/--tiebreaks`` parsed with the team registry (``--teams``); a usage error when it does not parse."""
     from tbstats.engine.teams.tiebreaks import parse_team_specs  # (the team registry loads only for team work)
 
     try:
