@@ -19,7 +19,6 @@ from typing import IO, TYPE_CHECKING, Final
 import polars as pl
 
 from tbstats.errors import FormatError, TbstatsError
-from tbstats.io.kinds import MAX_MEMBER_BYTES as MAX_MEMBER_BYTES
 from tbstats.io.trf import ERROR_SCHEMA, read_trf
 from tbstats.model.batch import Batch, renumber
 from tbstats.model.games import empty

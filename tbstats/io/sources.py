@@ -35,7 +35,7 @@ from tbstats.io.expand import (
     _expand,
     _Item,
 )
-from tbstats.io.kinds import estimated_bytes, files_a_piece
+from tbstats.io.kinds import MAX_MEMBER_BYTES, estimated_bytes, files_a_piece
 from tbstats.io.trf import ERROR_SCHEMA
 from tbstats.model.batch import Batch, renumber
 from tbstats.model.games import empty
@@ -85,7 +85,7 @@ class Part:
     table: parts.TablePart | None = None
     model: _Item | None = None
     first_of_model: bool = True
-    max_member_bytes: int = safe.MAX_MEMBER_BYTES  # the cap on an archive member, decompressed
+    max_member_bytes: int = MAX_MEMBER_BYTES  # the cap on an archive member, decompressed
 
     @property
     def files(self) -> int:
@@ -113,7 +113,7 @@ class Plan:
 
 
 def plan(inputs: Sequence[str], *, batch_size: int = 2000, batch_files: int = 2000,
-         max_member_bytes: int = safe.MAX_MEMBER_BYTES, part_size: int | None = None) -> Plan:
+         max_member_bytes: int = MAX_MEMBER_BYTES, part_size: int | None = None) -> Plan:
     """Expand the inputs and cut them into parts: ``batch_files`` TRF files, or whole batches of ``batch_size``
     tournaments of a columnar model, at least ``part_size`` (:data:`~tbstats.io.batches.UNIT_TOURNAMENTS` when
     None; only its tournament column is scanned here). An
@@ -406,7 +406,7 @@ class BatchStream(Tally):
     batch_size: int = 2000
     batch_files: int = 2000
     progress: bool = False
-    max_member_bytes: int = safe.MAX_MEMBER_BYTES
+    max_member_bytes: int = MAX_MEMBER_BYTES
     _started: bool = field(default=False, repr=False)
 
     def __iter__(self) -> Iterator[tuple[Batch, pl.DataFrame]]:
@@ -464,7 +464,7 @@ def as_paths(inputs: Paths) -> list[str]:
 
 def iter_batches(inputs: Paths, *, on_error: OnError = "collect", progress: bool = False,
                  batch_files: int = 2000, batch_size: int = 2000,
-                 max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> BatchStream:
+                 max_member_bytes: int = MAX_MEMBER_BYTES) -> BatchStream:
     """Batches of at most ``batch_size`` whole tournaments (``batch_files`` TRF files read at a time), with
     their ledgers.
 
@@ -477,7 +477,7 @@ def iter_batches(inputs: Paths, *, on_error: OnError = "collect", progress: bool
 
 
 def load(inputs: Paths, *, on_error: OnError = "raise", progress: bool = False,
-         batch_files: int = 2000, max_member_bytes: int = safe.MAX_MEMBER_BYTES) -> LoadResult:
+         batch_files: int = 2000, max_member_bytes: int = MAX_MEMBER_BYTES) -> LoadResult:
     """Read every input into one batch; with ``on_error="raise"`` the first problem raises FormatError.
 
     ``progress`` shows a bar on stderr when stderr is a terminal.

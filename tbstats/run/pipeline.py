@@ -32,8 +32,8 @@ import polars as pl
 
 from tbstats.errors import TbstatsError
 from tbstats.io import batches, sources
+from tbstats.io.kinds import MAX_MEMBER_BYTES
 from tbstats.io.progress import Progress
-from tbstats.io.safe import MAX_MEMBER_BYTES
 from tbstats.io.sources import OnError, Part, Tally, anchored
 from tbstats.model.batch import Batch
 from tbstats.model.games import empty
