@@ -25,6 +25,7 @@ KERNELS = [Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
            Extension("tbstats.io.trf.pairs", ["tbstats/io/trf/pairs.pyx"]),
            Extension("tbstats.io.trf.text", ["tbstats/io/trf/text.pyx"]),
            Extension("tbstats.engine.stage", ["tbstats/engine/stage.pyx"]),
+           Extension("tbstats.engine.encounters", ["tbstats/engine/encounters.pyx"]),
            Extension("tbstats.analysis.segments", ["tbstats/analysis/segments.pyx"]),
            Extension("tbstats.analysis.elo", ["tbstats/analysis/elo.pyx"]),
            Extension("tbstats.io.csvrows", ["tbstats/io/csvrows.pyx"])]

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tbstats.engine import encounters
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.model.dense import FORFEIT_TYPES, type_table
+from tbstats.model.grid import loop_view
 from tbstats.model.loops import refine_groups
 from tbstats.model.spec import TieBreakSpec
 
@@ -131,9 +133,10 @@ def _meetings(ctx: Context, forfeits: bool, among: np.ndarray, labels: np.ndarra
             k, r = np.nonzero(d.played[players])
             at = players[k] * R + r
             at = at[group[at // R] == group[np.take(d.opp, at)]]
-        else:   # one pass over the grid, the opponents' groups through the view's gather: most games are
-            # between groups when DE comes right after points
-            at = np.flatnonzero((d.through(group, -1) == group[:, None]) & mask[:, None])
+        else:   # one compiled pass over the grid: most games are between groups when DE comes right after points
+            at = np.empty(d.opp.size, dtype=np.int64)
+            at = at[:encounters.group_games(d.opp, loop_view(d.played), np.ascontiguousarray(group, dtype=np.int64),
+                                 loop_view(np.ascontiguousarray(mask)), at)]
         fi, fr = d.forfeit_cells
         keep = mask[fi] & _FORFEIT[d.gtype[fi, fr]] & (forfeits | d.per_player(d.round_robin)[fi])
         if keep.any():
@@ -150,34 +153,16 @@ def place_from_top(labels: np.ndarray, score: np.ndarray, best: np.ndarray, cand
                    size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """C.07 6.3 over every group at once: among the ``candidates`` of each group (by ``labels``, of ``size``
     members), rank from the top while one stays alone on top whatever its missing encounters give: its
-    ``score`` beats the ``best`` case of every member below it; the last one left is placed too.
+    ``score`` beats the ``best`` case of every member below it; the last one left is placed too. One compiled
+    pass (:func:`tbstats.engine.encounters.place_from_top`).
 
     Returns per participant the place from the top (the group size when not placed), and whether none of
     its group was placed (for the candidates).
     """
-    n = len(labels)
-    sub = np.zeros(n, dtype=np.int64)
-    rows = np.nonzero(candidates)[0]
-    lab, sc = labels[rows], score[rows]
-    if len(rows):   # by group, then score from the top: one key when it fits (the order of equals does not matter)
-        low, span = int(sc.min()), int(sc.max()) - int(sc.min()) + 1
-        fits = (int(lab.max()) + 1) * span < 2 ** 62
-        order = rows[np.argsort(lab * span + (span - 1 - (sc - low)), kind="stable") if fits else
-                     np.lexsort((-sc, lab))]
-    else:
-        order = rows
-    lab = labels[order]
-    g_starts = _starts(lab)
-    rev = order[::-1]
-    beaten = score[rev] > _segment_cummax_exclusive(best[rev], _starts(lab[::-1]))
-    ranked = _segment_cumand(beaten[::-1], g_starts)
-    group_size = size[order]
-    n_ranked = np.bincount(lab, weights=ranked, minlength=n)
-    ranked |= n_ranked[lab] >= group_size - 1    # the last one left is placed too
-    first = np.maximum.accumulate(np.where(g_starts, np.arange(len(order)), 0))
-    sub[order] = np.where(ranked, np.arange(len(order)) - first, group_size)
-    nothing = np.zeros(n, dtype=bool)
-    nothing[order] = n_ranked[lab] == 0
+    sub, nothing = np.empty(len(labels), dtype=np.int64), np.empty(len(labels), dtype=bool)
+    labels, score, best, size = (np.ascontiguousarray(a, dtype=np.int64) for a in (labels, score, best, size))
+    encounters.place_from_top(labels, score, best, loop_view(np.ascontiguousarray(candidates, dtype=bool)), size,
+                              sub, loop_view(nothing))
     return sub, nothing
 
 
@@ -229,25 +214,27 @@ def _encounters(labels: np.ndarray, i: np.ndarray, j: np.ndarray, pts: np.ndarra
     of the same group (:func:`_meetings`; ``pts`` the points of ``i``), ``rr`` the players of round robins,
     ``W`` the points of a win."""
     P = len(labels)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    rr = np.ascontiguousarray(rr).view(np.uint8)
     # each pair of players once (6.1.2: repeated meetings count as their average, scaled by L to stay exact);
     # the passes below only choose which pairs are still inside an open group
-    uniq, inv, cnt = _unique(i * P + j)
-    L = int(np.lcm.reduce(np.arange(1, int(cnt.max()) + 1))) if len(cnt) else 1
-    pair_score = np.bincount(inv, weights=pts, minlength=len(uniq)).astype(np.int64) * (L // cnt)
-    owner, partner = uniq // P, uniq % P
+    owner, partner, pair_score, cnt = (np.empty(len(i), dtype=np.int64) for _ in range(4))
+    i, j, pts = (np.ascontiguousarray(a, dtype=np.int64) for a in (i, j, pts))
+    n = encounters.pair_sums(i, j, pts, P, owner, partner, pair_score, cnt)
+    cnt = cnt[:n]
+    L = int(np.lcm.reduce(np.arange(1, int(cnt.max()) + 1))) if n else 1
+    pair_score[:n] *= L // cnt
     done = np.zeros(P, dtype=bool)
+    score, met = np.empty(P, dtype=np.int64), np.empty(P, dtype=np.int64)
+    all_met = np.empty(P, dtype=bool)
     while True:
         size = np.bincount(labels, minlength=P)[labels]
         active = (size > 1) & ~done
         if not active.any():
             return labels
-        inside = active[owner] & (labels[owner] == labels[partner])
-        if not inside.all():
-            owner, partner, pair_score = owner[inside], partner[inside], pair_score[inside]
-        score = np.bincount(owner, weights=pair_score, minlength=P).astype(np.int64)
-        met = np.bincount(owner, minlength=P)
-        not_all_met = np.bincount(labels, weights=active & (met != size - 1) & ~rr, minlength=P) > 0
-        all_met = active & ~not_all_met[labels]
+        # the pairs still inside an open group, moved to the front; each player's points and opponents among them
+        n = encounters.group_scores(labels, active.view(np.uint8), owner, partner, pair_score, n, score, met)
+        encounters.all_met(labels, active.view(np.uint8), met, size, rr, all_met.view(np.uint8))
 
         # 6.3: rank from the top while a player stays alone on top whatever the missing games
         open_63 = active & ~all_met
@@ -265,43 +252,6 @@ def _encounters(labels: np.ndarray, i: np.ndarray, j: np.ndarray, pts: np.ndarra
         unresolved |= all_met & ~changed[labels]
         labels = refined
         done |= unresolved
-
-
-def _unique(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``np.unique(key, return_inverse=True, return_counts=True)`` by numpy's stable sort, twice as fast on
-    keys that come in runs (a player's games in row order)."""
-    order = np.argsort(key, kind="stable")
-    ordered = key[order]
-    new = np.ones(len(ordered), dtype=bool)
-    new[1:] = ordered[1:] != ordered[:-1]
-    inverse = np.empty(len(key), dtype=np.intp)
-    inverse[order] = np.cumsum(new) - 1
-    return ordered[new], inverse, np.diff(np.append(np.flatnonzero(new), len(ordered)))
-
-
-def _starts(labels: np.ndarray) -> np.ndarray:
-    starts = np.ones(len(labels), dtype=bool)
-    starts[1:] = labels[1:] != labels[:-1]
-    return starts
-
-
-def _segment_cummax_exclusive(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Per contiguous segment, the max of the values strictly before each position (a floor at starts)."""
-    floor = values.min() - 1
-    shifted = np.empty_like(values)
-    shifted[0] = floor
-    shifted[1:] = values[:-1]
-    shifted[starts] = floor
-    span = values.max() - floor + 1
-    base = (np.cumsum(starts) - 1) * span   # segments never see an earlier segment's maximum
-    return np.maximum.accumulate(shifted - floor + base) - base + floor
-
-
-def _segment_cumand(ok: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Per contiguous segment, True while every value so far is True."""
-    bad = np.cumsum(~ok)
-    first = np.maximum.accumulate(np.where(starts, np.arange(len(ok)), 0))
-    return bad - (bad[first] - (~ok[first])) == 0
 
 
 #: A step of a ranking: a spec and the edition its values are computed under ('' for DE: no edition applies)

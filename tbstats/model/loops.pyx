@@ -27,6 +27,8 @@ Each is checked against a plain Python loop by tests/test_loops.py.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
+from tbstats.model.keyrows cimport INSERTION_MAX, KeyRow, sort_rows
+
 cdef enum:
     NO_OPP = -1   # tbstats.model.dense.NO_OPP
     LOSS = 0      # the outcome codes of tbstats.model.games
@@ -305,56 +307,6 @@ def round_categories(const int8_t[:, :] gtype, const uint8_t[:, :] counted, cons
         raise ValueError("round_categories: a game type code out of range")
 
 
-ctypedef struct KeyRow:
-    int64_t label
-    int64_t key
-    int64_t at    # the player's place in ``tied``
-
-cdef enum:
-    INSERTION_MAX = 24   # runs up to this long are sorted by insertion
-
-
-cdef inline bint _before(const KeyRow* a, const KeyRow* b) noexcept nogil:
-    return a.label < b.label or (a.label == b.label and a.key < b.key)
-
-
-cdef void _sort(KeyRow* items, Py_ssize_t n) noexcept nogil:
-    """Sort by (label, key): quicksort (Hoare's partition around the middle item; the smaller side first, the
-    larger one in the loop), runs of up to INSERTION_MAX items by insertion."""
-    cdef Py_ssize_t i, j
-    cdef KeyRow item, pivot
-    while n > INSERTION_MAX:
-        pivot = items[n // 2]
-        i = -1
-        j = n
-        while True:
-            i += 1
-            while _before(&items[i], &pivot):
-                i += 1
-            j -= 1
-            while _before(&pivot, &items[j]):
-                j -= 1
-            if i >= j:
-                break
-            item = items[i]
-            items[i] = items[j]
-            items[j] = item
-        if j + 1 < n - j - 1:
-            _sort(items, j + 1)
-            items += j + 1
-            n -= j + 1
-        else:
-            _sort(items + j + 1, n - j - 1)
-            n = j + 1
-    for i in range(1, n):
-        item = items[i]
-        j = i - 1
-        while j >= 0 and _before(&item, &items[j]):
-            items[j + 1] = items[j]
-            j -= 1
-        items[j + 1] = item
-
-
 cdef void _assign(const KeyRow* items, Py_ssize_t n, const int64_t[::1] tied, int64_t[::1] out,
                   uint8_t[::1] still) noexcept nogil:
     """The new labels of a group sorted by key: its label plus the position of the first of its key's run; a
@@ -414,7 +366,7 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                 items[t].label = labels[r]
                 items[t].key = key[r]
                 items[t].at = t
-            _sort(items, n)
+            sort_rows(items, n)
             a = 0
             while a < n:
                 b = a + 1
@@ -456,7 +408,7 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                         out[tied[items[i].at]] = items[i].label + count[k]
                         still[items[i].at] = count[k + 1] - count[k] > 1
                 else:
-                    _sort(items + a, b - a)
+                    sort_rows(items + a, b - a)
                     _assign(items + a, b - a, tied, out, still)
                 a = b
         free(end)
