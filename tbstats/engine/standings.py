@@ -134,9 +134,10 @@ def _meetings(ctx: Context, forfeits: bool, among: np.ndarray, labels: np.ndarra
             at = players[k] * R + r
             at = at[group[at // R] == group[np.take(d.opp, at)]]
         else:   # one compiled pass over the grid: most games are between groups when DE comes right after points
-            at = np.empty(d.opp.size, dtype=np.int64)
-            at = at[:encounters.group_games(d.opp, loop_view(d.played), np.ascontiguousarray(group, dtype=np.int64),
-                                 loop_view(np.ascontiguousarray(mask)), at)]
+            at = np.empty(d.opp.size, dtype=np.int64)   # (pages never written are never touched)
+            n = encounters.group_games(d.opp, loop_view(d.played), np.ascontiguousarray(group, dtype=np.int64),
+                                       loop_view(np.ascontiguousarray(mask)), at)
+            at = at[:n]
         fi, fr = d.forfeit_cells
         keep = mask[fi] & _FORFEIT[d.gtype[fi, fr]] & (forfeits | d.per_player(d.round_robin)[fi])
         if keep.any():
