@@ -118,7 +118,6 @@ def account(inputs: Inputs, run: Run, *, team_events: int = 0, team_events_as: s
                       errors_file=inputs.errors, warnings_file=inputs.warnings)
 
 
-
 def report_checks(seen: pl.DataFrame, specs: Sequence[TieBreakSpec], engine: Engine | None, *,
                   quiet: bool) -> list[str]:
     """Print the warnings of :mod:`tbstats.run.checks` on stderr and return them (a report page shows them too);
