@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from stages import Clock
+from stages import Clock, command_ran
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -102,7 +102,7 @@ def run_once(tree: Path, args: list[str], out: Path) -> tuple[float, float, str]
         # (-P: the current directory, a checkout itself maybe, is not put before PYTHONPATH)
         done = subprocess.run([sys.executable, "-P", "-m", "tbstats", *argv], env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, check=False)
-    if done.returncode not in (0, 1):   # (1: the command ran, some inputs rejected)
+    if not command_ran(done.returncode, done.stderr):
         sys.exit(f"ab.py: {tree}: exit code {done.returncode}\n{done.stderr.decode(errors='replace')[-2000:]}")
     digest = hashlib.md5(out.read_bytes()).hexdigest() if out.is_file() else "-"
     out.unlink(missing_ok=True)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import polars as pl
 from archives import trf_files
+from stages import command_ran
 
 LIST = "BH/C1,BH,SB,PS,WIN,ARO,TPR,KS,AOB,FB,DE"
 #: The most bytes of arguments a command line of every file may take (Linux allows about 2 MB in all).
@@ -120,7 +121,7 @@ def run(inputs: list[str], out: Path) -> float:
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "tbstats", "compute", *inputs, "-q", "-t", LIST, "--workers", "2",
                            "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if done.returncode not in (0, 1):   # (1: some input was rejected, as in the directory itself)
+    if not command_ran(done.returncode, done.stderr):   # (some input rejected, as in the directory itself: ran)
         raise SystemExit(f"{' '.join(inputs[:2])}: exit {done.returncode}\n{done.stderr}")
     return time.perf_counter() - start
 

@@ -41,6 +41,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from stages import command_ran
+
 TWO = ["a=fide-2026:BH/C1,BH,SB,DE,WIN", "b=fide-2024:BH/C1,BH,SB,DE,WIN"]
 TEN = [*TWO, "c=fide-2026:BH,BH/C1,SB", "d=fide-2024:BH,BH/C1,SB", "e=fide-2026:BH/C1,BH/C2,SB",
        "f=fide-legacy:BH/C1,BH,SB", "g=uscf:BH/C1,BH,SB", "h=naive:BH/C1,BH,SB", "i=fide-2026:SB,DE,KS",
@@ -65,7 +67,7 @@ def run(args: Sequence[str], out_dir: Path) -> tuple[float, float]:
     if child.stderr:
         child.stderr.close()
     child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode not in (0, 1):   # 1: some inputs rejected (the corpus holds files that are not events)
+    if not command_ran(child.returncode, stderr):   # (some inputs rejected: the corpus holds files that are not events)
         raise SystemExit(f"tbstats {' '.join(args)} failed ({child.returncode}):\n{stderr[-2000:]}")
     return seconds, usage.ru_maxrss / 1024
 

@@ -284,6 +284,38 @@ def test_row_loops_equal_numpy(dtype: type, P: int, R: int, seed: int, layout: s
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.sampled_from(DTYPES[1:]), st.integers(0, 10), st.integers(0, 9), st.integers(0, 2 ** 32 - 1),
+       st.booleans(), st.sampled_from(["contiguous", "transposed", "none"]))
+def test_one_cut_equals_a_loop_over_each_row(dtype: type, P: int, R: int, seed: int, highest: bool,
+                                             vurs: str) -> None:
+    """A single cut (C.07 14.1, 16.5) in one pass: a row with elements loses one of them and its value, the highest
+    for a high cut; for a low cut the lowest VUR element when the row has one, else the lowest element."""
+    from tbstats.model.grid import row_minus_cut
+
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    values = rng.integers(max(info.min, -500), min(info.max, 500), (P, R), endpoint=True).astype(dtype)
+    mask = rng.random((P, R)) < 0.7
+    vur = rng.random((P, R)) < 0.2
+    if vurs == "transposed":
+        vur = np.ascontiguousarray(vur.T).T
+    total = np.where(mask, values.astype(np.int64), 0).sum(axis=1)
+    count = mask.sum(axis=1)
+    before = total.copy()
+    got_total, got_count = row_minus_cut(values, mask, None if vurs == "none" else vur, total, count,
+                                         highest=highest)
+    assert total.tolist() == before.tolist()   # the sums passed in are left as they were
+    for i in range(P):
+        elements = [int(v) for v, m in zip(values[i], mask[i], strict=True) if m]
+        own_vurs = [int(v) for v, m, u in zip(values[i], mask[i], vur[i], strict=True) if m and u]
+        if not elements:
+            assert (got_total[i], got_count[i]) == (0, 0)
+            continue
+        removed = max(elements) if highest else min(own_vurs) if own_vurs and vurs != "none" else min(elements)
+        assert (got_total[i], got_count[i]) == (sum(elements) - removed, len(elements) - 1)
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.sampled_from(DTYPES), st.integers(0, 10), st.integers(0, 9), st.integers(0, 2 ** 32 - 1))
 def test_opponents_values_equal_a_masked_gather(dtype: type, P: int, R: int, seed: int) -> None:
     """The opponent's value where the mask says so and the opponent is a row (none: -1; out of range: too),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.model.loops import row_extremes, row_sums
+from tbstats.model.loops import row_cut_one, row_extremes, row_sums
 
 _NO_MASK = np.zeros((0, 0), dtype=np.uint8)
 
@@ -66,6 +66,17 @@ def row_two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> 
     maximum (minimum) where there are fewer."""
     first, second = _extremes(values, mask, highest, two=True)
     return first, second
+
+
+def row_minus_cut(values: np.ndarray, mask: np.ndarray, vur: np.ndarray | None, total: np.ndarray, count: np.ndarray,
+                  *, highest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per player, ``total`` and ``count`` (new int64 arrays) less the one value that a single cut removes from the
+    elements (``mask``), where ``count`` > 0: the highest (``highest``), else the lowest of the VUR elements
+    (``vur`` where ``mask``; None: none) when there is one, else the lowest (one compiled pass,
+    :func:`tbstats.model.loops.row_cut_one`)."""
+    total, count = np.array(total, dtype=np.int64), np.array(count, dtype=np.int64)
+    row_cut_one(loop_view(values), loop_view(mask), _NO_MASK if vur is None else loop_view(vur), highest, total, count)
+    return total, count
 
 
 def _extremes(values: np.ndarray, mask: np.ndarray, highest: bool, two: bool) -> tuple[np.ndarray, np.ndarray]:

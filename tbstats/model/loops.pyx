@@ -13,8 +13,8 @@ Over the games (:func:`tbstats.model.dense.build_buckets`):
 - :func:`game_hash_sums` sums a hash of each game row per tournament (:mod:`tbstats.model.fingerprint`).
 
 Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
-reductions): :func:`row_sums`, :func:`row_extremes` (:mod:`tbstats.model.grid`), :func:`opponents_values` and
-:func:`opponents_sums` (:meth:`tbstats.model.dense.Dense.through`, :meth:`~tbstats.model.dense.Dense.opponents_sum`)
+reductions): :func:`row_sums`, :func:`row_extremes`, :func:`row_cut_one` (:mod:`tbstats.model.grid`),
+:func:`opponents_values` and :func:`opponents_sums` (:meth:`tbstats.model.dense.Dense.through`, :meth:`~tbstats.model.dense.Dense.opponents_sum`)
 and :func:`round_categories` (C.07 16.2, :mod:`tbstats.engine.unplayed`).
 
 Over the players of a standings step: :func:`refine_groups` splits the tied groups by a key
@@ -230,6 +230,39 @@ def row_extremes(const cell_t[:, :] values, const uint8_t[:, :] mask, bint highe
             first[i] = f
             if two:
                 second[i] = s
+
+
+def row_cut_one(const cell_t[:, :] values, const uint8_t[:, :] mask, const uint8_t[:, :] vur, bint highest,
+                int64_t[::1] total, int64_t[::1] count) -> None:
+    """One cut, in place: where ``count[i]`` > 0, ``count[i]`` less one and ``total[i]`` less the value the cut
+    removes from row ``i``'s elements (``mask``): its highest (``highest``), else its lowest VUR element's
+    (``vur`` where ``mask``) when it has one (C.07 16.5: a VUR is cut when it is the least significant value
+    and when it is not lower than it, and it never is), else its lowest. ``vur`` with no rows: none is a VUR.
+
+    :func:`row_extremes` and :func:`row_sums` of the VUR mask in one pass (``tbstats.engine.tiebreaks.base.cut_sum``
+    with one cut)."""
+    cdef Py_ssize_t P = values.shape[0], R = values.shape[1], i, j
+    cdef bint vurs = vur.shape[0] > 0
+    cdef bint seen, any_vur
+    cdef int64_t x, best, best_vur
+    if mask.shape[0] != P or mask.shape[1] != R or total.shape[0] != P or count.shape[0] != P or (
+            vurs and (vur.shape[0] != P or vur.shape[1] != R)):
+        raise ValueError("row_cut_one: the masks and the sums must match the values' shape")
+    with nogil:
+        for i in range(P):
+            if count[i] <= 0:
+                continue
+            best, best_vur, seen, any_vur = 0, 0, False, False
+            for j in range(R):
+                if mask[i, j] == 0:
+                    continue
+                x = values[i, j]
+                if not seen or (x > best if highest else x < best):
+                    best, seen = x, True
+                if vurs and vur[i, j] != 0 and (not any_vur or x < best_vur):
+                    best_vur, any_vur = x, True
+            total[i] -= best_vur if (any_vur and not highest) else best
+            count[i] -= 1
 
 
 def opponents_values(const cell_t[::1] values, const int32_t[:, :] opp, const uint8_t[:, :] use, cell_t pad,

@@ -9,7 +9,7 @@ import numpy as np
 
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 from tbstats.model.dense import Buckets, Dense, Roster
-from tbstats.model.grid import row_extreme, row_sum, row_two_extremes
+from tbstats.model.grid import row_extreme, row_minus_cut, row_sum, row_two_extremes
 from tbstats.model.rules import DEFAULT_EDITION, get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
@@ -438,14 +438,7 @@ def cut_sum(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray,
                                 by_oppscore)
             total[v_rows], count[v_rows] = row_sum(contribution[v_rows], keep), row_sum(keep)
         return total, count
-    removed = row_extreme(contribution, present, highest=high > 0)
-    if low:
-        own_vur = present & vur
-        has_vur = row_sum(own_vur) > 0
-        if has_vur.any():
-            removed = np.where(has_vur, row_extreme(contribution, own_vur, highest=False), removed)
-    has = count > 0
-    return total - np.where(has, removed, 0), count - has
+    return row_minus_cut(contribution, present, vur if low else None, total, count, highest=high > 0)
 
 
 def _cut_values(present: np.ndarray, contribution: np.ndarray, low: int, high: int, count: np.ndarray) -> np.ndarray:
