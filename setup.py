@@ -26,6 +26,7 @@ KERNELS = [Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
            Extension("tbstats.io.trf.text", ["tbstats/io/trf/text.pyx"]),
            Extension("tbstats.engine.stage", ["tbstats/engine/stage.pyx"]),
            Extension("tbstats.engine.encounters", ["tbstats/engine/encounters.pyx"]),
+           Extension("tbstats.engine.performance", ["tbstats/engine/performance.pyx"]),
            Extension("tbstats.analysis.segments", ["tbstats/analysis/segments.pyx"]),
            Extension("tbstats.analysis.elo", ["tbstats/analysis/elo.pyx"]),
            Extension("tbstats.io.csvrows", ["tbstats/io/csvrows.pyx"])]

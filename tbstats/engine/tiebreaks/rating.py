@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tbstats.engine.performance import perfect_ratings
 from tbstats.engine.tiebreaks.base import Context, Values, cut_sum, round_half_up
-from tbstats.model.grid import row_sum
+from tbstats.model.grid import loop_view, row_sum
 from tbstats.model.spec import TieBreakSpec
 
 #: dp for p = 0..50 per cent (FIDE Rating Regulations; rules.md 5.5); dp(100 - p) = -dp(p).
@@ -79,28 +80,22 @@ def performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     return Values(aro.num + DP[p], aro.den, aro.defined & (games > 0))
 
 
+#: Expected score in hundredths by the rating difference from -736 to 736 (a sure loss and a sure win from there
+#: on), ``EXPECTED_BY_DIFF[736 + diff]``: the table the compiled search looks up
+EXPECTED_BY_DIFF = expected_hundredths(np.arange(-_EXPECT_UPPER[-1] - 1, _EXPECT_UPPER[-1] + 2))
+
+#: PTP of a player without a game over the board (never shown: such a value is undefined)
+_NO_GAMES = np.iinfo(np.int64).max // 4 - 800
+
+
 def perfect_performance(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
-    """PTP: the lowest rating whose expected score reaches the OTB score (C.07 10.3), by bisection."""
+    """PTP: the lowest rating whose expected score reaches the OTB score (C.07 10.3), by bisection per player
+    over its own games (compiled: :func:`tbstats.engine.performance.perfect_ratings`)."""
     narrow, played, usable = _opponent_ratings(ctx, spec)
-    r = narrow.astype(np.int64)   # the bisection's sentinels and differences need int64
     halves, games, _ = _percentage(ctx)
-    big = np.iinfo(np.int64).max // 4
-    lo_opp = np.where(played, r, big).min(axis=1)
-    hi_opp = np.where(played, r, -big).max(axis=1)
-    target = 50 * halves  # expected hundredths needed: score in hundredths
-    lo = np.where(games > 0, lo_opp - 800, 0)
-    hi = np.where(games > 0, hi_opp + 736, 0)
-    # invariant: expected(hi) >= target; find the lowest such integer in [lo, hi]
-    while True:
-        active = lo < hi
-        if not active.any():
-            break
-        mid = (lo + hi) // 2
-        exp = np.where(played, expected_hundredths(mid[:, None] - r), 0).sum(axis=1)
-        ok = exp >= target
-        hi = np.where(active & ok, mid, hi)
-        lo = np.where(active & ~ok, mid + 1, lo)
-    value = np.where(halves == 0, lo_opp - 800, lo)
+    value = np.empty(len(halves), dtype=np.int64)
+    perfect_ratings(narrow, loop_view(played), np.ascontiguousarray(halves, dtype=np.int64), EXPECTED_BY_DIFF,
+                    _NO_GAMES, value)
     return Values(value, ctx.ones(), usable & (games > 0))
 
 
