@@ -45,9 +45,10 @@ def time_model(batch: object, spec: str, rules: str, workers: int, repeat: int) 
     from tbstats.engine.compute import compute
 
     best = (float("inf"), 0.0)
+    lots = 1 if "LOTS" in spec.split(",") else None   # (the drawing of lots needs a seed)
     for _ in range(repeat):
         t0, c0 = time.perf_counter(), _cpu()
-        compute(batch, spec, rules=rules, workers=workers)  # type: ignore[arg-type]
+        compute(batch, spec, rules=rules, workers=workers, lots=lots)  # type: ignore[arg-type]
         best = min(best, (time.perf_counter() - t0, _cpu() - c0))
     return best
 
@@ -87,6 +88,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--trf", action="store_true", help="also time the whole tbstats compute command from TRF")
+    ap.add_argument("--all", action="store_true", help="also every other tie-break of the registry alone")
     ap.add_argument("--profile", type=Path, help="write a cProfile of the whole list (model, one worker) here")
     args = ap.parse_args()
 
@@ -100,25 +102,34 @@ def main() -> None:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
                             check=False).stdout.strip()
     load0 = os.getloadavg()
-    specs = [args.list, "PTS", *args.list.split(",")]
+    specs = [args.list, "PTS", "BH", *args.list.split(",")]
+    if args.all:
+        from tbstats.engine.tiebreaks import TIEBREAKS
+
+        specs += list(TIEBREAKS)
+    specs = list(dict.fromkeys(specs))   # each once, in order
     head = (f"archive {args.archive} ({archive_label(meta)}): {meta['events']:,} events, {rows:,} game rows; "
             f"rules {args.rules}; commit {commit}; load average at start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")
     print(head, file=sys.stderr)
     cols = ["model, 1 worker", f"model, {args.workers} workers"]
     if args.trf:
         cols += ["TRF CLI, 1 worker", f"TRF CLI, {args.workers} workers"]
-    lines = ["| tie-break | " + " | ".join(f"{c} s | rows/s | CPU s" for c in cols) + " |",
-             "|---|" + "---:|" * (3 * len(cols))]
+    lines = ["| tie-break | " + " | ".join(f"{c} s | rows/s | CPU s" for c in cols) + " | / BH alone |",
+             "|---|" + "---:|" * (3 * len(cols) + 1)]
+    measured = {}
     for spec in specs:
         cells = [time_model(batch, spec, args.rules, 1, args.repeat),
                  time_model(batch, spec, args.rules, args.workers, args.repeat)]
         if args.trf:
             out = args.archive / "bench-tiebreaks.parquet"
             cells += [time_cli(args.archive / "trf", spec, args.rules, w, out) for w in (1, args.workers)]
+        measured[spec] = cells
+        print(spec, " ".join(f"{s:.3f}" for s, _ in cells), file=sys.stderr)
+    bh = measured["BH"][0][0]
+    for spec, cells in measured.items():
         name = "whole list" if spec == args.list else spec
-        line = f"| {name} | " + " | ".join(f"{s:.3f} | {rows / s / 1e6:.2f}M | {c:.2f}" for s, c in cells) + " |"
-        lines.append(line)
-        print(line, file=sys.stderr)
+        lines.append(f"| {name} | " + " | ".join(f"{s:.3f} | {rows / s / 1e6:.2f}M | {c:.2f}" for s, c in cells)
+                     + f" | {cells[0][0] / bh:.2f}x |")
     load1 = os.getloadavg()
     tail = f"load average at end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}"
     print("\n".join([head, "", *lines, "", tail]))
