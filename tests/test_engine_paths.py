@@ -29,7 +29,7 @@ from tbstats.engine.tiebreaks.base import cut_elements, cut_sum
 from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
 from tbstats.model.dense import NO_OPP, Dense, build_buckets
-from tbstats.model.grid import lookup, row_extreme, row_sum
+from tbstats.model.grid import lookup, row_sum
 from tbstats.run.memory import keep_freed_memory
 
 SETTINGS = settings(suppress_health_check=[HealthCheck.too_slow], max_examples=30, deadline=None)
@@ -83,18 +83,6 @@ def test_cut_sums_equal_the_cut_mask(seed: int, cuts: tuple[int, int], by_oppsco
     total, count = cut_sum(present, contribution, oppscore, vur, low, high, by_oppscore)
     assert np.array_equal(total, row_sum(contribution, keep))
     assert np.array_equal(count, row_sum(keep))
-
-
-def test_row_extreme_is_the_masked_minimum_and_maximum() -> None:
-    rng = np.random.default_rng(3)
-    for shape in ((0, 4), (5, 0), (30, 1), (30, 9)):
-        values = rng.integers(-50, 50, shape).astype(np.int32)
-        mask = rng.random(shape) < 0.6
-        big, small = np.iinfo(np.int32).max, np.iinfo(np.int32).min
-        assert np.array_equal(row_extreme(values, mask, highest=False),
-                              np.where(mask, values, big).min(axis=1, initial=big))
-        assert np.array_equal(row_extreme(values, mask, highest=True),
-                              np.where(mask, values, small).max(axis=1, initial=small))
 
 
 def test_opponents_values_through_the_padded_index() -> None:

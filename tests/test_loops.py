@@ -7,6 +7,7 @@
 - ``view_outcomes``: the outcome of one-byte result codes, a loss for longer codes and nulls, on sliced Arrow
   arrays (an offset into the views and the validity bitmap);
 - the row loops, ``opponents_values`` and ``round_categories`` against numpy and the C.07 16.2 rules;
+- the cuts (C.07 14, 16.5) in one pass: what the engine's ``cut_order`` leaves, for any number of cuts;
 - ``refine_groups``: a tied player's new label counts its group's members with a smaller key, and it stays
   tied when another member has its key.
 """
@@ -251,9 +252,9 @@ DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64]
 @given(st.sampled_from(DTYPES), st.integers(0, 12), st.integers(0, 14), st.integers(0, 2 ** 32 - 1),
        st.sampled_from(["contiguous", "transposed", "broadcast"]))
 def test_row_loops_equal_numpy(dtype: type, P: int, R: int, seed: int, layout: str) -> None:
-    """Row sums and extremes of every cell dtype the engine uses, masks of any strides (a broadcast mask of
-    one row, the transpose of an array), against numpy's masked reductions and sorts."""
-    from tbstats.model.grid import row_extreme, row_sum, row_two_extremes
+    """Row sums of every cell dtype the engine uses, masks of any strides (a broadcast mask of one row, the
+    transpose of an array), against numpy's masked reductions."""
+    from tbstats.model.grid import row_sum
 
     rng = np.random.default_rng(seed)
     if dtype is np.bool_:
@@ -271,16 +272,32 @@ def test_row_loops_equal_numpy(dtype: type, P: int, R: int, seed: int, layout: s
     wide = values.astype(np.int64)
     assert row_sum(values).tolist() == wide.sum(axis=1).tolist()
     assert row_sum(values, mask).tolist() == np.where(mask, wide, 0).sum(axis=1).tolist()
-    if dtype is np.bool_:
-        return
-    for highest in (False, True):
-        fill = np.iinfo(dtype).min if highest else np.iinfo(dtype).max
-        ordered = [sorted((int(v) for v, m in zip(row, keep, strict=True) if m), reverse=highest) + [fill] * 2
-                   for row, keep in zip(values, mask, strict=True)]
-        got = row_extreme(values, mask, highest=highest)
-        assert got.dtype == values.dtype and got.tolist() == [o[0] for o in ordered]
-        first, second = row_two_extremes(values, mask, highest=highest)
-        assert first.tolist() == [o[0] for o in ordered] and second.tolist() == [o[1] for o in ordered]
+
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([np.int8, np.int16, np.int32, np.int64]), st.integers(0, 8), st.integers(0, 9),
+       st.integers(0, 2 ** 32 - 1), st.integers(0, 4), st.integers(0, 4), st.booleans(), st.integers(1, 6),
+       st.booleans())
+def test_cuts_in_one_pass_leave_what_cut_order_leaves(dtype: type, P: int, R: int, seed: int, low: int, high: int,
+                                                      by_score: bool, spread: int, transposed: bool) -> None:
+    """Any number of cuts (C.07 14, 16.5) in one compiled pass: the sum and number of the elements that the
+    engine's own cut_order (the order, the VUR's preferences, explain's choices) leaves, with many ties (values
+    drawn from few), VUR elements present or not, arrays of any strides."""
+    from tbstats.engine.tiebreaks.base import cut_elements
+    from tbstats.model.grid import row_after_cuts
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-spread, spread + 1, (P, R)).astype(dtype)
+    scores = rng.integers(0, spread + 1, (P, R)).astype(dtype)
+    present = rng.random((P, R)) < 0.8
+    vur = (rng.random((P, R)) < 0.25) & (rng.random((P, 1)) < 0.6)
+    if transposed:
+        values, scores, present, vur = (np.ascontiguousarray(a.T).T for a in (values, scores, present, vur))
+    keep = cut_elements(present, values, scores, vur, low, high, by_score)
+    total, count = row_after_cuts(values, scores, present, vur, low, high, by_score=by_score)
+    assert total.tolist() == np.where(keep, values.astype(np.int64), 0).sum(axis=1).tolist()
+    assert count.tolist() == keep.sum(axis=1).tolist()
 
 
 @settings(max_examples=200, deadline=None)

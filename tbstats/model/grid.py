@@ -1,5 +1,5 @@
 """Helpers over players x rounds arrays (:mod:`tbstats.model.dense`): a small table looked up per cell, row-wise
-sums and extremes, the cells of a mask. Rows are a tournament's rounds, far too short for numpy's row-wise
+sums, with cuts too, and the cells of a mask. Rows are a tournament's rounds, far too short for numpy's row-wise
 reductions; each helper says which faster form it takes instead (the row-wise ones: compiled loops,
 :mod:`tbstats.model.loops`).
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.model.loops import row_cut_one, row_extremes, row_sums
+from tbstats.model.loops import row_cut_one, row_cuts, row_sums
 
 _NO_MASK = np.zeros((0, 0), dtype=np.uint8)
 
@@ -56,18 +56,6 @@ def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def row_extreme(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> np.ndarray:
-    """Per-player minimum (or maximum) of ``values`` where ``mask``; the dtype's maximum (minimum) where none."""
-    return _extremes(values, mask, highest, two=False)[0]
-
-
-def row_two_extremes(values: np.ndarray, mask: np.ndarray, *, highest: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Per player, the lowest (highest) two of ``values`` where ``mask``, equal values counted twice; the dtype's
-    maximum (minimum) where there are fewer."""
-    first, second = _extremes(values, mask, highest, two=True)
-    return first, second
-
-
 def row_minus_cut(values: np.ndarray, mask: np.ndarray, vur: np.ndarray | None, total: np.ndarray, count: np.ndarray,
                   *, highest: bool) -> tuple[np.ndarray, np.ndarray]:
     """Per player, ``total`` and ``count`` (new int64 arrays) less the one value that a single cut removes from the
@@ -79,13 +67,17 @@ def row_minus_cut(values: np.ndarray, mask: np.ndarray, vur: np.ndarray | None, 
     return total, count
 
 
-def _extremes(values: np.ndarray, mask: np.ndarray, highest: bool, two: bool) -> tuple[np.ndarray, np.ndarray]:
-    values = loop_view(values)
-    fill = np.iinfo(values.dtype).min if highest else np.iinfo(values.dtype).max
-    first = np.empty(values.shape[0], dtype=values.dtype)
-    second = np.empty(values.shape[0] if two else 0, dtype=values.dtype)
-    row_extremes(values, loop_view(mask), highest, fill, first, second)
-    return first, second
+def row_after_cuts(values: np.ndarray, scores: np.ndarray, mask: np.ndarray, vur: np.ndarray, low: int, high: int,
+                   *, by_score: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per player, the sum of ``values`` and the number of the elements (``mask``) left after ``low`` least and
+    ``high`` most significant cuts, int64 both: one compiled pass (:func:`tbstats.model.loops.row_cuts`, where the
+    order of the cuts and the VUR's preferences are spelled out). ``scores`` rank the elements first when
+    ``by_score``; ``vur`` marks the VUR elements."""
+    common = np.result_type(values, scores)
+    total, count = np.empty(values.shape[0], dtype=np.int64), np.empty(values.shape[0], dtype=np.int64)
+    row_cuts(loop_view(values.astype(common, copy=False)), loop_view(scores.astype(common, copy=False)),
+             loop_view(mask), loop_view(vur), low, high, by_score, total, count)
+    return total, count
 
 
 def loop_view(values: np.ndarray) -> np.ndarray:

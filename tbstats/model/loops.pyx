@@ -13,7 +13,7 @@ Over the games (:func:`tbstats.model.dense.build_buckets`):
 - :func:`game_hash_sums` sums a hash of each game row per tournament (:mod:`tbstats.model.fingerprint`).
 
 Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
-reductions): :func:`row_sums`, :func:`row_extremes`, :func:`row_cut_one` (:mod:`tbstats.model.grid`),
+reductions): :func:`row_sums`, :func:`row_cut_one`, :func:`row_cuts` (:mod:`tbstats.model.grid`),
 :func:`opponents_values` and :func:`opponents_sums` (:meth:`tbstats.model.dense.Dense.through`, :meth:`~tbstats.model.dense.Dense.opponents_sum`)
 and :func:`round_categories` (C.07 16.2, :mod:`tbstats.engine.unplayed`).
 
@@ -202,36 +202,6 @@ def row_sums(const cell_t[:, :] values, const uint8_t[:, :] mask, int64_t[::1] o
                 out[i] = acc
 
 
-def row_extremes(const cell_t[:, :] values, const uint8_t[:, :] mask, bint highest, cell_t fill,
-                 cell_t[::1] first, cell_t[::1] second) -> None:
-    """Per row, the highest (``highest``) or lowest value where ``mask`` in ``first``, and the next one in
-    ``second`` (equal values counted twice), ``fill`` where there are fewer; ``second`` may have no rows.
-
-    Each cell (``fill`` where masked out) goes into the pair by a minimum and a maximum, not behind branches:
-    for the lowest two, ``second = min(second, max(first, x))`` then ``first = min(first, x)``."""
-    cdef Py_ssize_t P = values.shape[0], R = values.shape[1], i, j
-    cdef bint two = second.shape[0] > 0
-    cdef cell_t f, s, x
-    if first.shape[0] != P or mask.shape[0] != P or mask.shape[1] != R or (two and second.shape[0] != P):
-        raise ValueError("row_extremes: the mask and the outputs must match the values' shape")
-    with nogil:
-        for i in range(P):
-            f = s = fill
-            if highest:
-                for j in range(R):
-                    x = values[i, j] if mask[i, j] else fill
-                    s = s if s > (f if f < x else x) else (f if f < x else x)   # max(s, min(f, x))
-                    f = f if f > x else x
-            else:
-                for j in range(R):
-                    x = values[i, j] if mask[i, j] else fill
-                    s = s if s < (f if f > x else x) else (f if f > x else x)   # min(s, max(f, x))
-                    f = f if f < x else x
-            first[i] = f
-            if two:
-                second[i] = s
-
-
 def row_cut_one(const cell_t[:, :] values, const uint8_t[:, :] mask, const uint8_t[:, :] vur, bint highest,
                 int64_t[::1] total, int64_t[::1] count) -> None:
     """One cut, in place: where ``count[i]`` > 0, ``count[i]`` less one and ``total[i]`` less the value the cut
@@ -239,8 +209,8 @@ def row_cut_one(const cell_t[:, :] values, const uint8_t[:, :] mask, const uint8
     (``vur`` where ``mask``) when it has one (C.07 16.5: a VUR is cut when it is the least significant value
     and when it is not lower than it, and it never is), else its lowest. ``vur`` with no rows: none is a VUR.
 
-    :func:`row_extremes` and :func:`row_sums` of the VUR mask in one pass (``tbstats.engine.tiebreaks.base.cut_sum``
-    with one cut)."""
+    The single cut of ``tbstats.engine.tiebreaks.base.cut_sum``: a row's extreme and its VUR elements' in one pass,
+    the sums passed in (:func:`row_cuts` finds which element each of several cuts removes, and sums what is left)."""
     cdef Py_ssize_t P = values.shape[0], R = values.shape[1], i, j
     cdef bint vurs = vur.shape[0] > 0
     cdef bint seen, any_vur
@@ -263,6 +233,81 @@ def row_cut_one(const cell_t[:, :] values, const uint8_t[:, :] mask, const uint8
                     best_vur, any_vur = x, True
             total[i] -= best_vur if (any_vur and not highest) else best
             count[i] -= 1
+
+
+cdef inline bint _lower(const cell_t[:, :] values, const cell_t[:, :] scores, Py_ssize_t i, Py_ssize_t j,
+                        Py_ssize_t k, bint by_score) noexcept nogil:
+    """Whether element ``j`` of row ``i`` is less significant than element ``k`` (strictly): by score then value
+    (``by_score``), else by value."""
+    if by_score and scores[i, j] != scores[i, k]:
+        return scores[i, j] < scores[i, k]
+    return values[i, j] < values[i, k]
+
+
+def row_cuts(const cell_t[:, :] values, const cell_t[:, :] scores, const uint8_t[:, :] mask,
+             const uint8_t[:, :] vur, Py_ssize_t low, Py_ssize_t high, bint by_score, int64_t[::1] total,
+             int64_t[::1] count) -> None:
+    """Per row, the sum of ``values`` (``total``) and the number (``count``) of the elements (``mask``) left after
+    ``low`` least and then ``high`` most significant cuts (C.07 14, 16.5), one element a cut, in the order and with
+    the choices of ``tbstats.engine.tiebreaks.base.cut_order``:
+
+    - the least significant element is the lowest value, or with ``by_score`` the lowest ``scores`` then the
+      lowest value (SB: the lowest-scored opponent); in a row with a VUR cell (``vur``, anywhere in the row) ties
+      go to a VUR element; then to the earliest round;
+    - when the row's least significant element is not a VUR and a VUR element is left, the VUR element of the
+      lowest value (then score, then round) is cut instead, unless its value is lower (16.5);
+    - the most significant element is the highest (score, then) value, ties to the earliest round.
+
+    A cut with no element left cuts nothing. Every array must have the rows and columns of ``values``."""
+    cdef Py_ssize_t P = values.shape[0], R = values.shape[1], i, j, step, pick, v
+    cdef bint any_vur
+    cdef int64_t acc, n
+    cdef uint8_t *keep
+    if (scores.shape[0] != P or scores.shape[1] != R or mask.shape[0] != P or mask.shape[1] != R
+            or vur.shape[0] != P or vur.shape[1] != R or total.shape[0] != P or count.shape[0] != P):
+        raise ValueError("row_cuts: the scores, masks and sums must match the values' shape")
+    if low < 0 or high < 0:
+        raise ValueError("row_cuts: the numbers of cuts must not be negative")
+    keep = <uint8_t *>malloc(max(R, 1))
+    if keep == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(P):
+                any_vur = False
+                for j in range(R):
+                    keep[j] = mask[i, j] != 0
+                    any_vur = any_vur or vur[i, j] != 0
+                for step in range(low + high):
+                    pick = -1
+                    if step < low:
+                        for j in range(R):
+                            if keep[j] and (pick < 0 or _lower(values, scores, i, j, pick, by_score) or (
+                                    any_vur and vur[i, j] and not vur[i, pick]
+                                    and not _lower(values, scores, i, pick, j, by_score))):
+                                pick = j
+                        if pick >= 0 and any_vur and not vur[i, pick]:
+                            v = -1
+                            for j in range(R):
+                                if keep[j] and vur[i, j] and (v < 0 or values[i, j] < values[i, v] or (
+                                        values[i, j] == values[i, v] and scores[i, j] < scores[i, v])):
+                                    v = j
+                            if v >= 0 and values[i, v] >= values[i, pick]:
+                                pick = v
+                    else:
+                        for j in range(R):
+                            if keep[j] and (pick < 0 or _lower(values, scores, i, pick, j, by_score)):
+                                pick = j
+                    if pick < 0:   # nothing left to cut
+                        break
+                    keep[pick] = 0
+                acc, n = 0, 0
+                for j in range(R):
+                    acc += values[i, j] * keep[j]
+                    n += keep[j]
+                total[i], count[i] = acc, n
+    finally:
+        free(keep)
 
 
 def opponents_values(const cell_t[::1] values, const int32_t[:, :] opp, const uint8_t[:, :] use, cell_t pad,

@@ -17,7 +17,7 @@ import numpy as np
 
 from tbstats.engine.teams.dense import Reference, TeamDense, board_points
 from tbstats.engine.tiebreaks import ALIASES, TIEBREAKS, check_spec, kernel_of
-from tbstats.engine.tiebreaks.base import Context, LotsKeys, Values, cut_elements, round_half_up
+from tbstats.engine.tiebreaks.base import Context, LotsKeys, Values, cut_sum, round_half_up
 from tbstats.errors import UnknownTieBreakError, did_you_mean
 from tbstats.model.spec import TieBreakSpec, read_spec, split_specs
 
@@ -106,10 +106,10 @@ def _esb(opp: Reference, own: Reference) -> TeamKernel:
         el = tc.ctx(opp).elements(edition, forfeits=spec.forfeits)
         mine = tc.td.view(own)
         contribution = el.oppscore * np.where(mine.counted, mine.pts, 0)
-        keep = cut_elements(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
-                            by_oppscore=True)
+        total, _ = cut_sum(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
+                           by_oppscore=True)
         den = tc.ctx(opp).unit() * tc.ctx(own).unit()
-        return Values(np.where(keep, contribution, 0).sum(axis=1), den, np.ones(tc.teams, dtype=bool))
+        return Values(total, den, np.ones(tc.teams, dtype=bool))
     kernel.__doc__ = (f"E{opp[0]}{own[0]}SB: opponents' final {opp} times own {own} in the match, unplayed "
                       "rounds by the dummy of 16.4, cuts by the opponent's score (C.07 13.2, 16.5).")
     return kernel

@@ -9,7 +9,7 @@ import numpy as np
 
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 from tbstats.model.dense import Buckets, Dense, Roster
-from tbstats.model.grid import row_extreme, row_minus_cut, row_sum, row_two_extremes
+from tbstats.model.grid import row_after_cuts, row_minus_cut, row_sum
 from tbstats.model.rules import DEFAULT_EDITION, get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
@@ -412,40 +412,17 @@ def cut_sum(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray,
     """Per player, the sum of the contributions and the number of the elements left after the cuts of
     :func:`cut_order` (int64 both). ``total`` and ``count`` may pass in the uncut sum and count, when known.
 
-    A single cut removes one value, so only that value is needed, not which of tied elements it was: the
-    row's highest contribution (high cut), else its lowest VUR contribution when it has a VUR element (the
-    VUR is cut when it is the LSV and when it is not lower than the LSV, and it never is, 16.5), else its
-    lowest contribution. Two cuts remove values found column by column (:func:`_cut_values`); SB's cuts by
-    opponent score and more cuts go through :func:`cut_elements` (an arg-min per cut).
+    Cuts are one compiled pass over the rows: :func:`~tbstats.model.grid.row_after_cuts`, which makes the same
+    choices as :func:`cut_order` (tests/test_loops.py checks it). A single cut by value needs only the value it
+    removes, not which of tied elements it was (:func:`~tbstats.model.grid.row_minus_cut`): the row's highest
+    contribution (high cut), else its lowest VUR contribution when it has a VUR element (the VUR is cut when it is
+    the LSV and when it is not lower than the LSV, and it never is, 16.5), else its lowest contribution.
     """
-    if total is None:
-        total = row_sum(contribution, present)
-    if count is None:
-        count = row_sum(present)
     if low + high == 0:
-        return total, count
-    if low + high > 2 or by_oppscore:
-        keep = cut_elements(present, contribution, oppscore, vur, low, high, by_oppscore)
-        return row_sum(contribution, keep), row_sum(keep)
-    if low + high == 2:
-        # the values that two cuts remove, one pass per round column; the rows with a VUR element take its
-        # preferences (16.5) element by element: they are few
-        removed = _cut_values(present, contribution, low, high, count)
-        total, count = total - removed, count - np.minimum(count, low + high)
-        v_rows = np.flatnonzero(row_sum(vur) > 0) if low else np.zeros(0, dtype=np.int64)
-        if len(v_rows):
-            keep = cut_elements(present[v_rows], contribution[v_rows], oppscore[v_rows], vur[v_rows], low, high,
-                                by_oppscore)
-            total[v_rows], count[v_rows] = row_sum(contribution[v_rows], keep), row_sum(keep)
-        return total, count
-    return row_minus_cut(contribution, present, vur if low else None, total, count, highest=high > 0)
-
-
-def _cut_values(present: np.ndarray, contribution: np.ndarray, low: int, high: int, count: np.ndarray) -> np.ndarray:
-    """Per row, the sum of the contributions that ``low`` + ``high`` = 2 cuts remove (int64), VUR preferences
-    aside: lows first, then highs among what is left, no more than the row's ``count`` elements."""
-    if low == high:   # one of each: the lowest, then the highest of the rest (the highest of all, if any is left)
-        return (np.where(count > 0, row_extreme(contribution, present, highest=False), 0).astype(np.int64)
-                + np.where(count > 1, row_extreme(contribution, present, highest=True), 0))
-    first, second = row_two_extremes(contribution, present, highest=high > 0)
-    return np.where(count > 0, first, 0).astype(np.int64) + np.where(count > 1, second, 0)
+        return (row_sum(contribution, present) if total is None else total,
+                row_sum(present) if count is None else count)
+    if low + high == 1 and not by_oppscore:
+        return row_minus_cut(contribution, present, vur if low else None,
+                             row_sum(contribution, present) if total is None else total,
+                             row_sum(present) if count is None else count, highest=high > 0)
+    return row_after_cuts(contribution, oppscore, present, vur, low, high, by_score=by_oppscore)
