@@ -21,6 +21,15 @@ from libc.stdlib cimport calloc, free, malloc
 from tbstats.model.keyrows cimport KeyRow, sort_rows
 
 
+cdef bint _players(const int64_t[::1] a, const int64_t[::1] b, Py_ssize_t n, Py_ssize_t P) noexcept nogil:
+    """Whether the first ``n`` entries of ``a`` and of ``b`` are all players, 0 .. ``P`` - 1."""
+    cdef Py_ssize_t k
+    for k in range(n):
+        if a[k] < 0 or a[k] >= P or b[k] < 0 or b[k] >= P:
+            return False
+    return True
+
+
 def group_games(const int32_t[:, :] opp, const uint8_t[:, :] played, const int64_t[::1] group,
                 const uint8_t[::1] among, int64_t[::1] out) -> int:
     """The flat cells (row x rounds + round, ascending) of the games played over the board (``played``) by a
@@ -52,19 +61,13 @@ def pair_sums(const int64_t[::1] i, const int64_t[::1] j, const int64_t[::1] pts
     many pairs."""
     cdef Py_ssize_t n = i.shape[0], k, a, b, m = 0, q, first
     cdef int64_t o
-    cdef bint bad = False
     cdef int64_t* start
     cdef int64_t* slot
     if j.shape[0] != n or pts.shape[0] != n:
         raise ValueError("pair_sums: i, j and pts differ in length")
     if owner.shape[0] < n or partner.shape[0] < n or total.shape[0] < n or games.shape[0] < n:
         raise ValueError("pair_sums: the outputs have no room for every game")
-    with nogil:
-        for k in range(n):
-            if i[k] < 0 or i[k] >= P or j[k] < 0 or j[k] >= P:
-                bad = True
-                break
-    if bad:
+    if not _players(i, j, n, P):
         raise ValueError("pair_sums: a player out of range")
     if n == 0:
         return 0
@@ -116,17 +119,11 @@ def group_scores(const int64_t[::1] labels, const uint8_t[::1] active, int64_t[:
     many pairs were kept."""
     cdef Py_ssize_t P = labels.shape[0], k, m = 0
     cdef int64_t o, q
-    cdef bint bad = False
     if active.shape[0] != P or points.shape[0] != P or met.shape[0] != P:
         raise ValueError("group_scores: labels, active, points and met differ in length")
     if n > owner.shape[0] or n > partner.shape[0] or n > score.shape[0]:
         raise ValueError("group_scores: fewer pairs than n")
-    with nogil:
-        for k in range(n):
-            if owner[k] < 0 or owner[k] >= P or partner[k] < 0 or partner[k] >= P:
-                bad = True
-                break
-    if bad:
+    if not _players(owner, partner, n, P):
         raise ValueError("group_scores: a player out of range")
     with nogil:
         for k in range(P):
