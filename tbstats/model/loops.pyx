@@ -14,8 +14,9 @@ Over the games (:func:`tbstats.model.dense.build_buckets`):
 
 Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
 reductions): :func:`row_sums`, :func:`row_cut_one`, :func:`row_cuts` (:mod:`tbstats.model.grid`),
-:func:`opponents_values` and :func:`opponents_sums` (:meth:`tbstats.model.dense.Dense.through`, :meth:`~tbstats.model.dense.Dense.opponents_sum`)
-and :func:`round_categories` (C.07 16.2, :mod:`tbstats.engine.unplayed`).
+:func:`opponents_values` and :func:`opponents_sums` (:meth:`tbstats.model.dense.Dense.through`,
+:meth:`~tbstats.model.dense.Dense.opponents_sum`) and :func:`round_categories` (C.07 16.2,
+:mod:`tbstats.engine.unplayed`).
 
 Over the players of a standings step: :func:`refine_groups` splits the tied groups by a key
 (:func:`tbstats.engine.standings.refine`), each group sorted on its own (they are small) instead of the whole
