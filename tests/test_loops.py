@@ -371,6 +371,28 @@ def test_opponents_sums_are_the_masked_gather_summed(dtype: type, P: int, R: int
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.sampled_from(DTYPES), st.integers(0, 10), st.integers(0, 9), st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_opponents_flagged_sums_are_own_values_against_flagged_opponents(dtype: type, P: int, R: int, seed: int,
+                                                                         strided: bool) -> None:
+    """Each row's sum of its own values in the rounds where the mask says so and the opponent is a row whose flag
+    is set, in int64 (values of any stride: a column slice of a wider array too)."""
+    from tbstats.model.grid import loop_view
+    from tbstats.model.loops import opponents_flagged_sums
+
+    rng = np.random.default_rng(seed)
+    flag = rng.random(P) < 0.5
+    opp = rng.integers(-1, P + 2, (P, R)).astype(np.int32)
+    use = rng.random((P, R)) < 0.7
+    wide = (rng.random((P, 2 * R)) < 0.5) if dtype is np.bool_ else rng.integers(-100, 100, (P, 2 * R)).astype(dtype)
+    values = wide[:, ::2] if strided else np.ascontiguousarray(wide[:, :R])
+    out = np.empty(P, dtype=np.int64)
+    opponents_flagged_sums(loop_view(flag), opp, loop_view(use), loop_view(values), out)
+    want = [sum(int(v) for v, o, u in zip(vals, row, keep, strict=True) if u and 0 <= o < P and flag[o])
+            for vals, row, keep in zip(values.tolist(), opp.tolist(), use.tolist(), strict=True)]
+    assert out.tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.integers(0, 8), st.integers(0, 9), st.integers(0, 2 ** 32 - 1), st.booleans())
 def test_round_categories_equal_a_loop_over_the_rounds(P: int, R: int, seed: int, broadcast: bool) -> None:
     """Categories by game type; a requested bye followed by a counted round that is not a VUR, or trailing;

@@ -314,6 +314,7 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *, dtype: 
     for n in range(len(steps) - 1, len(specs)):
         spec = specs[n]
         tb = get_tiebreak(spec.name)
+        was_tied = tied
         if tb.kind == "partition":
             if len(tied):
                 labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE", tied=tied)
@@ -321,10 +322,21 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *, dtype: 
         else:
             values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
             labels, tied = refine_tied(labels, sort_key(values, tb.higher_is_better != spec.reverse), tied)
-        steps.append(competition_rank(labels, d.tix, first, dtype=dtype))
+        steps.append(_next_ranks(steps[-1], labels, was_tied, d.tix, first))
         if shared is not None:
             shared.hold(keys[:n + 1], labels, tied, steps[-1])
     return steps
+
+
+def _next_ranks(ranks: np.ndarray, labels: np.ndarray, was_tied: np.ndarray, tix: np.ndarray,
+                first: np.ndarray) -> np.ndarray:
+    """The competition ranks after a step, from those before it: a step refines only the groups still tied
+    (``was_tied``), so only their players' ranks can change (the others' are copied, not worked out again)."""
+    if FEW_TIED * len(was_tied) >= len(labels):
+        return competition_rank(labels, tix, first, dtype=ranks.dtype.type)
+    out = ranks.copy()
+    out[was_tied] = labels[was_tied] - first[was_tied] + 1
+    return out
 
 
 def _by_points(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -26,7 +26,7 @@ from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
 from tbstats.model.games import WIN as WIN
 from tbstats.model.grid import cells, lookup, loop_view, rounds_below, row_sum
-from tbstats.model.loops import opponents_sums, opponents_values, place_games
+from tbstats.model.loops import opponents_flagged_sums, opponents_sums, opponents_values, place_games
 
 NO_OPP = -1
 
@@ -154,6 +154,23 @@ class Dense(Roster):
         array (:func:`tbstats.model.loops.opponents_sums`)."""
         out = np.empty(self.players, dtype=np.int64)
         opponents_sums(loop_view(np.ascontiguousarray(values)), self.opp, loop_view(self.played), out)
+        return out
+
+    def sum_against(self, flag: np.ndarray, values: np.ndarray, *, scheduled: bool = False) -> np.ndarray:
+        """Per player, the sum of its own players x rounds ``values`` in the games played over the board
+        (``scheduled``: the rounds with a scheduled opponent) against an opponent whose per-player ``flag`` (bool)
+        is set, int64: ``row_sum(values, self.through(flag, False, scheduled=scheduled))`` in one compiled pass
+        (:func:`tbstats.model.loops.opponents_flagged_sums`)."""
+        out = np.empty(self.players, dtype=np.int64)
+        opponents_flagged_sums(loop_view(np.ascontiguousarray(flag, dtype=bool)), self.opp,
+                               loop_view(self.has_opp if scheduled else self.played), loop_view(values), out)
+        return out
+
+    @cached_property
+    def games(self) -> np.ndarray:
+        """Each player's number of games played over the board (int64; read by ARO, TPR, AOB and others)."""
+        out = row_sum(self.played)
+        out.flags.writeable = False
         return out
 
     @cached_property

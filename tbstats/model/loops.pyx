@@ -349,6 +349,28 @@ def opponents_sums(const cell_t[::1] values, const int32_t[:, :] opp, const uint
             out[i] = total
 
 
+def opponents_flagged_sums(const uint8_t[::1] flag, const int32_t[:, :] opp, const uint8_t[:, :] use,
+                           const cell_t[:, :] values, int64_t[::1] out) -> None:
+    """``out[i]``: the sum of ``values[i, j]`` over the rounds where ``use`` and the opponent ``opp[i, j]`` (a row
+    of ``flag``) has its ``flag``: ``row_sums`` of ``values`` masked by :func:`opponents_values` of ``flag``, without
+    that mask's array (products by 0 or 1, not branches)."""
+    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = flag.shape[0], i, j
+    cdef int32_t o
+    cdef int64_t total
+    cdef bint ok
+    if (use.shape[0] != P or use.shape[1] != R or values.shape[0] != P or values.shape[1] != R
+            or out.shape[0] != P):
+        raise ValueError("opponents_flagged_sums: the mask, the values and the output must match the opponents' shape")
+    with nogil:
+        for i in range(P):
+            total = 0
+            for j in range(R):
+                o = opp[i, j]
+                ok = (use[i, j] != 0) & (n > 0) & (<uint64_t><int64_t>o < <uint64_t>n)
+                total += values[i, j] * ((flag[o if ok else 0] != 0) & ok)
+            out[i] = total
+
+
 def round_categories(const int8_t[:, :] gtype, const uint8_t[:, :] counted, const int8_t[::1] by_type,
                      const uint8_t[::1] requested, const uint8_t[::1] vur, int8_t followed, int8_t trailing,
                      int8_t not_counted, int8_t[:, :] out) -> None:

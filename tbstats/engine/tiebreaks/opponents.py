@@ -45,7 +45,7 @@ def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -
     bh = ctx.values(TieBreakSpec(name), edition, kernel_of(name))
     d = ctx.dense
     total = d.opponents_sum(bh.num)
-    count = row_sum(d.played)
+    count = d.games
     hundredths = round_half_up(100 * total, np.maximum(count, 1) * ctx.unit())
     return Values(hundredths, np.full(d.players, 100, dtype=np.int64), count > 0)
 
@@ -66,5 +66,5 @@ def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     max_units = d.per_player(rounds * d.W)
     limit = (spec.limit or 0) * ctx.unit()  # k half points = k * scale / 2 units, compared doubled
     qualifies = 2 * score >= max_units + limit
-    num = row_sum(pts, d.through(qualifies, False, scheduled=True))
+    num = d.sum_against(qualifies, pts, scheduled=True)
     return Values(num, ctx.unit(), ctx.everyone())

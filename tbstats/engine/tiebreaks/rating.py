@@ -56,10 +56,14 @@ def _opponent_ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.
 
 def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """ARO: average rating of the opponents played over the board, cuts on ratings, rounded half up (10.1)."""
-    r, played, usable = _opponent_ratings(ctx, spec)
-    none = np.zeros_like(played)
-    total, count = cut_sum(played, r, r, none, spec.cut_low, spec.cut_high, by_oppscore=False,
-                           total=row_sum(r))
+    d = ctx.dense
+    if spec.cut_low or spec.cut_high:
+        r, played, usable = _opponent_ratings(ctx, spec)
+        total, count = cut_sum(played, r, r, np.zeros_like(played), spec.cut_low, spec.cut_high, by_oppscore=False,
+                               total=row_sum(r), count=d.games)
+    else:   # the sum alone: one pass, without the opponents' ratings as a players x rounds array
+        rating, usable = _ratings(ctx, spec)
+        total, count = d.opponents_sum(rating), d.games
     num = round_half_up(total, np.maximum(count, 1))
     return Values(num, ctx.ones(), usable & (count > 0))
 
@@ -68,7 +72,7 @@ def _percentage(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """OTB score in half points, OTB games, and p = round_half_up(100 x score / games)."""
     d = ctx.dense
     halves = row_sum(d.outcome, d.played)
-    games = row_sum(d.played)
+    games = d.games
     p = round_half_up(100 * halves, 2 * np.maximum(games, 1))
     return halves, games, p
 
@@ -106,7 +110,7 @@ def _average_of_opponents(ctx: Context, spec: TieBreakSpec, edition: str, name: 
     inner = ctx.values(TieBreakSpec(name, unrated=spec.unrated), edition, kernel_of(name))
     count = d.opponents_sum(inner.defined)
     num = round_half_up(d.opponents_sum(np.where(inner.defined, inner.num, 0)), np.maximum(count, 1))
-    _, _, usable = _opponent_ratings(ctx, spec)
+    _, usable = _ratings(ctx, spec)
     return Values(num, ctx.ones(), usable & (count > 0))
 
 
