@@ -25,7 +25,10 @@ def points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 def wins(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """WIN: rounds scored as a win, with or without playing (C.07 7.1)."""
     d = ctx.dense
-    return _count(ctx, d.in_counted(d.pts == d.per_player(d.W)[:, None]))
+    win = d.per_player(d.W)
+    if d.pts.dtype == np.int32 and int(np.abs(win).max(initial=0)) < 2 ** 31:   # (compared as int32: no int64 copy)
+        win = win.astype(np.int32)
+    return _count(ctx, d.in_counted(d.pts == win[:, None]))
 
 
 def games_won(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
