@@ -371,6 +371,25 @@ def test_opponents_sums_are_the_masked_gather_summed(dtype: type, P: int, R: int
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.sampled_from([np.int8, np.int16, np.int32, np.int64]), st.integers(0, 10), st.integers(0, 9),
+       st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_row_dot_is_the_masked_sum_of_products(dtype: type, P: int, R: int, seed: int, strided: bool) -> None:
+    """Each row's sum of the products of two arrays where the mask says so, in int64 (products beyond the arrays'
+    type too, within int64's); the right array in another type, and arrays of any stride."""
+    from tbstats.model.grid import row_dot
+
+    rng = np.random.default_rng(seed)
+    top = min(int(np.iinfo(dtype).max), 2 ** 40)
+    wide = rng.integers(-top, top, (P, 2 * R), endpoint=True).astype(dtype)
+    left = wide[:, ::2] if strided else np.ascontiguousarray(wide[:, :R])
+    right = rng.integers(-50, 50, (P, R)).astype(np.int32)
+    mask = rng.random((P, R)) < 0.6
+    want = [sum(int(a) * int(b) for a, b, m in zip(ra, rb, rm, strict=True) if m)
+            for ra, rb, rm in zip(left.tolist(), right.astype(dtype).tolist(), mask.tolist(), strict=True)]
+    assert row_dot(left, right, mask).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.sampled_from(DTYPES), st.integers(0, 10), st.integers(0, 9), st.integers(0, 2 ** 32 - 1), st.booleans())
 def test_opponents_flagged_sums_are_own_values_against_flagged_opponents(dtype: type, P: int, R: int, seed: int,
                                                                          strided: bool) -> None:

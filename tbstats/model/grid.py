@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.model.loops import row_cut_one, row_cuts, row_sums
+from tbstats.model.loops import row_cut_one, row_cuts, row_products, row_sums
 
 _NO_MASK = np.zeros((0, 0), dtype=np.uint8)
 
@@ -53,6 +53,15 @@ def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     pass over the rows (:func:`tbstats.model.loops.row_sums`)."""
     out = np.empty(values.shape[0], dtype=np.int64)
     row_sums(loop_view(values), _NO_MASK if mask is None else loop_view(mask), out)
+    return out
+
+
+def row_dot(left: np.ndarray, right: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per player, the sum of ``left * right`` over the cells of ``mask`` (integer players x rounds arrays, int64):
+    ``row_sum(left * right, mask)`` in one compiled pass, without the products' array
+    (:func:`tbstats.model.loops.row_products`; ``right`` is taken in ``left``'s type where they differ)."""
+    out = np.empty(left.shape[0], dtype=np.int64)
+    row_products(loop_view(left), loop_view(right.astype(left.dtype, copy=False)), loop_view(mask), out)
     return out
 
 

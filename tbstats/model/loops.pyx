@@ -203,6 +203,23 @@ def row_sums(const cell_t[:, :] values, const uint8_t[:, :] mask, int64_t[::1] o
                 out[i] = acc
 
 
+def row_products(const cell_t[:, :] left, const cell_t[:, :] right, const uint8_t[:, :] mask,
+                 int64_t[::1] out) -> None:
+    """``out[i]``: the sum over row ``i`` of ``left * right`` where ``mask``, each product in int64 (SB's sum of
+    opponent scores times points, without the products' array)."""
+    cdef Py_ssize_t P = left.shape[0], R = left.shape[1], i, j
+    cdef int64_t acc
+    if (right.shape[0] != P or right.shape[1] != R or mask.shape[0] != P or mask.shape[1] != R
+            or out.shape[0] != P):
+        raise ValueError("row_products: the arrays must have one shape and the output one entry per row")
+    with nogil:
+        for i in range(P):
+            acc = 0
+            for j in range(R):
+                acc += <int64_t>left[i, j] * right[i, j] * (mask[i, j] != 0)
+            out[i] = acc
+
+
 def row_cut_one(const cell_t[:, :] values, const uint8_t[:, :] mask, const uint8_t[:, :] vur, bint highest,
                 int64_t[::1] total, int64_t[::1] count) -> None:
     """One cut, in place: where ``count[i]`` > 0, ``count[i]`` less one and ``total[i]`` less the value the cut

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tbstats.engine.tiebreaks.base import Context, Values, cut_sum, round_half_up
-from tbstats.model.grid import row_sum
+from tbstats.model.grid import row_dot, row_sum
 from tbstats.model.spec import TieBreakSpec
 
 
@@ -31,6 +31,8 @@ def _buchholz(ctx: Context, spec: TieBreakSpec, edition: str, fore: bool) -> Val
 def sonneborn_berger(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """SB: sum of opponent score times points scored against them, with C/M cuts (C.07 9.1, 14.1.2, 16.5)."""
     el = ctx.elements(edition, forfeits=spec.forfeits)
+    if not (spec.cut_low or spec.cut_high):   # the sum alone: one pass, without the contributions' array
+        return Values(row_dot(el.oppscore, el.pts, el.present), ctx.unit(2), ctx.everyone())
     contribution = el.sb_contribution
     total, _ = cut_sum(el.present, contribution, el.oppscore, el.vur, spec.cut_low, spec.cut_high,
                        by_oppscore=True, total=row_sum(contribution, el.present), count=el.elements)
