@@ -377,7 +377,8 @@ def opponents_flagged_sums(const uint8_t[::1] flag, const int32_t[:, :] opp, con
     cdef bint ok
     if (use.shape[0] != P or use.shape[1] != R or values.shape[0] != P or values.shape[1] != R
             or out.shape[0] != P):
-        raise ValueError("opponents_flagged_sums: the mask, the values and the output must match the opponents' shape")
+        raise ValueError("opponents_flagged_sums: the mask, the values and the output must match the opponents'"
+                         " shape")
     with nogil:
         for i in range(P):
             total = 0
