@@ -328,41 +328,42 @@ def row_cuts(const cell_t[:, :] values, const cell_t[:, :] scores, const uint8_t
         free(keep)
 
 
+cdef inline Py_ssize_t _opponent_row(int32_t o, uint8_t use, Py_ssize_t n) noexcept nogil:
+    """The opponent ``o`` as a row of a per-player array of ``n`` rows where ``use``, else -1 (none: -1, or out of
+    range), chosen by selection, not by a branch (``use`` follows no pattern that branch prediction learns)."""
+    cdef bint ok = (use != 0) & (<uint64_t><int64_t>o < <uint64_t>n)
+    return o if ok else -1
+
+
 def opponents_values(const cell_t[::1] values, const int32_t[:, :] opp, const uint8_t[:, :] use, cell_t pad,
                      cell_t[:, :] out) -> None:
     """``out[i, j]``: the per-player ``values`` of the opponent ``opp[i, j]`` where ``use`` (and the opponent is
     a row of ``values``), ``pad`` elsewhere. Both choices are made by selection, not by branches (``use`` follows
     no pattern that branch prediction learns)."""
-    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = values.shape[0], i, j
-    cdef int32_t o
-    cdef bint ok
+    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = values.shape[0], i, j, k
     if use.shape[0] != P or use.shape[1] != R or out.shape[0] != P or out.shape[1] != R:
         raise ValueError("opponents_values: the mask and the output must match the opponents' shape")
     with nogil:
         for i in range(P):
             for j in range(R):
-                o = opp[i, j]
-                ok = (use[i, j] != 0) & (n > 0) & (<uint64_t><int64_t>o < <uint64_t>n)
-                out[i, j] = values[o if ok else 0] if ok else pad
+                k = _opponent_row(opp[i, j], use[i, j], n)
+                out[i, j] = values[k if k >= 0 else 0] if k >= 0 else pad
 
 
 def opponents_sums(const cell_t[::1] values, const int32_t[:, :] opp, const uint8_t[:, :] use,
                    int64_t[::1] out) -> None:
     """``out[i]``: the sum of the per-player ``values`` of the opponents ``opp[i, j]`` where ``use`` (and the
     opponent is a row of ``values``): :func:`opponents_values` summed along each row, without its array."""
-    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = values.shape[0], i, j
-    cdef int32_t o
+    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = values.shape[0], i, j, k
     cdef int64_t total
-    cdef bint ok
     if use.shape[0] != P or use.shape[1] != R or out.shape[0] != P:
         raise ValueError("opponents_sums: the mask and the output must match the opponents' shape")
     with nogil:
         for i in range(P):
             total = 0
             for j in range(R):
-                o = opp[i, j]
-                ok = (use[i, j] != 0) & (n > 0) & (<uint64_t><int64_t>o < <uint64_t>n)
-                total += values[o if ok else 0] if ok else 0
+                k = _opponent_row(opp[i, j], use[i, j], n)
+                total += values[k if k >= 0 else 0] if k >= 0 else 0
             out[i] = total
 
 
@@ -371,21 +372,21 @@ def opponents_flagged_sums(const uint8_t[::1] flag, const int32_t[:, :] opp, con
     """``out[i]``: the sum of ``values[i, j]`` over the rounds where ``use`` and the opponent ``opp[i, j]`` (a row
     of ``flag``) has its ``flag``: ``row_sums`` of ``values`` masked by :func:`opponents_values` of ``flag``, without
     that mask's array (products by 0 or 1, not branches)."""
-    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = flag.shape[0], i, j
-    cdef int32_t o
+    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], n = flag.shape[0], i, j, k
     cdef int64_t total
-    cdef bint ok
     if (use.shape[0] != P or use.shape[1] != R or values.shape[0] != P or values.shape[1] != R
             or out.shape[0] != P):
         raise ValueError("opponents_flagged_sums: the mask, the values and the output must match the opponents'"
                          " shape")
+    if n == 0:   # no opponent is a row (and ``flag[0]`` below must exist)
+        out[:] = 0
+        return
     with nogil:
         for i in range(P):
             total = 0
             for j in range(R):
-                o = opp[i, j]
-                ok = (use[i, j] != 0) & (n > 0) & (<uint64_t><int64_t>o < <uint64_t>n)
-                total += values[i, j] * ((flag[o if ok else 0] != 0) & ok)
+                k = _opponent_row(opp[i, j], use[i, j], n)
+                total += values[i, j] * ((flag[k if k >= 0 else 0] != 0) & (k >= 0))
             out[i] = total
 
 
