@@ -66,12 +66,12 @@ def load(inputs: Paths, *, on_error: OnError | None = None, progress: bool = Fal
     """
     import os
 
-    from tbstats.io import expand, sources
+    from tbstats.io import kinds, sources
 
     paths = sources.as_paths(inputs)
     if on_error is None:
         single = len(paths) == 1 and (os.path.isfile(paths[0]) or not os.path.exists(paths[0])) \
-            and not expand.is_pattern(paths[0]) and not expand.is_archive(paths[0])
+            and not kinds.is_pattern(paths[0]) and not kinds.is_archive(paths[0])
         on_error = "raise" if single else "collect"
     return sources.load(paths, on_error=on_error, progress=progress)
 

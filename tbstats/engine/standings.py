@@ -335,7 +335,7 @@ def _next_ranks(ranks: np.ndarray, labels: np.ndarray, was_tied: np.ndarray, tix
     if FEW_TIED * len(was_tied) >= len(labels):
         return competition_rank(labels, tix, first, dtype=ranks.dtype.type)
     out = ranks.copy()
-    out[was_tied] = labels[was_tied] - first[was_tied] + 1
+    out[was_tied] = competition_rank(labels[was_tied], tix[was_tied], first[was_tied], dtype=ranks.dtype.type)
     return out
 
 

@@ -17,7 +17,6 @@ from typing import Final, Literal
 import polars as pl
 
 from tbstats.io import archives, kinds, safe, tabular
-from tbstats.io.kinds import is_archive as is_archive
 from tbstats.io.kinds import is_pattern as is_pattern
 
 Kind = Literal["trf", "tabular", "skip", "reject"]

@@ -60,7 +60,7 @@ def average_rating_opponents(ctx: Context, spec: TieBreakSpec, edition: str) -> 
     if spec.cut_low or spec.cut_high:
         r, played, usable = _opponent_ratings(ctx, spec)
         total, count = cut_sum(played, r, r, np.zeros_like(played), spec.cut_low, spec.cut_high, by_oppscore=False,
-                               total=row_sum(r), count=d.games)
+                               count=d.games)
     else:   # the sum alone: one pass, without the opponents' ratings as a players x rounds array
         rating, usable = _ratings(ctx, spec)
         total, count = d.opponents_sum(rating), d.games
