@@ -23,7 +23,7 @@ from tbstats.engine.tiebreaks.base import Context
 from tbstats.io.trf import read_trf
 from tbstats.model import dense as dense_module
 from tbstats.model.batch import Batch
-from tbstats.model.columns import _translate, integers, is_black, is_value
+from tbstats.model.columns import integers, is_value
 from tbstats.model.dense import build_buckets, build_dense, width_groups
 from tbstats.model.games import ColourEnum
 from tbstats.model.grid import cells, lookup, rounds_below, row_sum
@@ -184,22 +184,6 @@ def test_lookup_matches_a_gather(size: int) -> None:
         got = lookup(table, codes)
         assert got.dtype == table.dtype and got.shape == codes.shape
         assert np.array_equal(got, table[codes])
-
-
-def test_result_bytes_and_colours_match_polars() -> None:
-    """A game's outcome from its result's first byte, and its colour, equal the plain gather and comparison."""
-    rng = np.random.default_rng(7)
-    for _ in range(20):
-        table = np.full(256, rng.integers(-128, 128), dtype=np.int8)
-        some = rng.integers(0, 256, rng.integers(0, 6))
-        table[some] = rng.integers(-128, 128, len(some))
-        first = rng.integers(0, 256, 500).astype(np.uint8)
-        assert np.array_equal(_translate(table, first), table[first])
-    colours = pl.Series(rng.choice(["w", "b", None], 1000).tolist(), dtype=ColourEnum)
-    want = (colours.cast(pl.String) == "b").fill_null(False).to_numpy()
-    for series in (colours, colours.drop_nulls(), colours.cast(pl.String)):
-        expected = want if series.len() == colours.len() else (series.cast(pl.String) == "b").to_numpy()
-        assert np.array_equal(is_black(series), expected)
 
 
 def test_is_value_matches_polars_comparison() -> None:

@@ -2,10 +2,11 @@
 
 - ``place_games``: every game in its player's cell of its round, or in the trash cell when its round is not
   counted or wider than the block, or its player none of the event's; the opponent's row in the bucket or
-  ``NO_OPP``; the outcome by the result when played over the board, else by the points (C.07 16.3.1); runs in
+  ``NO_OPP`` (a null opponent is none); the outcome by the result when played over the board (one-byte codes;
+  longer codes and nulls are losses), else by the points (C.07 16.3.1); black by the colour's code (a null is
+  white); the columns read from sliced Arrow arrays (an offset into the values and the validity bitmaps); runs in
   any order and of any length; bad arguments raise instead of writing out of bounds;
-- ``view_outcomes``: the outcome of one-byte result codes, a loss for longer codes and nulls, on sliced Arrow
-  arrays (an offset into the views and the validity bitmap);
+- ``placing.place``: a games table whose columns are cut into chunks at different rows placed as one array;
 - the row loops, ``opponents_values`` and ``round_categories`` against numpy and the C.07 16.2 rules;
 - the cuts (C.07 14, 16.5) in one pass: what the engine's ``cut_order`` leaves, for any number of cuts;
 - ``refine_groups``: a tied player's new label counts its group's members with a smaller key, and it stays
@@ -14,16 +15,21 @@
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tbstats.model.columns import game_outcomes, integers, lists_with, starts_with
+from tbstats.model.columns import integers, lists_with, starts_with
 from tbstats.model.dense import NO_OPP
-from tbstats.model.games import DRAW, GAME_TYPE, GAME_TYPES, LOSS, WIN
-from tbstats.model.loops import CODES, place_games, view_outcomes
+from tbstats.model.games import DRAW, GAME_TYPE, GAME_TYPES, LOSS, WIN, ColourEnum, GameTypeEnum
+from tbstats.model.loops import CODES, place_games
+from tbstats.model.placing import OUTCOMES, place
 
 PLAYED = GAME_TYPE["played"]
 
@@ -41,7 +47,8 @@ def _reference(runs: list[tuple[int, int]], games: dict[str, np.ndarray], per_t:
     i = 0
     for t, length in runs:
         for _ in range(length):
-            p, r, o = int(games["player"][i]), int(games["round"][i]), int(games["opponent"][i])
+            p, r = int(games["player"][i]), int(games["round"][i])
+            o = 0 if games["opponent"][i] is None else int(games["opponent"][i])
             players, stride = int(per_t["players"][t]), int(per_t["stride"][t])
             cell = int(per_t["first_cell"][t]) + (p - 1) * stride + r - 1
             counted = min(int(per_t["counted"][t]), stride)
@@ -52,13 +59,18 @@ def _reference(runs: list[tuple[int, int]], games: dict[str, np.ndarray], per_t:
             out["pts"][cell] = pts
             out["type"][cell] = g
             if g == PLAYED:
-                outcome = int(games["outcome"][i])
+                code = games["result"][i]
+                outcome = LOSS if code is None or len(code.encode()) != 1 else int(OUTCOMES[code.encode()[0]])
             else:
                 outcome = WIN if pts >= per_t["win"][t] else DRAW if pts >= per_t["draw"][t] else LOSS
             out["outcome"][cell] = outcome
-            out["black"][cell] = int(games["black"][i])
+            out["black"][cell] = int(games["colour"][i] == "b")
             i += 1
     return out
+
+
+#: Result codes: one byte (wins, draws, losses and others), none, and longer ones.
+RESULT_CODES = ["1", "0", "=", "W", "D", "L", "", "1/2", "+", "==", "é"]
 
 
 @st.composite
@@ -78,29 +90,50 @@ def placements(draw: st.DrawFn) -> tuple[list[tuple[int, int]], dict[str, np.nda
     runs = draw(st.lists(st.tuples(st.integers(0, T - 1), st.integers(0, 8)), max_size=8))
     n = sum(length for _, length in runs)
     ints = st.integers(-1, 8)
+    def column(values: st.SearchStrategy) -> list:  # type: ignore[type-arg]
+        return draw(st.lists(values, min_size=n, max_size=n))
+
     games = {
-        "player": np.array(draw(st.lists(ints, min_size=n, max_size=n)), dtype=np.int32),
-        "opponent": np.array(draw(st.lists(ints, min_size=n, max_size=n)), dtype=np.int32),
-        "round": np.array(draw(st.lists(ints, min_size=n, max_size=n)), dtype=np.int16),
-        "points": np.array(draw(st.lists(st.integers(0, 3), min_size=n, max_size=n)), dtype=np.int32),
-        "gtype": np.array(draw(st.lists(st.integers(0, len(GAME_TYPES) - 1), min_size=n, max_size=n)),
-                          dtype=np.uint8),
-        "outcome": np.array(draw(st.lists(st.sampled_from([LOSS, DRAW, WIN]), min_size=n, max_size=n)),
-                            dtype=np.int8),
-        "black": np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=np.uint8),
+        "player": np.array(column(ints), dtype=np.int32),
+        "opponent": column(st.one_of(st.none(), ints)),
+        "round": np.array(column(ints), dtype=np.int16),
+        "points": np.array(column(st.integers(0, 3)), dtype=np.int32),
+        "gtype": np.array(column(st.integers(0, len(GAME_TYPES) - 1)), dtype=np.uint8),
+        "result": column(st.one_of(st.none(), st.sampled_from(RESULT_CODES), st.text(max_size=14))),
+        "colour": column(st.sampled_from([None, "w", "b"])),
     }
     return runs, games, per_t, int(first_cell[-1]) + 1
 
 
-def _place(runs: list[tuple[int, int]], games: dict[str, np.ndarray], per_t: dict[str, np.ndarray],
-           size: int) -> dict[str, np.ndarray]:
+def _sliced(values: list, kind: pa.DataType, head: int) -> pa.Array:  # type: ignore[type-arg]
+    """``values`` as an Arrow array that is a slice (``head`` rows in: an offset into its buffers and bitmap)."""
+    return pa.array([values[0] if values else None] * head + values, type=kind).slice(head)
+
+
+def _place(runs: list[tuple[int, int]], games: dict[str, Any], per_t: dict[str, np.ndarray],
+           size: int, head: int = 0) -> dict[str, np.ndarray]:
+    """:func:`place_games` of the games, their nullable columns as sliced Arrow arrays."""
     out = {"opp": np.full(size, NO_OPP, dtype=np.int32), "pts": np.zeros(size, dtype=np.int32),
            "type": np.full(size, GAME_TYPE["absent"], dtype=np.int8), "outcome": np.full(size, LOSS, dtype=np.int8),
            "black": np.zeros(size, dtype=np.uint8)}
     run_t = np.array([t for t, _ in runs], dtype=np.int64)
     run_len = np.array([length for _, length in runs], dtype=np.int64)
-    place_games(run_t, run_len, games["player"], games["opponent"], games["round"], games["points"],
-                games["gtype"], games["outcome"], games["black"], PLAYED,
+    opponent = _sliced(games["opponent"], pa.int32(), head)
+    result = _sliced(games["result"], pa.string_view(), head)
+    colour = _sliced([None if c is None else int(c == "b") for c in games["colour"]], pa.uint8(), head)
+
+    def bitmap(arr: pa.Array) -> np.ndarray:
+        return np.frombuffer(arr.buffers()[0], dtype=np.uint8) if arr.null_count else np.zeros(0, dtype=np.uint8)
+
+    def values(arr: pa.Array, dtype: type) -> np.ndarray:
+        return np.frombuffer(arr.buffers()[1], dtype=dtype)[arr.offset:arr.offset + len(arr)] if len(arr) else \
+            np.zeros(0, dtype=dtype)
+
+    views = np.frombuffer(result.buffers()[1], dtype=np.uint8).reshape(-1, 16)[result.offset:]
+    place_games(run_t, run_len, games["player"], games["round"], games["points"], games["gtype"],
+                values(opponent, np.int32), bitmap(opponent), opponent.offset,
+                views, bitmap(result), result.offset, OUTCOMES,
+                values(colour, np.uint8), bitmap(colour), colour.offset, 1, PLAYED,
                 *(per_t[k].astype(np.int64) for k in ("first_cell", "stride", "players", "first_local", "counted",
                                                       "win", "draw")),
                 out["opp"], out["pts"], out["type"], out["outcome"], out["black"])
@@ -111,17 +144,48 @@ def _place(runs: list[tuple[int, int]], games: dict[str, np.ndarray], per_t: dic
 @given(placements())
 def test_place_games_equals_a_loop_over_the_games(case: tuple) -> None:  # type: ignore[type-arg]
     runs, games, per_t, size = case
-    got = _place(runs, games, per_t, size)
     want = _reference(runs, games, per_t, size)
-    for name, values in want.items():
-        assert got[name].tolist() == values, name
+    for head in (0, 3, 11):   # slices starting within a bitmap's byte, and past it
+        got = _place(runs, games, per_t, size, head)
+        for name, values in want.items():
+            assert got[name].tolist() == values, (name, head)
+
+
+@settings(max_examples=150, deadline=None)
+@given(placements(), st.data())
+def test_place_reads_a_table_of_any_chunks(case: tuple, data: st.DataObject) -> None:  # type: ignore[type-arg]
+    """The games table with each column cut into chunks at its own rows (as tables stacked from several files,
+    or sliced, come), placed by :func:`tbstats.model.placing.place`, equals the loop over the games."""
+    runs, games, per_t, size = case
+    n = sum(length for _, length in runs)
+    values = {"player": games["player"].tolist(), "round": games["round"].tolist(),
+              "points": games["points"].tolist(), "game_type": [GAME_TYPES[g] for g in games["gtype"].tolist()],
+              "opponent": games["opponent"], "result": games["result"], "colour": games["colour"]}
+    types = {"player": pl.Int32, "round": pl.Int16, "points": pl.Int32, "game_type": GameTypeEnum,
+             "opponent": pl.Int32, "result": pl.String, "colour": ColourEnum}
+    columns = []
+    for name, column in values.items():
+        cuts = sorted(data.draw(st.lists(st.integers(0, n), max_size=3), label=name))
+        pieces = [pl.Series(name, column[a:b], dtype=types[name]) for a, b in itertools.pairwise([0, *cuts, n])]
+        columns.append(pl.concat(pieces, rechunk=False))
+    table = pl.DataFrame(columns)
+    out = (np.full(size, NO_OPP, dtype=np.int32), np.zeros(size, dtype=np.int32),
+           np.full(size, GAME_TYPE["absent"], dtype=np.int8), np.full(size, LOSS, dtype=np.int8),
+           np.zeros(size, dtype=np.uint8))
+    run_t = np.array([t for t, _ in runs], dtype=np.int64)
+    run_len = np.array([length for _, length in runs], dtype=np.int64)
+    per_tournament = [per_t[k].astype(np.int64) for k in ("first_cell", "stride", "players", "first_local",
+                                                            "counted", "win", "draw")]
+    place(table, run_t, run_len, None, per_tournament, out)
+    want = _reference(runs, games, per_t, size)
+    for got, (name, expected) in zip(out, want.items(), strict=True):
+        assert got.tolist() == expected, name
 
 
 def test_place_games_refuses_arguments_it_cannot_place() -> None:
-    games = {"player": np.ones(2, dtype=np.int32), "opponent": np.ones(2, dtype=np.int32),
+    games = {"player": np.ones(2, dtype=np.int32), "opponent": [1, 1],
              "round": np.ones(2, dtype=np.int16), "points": np.ones(2, dtype=np.int32),
-             "gtype": np.zeros(2, dtype=np.uint8), "outcome": np.zeros(2, dtype=np.int8),
-             "black": np.zeros(2, dtype=np.uint8)}
+             "gtype": np.zeros(2, dtype=np.uint8), "result": ["1", "0"], "colour": ["w", "b"]}
     per_t = {k: np.ones(1, dtype=np.int64) for k in ("first_cell", "stride", "players", "first_local", "counted",
                                                      "win", "draw")}
     per_t["first_cell"] = np.zeros(1, dtype=np.int64)
@@ -134,57 +198,6 @@ def test_place_games_refuses_arguments_it_cannot_place() -> None:
         _place([(0, 2)], {**games, "points": np.ones(3, dtype=np.int32)}, per_t, 2)
     with pytest.raises(ValueError, match="differ in length"):
         _place([(0, 2)], games, {**per_t, "win": np.ones(2, dtype=np.int64)}, 2)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.one_of(st.none(), st.sampled_from(["1", "0", "=", "W", "D", "L", "", "1/2", "+", "=="]),
-                          st.text(max_size=14)), max_size=40),
-       st.integers(0, 5), st.integers(0, 5))
-def test_view_outcomes_read_one_byte_codes(codes: list[str | None], head: int, tail: int) -> None:
-    """Sliced string-view arrays (an offset into the views and the bitmap), with nulls and long strings."""
-    table = np.full(256, LOSS, dtype=np.int8)
-    table[[ord("1"), ord("W")]] = WIN
-    table[[ord("="), ord("D")]] = DRAW
-    arr = pa.array(codes, type=pa.string_view())
-    sliced = arr.slice(min(head, len(codes)), max(len(codes) - head - tail, 0))
-    views = np.frombuffer(sliced.buffers()[1], dtype=np.uint8).reshape(-1, 16)[sliced.offset:]
-    bitmap = sliced.buffers()[0]
-    valid = np.frombuffer(bitmap, dtype=np.uint8) if bitmap is not None else np.zeros(0, dtype=np.uint8)
-    out = np.empty(len(sliced), dtype=np.int8)
-    view_outcomes(views, valid, sliced.offset, table, out)
-    want = [LOSS if c is None or len(c.encode()) != 1 else int(table[c.encode()[0]]) for c in sliced.to_pylist()]
-    assert out.tolist() == want
-    # the same views under a bitmap of their own: rows marked null are losses whatever their views say
-    bits = np.array([(i * 7 + head) % 3 != 0 for i in range(len(codes))], dtype=bool)
-    masked = pa.Array.from_buffers(pa.string_view(), len(codes), [pa.py_buffer(np.packbits(bits, bitorder="little")),
-                                                                  *arr.buffers()[1:]])
-    masked = masked.slice(min(head, len(codes)), max(len(codes) - head - tail, 0))
-    out = np.empty(len(masked), dtype=np.int8)
-    view_outcomes(views, np.frombuffer(masked.buffers()[0], dtype=np.uint8), masked.offset, table, out)
-    assert out.tolist() == [w if ok else LOSS for w, ok in zip(want, bits[masked.offset:], strict=False)]
-
-
-@pytest.mark.parametrize("kind", ["string", "large_string", "string_view"])
-def test_outcomes_of_every_string_layout(kind: str) -> None:
-    """Result codes as other Arrow producers write them (offsets), and as polars does (views), sliced."""
-    from tbstats.model.columns import _chunk_outcomes
-
-    table = np.full(256, LOSS, dtype=np.int8)
-    table[[ord("1"), ord("W")]] = WIN
-    table[[ord("="), ord("D")]] = DRAW
-    codes = pa.array(["1", None, "=", "0", "W", "D", "1/2", "", "L"], type=getattr(pa, kind)())
-    want = [WIN, LOSS, DRAW, LOSS, WIN, DRAW, LOSS, LOSS, LOSS]
-    assert _chunk_outcomes(codes, table).tolist() == want
-    assert _chunk_outcomes(codes.slice(2, 5), table).tolist() == want[2:7]
-
-
-def test_game_outcomes_of_a_column_of_many_chunks() -> None:
-    import polars as pl
-
-    chunks = [pl.Series(["1", None, "=", "0"]), pl.Series(["W", "D", "1/2", None, "L"])]
-    column = pl.concat(chunks, rechunk=False)
-    assert column.n_chunks() == 2
-    assert game_outcomes(column).tolist() == [WIN, LOSS, DRAW, LOSS, WIN, DRAW, LOSS, LOSS, LOSS]
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,6 +1,6 @@
-"""The games table's columns as arrays for the dense view (:mod:`tbstats.model.dense`): each game's outcome from
-its result code, integers and Enum codes with their nulls filled, strings by their first characters, each game's
-tournament, and searches of a sorted column in place.
+"""The games table's columns as arrays for the dense view (:mod:`tbstats.model.dense`): integers and Enum codes
+with their nulls filled, strings by their first characters, each game's tournament, and searches of a sorted
+column in place.
 
 Each is read from the column's Arrow buffers, not through polars' expressions: ``fill_null``, ``to_physical``,
 ``str.starts_with`` run polars' query engine, about 0.25 ms a call whatever the column's size, which on a batch
@@ -13,30 +13,6 @@ from typing import Literal
 import numpy as np
 import polars as pl
 import pyarrow as pa
-
-from tbstats.model.games import DRAW, LOSS, WIN
-from tbstats.model.loops import view_outcomes
-
-_NO_BITMAP = np.zeros(0, dtype=np.uint8)
-
-
-def game_outcomes(results: pl.Series) -> np.ndarray:
-    """LOSS / DRAW / WIN of each game's result code ('1'/'W' win, '='/'D' draw, anything else a loss).
-
-    Reads the first byte of one-byte codes straight from the Arrow buffers, chunk by chunk (no per-string
-    work, no copy of the strings).
-    """
-    table = np.full(256, LOSS, dtype=np.int8)
-    table[[ord("1"), ord("W")]] = WIN
-    table[[ord("="), ord("D")]] = DRAW
-    parts = [_chunk_outcomes(chunk.to_arrow(compat_level=pl.CompatLevel.newest()), table)
-             for chunk in results.cast(pl.String).get_chunks()]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int8)
-
-
-def is_black(colour: pl.Series) -> np.ndarray:
-    """Whether each game was played with black (null colours are not): :func:`is_value`."""
-    return is_value(colour, "b")
 
 
 def is_value(column: pl.Series, value: str) -> np.ndarray:
@@ -65,18 +41,26 @@ def integers(column: pl.Series, dtype: type, fill: int = 0) -> np.ndarray:
         arr = arr.indices
     if not pa.types.is_integer(arr.type):
         raise TypeError(f"column {column.name!r} is {column.dtype}, not integers or an Enum")
-    if not len(arr):
-        return np.zeros(0, dtype=dtype)
-    values = np.frombuffer(arr.buffers()[1], dtype=arr.type.to_pandas_dtype(), count=arr.offset + len(arr))
-    values = values[arr.offset:]
+    values = stored_integers(arr)
     if not arr.null_count:
         return values.astype(dtype)
     # nulls as products, not a masked assignment (0.3 against 1.1 ms on a million rows)
-    valid = _valid(arr)
+    valid = valid_mask(arr)
     out: np.ndarray = np.multiply(values, valid, dtype=dtype, casting="unsafe")
     if fill:
         out += np.multiply(~valid, fill, dtype=dtype, casting="unsafe")
     return out
+
+
+def stored_integers(arr: pa.Array) -> np.ndarray:
+    """An integer Arrow array's values as stored, from its first row: a view of its buffer, no copy (a null's
+    slot holds any value)."""
+    if not pa.types.is_integer(arr.type):
+        raise TypeError(f"{arr.type} values, not integers")
+    if not len(arr):
+        return np.zeros(0, dtype=arr.type.to_pandas_dtype())
+    values = np.frombuffer(arr.buffers()[1], dtype=arr.type.to_pandas_dtype(), count=arr.offset + len(arr))
+    return values[arr.offset:]
 
 
 def starts_with(strings: pa.Array, prefix: bytes) -> np.ndarray:
@@ -88,7 +72,7 @@ def starts_with(strings: pa.Array, prefix: bytes) -> np.ndarray:
     if not n:
         return np.zeros(0, dtype=bool)
     if pa.types.is_string_view(strings.type):
-        views = _views(strings)
+        views = string_views(strings)
         hit = views[:, :4].copy().view("<i4").reshape(-1) >= len(prefix)
         for k, byte in enumerate(prefix):
             hit &= views[:, 4 + k] == byte
@@ -98,7 +82,7 @@ def starts_with(strings: pa.Array, prefix: bytes) -> np.ndarray:
         for k, byte in enumerate(prefix):
             hit &= data[np.minimum(offsets[:-1] + k, len(data) - 1)] == byte
     if strings.null_count:
-        hit &= _valid(strings)
+        hit &= valid_mask(strings)
     return hit
 
 
@@ -120,7 +104,7 @@ def lists_with(lists: pl.Series, prefixes: tuple[bytes, ...]) -> np.ndarray:
             hits = np.zeros(len(hit) + 1, dtype=np.int64)
             np.cumsum(hit, out=hits[1:])
             found = hits[offsets[1:] - lo] > hits[offsets[:-1] - lo]
-            out[at:at + n] = found & _valid(chunk) if chunk.null_count else found
+            out[at:at + n] = found & valid_mask(chunk) if chunk.null_count else found
         at += n
     return out
 
@@ -131,26 +115,7 @@ def _one_array(column: pl.Series) -> pa.Array:
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
-def _chunk_outcomes(arr: pa.Array, table: np.ndarray) -> np.ndarray:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if not len(arr):
-        return np.zeros(0, dtype=np.int8)
-    if pa.types.is_string_view(arr.type):
-        out = np.empty(len(arr), dtype=np.int8)
-        bitmap = arr.buffers()[0]
-        valid = np.frombuffer(bitmap, dtype=np.uint8) if arr.null_count and bitmap is not None else _NO_BITMAP
-        view_outcomes(_views(arr), valid, arr.offset, table, out)   # compiled: one pass
-        return out
-    offsets, data = _offsets_and_data(arr)   # (polars writes views; other Arrow producers may not)
-    out = _translate(table, data[np.minimum(offsets[:-1], len(data) - 1)])
-    out[(offsets[1:] - offsets[:-1]) != 1] = LOSS
-    if arr.null_count:
-        out[~_valid(arr)] = LOSS
-    return out
-
-
-def _views(strings: pa.Array) -> np.ndarray:
+def string_views(strings: pa.Array) -> np.ndarray:
     """The 16-byte views of an Arrow string-view array, one row each (an int32 length, then the string's bytes
     inline up to 12, or its first 4 and where the rest is)."""
     return np.frombuffer(strings.buffers()[1], dtype=np.uint8).reshape(-1, 16)[
@@ -170,22 +135,7 @@ def _offsets_and_data(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
-def _translate(table: np.ndarray, first: np.ndarray) -> np.ndarray:
-    """``table[first]`` for a 256-entry int8 table with few entries that differ from its most common value, and
-    uint8 bytes: one comparison per such entry, elementwise ufuncs that release the GIL (a gather would convert
-    the bytes to an index array 8 times their size first; ``bytes.translate`` holds the GIL); writable."""
-    entries = table.view(np.uint8)
-    base = int(np.bincount(entries).argmax())
-    out = np.full(first.shape, base, dtype=np.uint8)
-    for value in np.unique(entries[entries != base]).tolist():
-        hit = np.zeros(first.shape, dtype=bool)
-        for byte in np.flatnonzero(entries == value).tolist():
-            hit |= first == byte
-        out += hit.view(np.uint8) * np.uint8((value - base) % 256)   # modulo 256: base + step = value
-    return out.view(np.int8)
-
-
-def _valid(arr: pa.Array) -> np.ndarray:
+def valid_mask(arr: pa.Array) -> np.ndarray:
     """The validity bitmap of ``arr`` as a bool mask, unpacked with numpy (``is_valid`` would import
     ``pyarrow.compute``, a tenth of a second in a fresh process)."""
     bits = np.frombuffer(arr.buffers()[0], dtype=np.uint8)

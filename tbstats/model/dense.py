@@ -20,13 +20,14 @@ import polars as pl
 
 from tbstats.model.adjust import bonus_cells
 from tbstats.model.batch import Batch
-from tbstats.model.columns import PerGame, game_outcomes, integers, is_black, is_value, player_rows, rows_of, runs_of
+from tbstats.model.columns import PerGame, integers, is_value, player_rows, rows_of, runs_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
 from tbstats.model.games import WIN as WIN
 from tbstats.model.grid import cells, lookup, loop_view, rounds_below, row_sum
-from tbstats.model.loops import opponents_flagged_sums, opponents_sums, opponents_values, place_games
+from tbstats.model.loops import opponents_flagged_sums, opponents_sums, opponents_values
+from tbstats.model.placing import place
 
 NO_OPP = -1
 
@@ -327,9 +328,9 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     P = len(tix)
     n = t["rounds_played"].to_numpy().astype(np.int64)
     g = batch.games
-    g_round = g["round"].to_numpy()
     g_tix: np.ndarray | None = None
     if after_round is not None:
+        g_round = g["round"].to_numpy()
         g_tix = rows_of(g["tournament"].to_numpy(), t_ids)
         in_file = np.zeros(T, dtype=np.int64)
         if len(g_tix):
@@ -375,17 +376,17 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     first = np.zeros(T, dtype=np.int64)
     first[1:] = np.cumsum(count)[:-1]
     head = np.minimum(first, max(P - 1, 0))
-    player_no = _column(g["player"], np.int32)
-    opp_no = integers(g["opponent"], np.int32)   # (none: 0)
     if g_tix is None:
         per_game = PerGame(g["tournament"], t_ids)
         run_t, run_len = per_game.runs()
     else:
         run_t, run_len = runs_of(g_tix)
     last_no = np.where(count > 0, start_no[np.maximum(first + count - 1, 0)] if P else 0, 0)
+    numbers = None
     if not (last_no == count).all():   # start numbers other than 1..N: their positions among the event's
         g_of = np.repeat(run_t, run_len)
-        player_no, opp_no = (_positions(no, g_of, tix, start_no, first) for no in (player_no, opp_no))
+        numbers = (_positions(_column(g["player"], np.int32), g_of, tix, start_no, first),
+                   _positions(integers(g["opponent"], np.int32), g_of, tix, start_no, first))   # (none: 0)
     size = trash + 1
     opp = np.full(size, NO_OPP, dtype=np.int32)
     pts = np.zeros(size, dtype=np.int32)
@@ -393,12 +394,8 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     outcome = np.full(size, LOSS, dtype=np.int8)
     black = np.zeros(size, dtype=bool)
     first_cell, first_local = (row_cell[head], local[head]) if P else (np.zeros(T, dtype=np.int64),) * 2
-    place_games(run_t, run_len, player_no, opp_no, np.ascontiguousarray(g_round, dtype=np.int16),
-                _column(g["points"], np.int32),
-                integers(g["game_type"], np.uint8, fill=GAME_TYPE["absent"]), game_outcomes(g["result"]),
-                np.ascontiguousarray(is_black(g["colour"])).view(np.uint8), GAME_TYPE["played"],
-                first_cell, R_of[t_bucket].astype(np.int64), count, first_local, n, W, D,
-                opp, pts, gtype, outcome, black.view(np.uint8))
+    place(g, run_t, run_len, numbers, (first_cell, R_of[t_bucket].astype(np.int64), count, first_local, n, W, D),
+          (opp, pts, gtype, outcome, black.view(np.uint8)))
     bonus = bonus_cells(batch, t_ids, tix, start_no, row_cell, n, trash, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):

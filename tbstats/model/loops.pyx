@@ -7,9 +7,8 @@ Over the games (:func:`tbstats.model.dense.build_buckets`):
 - :func:`place_games` puts each game row in its player's cell of its round, or in the spare ``trash`` cell when
   the round is not counted or the player is none of the event's; with it go the opponent's row in the bucket
   (``NO_OPP`` when the opponent is none of the event's players), the points, the game type, black, and the
-  round's outcome: by the result for a game played over the board, else by the points awarded (C.07 16.3.1);
-- :func:`view_outcomes` reads each game's outcome from its result code in the Arrow buffers
-  (:func:`tbstats.model.columns.game_outcomes`);
+  round's outcome: by the result for a game played over the board, else by the points awarded (C.07 16.3.1).
+  It reads the columns' Arrow buffers as they are (:mod:`tbstats.model.placing`);
 - :func:`game_hash_sums` sums a hash of each game row per tournament (:mod:`tbstats.model.fingerprint`).
 
 Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
@@ -55,10 +54,27 @@ cdef void _check_runs(const int64_t[::1] run_t, const int64_t[::1] run_len, Py_s
         raise ValueError(f"{name}: the runs do not cover the games")
 
 
+cdef inline bint _bit(const uint8_t* bitmap, Py_ssize_t bit) noexcept nogil:
+    """Bit ``bit`` of an Arrow validity bitmap (least significant bit first); every bit when there is none."""
+    return bitmap == NULL or (bitmap[bit >> 3] >> (bit & 7)) & 1
+
+
+cdef const uint8_t* _bitmap(const uint8_t[::1] valid, Py_ssize_t bit_offset, Py_ssize_t n, str name) except? NULL:
+    """The bitmap's first byte (NULL when ``valid`` is empty: no nulls), after checking that it holds rows
+    ``bit_offset`` .. ``bit_offset + n``."""
+    if valid.shape[0] == 0:
+        return NULL
+    if bit_offset < 0 or valid.shape[0] * 8 < bit_offset + n:
+        raise ValueError(f"{name}: a validity bitmap is too short")
+    return &valid[0]
+
+
 def place_games(const int64_t[::1] run_t, const int64_t[::1] run_len,
-                const int32_t[::1] player, const int32_t[::1] opponent, const int16_t[::1] rnd,
-                const int32_t[::1] points, const uint8_t[::1] gtype, const int8_t[::1] result_outcome,
-                const uint8_t[::1] black, uint8_t played,
+                const int32_t[::1] player, const int16_t[::1] rnd, const int32_t[::1] points,
+                const uint8_t[::1] gtype, const int32_t[::1] opponent, const uint8_t[::1] opp_valid,
+                Py_ssize_t opp_bit, const uint8_t[:, ::1] views, const uint8_t[::1] res_valid, Py_ssize_t res_bit,
+                const int8_t[::1] table, const uint8_t[::1] colour, const uint8_t[::1] col_valid,
+                Py_ssize_t col_bit, int black, uint8_t played,
                 const int64_t[::1] first_cell, const int64_t[::1] stride, const int64_t[::1] players,
                 const int64_t[::1] first_local, const int64_t[::1] counted, const int64_t[::1] win,
                 const int64_t[::1] draw,
@@ -68,22 +84,35 @@ def place_games(const int64_t[::1] run_t, const int64_t[::1] run_len,
     per-tournament arrays, ``run_len``: how many rows), in the flat buffers ``out_*`` (their last cell is
     the trash cell).
 
+    The games' columns are read as Arrow lays them out (:mod:`tbstats.model.placing`), each column once:
+    ``player``, ``rnd``, ``points`` and ``gtype`` (game type codes) without nulls; ``opponent`` (a null is
+    none), the result codes as Arrow string views (``views``, 16 bytes a row: an outcome by ``table`` of the
+    code's byte when it has one byte, else a loss; a null is a loss) and the colours' codes (``black``: the
+    code of black; a null is white), each with its validity bitmap (empty: no nulls) and the bit of its first row.
+
     Players and opponents are numbered 1..``players[t]`` within their tournament (start numbers, or
     positions among the event's start numbers); opponent 0 is none. Per tournament: ``first_cell``, the
     first player's first cell; ``stride``, the cells per player; ``first_local``, the first player's row in
-    its bucket; ``counted``, the rounds counted; ``win`` / ``draw``, the points of a win and a draw.
+    its bucket; ``counted``, the rounds counted; ``win`` / ``draw``, the points of a win and a draw. The
+    round's outcome is the result's for a game played over the board (``gtype`` = ``played``), else by the
+    points awarded (C.07 16.3.1).
     """
     cdef Py_ssize_t n_games = player.shape[0]
     cdef Py_ssize_t trash = out_opp.shape[0] - 1
-    cdef Py_ssize_t k, j, i = 0, end, cell
+    cdef Py_ssize_t k, i = 0, end, cell
     cdef int64_t t, base, step, count, local0, n, w, d
     cdef int32_t p, o, pts
     cdef int16_t r
     cdef uint8_t g
     cdef int8_t outcome
-    if (opponent.shape[0] != n_games or rnd.shape[0] != n_games or points.shape[0] != n_games
-            or gtype.shape[0] != n_games or result_outcome.shape[0] != n_games or black.shape[0] != n_games):
+    if (rnd.shape[0] != n_games or points.shape[0] != n_games or gtype.shape[0] != n_games
+            or opponent.shape[0] != n_games or views.shape[0] != n_games or colour.shape[0] != n_games):
         raise ValueError("place_games: the games' columns differ in length")
+    if views.shape[1] != 16 or table.shape[0] != 256:
+        raise ValueError("place_games: views of 16 bytes per row and a table of 256 entries expected")
+    cdef const uint8_t* o_valid = _bitmap(opp_valid, opp_bit, n_games, "place_games")
+    cdef const uint8_t* r_valid = _bitmap(res_valid, res_bit, n_games, "place_games")
+    cdef const uint8_t* c_valid = _bitmap(col_valid, col_bit, n_games, "place_games")
     if not (out_pts.shape[0] == out_type.shape[0] == out_outcome.shape[0] == out_black.shape[0] == trash + 1):
         raise ValueError("place_games: the flat buffers differ in length")
     cdef Py_ssize_t T = first_cell.shape[0]
@@ -100,13 +129,15 @@ def place_games(const int64_t[::1] run_t, const int64_t[::1] run_len,
     cdef const int16_t* g_round = &rnd[0]
     cdef const int32_t* g_points = &points[0]
     cdef const uint8_t* g_type = &gtype[0]
-    cdef const int8_t* g_outcome = &result_outcome[0]
-    cdef const uint8_t* g_black = &black[0]
+    cdef const uint8_t* g_view = &views[0, 0]
+    cdef const int8_t* g_table = &table[0]
+    cdef const uint8_t* g_colour = &colour[0]
     cdef int32_t* f_opp = &out_opp[0]
     cdef int32_t* f_pts = &out_pts[0]
     cdef int8_t* f_type = &out_type[0]
     cdef int8_t* f_outcome = &out_outcome[0]
     cdef uint8_t* f_black = &out_black[0]
+    cdef const uint8_t* view
     i = 0
     with nogil:
         for k in range(run_t.shape[0]):
@@ -118,6 +149,8 @@ def place_games(const int64_t[::1] run_t, const int64_t[::1] run_len,
             end = i + run_len[k]
             while i < end:
                 p, r, o = g_player[i], g_round[i], g_opp[i]
+                if not _bit(o_valid, opp_bit + i):
+                    o = 0
                 cell = base + (p - 1) * step + (r - 1)
                 if not (1 <= r <= n and 1 <= p <= count and 0 <= cell < trash):
                     cell = trash
@@ -127,35 +160,17 @@ def place_games(const int64_t[::1] run_t, const int64_t[::1] run_len,
                 g = g_type[i]
                 f_type[cell] = <int8_t>g
                 if g == played:
-                    outcome = g_outcome[i]
+                    view = g_view + 16 * i   # (a one-byte code: length 1 (an int32), its byte inline after it)
+                    if (<const int32_t*>view)[0] == 1 and _bit(r_valid, res_bit + i):
+                        outcome = g_table[view[4]]
+                    else:
+                        outcome = LOSS
                 else:
                     outcome = WIN if pts >= w else DRAW if pts >= d else LOSS
                 f_outcome[cell] = outcome
-                f_black[cell] = g_black[i]
+                # (no branch: black and white alternate as no predictor learns)
+                f_black[cell] = <uint8_t>((g_colour[i] == black) & _bit(c_valid, col_bit + i))
                 i += 1
-
-
-def view_outcomes(const uint8_t[:, ::1] views, const uint8_t[::1] valid, Py_ssize_t bit_offset,
-                  const int8_t[::1] table, int8_t[::1] out) -> None:
-    """The outcome of each result code of an Arrow string-view array: ``table`` of its byte for codes of one
-    byte, a loss for other lengths and for nulls. ``views``: the array's 16-byte views (an int32 length, then
-    inline bytes), from its first row; ``valid``: its validity bitmap (empty when there are no nulls), whose
-    first row is bit ``bit_offset``."""
-    cdef Py_ssize_t n = out.shape[0], i, bit
-    if views.shape[0] < n or views.shape[1] != 16 or table.shape[0] != 256:
-        raise ValueError("view_outcomes: views of 16 bytes per row and a table of 256 entries expected")
-    if valid.shape[0] and valid.shape[0] * 8 < bit_offset + n:
-        raise ValueError("view_outcomes: the validity bitmap is too short")
-    cdef bint nulls = valid.shape[0] > 0
-    cdef int32_t length
-    with nogil:
-        for i in range(n):
-            length = views[i, 0] | (views[i, 1] << 8) | (views[i, 2] << 16) | (<int32_t>views[i, 3] << 24)
-            out[i] = table[views[i, 4]] if length == 1 else LOSS
-            if nulls:
-                bit = bit_offset + i
-                if not (valid[bit >> 3] >> (bit & 7)) & 1:
-                    out[i] = LOSS
 
 
 # --- over the rows of a players x rounds array
