@@ -96,6 +96,24 @@ def test_relabelling_start_numbers_changes_nothing(t: reference.RefTournament, e
 
 
 @SETTINGS
+@given(tournaments(), st.sampled_from(EDITIONS), st.randoms(use_true_random=False))
+def test_start_numbers_with_gaps_change_nothing(t: reference.RefTournament, edition: str, rnd) -> None:  # type: ignore[no-untyped-def]
+    """Start numbers other than 1..N (a file that leaves some out): the games are placed by each number's position
+    among the event's, and every value and rank is as with 1..N."""
+    batch = _batch(t)
+    old = batch.players["start_no"].to_list()
+    new = sorted(rnd.sample(range(1, 4 * len(old) + 2), len(old)))
+    mapping = dict(zip(old, new, strict=True))
+    players = batch.players.with_columns(pl.col("start_no").replace_strict(mapping))
+    games = batch.games.with_columns(pl.col("player").replace_strict(mapping),
+                                     pl.col("opponent").replace_strict(mapping, default=None))
+    specs = "BH/C1,BH,SB,FB,AOB,PS,WIN,KS,ARO,TPR,DE"
+    a = compute(batch, specs, rules=edition).with_columns(pl.col("start_no").replace_strict(mapping))
+    b = compute(Batch(batch.tournaments, players, games), specs, rules=edition)
+    assert a.sort("start_no").equals(b.sort("start_no"))
+
+
+@SETTINGS
 @given(tournaments(), st.sampled_from(EDITIONS))
 def test_cut_invariants(t: reference.RefTournament, edition: str) -> None:
     df = compute(_batch(t), "BH,BH/C1,BH/C2,BH/M1,SB,SB/C1", rules=edition)

@@ -48,11 +48,11 @@ def place(games: pl.DataFrame, run_t: np.ndarray, run_len: np.ndarray, numbers: 
         player, rnd, points, gtype, opponent, result, colour = (
             piece.slice(lo - start, hi - lo) for piece, start in pieces)
         seg_t, seg_len = _runs_within(run_t, run_len, lo, hi)
-        p_values = _values(player, np.int32, fill=0)
-        o_values, o_valid, o_bit = _nullable(opponent, np.int32)
-        if numbers is not None:
-            p_values = numbers[0][lo:hi]
-            o_values, o_valid, o_bit = numbers[1][lo:hi], _NONE, 0
+        if numbers is None:
+            p_values = _values(player, np.int32, fill=0)
+            o_values, o_valid, o_bit = _nullable(opponent, np.int32)
+        else:
+            p_values, o_values, o_valid, o_bit = numbers[0][lo:hi], numbers[1][lo:hi], _NONE, 0
         views, r_valid, r_bit = _views(result)
         c_values, c_valid, c_bit = _nullable(colour, np.uint8)
         place_games(seg_t, seg_len, p_values, _values(rnd, np.int16, fill=0), _values(points, np.int32, fill=0),
@@ -111,7 +111,8 @@ def _raw(arr: pa.Array, dtype: type) -> np.ndarray:
 
 
 def _values(arr: pa.Array, dtype: type, fill: int) -> np.ndarray:
-    """Values of a column without meaningful nulls (a null, should one come, as ``fill``: out of range)."""
+    """Values of a column the model's checks keep free of nulls (one, should it come, as ``fill``: player and
+    round 0 place the game in the trash cell)."""
     values = _raw(arr, dtype)
     if arr.null_count:
         values = np.where(valid_mask(arr), values, fill).astype(dtype)
