@@ -21,11 +21,12 @@ import numpy as np
 import polars as pl
 import pytest
 import reference
+from helpers import cut_elements
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import swiss_events, to_trf
 
-from tbstats.engine.tiebreaks.base import cut_elements, cut_sum
+from tbstats.engine.tiebreaks.base import cut_sum
 from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
 from tbstats.model.dense import NO_OPP, Dense, build_buckets

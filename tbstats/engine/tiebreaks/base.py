@@ -393,19 +393,6 @@ def cut_order(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarra
     return columns, reasons
 
 
-def cut_elements(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray,
-                 low: int, high: int, by_oppscore: bool) -> np.ndarray:
-    """The element mask left after the cuts of :func:`cut_order` (``present`` itself without cuts)."""
-    if low + high == 0:
-        return present
-    keep = present.copy()
-    columns, reasons = cut_order(present, contribution, oppscore, vur, low, high, by_oppscore)
-    rows = np.repeat(np.arange(present.shape[0]), low + high).reshape(columns.shape)
-    done = reasons > 0
-    keep[rows[done], columns[done]] = False
-    return keep
-
-
 def cut_sum(present: np.ndarray, contribution: np.ndarray, oppscore: np.ndarray, vur: np.ndarray, low: int,
             high: int, by_oppscore: bool, *, total: np.ndarray | None = None,
             count: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
