@@ -20,13 +20,13 @@ the pair-by-pair definition gives.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from tbstats.analysis.segments import group_pair_counts, segment_counts
+from tbstats.model.cached import cached_property
 
 #: segments (groups) of at most this many players are counted pair by pair (:func:`segment_counts`,
 #: :func:`group_pair_counts`), larger ones by the merge sort of :func:`_inversions`
@@ -233,7 +233,7 @@ class Against:
         out[_undefined(x.astype(np.float64), self.group, self.n_groups) | self.undefined] = np.nan
         return out
 
-    @functools.cached_property
+    @cached_property
     def undefined(self) -> np.ndarray:
         """Groups where these values leave the order of some pair undefined (:func:`_undefined`)."""
         return _undefined(self.values.astype(np.float64), self.group, self.n_groups)

@@ -15,11 +15,11 @@ without cuts needs only its sum (:func:`fore_total`), which changes the edition'
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import numpy as np
 
 from tbstats.engine.stage import OPPONENT_MODES, OWN_MODES, fore_sums, stage_cells
+from tbstats.model.cached import cached_property
 from tbstats.model.dense import (
     FORFEIT_TYPES,
     NO_OPP,

@@ -28,7 +28,6 @@ import weakref
 import zipfile
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import IO, TYPE_CHECKING, Any, Final
 
 from tbstats.io.safe import (
@@ -40,6 +39,7 @@ from tbstats.io.safe import (
     tar_member_problem,
     zip_member_problem,
 )
+from tbstats.model.cached import cached_property
 
 if TYPE_CHECKING:
     import tarfile

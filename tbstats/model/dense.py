@@ -13,13 +13,13 @@ fixed costs). :meth:`Buckets.merge` gives the one padded view of the whole batch
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
 
 import numpy as np
 import polars as pl
 
 from tbstats.model.adjust import bonus_cells
 from tbstats.model.batch import Batch
+from tbstats.model.cached import cached_property
 from tbstats.model.columns import PerGame, integers, is_value, player_rows, rows_of, runs_of
 from tbstats.model.games import DRAW as DRAW  # outcome codes, defined with the game types
 from tbstats.model.games import GAME_TYPE

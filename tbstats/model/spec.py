@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cached_property
 from typing import Final
 
 from tbstats.errors import UnknownTieBreakError
+from tbstats.model.cached import cached_property
 from tbstats.model.rules import EDITIONS, check_edition
 
 _MOD = re.compile(r"^(C|M)(\d+)$|^L([+-]?\d+)$|^(P|F|R)$|^U(\d+)$|^K(\d+)$")
