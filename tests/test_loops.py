@@ -9,6 +9,7 @@
 - ``placing.place``: a games table whose columns are cut into chunks at different rows placed as one array;
 - the row loops, ``opponents_values`` and ``round_categories`` against numpy and the C.07 16.2 rules;
 - the cuts (C.07 14, 16.5) in one pass: what the engine's ``cut_order`` leaves, for any number of cuts;
+- ``half_up_quotients``: the averages rounded half up, as exact integer arithmetic gives;
 - ``refine_groups``: a tied player's new label counts its group's members with a smaller key, and it stays
   tied when another member has its key.
 """
@@ -492,21 +493,21 @@ def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: lis
     for few in (False, True):   # grouped by a counting sort of the labels first, or all sorted at once
         out = labels.copy()
         still = np.full(len(tied), 7, dtype=np.uint8)
-        refine_groups(labels, key, tied.astype(np.int64), out, still, few)
+        refine_groups(labels, key[tied], tied.astype(np.int64), out, still, few)
         assert out.tolist() == want
         assert still.tolist() == want_still
     one = np.zeros(1, dtype=np.uint8)
     if P:
         with pytest.raises(ValueError, match="out of range"):
-            refine_groups(labels, key, np.array([P], dtype=np.int64), out, one, False)
+            refine_groups(labels, key[:1], np.array([P], dtype=np.int64), out, one, False)
         bad = labels.copy()
         bad[0] = P
         with pytest.raises(ValueError, match="out of range"):
-            refine_groups(bad, key, np.array([0], dtype=np.int64), out, one, False)
+            refine_groups(bad, key[:1], np.array([0], dtype=np.int64), out, one, False)
         with pytest.raises(ValueError, match="differ in length"):
-            refine_groups(labels, key[:-1], tied.astype(np.int64), out, still, False)
+            refine_groups(labels, key[tied][:-1] if len(tied) else key[:1], tied.astype(np.int64), out, still, False)
         with pytest.raises(ValueError, match="differ in length"):
-            refine_groups(labels, key, tied.astype(np.int64), out, np.zeros(len(tied) + 1, dtype=np.uint8), False)
+            refine_groups(labels, key[tied], tied.astype(np.int64), out, np.zeros(len(tied) + 1, dtype=np.uint8), False)
 
 
 @settings(max_examples=100, deadline=None)
@@ -520,7 +521,39 @@ def test_refine_tied_is_refine_then_tied_players(sizes: list[int], seed: int, sp
     labels = np.repeat(np.cumsum([0, *sizes])[:-1], sizes).astype(np.int64)
     key = rng.integers(-spread, spread + 1, len(labels)).astype(np.int64)
     tied = tied_players(labels)
-    new, still = refine_tied(labels, key, tied)
+    new, still = refine_tied(labels, key[tied], tied)
     assert new.tolist() == refine(labels, key, tied).tolist()
     assert still.tolist() == tied_players(new, tied).tolist()
     assert still.tolist() == sorted(still.tolist())
+
+
+_NEAR = st.sampled_from([0, 1, 2 ** 51, 2 ** 52 - 3, 2 ** 52, 2 ** 53 + 1, 2 ** 61])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2 ** 61, 2 ** 61), st.integers(-2 ** 30, 2 ** 30).filter(bool)), max_size=20),
+       st.lists(st.tuples(_NEAR, st.integers(-3, 3), st.integers(1, 2 ** 20)), max_size=20))
+def test_half_up_quotients_equal_exact_integer_rounding(pairs: list[tuple[int, int]],
+                                                        near: list[tuple[int, int, int]]) -> None:
+    """Each quotient rounded half up (``floor((2 num + den) / (2 den))`` in Python's exact integers), for any signs
+    and sizes (``2 num + den`` within int64): by the floating-point division below ``DIVIDE_EXACT``, by integer
+    division above it, and at its edge (numerators near 2**52, where an inexact division would cross an
+    integer); a zero denominator refused; ``round_half_up`` is the same with a denominator per player or one for all."""
+    from tbstats.engine.tiebreaks.base import round_half_up
+    from tbstats.model.loops import DIVIDE_EXACT, half_up_quotients
+
+    assert DIVIDE_EXACT == 2 ** 52
+    pairs = pairs + [((sign * big - den) // 2 + k, den) for big, k, den in near for sign in (1, -1)]
+    num = np.array([n for n, _ in pairs], dtype=np.int64)
+    den = np.array([d for _, d in pairs], dtype=np.int64)
+    want = [(2 * n + d) // (2 * d) for n, d in pairs]
+    out = np.full(len(pairs), 7, dtype=np.int64)
+    half_up_quotients(num, den, out)
+    assert out.tolist() == want
+    assert round_half_up(num, den).tolist() == want
+    small = np.abs(num) < 2 ** 40
+    assert round_half_up(num[small], 3).tolist() == [(2 * n + 3) // 6 for n in num[small].tolist()]
+    with pytest.raises(ZeroDivisionError):
+        half_up_quotients(np.ones(2, dtype=np.int64), np.array([1, 0], dtype=np.int64), np.empty(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="differ in length"):
+        half_up_quotients(num, den[:-1] if len(den) else np.ones(1, dtype=np.int64), out)

@@ -47,12 +47,14 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
     """
     if tied is None:
         tied = tied_players(labels)
-    return refine_tied(labels, key, tied)[0]
+    return refine_tied(labels, key[tied], tied)[0]
 
 
 def refine_tied(labels: np.ndarray, key: np.ndarray, tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`refine` of the groups of ``tied`` (:func:`tied_players` of ``labels``, ascending rows), and the
-    players still tied after it (:func:`tied_players` of the new labels among ``tied``), from the same pass."""
+    """:func:`refine` of the groups of ``tied`` (:func:`tied_players` of ``labels``, ascending rows) by ``key``,
+    one per player of ``tied`` (``key[tied]`` of :func:`refine`'s: a late step, with few players tied, makes no
+    key for the others), and the players still tied after it (:func:`tied_players` of the new labels among
+    ``tied``), from the same pass."""
     if len(tied) == 0:
         return labels, tied
     if key.dtype.kind not in "iub":
@@ -68,11 +70,12 @@ def refine_tied(labels: np.ndarray, key: np.ndarray, tied: np.ndarray) -> tuple[
 
 def tournament_first(tix: np.ndarray) -> np.ndarray:
     """Each player's tournament's first position (players sorted by tix)."""
-    first = np.zeros(len(tix), dtype=np.int64)
-    if len(tix):
-        starts = np.r_[0, np.nonzero(np.diff(tix))[0] + 1]
-        first = np.repeat(starts, np.diff(np.r_[starts, len(tix)]))
-    return first
+    if not len(tix):
+        return np.zeros(0, dtype=np.int64)
+    count = np.bincount(tix)
+    starts = np.cumsum(count) - count
+    out: np.ndarray = starts[tix]
+    return out
 
 
 def initial_labels(tix: np.ndarray, key: np.ndarray) -> np.ndarray:
@@ -80,12 +83,14 @@ def initial_labels(tix: np.ndarray, key: np.ndarray) -> np.ndarray:
     return refine(tournament_first(tix), key)
 
 
-def sort_key(values: Values, higher_is_better: bool) -> np.ndarray:
-    """A key whose ascending order is best first; undefined values go last."""
-    key = -values.num if higher_is_better else values.num.copy()
+def sort_key(values: Values, higher_is_better: bool, rows: np.ndarray | None = None) -> np.ndarray:
+    """A key whose ascending order is best first; undefined values go last. ``rows``: of those players only."""
+    key = values.num.copy() if rows is None else values.num[rows]   # (a copy either way)
+    if higher_is_better:
+        np.negative(key, out=key)
     if values.defined.all():   # (the usual case: every value defined)
         return key
-    key[~values.defined] = _BIG
+    key[~(values.defined if rows is None else values.defined[rows])] = _BIG
     return key
 
 
@@ -321,7 +326,7 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *, dtype: 
             tied = tied_players(labels, tied)
         else:
             values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
-            labels, tied = refine_tied(labels, sort_key(values, tb.higher_is_better != spec.reverse), tied)
+            labels, tied = refine_tied(labels, sort_key(values, tb.higher_is_better != spec.reverse, tied), tied)
         steps.append(_next_ranks(steps[-1], labels, was_tied, d.tix, first))
         if shared is not None:
             shared.hold(keys[:n + 1], labels, tied, steps[-1])
@@ -347,8 +352,9 @@ def _by_points(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if cached is None:
         pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
         first = tournament_first(ctx.roster.tix)
-        labels = refine(first, -pts.num)
-        cached = ctx.standings_cache[key] = (first, labels, tied_players(labels))
+        # every player a candidate (one alone in its event stays so): no count of the groups before or after
+        labels, tied = refine_tied(first, -pts.num, np.arange(len(first)))
+        cached = ctx.standings_cache[key] = (first, labels, tied)
         for array in cached:   # shared by every configuration's steps: read-only
             array.flags.writeable = False
     return cached  # type: ignore[return-value]

@@ -73,14 +73,6 @@ class Roster:
         """Broadcast a per-tournament array to players."""
         return per_tournament[self.tix]
 
-    @cached_property
-    def first_row(self) -> np.ndarray:
-        """Each player's tournament's first player row (players are sorted by tournament)."""
-        starts = np.zeros(len(self.t_ids), dtype=np.int64)
-        if len(self.t_ids):
-            starts[1:] = np.cumsum(np.bincount(self.tix, minlength=len(self.t_ids)))[:-1]
-        return starts[self.tix]
-
 
 @dataclass(frozen=True)
 class Dense(Roster):

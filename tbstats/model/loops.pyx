@@ -17,6 +17,8 @@ reductions): :func:`row_sums`, :func:`row_cut_one`, :func:`row_cuts` (:mod:`tbst
 :meth:`~tbstats.model.dense.Dense.opponents_sum`) and :func:`round_categories` (C.07 16.2,
 :mod:`tbstats.engine.unplayed`).
 
+Over the players: :func:`half_up_quotients`, the averages' rounding (:func:`tbstats.engine.tiebreaks.base.round_half_up`).
+
 Over the players of a standings step: :func:`refine_groups` splits the tied groups by a key
 (:func:`tbstats.engine.standings.refine`), each group sorted on its own (they are small) instead of the whole
 batch's tied players at once.
@@ -24,6 +26,7 @@ batch's tied players at once.
 Each is checked against a plain Python loop by tests/test_loops.py.
 """
 
+from libc.math cimport floor
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
@@ -442,6 +445,43 @@ def round_categories(const int8_t[:, :] gtype, const uint8_t[:, :] counted, cons
         raise ValueError("round_categories: a game type code out of range")
 
 
+cdef int64_t _EXACT = 1LL << 52
+#: Quotients whose numerator is below this in size are found by a floating-point division, exactly
+DIVIDE_EXACT = _EXACT
+
+
+def half_up_quotients(const int64_t[::1] num, const int64_t[::1] den, int64_t[::1] out) -> None:
+    """``out[i]``: ``num[i] / den[i]`` rounded to the nearest integer, .5 up: ``floor((2 num + den) / (2 den))``,
+    for any signs (``2 num + den`` within int64; a zero ``den`` raises).
+
+    Where ``2 num + den`` is below :data:`DIVIDE_EXACT` in size and ``den`` positive (every average of ratings or
+    points), by one floating-point division, which is exact there: a quotient ``a / b`` that is no integer lies
+    at least ``1 / b`` from one, and its rounding error is below ``|a / b| / 2**53 < 1 / (2 b)``. Elsewhere by
+    integer division (several times slower: numpy's ``floor_divide`` of two arrays took 1.2 ms for 143,000
+    players, this pass about a fifth of that)."""
+    cdef Py_ssize_t n = num.shape[0], i
+    cdef int64_t a, b, q
+    cdef bint zero = False
+    if den.shape[0] != n or out.shape[0] != n:
+        raise ValueError("half_up_quotients: num, den and out differ in length")
+    with nogil:
+        for i in range(n):
+            a = 2 * num[i] + den[i]
+            b = 2 * den[i]
+            if b > 0 and -_EXACT < a < _EXACT:
+                out[i] = <int64_t>floor(<double>a / <double>b)
+            elif b == 0:
+                zero = True
+                out[i] = 0
+            else:
+                q = a / b   # (C: toward zero; floor below)
+                if (a % b != 0) and ((a < 0) != (b < 0)):
+                    q -= 1
+                out[i] = q
+    if zero:
+        raise ZeroDivisionError("half_up_quotients: a zero denominator")
+
+
 cdef void _assign(const KeyRow* items, Py_ssize_t n, const int64_t[::1] tied, int64_t[::1] out,
                   uint8_t[::1] still) noexcept nogil:
     """The new labels of a group sorted by key: its label plus the position of the first of its key's run; a
@@ -456,10 +496,11 @@ cdef void _assign(const KeyRow* items, Py_ssize_t n, const int64_t[::1] tied, in
 
 def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64_t[::1] tied,
                   int64_t[::1] out, uint8_t[::1] still, bint few) -> None:
-    """Split the groups of the players ``tied`` (rows; a group: the players of one label) by ``key``: each
-    member's ``out`` is its label plus the number of its group's members with a smaller key (equal keys, equal
-    labels), and ``still`` (by place in ``tied``) whether another member has its key (it stays tied). Labels are
-    positions (0 .. P-1, P players); the other rows of ``out`` are left as they are.
+    """Split the groups of the players ``tied`` (rows; a group: the players of one label) by ``key`` (one per
+    player of ``tied``, in its order): each member's ``out`` is its label plus the number of its group's members
+    with a smaller key (equal keys, equal labels), and ``still`` (by place in ``tied``) whether another member has
+    its key (it stays tied). Labels are positions (0 .. P-1, P players); the other rows of ``out`` are left as
+    they are.
 
     The groups are put together by a counting sort of their labels, then each is sorted, or, when its keys
     span fewer values than twice its size (points), counted; with ``few`` (few players tied), they are sorted
@@ -471,8 +512,8 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
     cdef int64_t* count = NULL
     cdef KeyRow* items
     cdef bint bad = False
-    if key.shape[0] != P or out.shape[0] != P or still.shape[0] != n:
-        raise ValueError("refine_groups: labels, key and out (or tied and still) differ in length")
+    if out.shape[0] != P or key.shape[0] != n or still.shape[0] != n:
+        raise ValueError("refine_groups: labels and out (or tied, key and still) differ in length")
     if n == 0:
         return
     with nogil:
@@ -499,7 +540,7 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
             for t in range(n):
                 r = tied[t]
                 items[t].label = labels[r]
-                items[t].key = key[r]
+                items[t].key = key[t]
                 items[t].at = t
             sort_rows(items, n)
             a = 0
@@ -519,7 +560,7 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                 lab = labels[r]
                 at = end[lab]
                 items[at].label = lab
-                items[at].key = key[r]
+                items[at].key = key[t]
                 items[at].at = t
                 end[lab] = at + 1   # at last the end of the group
             a = 0

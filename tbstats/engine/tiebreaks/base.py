@@ -10,6 +10,7 @@ import numpy as np
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 from tbstats.model.dense import Buckets, Dense, Roster
 from tbstats.model.grid import row_after_cuts, row_minus_cut, row_sum
+from tbstats.model.loops import half_up_quotients
 from tbstats.model.rules import DEFAULT_EDITION, get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
@@ -40,7 +41,12 @@ class Values:
 
 
 def round_half_up(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
-    """``num / den`` rounded to the nearest integer, .5 up, for non-negative and negative values alike."""
+    """``num / den`` rounded to the nearest integer, .5 up, for non-negative and negative values alike: one
+    compiled pass for a denominator per player (:func:`tbstats.model.loops.half_up_quotients`)."""
+    if isinstance(den, np.ndarray) and den.shape == np.shape(num):
+        out = np.empty(den.shape, dtype=np.int64)
+        half_up_quotients(np.ascontiguousarray(num, dtype=np.int64), np.ascontiguousarray(den, dtype=np.int64), out)
+        return out
     return np.floor_divide(2 * num + den, 2 * np.asarray(den))
 
 
