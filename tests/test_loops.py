@@ -10,6 +10,7 @@
 - the row loops, ``opponents_values`` and ``round_categories`` against numpy and the C.07 16.2 rules;
 - the cuts (C.07 14, 16.5) in one pass: what the engine's ``cut_order`` leaves, for any number of cuts;
 - ``half_up_quotients``: the averages rounded half up, as exact integer arithmetic gives;
+- ``decimals``: the values for output as numpy divides them, NaN where undefined;
 - ``refine_groups``: a tied player's new label counts its group's members with a smaller key, and it stays
   tied when another member has its key.
 """
@@ -557,3 +558,24 @@ def test_half_up_quotients_equal_exact_integer_rounding(pairs: list[tuple[int, i
         half_up_quotients(np.ones(2, dtype=np.int64), np.array([1, 0], dtype=np.int64), np.empty(2, dtype=np.int64))
     with pytest.raises(ValueError, match="differ in length"):
         half_up_quotients(num, den[:-1] if len(den) else np.ones(1, dtype=np.int64), out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2 ** 62, 2 ** 62), st.integers(-10 ** 6, 10 ** 6).filter(bool), st.booleans()),
+                max_size=30))
+def test_decimals_are_numpys_true_division_with_nan_where_undefined(rows: list[tuple[int, int, bool]]) -> None:
+    """The values as decimals for output: numpy's division of the two converted arrays, bit for bit, and NaN
+    where a value is undefined (:meth:`Values.as_float`)."""
+    from tbstats.engine.tiebreaks.base import Values
+    from tbstats.model.loops import decimals
+
+    num = np.array([n for n, _, _ in rows], dtype=np.int64)
+    den = np.array([d for _, d, _ in rows], dtype=np.int64)
+    defined = np.array([k for _, _, k in rows], dtype=bool)
+    want = np.where(defined, np.divide(num, den, dtype=np.float64), np.nan)
+    out = np.full(len(rows), 7.0)
+    decimals(num, den, defined.view(np.uint8), out)
+    assert out.tobytes() == want.tobytes()
+    assert Values(num, den, defined).as_float().tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="differ in length"):
+        decimals(num, den, np.ones(len(rows) + 1, dtype=np.uint8), out)

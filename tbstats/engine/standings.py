@@ -144,7 +144,7 @@ def _meetings(ctx: Context, forfeits: bool, among: np.ndarray, labels: np.ndarra
                                        loop_view(np.ascontiguousarray(mask)), at)
             at = at[:n]
         fi, fr = d.forfeit_cells
-        keep = mask[fi] & _FORFEIT[d.gtype[fi, fr]] & (forfeits | d.per_player(d.round_robin)[fi])
+        keep = mask[fi] & _FORFEIT[d.gtype[fi, fr]] & (forfeits | d.round_robin[d.tix[fi]])
         if keep.any():
             keep &= group[fi] == group[d.opp[fi, fr]]
             at = np.concatenate([at, fi[keep] * R + fr[keep]])
@@ -207,8 +207,8 @@ def direct_encounter(ctx: Context, labels: np.ndarray, *, forfeits: bool, partia
     i, j = index[m.i], index[m.j]
     found = (i >= 0) & (j >= 0)
     i, j, pts = i[found], j[found], m.pts[found]
-    refined = _encounters(local, i, j, pts, d.per_player(d.round_robin)[tied], d.per_player(d.W)[tied],
-                          partial=partial)
+    t_tied = d.tix[tied]
+    refined = _encounters(local, i, j, pts, d.round_robin[t_tied], d.W[t_tied], partial=partial)
     out = labels.copy()
     out[tied] = lab + (refined - local)
     return out

@@ -17,7 +17,8 @@ reductions): :func:`row_sums`, :func:`row_cut_one`, :func:`row_cuts` (:mod:`tbst
 :meth:`~tbstats.model.dense.Dense.opponents_sum`) and :func:`round_categories` (C.07 16.2,
 :mod:`tbstats.engine.unplayed`).
 
-Over the players: :func:`half_up_quotients`, the averages' rounding (:func:`tbstats.engine.tiebreaks.base.round_half_up`).
+Over the players: :func:`half_up_quotients`, the averages' rounding (:func:`tbstats.engine.tiebreaks.base.round_half_up`),
+and :func:`decimals`, the exact values as decimals for output (:meth:`tbstats.engine.tiebreaks.base.Values.as_float`).
 
 Over the players of a standings step: :func:`refine_groups` splits the tied groups by a key
 (:func:`tbstats.engine.standings.refine`), each group sorted on its own (they are small) instead of the whole
@@ -26,7 +27,7 @@ batch's tied players at once.
 Each is checked against a plain Python loop by tests/test_loops.py.
 """
 
-from libc.math cimport floor
+from libc.math cimport NAN, floor
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
 
@@ -480,6 +481,17 @@ def half_up_quotients(const int64_t[::1] num, const int64_t[::1] den, int64_t[::
                 out[i] = q
     if zero:
         raise ZeroDivisionError("half_up_quotients: a zero denominator")
+
+
+def decimals(const int64_t[::1] num, const int64_t[::1] den, const uint8_t[::1] defined, double[::1] out) -> None:
+    """``out[i]``: ``num[i] / den[i]`` as the nearest double (numpy's true division: both converted, then
+    divided), NaN where not ``defined``: one pass, where numpy converted both arrays through buffers first."""
+    cdef Py_ssize_t n = num.shape[0], i
+    if den.shape[0] != n or defined.shape[0] != n or out.shape[0] != n:
+        raise ValueError("decimals: num, den, defined and out differ in length")
+    with nogil:
+        for i in range(n):
+            out[i] = <double>num[i] / <double>den[i] if defined[i] else NAN
 
 
 cdef void _assign(const KeyRow* items, Py_ssize_t n, const int64_t[::1] tied, int64_t[::1] out,

@@ -9,8 +9,8 @@ import numpy as np
 
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 from tbstats.model.dense import Buckets, Dense, Roster
-from tbstats.model.grid import row_after_cuts, row_minus_cut, row_sum
-from tbstats.model.loops import half_up_quotients
+from tbstats.model.grid import loop_view, row_after_cuts, row_minus_cut, row_sum
+from tbstats.model.loops import decimals, half_up_quotients
 from tbstats.model.rules import DEFAULT_EDITION, get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
@@ -33,10 +33,11 @@ class Values:
         return Values(self.num[rows], self.den[rows], self.defined[rows])
 
     def as_float(self) -> np.ndarray:
-        """Decimal values for output (exact for the usual scales), NaN when undefined."""
-        out: np.ndarray = np.divide(self.num, self.den, dtype=np.float64)
-        if not self.defined.all():
-            out[~self.defined] = np.nan
+        """Decimal values for output (exact for the usual scales), NaN when undefined: one compiled pass
+        (:func:`tbstats.model.loops.decimals`)."""
+        out = np.empty(len(self.num), dtype=np.float64)
+        decimals(*(np.ascontiguousarray(a, dtype=np.int64) for a in (self.num, self.den)),
+                 loop_view(np.ascontiguousarray(self.defined, dtype=bool)), out)
         return out
 
 
