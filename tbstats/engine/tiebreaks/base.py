@@ -36,7 +36,7 @@ class Values:
         """Decimal values for output (exact for the usual scales), NaN when undefined: one compiled pass
         (:func:`tbstats.model.loops.decimals`)."""
         out = np.empty(len(self.num), dtype=np.float64)
-        decimals(*(np.ascontiguousarray(a, dtype=np.int64) for a in (self.num, self.den)),
+        decimals(np.ascontiguousarray(self.num, dtype=np.int64), np.ascontiguousarray(self.den, dtype=np.int64),
                  loop_view(np.ascontiguousarray(self.defined, dtype=bool)), out)
         return out
 
