@@ -232,7 +232,8 @@ class Context:
         if key not in self._shared:
             ro = self.roster
             if key.startswith("unit"):
-                out = ro.per_player(ro.scale) ** int(key[4:])
+                scale, power = ro.per_player(ro.scale), int(key[4:])   # (a new array: the gather's)
+                out = scale if power == 1 else scale * scale if power == 2 else scale ** power   # (** is slower)
             else:
                 out = np.ones(ro.players, dtype=np.int64 if key == "ones" else bool)
             out.flags.writeable = False
@@ -247,13 +248,15 @@ class Context:
             return next((k for k, a in part._shared.items() if a is array), None)
 
         out = {}
+        covered = sum(len(rows) for rows, _, _ in parts) == self.roster.players   # (the parts are disjoint)
         for field, fill, dtype in (("num", 0, np.int64), ("den", 1, np.int64), ("defined", False, bool)):
             keys = {shared_key(part, getattr(v, field)) for _, part, v in parts} if field != "num" else {None}
             key = keys.pop() if len(keys) == 1 else None
             if key is not None:
                 out[field] = self._shared_array(key)
                 continue
-            array = np.full(self.roster.players, fill, dtype=dtype)
+            array = np.empty(self.roster.players, dtype=dtype) if covered else \
+                np.full(self.roster.players, fill, dtype=dtype)
             for rows, _, v in parts:
                 array[rows] = getattr(v, field)
             out[field] = array
