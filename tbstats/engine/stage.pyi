@@ -18,4 +18,5 @@ def stage_cells(opp: np.ndarray, gtype: np.ndarray, pts: np.ndarray, category: n
                 own_mode: int, caps: bool, vur_cuts: bool, forfeits: bool, played_category: int,
                 trailing_category: int, as_opponent: np.ndarray, game_like: np.ndarray, own: np.ndarray,
                 present: np.ndarray, vur: np.ndarray, oppscore: np.ndarray, game_at: np.ndarray, own_at: np.ndarray,
-                uncapped: np.ndarray, cap: np.ndarray, final_col: np.ndarray) -> tuple[int, int]: ...
+                uncapped: np.ndarray, cap: np.ndarray, final_col: np.ndarray, total: np.ndarray,
+                elements: np.ndarray) -> tuple[int, int]: ...

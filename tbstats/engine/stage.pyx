@@ -193,7 +193,8 @@ def stage_cells(const int32_t[:, ::1] opp, const int8_t[:, ::1] gtype, const int
                 bint caps, bint vur_cuts, bint forfeits, int8_t played_category, int8_t trailing_category,
                 int64_t[::1] as_opponent, uint8_t[:, ::1] game_like, uint8_t[:, ::1] own, uint8_t[:, ::1] present,
                 uint8_t[:, ::1] vur, value_t[:, ::1] oppscore, int64_t[::1] game_at, int64_t[::1] own_at,
-                value_t[::1] uncapped, int8_t[::1] cap, const int64_t[::1] final_col) -> tuple[int, int]:
+                value_t[::1] uncapped, int8_t[::1] cap, const int64_t[::1] final_col, int64_t[::1] total,
+                int64_t[::1] elements) -> tuple[int, int]:
     """An edition's stage over a players x rounds view (rules.md 4.7), as :func:`tbstats.engine.unplayed.apply_rules`
     describes; the numbers of the forfeits counted as games and of the own unplayed elements, whose flat
     positions (row by row, as numpy lists them) go to the first places of ``game_at`` and ``own_at`` (each as
@@ -207,9 +208,10 @@ def stage_cells(const int32_t[:, ::1] opp, const int8_t[:, ::1] gtype, const int
     ``oppscore``: the opponent's score as an opponent for a game, the dummy or virtual opponent (16.4) for an
     own element, 0 elsewhere. ``final_col`` (per player, or empty): the column of a round that is a game
     whatever its type (FB's stage: the final round's paired cells, drawn in ``pts`` and ``category``); the ones
-    not played over the board are listed with the forfeits counted as games."""
+    not played over the board are listed with the forfeits counted as games. ``total`` and ``elements``: each
+    player's sum of ``oppscore`` over its elements (BH before cuts) and their number, from the same pass."""
     cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], T = n.shape[0], i, j, games = 0, owns = 0
-    cdef int64_t t, s, before
+    cdef int64_t t, s, before, row_total, row_count
     cdef int32_t o
     cdef int8_t cat, bound
     cdef bint pre, game, mine, drawn, maybe_forfeit, with_own = own_mode != OWN_NONE
@@ -219,7 +221,8 @@ def stage_cells(const int32_t[:, ::1] opp, const int8_t[:, ::1] gtype, const int
                                          (own.shape[0], own.shape[1]), (present.shape[0], present.shape[1]),
                                          (vur.shape[0], vur.shape[1]), (oppscore.shape[0], oppscore.shape[1]))):
         raise ValueError("stage_cells: the players x rounds arrays' shapes differ")
-    if any(m != P for m in (score.shape[0], predetermined.shape[0], tix.shape[0], as_opponent.shape[0])):
+    if any(m != P for m in (score.shape[0], predetermined.shape[0], tix.shape[0], as_opponent.shape[0],
+                            total.shape[0], elements.shape[0])):
         raise ValueError("stage_cells: the per-player arrays' lengths differ")
     if win.shape[0] != T or draw.shape[0] != T:
         raise ValueError("stage_cells: the per-tournament arrays' lengths differ")
@@ -245,6 +248,7 @@ def stage_cells(const int32_t[:, ::1] opp, const int8_t[:, ::1] gtype, const int
         for i in range(P):
             pre = predetermined[i] != 0
             maybe_forfeit = forfeits or pre
+            row_total = row_count = 0
             for j in range(R):
                 o = opp[i, j]
                 game = played[i, j] != 0
@@ -271,4 +275,9 @@ def stage_cells(const int32_t[:, ::1] opp, const int8_t[:, ::1] gtype, const int
                 else:
                     vur[i, j] = False
                     oppscore[i, j] = <value_t>as_opponent[o] if game and 0 <= o < P else 0
+                if game or mine:
+                    row_total += oppscore[i, j]
+                    row_count += 1
+            total[i] = row_total
+            elements[i] = row_count
     return games, owns

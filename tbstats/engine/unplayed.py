@@ -29,7 +29,7 @@ from tbstats.model.dense import (
     type_table,
 )
 from tbstats.model.games import GAME_TYPE
-from tbstats.model.grid import loop_view, row_sum
+from tbstats.model.grid import loop_view
 from tbstats.model.loops import round_categories
 from tbstats.model.rules import RuleSet
 
@@ -79,6 +79,8 @@ class Elements:
     own: np.ndarray          # [P,R] the element is the player's own unplayed round (dummy, virtual opponent)
     pts: np.ndarray          # [P,R] points scored in the counted rounds (FB: final round's games drawn)
     forfeit_games: tuple[np.ndarray, np.ndarray]  # cells of the forfeits counted as games (15.2, /P): few
+    oppscore_total: np.ndarray  # [P] the sum of the elements' opponent scores (BH before cuts), units (int64)
+    elements: np.ndarray     # [P] the number of elements (int64)
     forfeits: bool = False   # the stage was run with the /P modifier (every forfeit a game)
 
     @cached_property
@@ -94,16 +96,6 @@ class Elements:
         out = np.zeros(self.oppscore.shape, dtype=np.int8)
         out[self.dummies.rows, self.dummies.cols] = self.dummies.cap
         return out
-
-    @cached_property
-    def oppscore_total(self) -> np.ndarray:
-        """Each player's sum of the opponent scores of the elements (BH before cuts), units (int64)."""
-        return row_sum(self.oppscore, self.present)
-
-    @cached_property
-    def elements(self) -> np.ndarray:
-        """Each player's number of elements (int64)."""
-        return row_sum(self.present)
 
     @cached_property
     def fore_total(self) -> np.ndarray:
@@ -163,7 +155,7 @@ def _stage(d: Dense, rules: RuleSet, cat: np.ndarray, pts: np.ndarray, score: np
     dtype = _value_dtype(d)
     P, R = d.opp.shape
     tix, n, win, draw = _per_tournament(d)
-    as_opponent = np.empty(P, dtype=np.int64)
+    as_opponent, total, count = (np.empty(P, dtype=np.int64) for _ in range(3))
     game_like, own, present, vur = (np.empty((P, R), dtype=bool) for _ in range(4))
     oppscore: np.ndarray = np.empty((P, R), dtype=dtype)
     # the lists of the few forfeits counted as games and own elements, as long as the view (pages never written
@@ -177,12 +169,13 @@ def _stage(d: Dense, rules: RuleSet, cat: np.ndarray, pts: np.ndarray, score: np
                               OPPONENT_MODES[rules.opponent_score], OWN_MODES[rules.own_unplayed], rules.dummy_caps,
                               rules.vur_cuts, forfeits, PLAYED, CAT_BYE_TRAILING, as_opponent, loop_view(game_like),
                               loop_view(own), loop_view(present), loop_view(vur), oppscore, game_at, own_at, uncapped,
-                              cap, final_col)
+                              cap, final_col, total, count)
     rows, cols = np.divmod(own_at[:owns], max(R, 1))
     return Elements(dense=d, rules=rules, score=score, as_opponent=as_opponent, category=cat, present=present,
                     oppscore=oppscore, vur=vur, dummies=Dummies(rows, cols, uncapped[:owns].copy(), cap[:owns].copy()),
                     predetermined=predetermined, game_like=game_like, own=own, pts=pts,
-                    forfeit_games=np.divmod(game_at[:games], max(R, 1)), forfeits=forfeits)
+                    forfeit_games=np.divmod(game_at[:games], max(R, 1)), oppscore_total=total, elements=count,
+                    forfeits=forfeits)
 
 
 def final_columns(d: Dense) -> np.ndarray:
