@@ -267,9 +267,9 @@ DTYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64]
 @given(st.sampled_from(DTYPES), st.integers(0, 12), st.integers(0, 14), st.integers(0, 2 ** 32 - 1),
        st.sampled_from(["contiguous", "transposed", "broadcast"]))
 def test_row_loops_equal_numpy(dtype: type, P: int, R: int, seed: int, layout: str) -> None:
-    """Row sums of every cell dtype the engine uses, masks of any strides (a broadcast mask of one row, the
-    transpose of an array), against numpy's masked reductions."""
-    from tbstats.model.grid import row_sum
+    """Row sums, and counts of the cells equal to a target per row, of every cell dtype the engine uses, masks of
+    any strides (a broadcast mask of one row, the transpose of an array), against numpy's masked reductions."""
+    from tbstats.model.grid import row_count_equal, row_sum
 
     rng = np.random.default_rng(seed)
     if dtype is np.bool_:
@@ -287,6 +287,8 @@ def test_row_loops_equal_numpy(dtype: type, P: int, R: int, seed: int, layout: s
     wide = values.astype(np.int64)
     assert row_sum(values).tolist() == wide.sum(axis=1).tolist()
     assert row_sum(values, mask).tolist() == np.where(mask, wide, 0).sum(axis=1).tolist()
+    target = wide[:, 0] if R else rng.integers(-3, 3, P)   # (each row's target found in it at least once)
+    assert row_count_equal(values, target, mask).tolist() == ((wide == target[:, None]) & mask).sum(axis=1).tolist()
 
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.model.loops import row_cut_one, row_cuts, row_products, row_sums
+from tbstats.model.loops import row_cut_one, row_cuts, row_matches, row_products, row_sums
 
 _NO_MASK = np.zeros((0, 0), dtype=np.uint8)
 
@@ -53,6 +53,15 @@ def row_sum(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     pass over the rows (:func:`tbstats.model.loops.row_sums`)."""
     out = np.empty(values.shape[0], dtype=np.int64)
     row_sums(loop_view(values), _NO_MASK if mask is None else loop_view(mask), out)
+    return out
+
+
+def row_count_equal(values: np.ndarray, target: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Per player, the cells of ``mask`` where the integer players x rounds ``values`` equal the player's
+    ``target``, int64: ``row_sum(values == target[:, None], mask)`` in one compiled pass
+    (:func:`tbstats.model.loops.row_matches`)."""
+    out = np.empty(values.shape[0], dtype=np.int64)
+    row_matches(loop_view(values), np.ascontiguousarray(target, dtype=np.int64), loop_view(mask), out)
     return out
 
 

@@ -12,7 +12,7 @@ Over the games (:func:`tbstats.model.dense.build_buckets`):
 - :func:`game_hash_sums` sums a hash of each game row per tournament (:mod:`tbstats.model.fingerprint`).
 
 Over the rows of a players x rounds view (rows are a tournament's rounds: too short for numpy's row-wise
-reductions): :func:`row_sums`, :func:`row_cut_one`, :func:`row_cuts` (:mod:`tbstats.model.grid`),
+reductions): :func:`row_sums`, :func:`row_matches`, :func:`row_cut_one`, :func:`row_cuts` (:mod:`tbstats.model.grid`),
 :func:`opponents_values` and :func:`opponents_sums` (:meth:`tbstats.model.dense.Dense.through`,
 :meth:`~tbstats.model.dense.Dense.opponents_sum`) and :func:`round_categories` (C.07 16.2,
 :mod:`tbstats.engine.unplayed`).
@@ -220,6 +220,22 @@ def row_sums(const cell_t[:, :] values, const uint8_t[:, :] mask, int64_t[::1] o
                 for j in range(R):
                     acc += values[i, j] * ((not masked) or mask[i, j] != 0)
                 out[i] = acc
+
+
+def row_matches(const cell_t[:, :] values, const int64_t[::1] target, const uint8_t[:, :] mask,
+                int64_t[::1] out) -> None:
+    """``out[i]``: the number of cells of row ``i`` of ``values`` equal to ``target[i]`` where ``mask`` (WIN: the
+    rounds scored as a win, without the comparison's players x rounds array); counted as 0 or 1, not branched."""
+    cdef Py_ssize_t P = values.shape[0], R = values.shape[1], i, j
+    cdef int64_t acc, want
+    if target.shape[0] != P or mask.shape[0] != P or mask.shape[1] != R or out.shape[0] != P:
+        raise ValueError("row_matches: the mask must match the values' shape, target and out have one per row")
+    with nogil:
+        for i in range(P):
+            acc, want = 0, target[i]
+            for j in range(R):
+                acc += (values[i, j] == want) & (mask[i, j] != 0)
+            out[i] = acc
 
 
 def row_products(const cell_t[:, :] left, const cell_t[:, :] right, const uint8_t[:, :] mask,

@@ -7,7 +7,7 @@ import numpy as np
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.model.dense import NO_OPP, WIN
 from tbstats.model.fingerprint import mix64
-from tbstats.model.grid import row_sum
+from tbstats.model.grid import row_count_equal, row_sum
 from tbstats.model.rules import get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
@@ -25,10 +25,7 @@ def points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
 def wins(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     """WIN: rounds scored as a win, with or without playing (C.07 7.1)."""
     d = ctx.dense
-    win = d.per_player(d.W)
-    if d.pts.dtype == np.int32 and int(np.abs(win).max(initial=0)) < 2 ** 31:   # (compared as int32: no int64 copy)
-        win = win.astype(np.int32)
-    return _count(ctx, d.in_counted(d.pts == win[:, None]))
+    return Values(row_count_equal(d.pts, d.per_player(d.W), d.counted), ctx.ones(), ctx.everyone())
 
 
 def games_won(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
