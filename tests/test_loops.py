@@ -468,14 +468,16 @@ def test_round_categories_equal_a_loop_over_the_rounds(P: int, R: int, seed: int
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(1, 40), max_size=12), st.integers(0, 2 ** 32 - 1), st.sampled_from([1, 3, 40]),
-       st.sampled_from([0.1, 0.7, 1.0]), st.booleans())
+       st.sampled_from([0.1, 0.7, 1.0]), st.booleans(), st.booleans())
 def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: list[int], seed: int, spread: int,
-                                                                      share: float, undefined: bool) -> None:
+                                                                      share: float, undefined: bool,
+                                                                      grouped: bool) -> None:
     """Each tied player's new label is its label plus its group's members with a smaller key (groups of one
     label; equal keys share a label); groups small and large (insertion sort, quicksort, or counted when the
     keys span few values), keys few and many, undefined ones (far above the others), the tied players sorted all
-    at once or grouped by a counting sort first (either way for any share of them tied); rows not listed keep
-    their labels; a member stays tied when another has its key; bad rows or labels refused."""
+    at once or grouped by a counting sort first (either way for any share of them tied), or listed group by
+    group already (the first step: each event's players in row order); rows not listed keep their labels; a
+    member stays tied when another has its key; bad rows or labels refused."""
     from tbstats.model.loops import refine_groups
 
     rng = np.random.default_rng(seed)
@@ -484,8 +486,9 @@ def test_refine_groups_equals_counting_the_smaller_keys_of_each_group(sizes: lis
     key = rng.integers(-spread, spread + 1, P).astype(np.int64)
     if undefined:
         key[rng.random(P) < 0.1] = np.iinfo(np.int64).max // 4   # undefined values (standings' sort key)
-    perm = rng.permutation(P)   # players of a group need not be next to each other in row order
-    labels, key = labels[perm], key[perm]
+    if not grouped:   # players of a group need not be next to each other in row order (else: as the first step's)
+        perm = rng.permutation(P)
+        labels, key = labels[perm], key[perm]
     tied = np.flatnonzero(rng.random(P) < share)
     want = labels.tolist()
     for r in tied.tolist():

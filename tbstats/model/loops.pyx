@@ -530,34 +530,39 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
     its key (it stays tied). Labels are positions (0 .. P-1, P players); the other rows of ``out`` are left as
     they are.
 
-    The groups are put together by a counting sort of their labels, then each is sorted, or, when its keys
-    span fewer values than twice its size (points), counted; with ``few`` (few players tied), they are sorted
-    all at once instead (no pass over every label)."""
+    The groups are put together by a counting sort of their labels (unless ``tied`` lists them together already,
+    in label order: the first step's events), then each is sorted, or, when its keys span fewer values than twice
+    its size (points), counted; with ``few`` (few players tied), they are sorted all at once instead (no pass
+    over every label)."""
     cdef Py_ssize_t P = labels.shape[0], n = tied.shape[0], t, a, b, i, at
     cdef int64_t r, lab, lo, hi
     cdef uint64_t span, k
     cdef int64_t* end = NULL
     cdef int64_t* count = NULL
     cdef KeyRow* items
-    cdef bint bad = False
+    cdef bint bad = False, grouped = True
     if out.shape[0] != P or key.shape[0] != n or still.shape[0] != n:
         raise ValueError("refine_groups: labels and out (or tied, key and still) differ in length")
     if n == 0:
         return
     with nogil:
+        lab = 0
         for t in range(n):
             r = tied[t]
             if r < 0 or r >= P or labels[r] < 0 or labels[r] >= P:
                 bad = True
                 break
+            grouped = grouped and labels[r] >= lab   # the groups already together, in label order
+            lab = labels[r]
     if bad:
         raise ValueError("refine_groups: a tied row or its label is out of range")
     with nogil:
         items = <KeyRow*>malloc(n * sizeof(KeyRow))
         if not few:
-            end = <int64_t*>calloc(P + 1, sizeof(int64_t))
+            if not grouped:
+                end = <int64_t*>calloc(P + 1, sizeof(int64_t))
             count = <int64_t*>malloc((2 * n + 1) * sizeof(int64_t))
-        bad = items == NULL or (not few and (end == NULL or count == NULL))
+        bad = items == NULL or (not few and ((end == NULL and not grouped) or count == NULL))
     if bad:
         free(end)
         free(count)
@@ -579,21 +584,32 @@ def refine_groups(const int64_t[::1] labels, const int64_t[::1] key, const int64
                 _assign(items + a, b - a, tied, out, still)
                 a = b
         else:
-            for t in range(n):   # the members of each group together, in label order
-                end[labels[tied[t]] + 1] += 1
-            for i in range(P):
-                end[i + 1] += end[i]
-            for t in range(n):
-                r = tied[t]
-                lab = labels[r]
-                at = end[lab]
-                items[at].label = lab
-                items[at].key = key[t]
-                items[at].at = t
-                end[lab] = at + 1   # at last the end of the group
+            if grouped:   # (the first step: each event's players, in row order)
+                for t in range(n):
+                    items[t].label = labels[tied[t]]
+                    items[t].key = key[t]
+                    items[t].at = t
+            else:
+                for t in range(n):   # the members of each group together, in label order
+                    end[labels[tied[t]] + 1] += 1
+                for i in range(P):
+                    end[i + 1] += end[i]
+                for t in range(n):
+                    r = tied[t]
+                    lab = labels[r]
+                    at = end[lab]
+                    items[at].label = lab
+                    items[at].key = key[t]
+                    items[at].at = t
+                    end[lab] = at + 1   # at last the end of the group
             a = 0
             while a < n:
-                b = end[items[a].label]
+                if grouped:
+                    b = a + 1
+                    while b < n and items[b].label == items[a].label:
+                        b += 1
+                else:
+                    b = end[items[a].label]
                 lo = hi = items[a].key
                 for i in range(a + 1, b):
                     lo = min(lo, items[i].key)
