@@ -89,3 +89,31 @@ def test_a_forked_child_makes_its_own_helpers() -> None:
         "sys.exit(os.waitstatus_to_exitcode(status))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_threads_compute_a_cached_property_of_two_instances_at_once() -> None:
+    """Two threads each computing the same cached attribute of its own instance (the engine's two runs, each its own
+    ``Dense``) both run at once: each waits inside the computation for the other to be there too. Python 3.11's
+    ``functools.cached_property`` made the second wait for the first's lock, and the barrier below broke."""
+    from tbstats.model.cached import cached_property
+
+    both = threading.Barrier(2, timeout=10)
+
+    class View:
+        @cached_property
+        def total(self) -> int:
+            both.wait()
+            return id(self)
+
+    views = [View(), View()]
+    assert map_threads(lambda v: v.total, views, workers=2) == [id(v) for v in views]
+    assert [v.total for v in views] == [id(v) for v in views]   # kept: the barrier is not met again
+
+
+def test_the_package_keeps_no_cached_property_behind_a_shared_lock() -> None:
+    """Every cached attribute in tbstats is :mod:`tbstats.model.cached`'s (no ``functools.cached_property``)."""
+    from helpers import ROOT
+
+    users = [p.relative_to(ROOT).as_posix() for p in (ROOT / "tbstats").rglob("*.py")
+             if p.name != "cached.py" and "functools" in (text := p.read_text()) and "cached_property" in text]
+    assert users == []
