@@ -232,8 +232,7 @@ class Context:
         if key not in self._shared:
             ro = self.roster
             if key.startswith("unit"):
-                scale, power = ro.per_player(ro.scale), int(key[4:])   # (a new array: the gather's)
-                out = scale if power == 1 else scale * scale if power == 2 else scale ** power   # (** is slower)
+                out = ro.per_player(ro.scale ** int(key[4:]))   # (the power per tournament, then a new array)
             else:
                 out = np.ones(ro.players, dtype=np.int64 if key == "ones" else bool)
             out.flags.writeable = False
