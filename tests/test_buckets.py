@@ -8,6 +8,8 @@ round count, close round counts sharing one (:func:`tbstats.model.dense.width_gr
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import polars as pl
 import pytest
@@ -24,8 +26,8 @@ from tbstats.io.trf import read_trf
 from tbstats.model import dense as dense_module
 from tbstats.model.batch import Batch
 from tbstats.model.columns import integers, is_value
-from tbstats.model.dense import build_buckets, build_dense, width_groups
-from tbstats.model.games import ColourEnum
+from tbstats.model.dense import NO_OPP, Dense, build_buckets, build_dense, width_groups
+from tbstats.model.games import GAME_TYPE, ColourEnum
 from tbstats.model.grid import cells, lookup, rounds_below, row_sum
 
 EDITIONS = ["fide-2026", "fide-2024", "fide-legacy", "uscf", "naive"]
@@ -42,10 +44,21 @@ def _batch(events: list[reference.RefTournament]) -> Batch:
     return result.batch
 
 
-def _padded(batch: Batch, bucketed: Context, **kwargs: object) -> Context:
-    """A context over the single padded view of the batch, with the same editions."""
+def _padded(batch: Batch, bucketed: Context, *, blank: bool = True, **kwargs: object) -> Context:
+    """A context over the single padded view of the batch, with the same editions; ``blank=False``: its cells
+    outside the counted rounds not known to be blank (every mask and the points by ``counted``)."""
     dense = build_dense(batch, **kwargs)  # type: ignore[arg-type]
+    assert dense.blank
+    dense = dense if blank else replace(dense, blank=False)
     return Context(dense, bucketed.edition_of, unrated_rating=bucketed.unrated_rating)
+
+
+def _assert_blank(d: Dense) -> None:
+    """The view's cells outside its counted rounds are blank, as :attr:`Dense.blank` says."""
+    assert d.blank
+    outside = ~d.counted
+    assert (d.opp[outside] == NO_OPP).all() and (d.pts[outside] == 0).all()
+    assert (d.gtype[outside] == GAME_TYPE["absent"]).all()
 
 
 #: (pad share, small block) of the layouts compared: one block per round count; close ones sharing a block;
@@ -78,14 +91,21 @@ def test_buckets_equal_the_padded_view(events: list[reference.RefTournament], ed
 
 def _same_as_padded(batch: Batch, ctx: Context, edition: str, kwargs: dict[str, int]) -> None:
     flat = _padded(batch, ctx, **kwargs)
+    masked = _padded(batch, ctx, blank=False, **kwargs)   # the masks by ``counted``, as if not blank
+    for _, part in ctx.parts():
+        _assert_blank(part.dense)
+    _assert_blank(flat.dense)
     for spec in SPECS:
-        a, b = tiebreak_values(ctx, parse_spec(spec), edition), tiebreak_values(flat, parse_spec(spec), edition)
-        assert np.array_equal(a.defined, b.defined), spec
-        assert np.array_equal(np.where(a.defined, a.num * b.den, 0), np.where(b.defined, b.num * a.den, 0)), spec
+        a = tiebreak_values(ctx, parse_spec(spec), edition)
+        for other in (flat, masked):
+            b = tiebreak_values(other, parse_spec(spec), edition)
+            assert np.array_equal(a.defined, b.defined), spec
+            assert np.array_equal(np.where(a.defined, a.num * b.den, 0), np.where(b.defined, b.num * a.den, 0)), spec
     for order in ORDERS:
         got = rank_steps(ctx, parse_specs(order), edition)
-        want = rank_steps(flat, parse_specs(order), edition)
-        assert all(np.array_equal(x, y) for x, y in zip(got, want, strict=True)), order
+        for other in (flat, masked):
+            want = rank_steps(other, parse_specs(order), edition)
+            assert all(np.array_equal(x, y) for x, y in zip(got, want, strict=True)), order
     # the merged view of the buckets is the padded view
     merged, padded = ctx.dense, flat.dense
     for name in ("opp", "pts", "gtype", "black", "outcome"):

@@ -88,6 +88,9 @@ class Dense(Roster):
     #: int64 score changes of 299 records by round (tbstats.model.adjust), None when there are none: they enter
     #: the score a player is ranked by (PTS), never the results tie-breaks read
     bonus: np.ndarray | None = None
+    #: the cells outside the counted rounds are blank (no opponent, 0 points, ``absent``), as :func:`build_buckets`
+    #: places games: masks of games and points need no ``counted`` then
+    blank: bool = False
 
     @property
     def rounds(self) -> int:
@@ -107,6 +110,11 @@ class Dense(Roster):
         """``mask`` restricted to the counted rounds."""
         return mask if self.all_counted else mask & self.counted
 
+    def in_counted_blank(self, mask: np.ndarray) -> np.ndarray:
+        """:meth:`in_counted` of a ``mask`` that is False on blank cells (no cell outside the counted rounds is
+        set when the view is :attr:`blank`)."""
+        return mask if self.blank else self.in_counted(mask)
+
     def is_type(self, names: tuple[str, ...]) -> np.ndarray:
         """Mask of counted player-rounds whose game type is one of ``names``."""
         return self.in_counted(lookup(type_table(names), self.gtype))
@@ -114,12 +122,12 @@ class Dense(Roster):
     @cached_property
     def played(self) -> np.ndarray:
         """Over-the-board games."""
-        return self.in_counted(self.gtype == GAME_TYPE["played"])
+        return self.in_counted_blank(self.gtype == GAME_TYPE["played"])
 
     @cached_property
     def has_opp(self) -> np.ndarray:
         """Rounds with a scheduled opponent (games and forfeits)."""
-        return self.in_counted(self.opp != NO_OPP)
+        return self.in_counted_blank(self.opp != NO_OPP)
 
     @cached_property
     def opp_row(self) -> np.ndarray:
@@ -169,7 +177,7 @@ class Dense(Roster):
     @cached_property
     def points(self) -> np.ndarray:
         """Points awarded in the counted rounds, 0 elsewhere."""
-        return self.pts if self.all_counted else np.where(self.counted, self.pts, 0)
+        return self.pts if self.all_counted or self.blank else np.where(self.counted, self.pts, 0)
 
     @cached_property
     def max_abs_points(self) -> int:
@@ -187,8 +195,11 @@ class Dense(Roster):
         return self.score if self.bonus is None else self.score + row_sum(self.bonus, self.counted)
 
     def with_counted_rounds(self, n: np.ndarray) -> Dense:
-        """The same view with a different number of counted rounds per tournament."""
-        return replace(self, n=n.astype(np.int64), counted=rounds_below(n[self.tix], self.rounds))
+        """The same view with a different number of counted rounds per tournament (blank still where no round
+        stops being counted)."""
+        n = n.astype(np.int64)
+        return replace(self, n=n, counted=rounds_below(n[self.tix], self.rounds),
+                       blank=self.blank and bool((n >= self.n).all()))
 
 
 @dataclass(frozen=True)
@@ -233,7 +244,7 @@ class Buckets:
                 bonus[b.rows, :w] = d.bonus
         counted = rounds_below(ro.n[ro.tix], R)
         return Dense(**_fields(ro), opp=opp, pts=pts, gtype=gtype, black=black, outcome=outcome, counted=counted,
-                     bonus=bonus)
+                     bonus=bonus, blank=all(b.dense.blank for b in self.parts))
 
 
 def tournaments_by_id(batch: Batch) -> pl.DataFrame:
@@ -406,7 +417,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
         counted = np.broadcast_to(np.arange(R)[None, :] < width, (len(b_rows), R)) if (b_n == width).all() else \
             rounds_below(b_n[b_roster.tix], R)
         dense = Dense(**_fields(b_roster), opp=grid(opp), pts=grid(pts), gtype=grid(gtype), black=grid(black),
-                      outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus))
+                      outcome=grid(outcome), counted=counted, bonus=None if bonus is None else grid(bonus), blank=True)
         parts.append(Bucket(rows=b_rows, tournaments=b_t, dense=dense))
     return Buckets(roster, parts, player_order)
 
