@@ -531,6 +531,19 @@ def test_refine_tied_is_refine_then_tied_players(sizes: list[int], seed: int, sp
     assert new.tolist() == refine(labels, key, tied).tolist()
     assert still.tolist() == tied_players(new, tied).tolist()
     assert still.tolist() == sorted(still.tolist())
+    # in place, with the groups' members spread over the rows too: the same labels, written over the input
+    for rows in (labels, labels[rng.permutation(len(labels))]):
+        tied = tied_players(rows)
+        want = refine_tied(rows, key[tied], tied)
+        mine = rows.copy()
+        got = refine_tied(mine, key[tied], tied, in_place=True)
+        assert got[0] is mine or not len(tied)
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    held = labels.copy()
+    held.flags.writeable = False
+    if len(tied_players(held)):
+        with pytest.raises(ValueError, match="in place"):
+            refine_tied(held, key[tied_players(held)], tied_players(held), in_place=True)
 
 
 _NEAR = st.sampled_from([0, 1, 2 ** 51, 2 ** 52 - 3, 2 ** 52, 2 ** 53 + 1, 2 ** 61])

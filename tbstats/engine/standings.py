@@ -50,17 +50,21 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
     return refine_tied(labels, key[tied], tied)[0]
 
 
-def refine_tied(labels: np.ndarray, key: np.ndarray, tied: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def refine_tied(labels: np.ndarray, key: np.ndarray, tied: np.ndarray, *,
+                in_place: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """:func:`refine` of the groups of ``tied`` (:func:`tied_players` of ``labels``, ascending rows) by ``key``,
     one per player of ``tied`` (``key[tied]`` of :func:`refine`'s: a late step, with few players tied, makes no
     key for the others), and the players still tied after it (:func:`tied_players` of the new labels among
-    ``tied``), from the same pass."""
+    ``tied``), from the same pass. ``in_place``: the new labels are written over ``labels`` (contiguous int64, the
+    caller's own), not into a copy."""
     if len(tied) == 0:
         return labels, tied
     if key.dtype.kind not in "iub":
         raise TypeError(f"refine: keys are exact integers, not {key.dtype}")
+    if in_place and not (labels.dtype == np.int64 and labels.flags.c_contiguous and labels.flags.writeable):
+        raise ValueError("refine_tied: labels refined in place are writeable contiguous int64")
     labels = np.ascontiguousarray(labels, dtype=np.int64)
-    out = labels.copy()
+    out = labels if in_place else labels.copy()   # (the pass reads every label before it writes one)
     tied = np.ascontiguousarray(tied, dtype=np.int64)
     still = np.empty(len(tied), dtype=np.uint8)
     few = FEW_TIED * len(tied) < len(labels)
@@ -316,17 +320,21 @@ def rank_steps(ctx: Context, specs: list[TieBreakSpec], edition: str, *, dtype: 
     if held:   # the steps of the longest beginning computed for another list
         labels, tied = held[-1][:2]
         steps += [ranks if ranks.dtype == dtype else ranks.astype(dtype) for _, _, ranks in held]
+    own = False   # labels this call made, refined in place when no other ranking holds them
     for n in range(len(steps) - 1, len(specs)):
         spec = specs[n]
         tb = get_tiebreak(spec.name)
         was_tied = tied
         if tb.kind == "partition":
             if len(tied):
-                labels = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE", tied=tied)
+                refined = direct_encounter(ctx, labels, forfeits=spec.forfeits, partial=spec.name == "DE", tied=tied)
+                own, labels = own or refined is not labels, refined   # (none split: the same array)
             tied = tied_players(labels, tied)
         else:
             values = ctx.values(spec, FIXED_EDITION.get(spec.name, edition), kernel_of(spec.name))
-            labels, tied = refine_tied(labels, sort_key(values, tb.higher_is_better != spec.reverse, tied), tied)
+            key = sort_key(values, tb.higher_is_better != spec.reverse, tied)
+            labels, tied = refine_tied(labels, key, tied, in_place=own and shared is None)
+            own = True
         steps.append(_next_ranks(steps[-1], labels, was_tied, d.tix, first))
         if shared is not None:
             shared.hold(keys[:n + 1], labels, tied, steps[-1])
