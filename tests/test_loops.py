@@ -597,3 +597,26 @@ def test_decimals_are_numpys_true_division_with_nan_where_undefined(rows: list[t
     assert Values(num, den, defined).as_float().tobytes() == want.tobytes()
     with pytest.raises(ValueError, match="differ in length"):
         decimals(num, den, np.ones(len(rows) + 1, dtype=np.uint8), out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 40), st.integers(0, 6), st.integers(1, 5), st.integers(0, 2 ** 32 - 1))
+def test_final_cells_equal_the_gather_of_each_final_round(P: int, R: int, T: int, seed: int) -> None:
+    """FB's final-round column per player (:func:`tbstats.engine.stage.final_cells`): the tournament's last column
+    where the player has an opponent there, -1 elsewhere, as numpy's gather gives it; bad rows are refused."""
+    from tbstats.engine.stage import final_cells
+
+    rng = np.random.default_rng(seed)
+    tix = np.sort(rng.integers(0, T, P)).astype(np.int64)
+    last = rng.integers(-1, R, T).astype(np.int64)
+    opp = np.where(rng.random((P, R)) < 0.3, -1, rng.integers(0, max(P, 1), (P, R))).astype(np.int32)
+    out = np.empty(P, dtype=np.int64)
+    final_cells(tix, last, opp, out)
+    col = last[tix]
+    want = np.where(col >= 0, opp[np.arange(P), np.maximum(col, 0)] if R else -1, -1) != -1
+    assert out.tolist() == np.where(want & (col >= 0), col, -1).tolist()
+    if P:
+        with pytest.raises(ValueError, match="out of range"):
+            final_cells(np.full(P, T, dtype=np.int64), last, opp, out)
+        with pytest.raises(ValueError, match="out of range"):
+            final_cells(tix, np.full(T, R, dtype=np.int64), opp, out)

@@ -281,3 +281,27 @@ def stage_cells(const int32_t[:, ::1] opp, const int8_t[:, ::1] gtype, const int
             total[i] = row_total
             elements[i] = row_count
     return games, owns
+
+
+def final_cells(const int64_t[::1] tix, const int64_t[::1] last, const int32_t[:, ::1] opp, int64_t[::1] out) -> None:
+    """``out[i]``: the column of player ``i``'s final round that Fore Buchholz draws, -1 when none: its
+    tournament's ``last`` column (-1: its counted rounds stop before the planned final round), where the player
+    has a scheduled opponent (:func:`tbstats.engine.unplayed.final_columns`)."""
+    cdef Py_ssize_t P = opp.shape[0], R = opp.shape[1], T = last.shape[0], i
+    cdef int64_t t, col
+    cdef bint bad = False
+    if tix.shape[0] != P or out.shape[0] != P:
+        raise ValueError("final_cells: tix, opp and out differ in players")
+    with nogil:
+        for i in range(P):
+            t = tix[i]
+            if t < 0 or t >= T:
+                bad = True
+                break
+            col = last[t]
+            if col >= R:
+                bad = True
+                break
+            out[i] = col if col >= 0 and opp[i, col] != NO_OPP else -1
+    if bad:
+        raise ValueError("final_cells: a tournament row or final column out of range")

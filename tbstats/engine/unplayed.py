@@ -18,11 +18,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tbstats.engine.stage import OPPONENT_MODES, OWN_MODES, fore_sums, stage_cells
+from tbstats.engine.stage import OPPONENT_MODES, OWN_MODES, final_cells, fore_sums, stage_cells
 from tbstats.model.cached import cached_property
 from tbstats.model.dense import (
     FORFEIT_TYPES,
-    NO_OPP,
     REQUESTED_BYE_TYPES,
     VUR_TYPES,
     Dense,
@@ -185,9 +184,9 @@ def final_columns(d: Dense) -> np.ndarray:
     stop before it have none (FB equals BH before the final round, rules.md 4.8). Byes keep their points.
     """
     final = (d.n == d.planned) & (d.n > 0)
-    col = d.per_player(np.where(final, d.n - 1, -1)).astype(np.int64)
-    rows = np.flatnonzero(col >= 0)
-    col[rows[np.take(d.opp, rows * d.rounds + col[rows]) == NO_OPP]] = -1
+    last = np.where(final, d.n - 1, -1).astype(np.int64)
+    col = np.empty(d.players, dtype=np.int64)
+    final_cells(np.ascontiguousarray(d.tix, dtype=np.int64), last, np.ascontiguousarray(d.opp, dtype=np.int32), col)
     return col
 
 

@@ -40,7 +40,8 @@ def _ratings(ctx: Context, spec: TieBreakSpec) -> tuple[np.ndarray, np.ndarray]:
     rating = d.rating.copy()
     if fallback is not None:
         rating[rating <= 0] = fallback
-    unrated = np.bincount(d.tix, weights=rating <= 0, minlength=len(d.n)) > 0
+    unrated = np.zeros(len(d.n), dtype=bool)
+    unrated[d.tix[rating <= 0]] = True   # (the events with an unrated player)
     return rating, ~unrated[d.tix]
 
 
