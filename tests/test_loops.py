@@ -620,3 +620,24 @@ def test_final_cells_equal_the_gather_of_each_final_round(P: int, R: int, T: int
             final_cells(np.full(P, T, dtype=np.int64), last, opp, out)
         with pytest.raises(ValueError, match="out of range"):
             final_cells(tix, np.full(T, R, dtype=np.int64), opp, out)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 2 ** 32 - 1), st.sampled_from([np.int64, np.bool_, np.int32]))
+def test_put_rows_is_numpys_assignment(P: int, seed: int, dtype: type) -> None:
+    """A block's values put in the batch's order (:func:`tbstats.model.grid.put_rows`; compiled for int64 and
+    bools): as numpy's ``out[rows] = values``, rows of any order; a row out of range is refused."""
+    from tbstats.model.grid import put_rows
+    from tbstats.model.loops import scatter_rows
+
+    rng = np.random.default_rng(seed)
+    rows = rng.permutation(P)[:rng.integers(0, P + 1)]
+    values = rng.integers(-5, 6, len(rows)).astype(dtype)
+    want, got = np.zeros(P, dtype=dtype), np.zeros(P, dtype=dtype)
+    want[rows] = values
+    put_rows(got, rows, values)
+    assert got.tolist() == want.tolist()
+    with pytest.raises(ValueError, match="out of range"):
+        scatter_rows(np.zeros(1, dtype=np.int64), np.array([P], dtype=np.int64), np.zeros(P, dtype=np.int64))
+    with pytest.raises(ValueError, match="out of range"):
+        scatter_rows(np.zeros(1, dtype=np.int64), np.array([-1], dtype=np.int64), np.zeros(P, dtype=np.int64))

@@ -1,5 +1,5 @@
 """Helpers over players x rounds arrays (:mod:`tbstats.model.dense`): a small table looked up per cell, row-wise
-sums, with cuts too, and the cells of a mask. Rows are a tournament's rounds, far too short for numpy's row-wise
+sums, with cuts too, the cells of a mask, and a block's rows put in the batch's order. Rows are a tournament's rounds, far too short for numpy's row-wise
 reductions; each helper says which faster form it takes instead (the row-wise ones: compiled loops,
 :mod:`tbstats.model.loops`).
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbstats.model.loops import row_cut_one, row_cuts, row_matches, row_products, row_sums
+from tbstats.model.loops import row_cut_one, row_cuts, row_matches, row_products, row_sums, scatter_rows
 
 _NO_MASK = np.zeros((0, 0), dtype=np.uint8)
 
@@ -106,3 +106,14 @@ def loop_view(values: np.ndarray) -> np.ndarray:
 def cells(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row and column of every True cell of a players x rounds mask, row-major (faster than ``nonzero``)."""
     return np.divmod(np.flatnonzero(mask), max(mask.shape[1], 1))
+
+
+def put_rows(out: np.ndarray, rows: np.ndarray, values: np.ndarray) -> None:
+    """``out[rows] = values``: a block's per-player values put in the batch's player order; in one compiled pass
+    (:func:`tbstats.model.loops.scatter_rows`) for int64 and bools of one type, by numpy otherwise."""
+    if values.dtype == out.dtype and out.dtype in (np.int64, np.bool_) and values.ndim == out.ndim == 1 \
+            and out.flags.c_contiguous:
+        scatter_rows(loop_view(np.ascontiguousarray(values)), np.ascontiguousarray(rows, dtype=np.int64),
+                     loop_view(out))
+    else:
+        out[rows] = values

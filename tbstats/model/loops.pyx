@@ -18,7 +18,8 @@ reductions): :func:`row_sums`, :func:`row_matches`, :func:`row_cut_one`, :func:`
 :mod:`tbstats.engine.unplayed`).
 
 Over the players: :func:`half_up_quotients`, the averages' rounding (:func:`tbstats.engine.tiebreaks.base.round_half_up`),
-and :func:`decimals`, the exact values as decimals for output (:meth:`tbstats.engine.tiebreaks.base.Values.as_float`).
+:func:`decimals`, the exact values as decimals for output (:meth:`tbstats.engine.tiebreaks.base.Values.as_float`),
+and :func:`scatter_rows`, a block's values put in the batch's order (:class:`tbstats.engine.tiebreaks.base.Context`).
 
 Over the players of a standings step: :func:`refine_groups` splits the tied groups by a key
 (:func:`tbstats.engine.standings.refine`), each group sorted on its own (they are small) instead of the whole
@@ -508,6 +509,30 @@ def decimals(const int64_t[::1] num, const int64_t[::1] den, const uint8_t[::1] 
     with nogil:
         for i in range(n):
             out[i] = <double>num[i] / <double>den[i] if defined[i] else NAN
+
+
+ctypedef fused item_t:
+    uint8_t
+    int64_t
+
+
+def scatter_rows(const item_t[::1] values, const int64_t[::1] rows, item_t[::1] out) -> None:
+    """``out[rows[i]] = values[i]``: a part's per-player values put in the batch's player order (rows checked in
+    range first, then written in one pass, where numpy checks each one as it goes)."""
+    cdef Py_ssize_t n = rows.shape[0], P = out.shape[0], i
+    cdef bint bad = False
+    if values.shape[0] != n:
+        raise ValueError("scatter_rows: values and rows differ in length")
+    with nogil:
+        for i in range(n):
+            if rows[i] < 0 or rows[i] >= P:
+                bad = True
+                break
+        if not bad:
+            for i in range(n):
+                out[rows[i]] = values[i]
+    if bad:
+        raise ValueError("scatter_rows: a row out of range")
 
 
 cdef void _assign(const KeyRow* items, Py_ssize_t n, const int64_t[::1] tied, int64_t[::1] out,

@@ -9,7 +9,7 @@ import numpy as np
 
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 from tbstats.model.dense import Buckets, Dense, Roster
-from tbstats.model.grid import loop_view, row_after_cuts, row_minus_cut, row_sum
+from tbstats.model.grid import loop_view, put_rows, row_after_cuts, row_minus_cut, row_sum
 from tbstats.model.loops import decimals, half_up_quotients
 from tbstats.model.rules import DEFAULT_EDITION, get_ruleset
 from tbstats.model.spec import TieBreakSpec
@@ -223,6 +223,10 @@ class Context:
         """A denominator of 1 for every player (shared, read-only)."""
         return self._shared_array("ones")
 
+    def constant(self, value: int) -> np.ndarray:
+        """A denominator of ``value`` for every player (shared, read-only: parts' values with it need no copy)."""
+        return self._shared_array(f"const{int(value)}")
+
     def everyone(self) -> np.ndarray:
         """``defined`` True for every player (shared, read-only)."""
         return self._shared_array("everyone")
@@ -233,6 +237,8 @@ class Context:
             ro = self.roster
             if key.startswith("unit"):
                 out = ro.per_player(ro.scale ** int(key[4:]))   # (the power per tournament, then a new array)
+            elif key.startswith("const"):
+                out = np.full(ro.players, int(key[5:]), dtype=np.int64)
             else:
                 out = np.ones(ro.players, dtype=np.int64 if key == "ones" else bool)
             out.flags.writeable = False
@@ -257,7 +263,7 @@ class Context:
             array = np.empty(self.roster.players, dtype=dtype) if covered else \
                 np.full(self.roster.players, fill, dtype=dtype)
             for rows, _, v in parts:
-                array[rows] = getattr(v, field)
+                put_rows(array, rows, getattr(v, field))
             out[field] = array
         return Values(out["num"], out["den"], out["defined"])
 

@@ -49,7 +49,7 @@ def average_opponents_buchholz(ctx: Context, spec: TieBreakSpec, edition: str) -
     total = d.opponents_sum(bh.num)
     count = d.games
     hundredths = round_half_up(100 * total, np.maximum(count, 1) * ctx.unit())
-    return Values(hundredths, np.full(d.players, 100, dtype=np.int64), count > 0)
+    return Values(hundredths, ctx.constant(100), count > 0)
 
 
 def koya(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:

@@ -86,8 +86,7 @@ def standard_points(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
     cols = np.arange(d.rounds)[None, :]
     other = np.where(has_opp, d.pts[d.opp_row, cols], d.per_player(d.D)[:, None])
     halves = np.where(d.pts > other, 2, np.where(d.pts == other, 1, 0))
-    return Values(np.where(d.counted, halves, 0).sum(axis=1), np.full(d.players, 2, dtype=np.int64),
-                  ctx.everyone())
+    return Values(np.where(d.counted, halves, 0).sum(axis=1), ctx.constant(2), ctx.everyone())
 
 
 def pairing_number(ctx: Context, spec: TieBreakSpec, edition: str) -> Values:
