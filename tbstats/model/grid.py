@@ -1,7 +1,7 @@
 """Helpers over players x rounds arrays (:mod:`tbstats.model.dense`): a small table looked up per cell, row-wise
-sums, with cuts too, the cells of a mask, and a block's rows put in the batch's order. Rows are a tournament's rounds, far too short for numpy's row-wise
-reductions; each helper says which faster form it takes instead (the row-wise ones: compiled loops,
-:mod:`tbstats.model.loops`).
+sums, with cuts too, the cells of a mask, and a block's rows put in the batch's order. Rows are a tournament's
+rounds, far too short for numpy's row-wise reductions; each helper says which faster form it takes instead (the
+row-wise ones: compiled loops, :mod:`tbstats.model.loops`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ draw on every board). The unplayed-round stage and every individual kernel then 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -90,7 +90,7 @@ def build_team_dense(batch: Batch, tb: TeamBatch, *, force_type: str | None = No
         rr = np.full(len(t_ids), force_type == "round_robin")
     strength = teams["strength"].fill_null(0).to_numpy().astype(np.int64)
     counted = np.arange(R)[None, :] < n[tix][:, None]
-    common: dict[str, np.ndarray] = dict(
+    common: dict[str, Any] = dict(   # (arrays, shared by the two views)
         t_ids=t_ids, n=n, planned=ev["rounds"].to_numpy().astype(np.int64), round_robin=rr, tix=tix,
         start_no=teams["team"].to_numpy().astype(np.int64), rating=strength, opp=opp, gtype=gtype,
                   black=black, counted=counted)
