@@ -641,3 +641,22 @@ def test_put_rows_is_numpys_assignment(P: int, seed: int, dtype: type) -> None:
         scatter_rows(np.zeros(1, dtype=np.int64), np.array([P], dtype=np.int64), np.zeros(P, dtype=np.int64))
     with pytest.raises(ValueError, match="out of range"):
         scatter_rows(np.zeros(1, dtype=np.int64), np.array([-1], dtype=np.int64), np.zeros(P, dtype=np.int64))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 80), st.integers(0, 2 ** 32 - 1), st.floats(0, 1))
+def test_kept_rows_is_numpys_boolean_index(n: int, seed: int, share: float) -> None:
+    """The rows kept, in order (:func:`tbstats.model.loops.kept_rows`): numpy's ``rows[keep]``; lengths checked."""
+    from tbstats.model.loops import kept_rows
+
+    rng = np.random.default_rng(seed)
+    rows = np.sort(rng.choice(10 * n + 1, n, replace=False)).astype(np.int64)
+    keep = (rng.random(n) < share).astype(np.uint8)
+    out = np.full(n, -7, dtype=np.int64)
+    k = kept_rows(rows, keep, out)
+    assert out[:k].tolist() == rows[keep.view(bool)].tolist()
+    with pytest.raises(ValueError, match="differ in length"):
+        kept_rows(rows, np.zeros(n + 1, dtype=np.uint8), out)
+    if n:
+        with pytest.raises(ValueError, match="shorter"):
+            kept_rows(rows, keep, np.zeros(n - 1, dtype=np.int64))

@@ -16,7 +16,7 @@ from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.model.dense import FORFEIT_TYPES, type_table
 from tbstats.model.grid import loop_view
-from tbstats.model.loops import refine_groups
+from tbstats.model.loops import kept_rows, refine_groups
 from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
@@ -69,7 +69,8 @@ def refine_tied(labels: np.ndarray, key: np.ndarray, tied: np.ndarray, *,
     still = np.empty(len(tied), dtype=np.uint8)
     few = FEW_TIED * len(tied) < len(labels)
     refine_groups(labels, np.ascontiguousarray(key, dtype=np.int64), tied, out, still, few)
-    return out, tied[still.view(np.bool_)]
+    kept = np.empty(len(tied), dtype=np.int64)
+    return out, kept[:kept_rows(tied, still, kept)]
 
 
 def tournament_first(tix: np.ndarray) -> np.ndarray:
