@@ -26,7 +26,7 @@ from tbstats.io.trf import read_trf
 from tbstats.model import dense as dense_module
 from tbstats.model.batch import Batch
 from tbstats.model.columns import integers, is_value
-from tbstats.model.dense import NO_OPP, Dense, build_buckets, build_dense, width_groups
+from tbstats.model.dense import NO_OPP, Dense, Roster, build_buckets, build_dense, width_groups
 from tbstats.model.games import GAME_TYPE, ColourEnum
 from tbstats.model.grid import cells, lookup, rounds_below, row_sum
 
@@ -247,3 +247,18 @@ def test_columns_of_many_chunks_read_as_one() -> None:
         integers(_chunked(pl.Series("s", ["a"] * 50), rng), np.int32)
     with pytest.raises(TypeError, match="not integers"):
         integers(pl.Series("s", [], dtype=pl.String), np.int32)
+
+
+@pytest.mark.parametrize("per_tournament", [[2, 2, 2], [2, 4, 2], [True, True, True], [False, True, False], [7]])
+def test_per_player_is_the_gather_by_tournament(per_tournament: list[int]) -> None:
+    """A per-tournament array broadcast to players: one value everywhere is filled in, others gathered; the
+    same either way, in the array's type, and a new array each time."""
+    T = len(per_tournament)
+    tix = np.sort(np.random.default_rng(T).integers(0, T, 12))
+    roster = Roster(t_ids=np.arange(T), n=np.zeros(T), planned=np.zeros(T), W=np.zeros(T), D=np.zeros(T),
+                    scale=np.ones(T), round_robin=np.zeros(T, dtype=bool), tix=tix, start_no=np.arange(len(tix)),
+                    rating=np.zeros(len(tix)))
+    values = np.array(per_tournament)
+    got = roster.per_player(values)
+    assert got.dtype == values.dtype and got.tolist() == values[tix].tolist()
+    assert got is not roster.per_player(values)

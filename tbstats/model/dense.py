@@ -70,7 +70,11 @@ class Roster:
         return int(self.tix.shape[0])
 
     def per_player(self, per_tournament: np.ndarray) -> np.ndarray:
-        """Broadcast a per-tournament array to players."""
+        """Broadcast a per-tournament array to players (a new array); one value in every tournament (points of a
+        win, a draw, the scale: the usual batch) is filled in, not gathered."""
+        if per_tournament.dtype.kind in "biu" and per_tournament.ndim == 1 and len(per_tournament) \
+                and per_tournament.min() == per_tournament.max():
+            return np.full(self.players, per_tournament[0], dtype=per_tournament.dtype)
         return per_tournament[self.tix]
 
 
