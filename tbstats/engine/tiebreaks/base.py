@@ -221,7 +221,7 @@ class Context:
 
     def ones(self) -> np.ndarray:
         """A denominator of 1 for every player (shared, read-only)."""
-        return self._shared_array("ones")
+        return self.constant(1)
 
     def constant(self, value: int) -> np.ndarray:
         """A denominator of ``value`` for every player (shared, read-only: parts' values with it need no copy)."""
@@ -239,8 +239,8 @@ class Context:
                 out = ro.per_player(ro.scale ** int(key[4:]))   # (the power per tournament, then a new array)
             elif key.startswith("const"):
                 out = np.full(ro.players, int(key[5:]), dtype=np.int64)
-            else:
-                out = np.ones(ro.players, dtype=np.int64 if key == "ones" else bool)
+            else:   # everyone
+                out = np.ones(ro.players, dtype=bool)
             out.flags.writeable = False
             self._shared[key] = out
         return self._shared[key]
@@ -296,7 +296,7 @@ class Context:
         first = pieces[0][1]
         out = np.empty((self.roster.players, *first.shape[1:]), dtype=first.dtype)
         for rows, piece in pieces:
-            out[rows] = piece
+            put_rows(out, rows, piece)
         return out
 
 
