@@ -257,6 +257,47 @@ def test_per_game_counts_runs_in_tournament_order_and_rows_otherwise() -> None:
     assert other.rows.tolist() == [row_of[t] for t in shuffled]
 
 
+def test_a_batch_flags_its_tournament_columns_sorted_only_when_they_are() -> None:
+    """:class:`Batch` checks each table's tournament column once: sorted columns are flagged (the runs then read
+    the flag), others are not, and a table with a null tournament is never flagged."""
+    from tbstats.model.batch import flag_sorted
+    from tbstats.simulation import SimulationConfig, simulate
+
+    batch = simulate(SimulationConfig(tournaments=6, players=7, rounds=3, seed=5)).batch
+    plain = [df.with_columns(pl.Series("tournament", df["tournament"].to_list(), dtype=pl.Int64))   # (no flag)
+             for df in (batch.tournaments, batch.players, batch.games)]
+    assert not any(df["tournament"].flags["SORTED_ASC"] for df in plain)
+    flagged = Batch(*plain)
+    assert all(getattr(flagged, t)["tournament"].flags["SORTED_ASC"] for t in ("tournaments", "players", "games"))
+    assert all(df["tournament"].flags["SORTED_ASC"] is False for df in plain)   # (the caller's frames untouched)
+    games = plain[2].sample(fraction=1.0, shuffle=True, seed=3)
+    assert not games["tournament"].is_sorted()
+    assert not Batch(plain[0], plain[1], games).games["tournament"].flags["SORTED_ASC"]
+    with_null = plain[2].with_columns(pl.when(pl.int_range(pl.len()) == 0).then(None)
+                                      .otherwise(pl.col("tournament")).alias("tournament"))
+    assert not flag_sorted(with_null.clone())["tournament"].flags["SORTED_ASC"]
+
+
+def test_runs_of_events_of_every_size_hold_about_equal_shares_of_the_players() -> None:
+    """``split_batch`` of sorted tables cuts at a share of the players, moved back to the start of the event it
+    falls in: every run is whole events, and none holds more than its share plus one event's players. A batch of
+    one huge event and small ones gives fewer runs, none empty."""
+    from tbstats.engine.compute import split_batch
+    from tbstats.simulation import SimulationConfig, simulate
+
+    parts = [simulate(SimulationConfig(tournaments=1, players=n, rounds=3, seed=n)).batch
+             for n in (4, 40, 9, 120, 6, 6, 33, 8, 70, 5)]
+    whole = Batch.concat(parts)
+    sizes = whole.players.group_by("tournament").len()["len"]
+    for n in (2, 3, 4, 7):
+        runs = split_batch(whole, n)
+        assert pl.concat([r.players for r in runs]).equals(whole.players)
+        assert all(r.players.height for r in runs)
+        assert max(r.players.height for r in runs) <= whole.players.height / n + sizes.max()
+        for r in runs:
+            assert set(r.games["tournament"].to_list()) == set(r.tournaments["tournament"].to_list())
+
+
 @pytest.mark.parametrize("parts", [2, 3, 5])
 def test_runs_are_slices_of_whole_tournaments_with_their_warnings(parts: int) -> None:
     """``split_batch`` of sorted tables (a games column of many chunks, searched chunk by chunk): each run

@@ -57,31 +57,32 @@ def make_context(batch: Batch, *, force_type: str | None = None, after_round: in
 def split_batch(batch: Batch, parts: int) -> list[Batch]:
     """Split a batch into ``parts`` runs of whole tournaments with about as many players each.
 
-    Tables sorted by tournament (as the readers write them) are cut into slices, without copies, their
-    tournament columns flagged as sorted (so that the engine's runs need not check them again); others are
-    filtered.
+    Tables sorted by tournament (as the readers write them; :class:`Batch` flags them so when it is made, and
+    the checks below read the flags) are cut into slices, without copies, their tournament columns flagged as
+    sorted (so that the engine's runs need not check them again); others are filtered.
     """
     t_ids = batch.tournaments["tournament"].to_numpy()
     t_sorted = bool((t_ids[1:] > t_ids[:-1]).all())
     ids = t_ids if t_sorted else np.sort(t_ids)
-    p_t = batch.players["tournament"].to_numpy()
-    p_sorted = bool((p_t[1:] >= p_t[:-1]).all())
-    if p_sorted:   # each tournament's first player found in place
-        counts = np.diff(np.append(np.searchsorted(p_t, ids, side="left"), len(p_t)))
-    else:
-        counts = np.bincount(np.searchsorted(ids, p_t), minlength=len(ids))
-    bounds = np.searchsorted(np.cumsum(counts), np.linspace(0, counts.sum(), parts + 1)[1:-1])
-    chunks = [chunk for chunk in np.split(ids, bounds) if len(chunk)]
-    g_t = batch.games["tournament"]   # searched in place (polars): no copy of the games' column
-    if not (t_sorted and p_sorted and g_t.is_sorted()):
-        return [batch.select(chunk.tolist()) for chunk in chunks]
-    g_rows = SortedChunks(g_t)
+    p_t, g_t = batch.players["tournament"], batch.games["tournament"]
+    p_rows = SortedChunks.of(p_t) if t_sorted else None
+    g_rows = SortedChunks.of(g_t) if p_rows is not None else None
+    if p_rows is None or g_rows is None:
+        counts = np.bincount(np.searchsorted(ids, p_t.to_numpy()), minlength=len(ids))
+        bounds = np.searchsorted(np.cumsum(counts), np.linspace(0, counts.sum(), parts + 1)[1:-1])
+        return [batch.select(chunk.tolist()) for chunk in np.split(ids, bounds) if len(chunk)]
+    if p_t.is_empty():
+        return [batch]
+    # a cut every 1/parts of the players, moved back to the first player of the tournament it falls in
+    cuts = np.searchsorted(ids, [p_rows.value(len(p_t) * k // parts) for k in range(1, parts)])
     tables = [_flagged_sorted(df) for df in (batch.tournaments, batch.players, batch.games)]
     out = []
-    for chunk in chunks:
+    for chunk in np.split(ids, cuts):
+        if not len(chunk):
+            continue
         lo, hi = int(chunk[0]), int(chunk[-1])
         rows = [(int(np.searchsorted(t_ids, lo, "left")), int(np.searchsorted(t_ids, hi, "right"))),
-                (int(np.searchsorted(p_t, lo, "left")), int(np.searchsorted(p_t, hi, "right"))),
+                (p_rows.search(lo, "left"), p_rows.search(hi, "right")),
                 (g_rows.search(lo, "left"), g_rows.search(hi, "right"))]
         t, p, g = (df.slice(a, b - a) for df, (a, b) in zip(tables, rows, strict=True))
         warnings = batch.warnings if batch.warnings.is_empty() else batch.warnings.filter(
@@ -91,7 +92,8 @@ def split_batch(batch: Batch, parts: int) -> list[Batch]:
 
 
 def _flagged_sorted(df: pl.DataFrame) -> pl.DataFrame:
-    """``df`` (a shallow copy) with its tournament column, found in order, flagged as sorted."""
+    """``df`` (a shallow copy) with its tournament column, found in order, flagged as sorted (a no-op when
+    :class:`Batch` flagged it already)."""
     out = df.clone()
     out.replace_column(out.get_column_index("tournament"), out["tournament"].set_sorted())
     return out

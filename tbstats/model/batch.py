@@ -29,7 +29,8 @@ class Batch:
 
     def __post_init__(self) -> None:
         for name in ("tournaments", "players", "games", "warnings"):
-            object.__setattr__(self, name, check_schema(name, getattr(self, name)))
+            df = check_schema(name, getattr(self, name))   # (a frame of its own: its columns may be replaced)
+            object.__setattr__(self, name, df if name == "warnings" else flag_sorted(df))
 
     @classmethod
     def of_checked(cls, tournaments: pl.DataFrame, players: pl.DataFrame, games: pl.DataFrame,
@@ -84,6 +85,17 @@ class Batch:
         srcs = self.tournaments.filter(keep)["source"]
         return Batch(self.tournaments.filter(keep), self.players.filter(keep), self.games.filter(keep),
                      self.warnings.filter(pl.col("source").is_in(srcs.implode())))
+
+
+def flag_sorted(df: pl.DataFrame) -> pl.DataFrame:
+    """``df`` (a frame of the caller's own) with its ``tournament`` column flagged as sorted when it is (ascending,
+    without nulls, as the readers write the tables), checked once here: the cuts of a batch into runs
+    (:func:`tbstats.engine.compute.split_batch`) and the engine's runs of games read the flag, and slices and
+    filters of the table keep it."""
+    column = df["tournament"]
+    if not column.flags["SORTED_ASC"] and not column.null_count() and column.is_sorted():
+        df.replace_column(df.get_column_index("tournament"), column.set_sorted())
+    return df
 
 
 def renumber(batch: Batch, first_id: int) -> Batch:
