@@ -145,6 +145,16 @@ def test_player_bonus_and_the_declared_points() -> None:
         2.0, 2.5, 2.0, 1.5, 1.0]
     assert engine.compute(both, "BH,SB").filter(pl.col("tournament") == 0)["points"].to_list() == plain[
         "points"].to_list()
+    # and with events of other round counts around it: it is in a block of its own, not at its start
+    s1 = ROOT / "data" / "examples" / "s1_three_champions.trf"
+    mixed = read_trf([(str(s1), s1.read_bytes()), (str(E2), E2.read_bytes()),
+                      ("adjusted.trf", (E2.read_text() + _record("", "", "1.5", "", 4) + "\n").encode()),
+                      ("s1-again.trf", s1.read_bytes())]).batch
+    table = engine.compute(mixed, "BH,SB")
+    assert table.filter(pl.col("tournament") == 2)["points"].to_list() == [2.0, 2.5, 2.0, 1.5, 1.0]
+    assert table.filter(pl.col("tournament") == 1)["points"].to_list() == plain["points"].to_list()
+    assert table.filter(pl.col("tournament") == 3).drop("tournament", "source").equals(
+        table.filter(pl.col("tournament") == 0).drop("tournament", "source"))
 
 
 def test_fide_sample_299_records() -> None:

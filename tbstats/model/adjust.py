@@ -22,6 +22,7 @@ How tbstats applies them (rules.md is silent; a decision, documented in the READ
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final, NoReturn
@@ -290,11 +291,12 @@ def grid(rows: np.ndarray, rounds: np.ndarray, delta: np.ndarray, shape: tuple[i
     return out
 
 
-def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray, row_cell: np.ndarray,
-                n: np.ndarray, trash: int, flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
+def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.ndarray,
+                row_cell: Callable[[np.ndarray], np.ndarray], n: np.ndarray, trash: int,
+                flats: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray | None:
     """The dense view's flat buffer of 299 score changes of the individual events' players (None when there
-    are none); ``flats``: the points, game type and outcome buffers (a type re-scores only a round of its
-    kind), their last cell the spare ``trash`` one."""
+    are none); ``row_cell``: the first cells of players (rows); ``flats``: the points, game type and outcome
+    buffers (a type re-scores only a round of its kind), their last cell the spare ``trash`` one."""
     if not has_adjustments(batch):
         return None
     adj = player_changes(batch)
@@ -308,7 +310,7 @@ def bonus_cells(batch: Batch, t_ids: np.ndarray, tix: np.ndarray, start_no: np.n
                    "a start rank of the event (its 001 records)")
     rnd = adj["round"].to_numpy().astype(np.int64)
     ok = found & (rnd <= n[a_tix])
-    cell = np.where(ok, row_cell[rows] + rnd - 1, trash)
+    cell = np.where(ok, row_cell(rows) + rnd - 1, trash)
     at = np.where(ok, cell, 0)
     pts, gtype, outcome = (f[at] if len(f) else np.zeros(len(at), dtype=f.dtype) for f in flats)
     delta = deltas(adj["kind"].to_numpy(), adj["value"].to_numpy(), ok, pts, gtype, outcome)

@@ -354,35 +354,40 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
                     rating=rating)
 
     # buckets by counted rounds, each a block of one flat buffer per array; close round counts share a block
+    count = np.bincount(tix, minlength=T)                   # each tournament's players: rows first[t] on
+    first = np.zeros(T, dtype=np.int64)
+    first[1:] = np.cumsum(count)[:-1]
     counts_n, n_bucket = np.unique(n, return_inverse=True)
     n_bucket = n_bucket.reshape(-1)
-    group = width_groups(counts_n, np.bincount(n_bucket[tix], minlength=len(counts_n)))
+    # (players per round count, by tournament: float sums of counts, exact)
+    group = width_groups(counts_n, np.bincount(n_bucket, weights=count, minlength=len(counts_n)).astype(np.int64))
     widths = np.maximum.reduceat(counts_n, np.flatnonzero(np.diff(group, prepend=-1))) if len(counts_n) else counts_n
     t_bucket = group[n_bucket].astype(np.int16 if len(widths) < 2 ** 15 else np.int64)  # radix sorts
     R_of = np.maximum(widths, 1)
-    p_bucket = t_bucket[tix]
-    b_players = np.bincount(p_bucket, minlength=len(widths))
-    b_first = np.zeros(len(widths) + 1, dtype=np.int64)
-    np.cumsum(b_players, out=b_first[1:])
-    offset = np.zeros(len(widths) + 1, dtype=np.int64)      # each bucket's first cell in the flat buffers
-    np.cumsum(b_players * R_of, out=offset[1:])
-    p_order = np.argsort(p_bucket, kind="stable") if len(widths) > 1 else np.arange(P)
-    local = np.empty(P, dtype=np.int64)                     # a player's row within its bucket
-    local[p_order] = np.arange(P) - b_first[p_bucket[p_order]]
+    # a bucket's players are its tournaments' players, tournament after tournament in order: the layout is
+    # worked out per tournament, and a player's row and cells follow from its place in its tournament
     t_order = np.argsort(t_bucket, kind="stable") if len(widths) > 1 else np.arange(T)
     t_first = np.zeros(len(widths) + 1, dtype=np.int64)
     np.cumsum(np.bincount(t_bucket, minlength=len(widths)), out=t_first[1:])
-    local_t = np.empty(T, dtype=np.int64)
-    local_t[t_order] = np.arange(T) - t_first[t_bucket[t_order]]
-    row_cell = offset[p_bucket] + local * R_of[p_bucket]   # a player's first cell
+    before = np.zeros(T + 1, dtype=np.int64)                # players of the tournaments before, in that order
+    np.cumsum(count[t_order], out=before[1:])
+    b_first = before[t_first]                               # each bucket's players before it
+    offset = np.zeros(len(widths) + 1, dtype=np.int64)      # each bucket's first cell in the flat buffers
+    np.cumsum(np.diff(b_first) * R_of, out=offset[1:])
+    stride = R_of[t_bucket].astype(np.int64)                # cells per player
+    first_local = np.empty(T, dtype=np.int64)               # each tournament's first player's row in its bucket
+    first_local[t_order] = before[:-1] - b_first[t_bucket[t_order]]
+    first_cell = offset[t_bucket] + first_local * stride    # and its first cell
     trash = int(offset[-1])                                 # one spare cell for games beyond the counted rounds
+
+    def row_cell(rows: np.ndarray) -> np.ndarray:
+        """The players' (rows) first cells."""
+        t = tix[rows]
+        out: np.ndarray = first_cell[t] + (rows - first[t]) * stride[t]
+        return out
 
     # each game in its player's cell of its round, compiled (tbstats.model.loops): the games as runs of one
     # tournament's rows, players and opponents numbered from 1 within their tournament
-    count = np.bincount(tix, minlength=T)
-    first = np.zeros(T, dtype=np.int64)
-    first[1:] = np.cumsum(count)[:-1]
-    head = np.minimum(first, max(P - 1, 0))
     if g_tix is None:
         per_game = PerGame(g["tournament"], t_ids)
         run_t, run_len = per_game.runs()
@@ -400,14 +405,14 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     gtype = np.full(size, GAME_TYPE["absent"], dtype=np.int8)   # a round without a row is a round not paired
     outcome = np.full(size, LOSS, dtype=np.int8)
     black = np.zeros(size, dtype=bool)
-    first_cell, first_local = (row_cell[head], local[head]) if P else (np.zeros(T, dtype=np.int64),) * 2
-    place(g, run_t, run_len, numbers, (first_cell, R_of[t_bucket].astype(np.int64), count, first_local, n, W, D),
+    place(g, run_t, run_len, numbers, (first_cell, stride, count, first_local, n, W, D),
           (opp, pts, gtype, outcome, black.view(np.uint8)))
     bonus = bonus_cells(batch, t_ids, tix, start_no, row_cell, n, trash, (pts, gtype, outcome))
     parts = []
     for b, width in enumerate(widths):
-        b_rows = p_order[b_first[b]:b_first[b + 1]]
         b_t = t_order[t_first[b]:t_first[b + 1]]
+        b_tix = np.repeat(np.arange(len(b_t)), count[b_t])   # each of its players' tournament, in the bucket
+        b_rows = np.arange(P) if len(widths) == 1 else np.arange(len(b_tix)) + (first - first_local)[b_t][b_tix]
         R = int(R_of[b])
         lo, hi = int(offset[b]), int(offset[b + 1])
 
@@ -415,7 +420,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
             return values[lo:hi].reshape(-1, R)
 
         b_roster = Roster(t_ids=t_ids[b_t], n=n[b_t], planned=roster.planned[b_t], W=W[b_t], D=D[b_t],
-                          scale=roster.scale[b_t], round_robin=rr[b_t], tix=local_t[tix[b_rows]],
+                          scale=roster.scale[b_t], round_robin=rr[b_t], tix=b_tix,
                           start_no=start_no[b_rows], rating=rating[b_rows])
         b_n = n[b_t]
         counted = np.broadcast_to(np.arange(R)[None, :] < width, (len(b_rows), R)) if (b_n == width).all() else \
