@@ -262,3 +262,19 @@ def test_per_player_is_the_gather_by_tournament(per_tournament: list[int]) -> No
     got = roster.per_player(values)
     assert got.dtype == values.dtype and got.tolist() == values[tix].tolist()
     assert got is not roster.per_player(values)
+
+
+def test_the_roster_counts_the_players_of_every_tournament_empty_ones_too() -> None:
+    """``Roster.sizes``: the players per tournament, 0 for a tournament without any, the same whether
+    :func:`build_buckets` left it or the roster counts it; it gives the first rows of :func:`tournament_first`."""
+    from tbstats.engine.standings import tournament_first
+    from tbstats.simulation import SimulationConfig, simulate
+
+    roster = Roster(t_ids=np.arange(5), n=np.zeros(5), planned=np.zeros(5), W=np.zeros(5), D=np.zeros(5),
+                    scale=np.ones(5), round_robin=np.zeros(5, dtype=bool), tix=np.array([0, 0, 2, 2, 2, 3]),
+                    start_no=np.arange(6), rating=np.zeros(6))
+    assert roster.sizes.tolist() == [2, 0, 3, 1, 0]
+    assert ((np.cumsum(roster.sizes) - roster.sizes)[roster.tix]).tolist() == tournament_first(roster.tix).tolist()
+    batch = simulate(SimulationConfig(tournaments=7, players=6, rounds=3, seed=2)).batch
+    built = build_buckets(batch).roster
+    assert built.sizes.tolist() == np.bincount(built.tix, minlength=7).tolist() == [6] * 7

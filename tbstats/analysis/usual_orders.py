@@ -116,7 +116,7 @@ def fit_usual_orders(ctx: Context, declared: np.ndarray, search: np.ndarray, rul
     rank_of: dict[int, np.ndarray] = {}
     ranked = declared >= 0
     first = tournament_first(d.tix)
-    dtype = rank_dtype(d.tix)   # (int16 ranks below 32,767 players)
+    dtype = rank_dtype(d)   # (int16 ranks below 32,767 players)
 
     def scope(k: int) -> tuple[str, bool]:   # the tournaments a try applies to: its kind of event, unrated or not
         return candidates[k].order.event, candidates[k].unrated is not None
@@ -186,7 +186,7 @@ def values_text(ctx: Context, fits: Fits, rows: np.ndarray) -> pl.Series:
     players of tournaments not searched."""
     which = fits.chosen[ctx.roster.tix[rows]]
     out = pl.Series("values", [None] * len(rows), dtype=pl.String)
-    dtype = rank_dtype(ctx.roster.tix)
+    dtype = rank_dtype(ctx.roster)
     for k in np.unique(which[which >= 0]):
         c = fits.tries[int(k)]
         here = np.nonzero(which == k)[0]

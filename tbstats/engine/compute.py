@@ -187,7 +187,7 @@ def compute(batch: Batch, specs: str | Sequence[str | TieBreakSpec], *, rules: s
     if lots is not None:
         ctx.set_lots(lots)
     steps = rank_steps(ctx, [*parsed, TieBreakSpec("LOTS")] if lots is not None else parsed, rules,
-                       dtype=rank_dtype(d.tix))
+                       dtype=rank_dtype(d))
     columns["rank"] = pl.Series(steps[-1], dtype=pl.Int64)
     values = {i: tiebreak_values(ctx, spec, rules) for i, spec in enumerate(parsed)
               if get_tiebreak(spec.name).kind != "partition"}

@@ -95,7 +95,7 @@ def standings(ctx: Context, batch: Batch, config: Config, *, shared: SharedSteps
     cached = ctx.standings_cache.get(str(config))
     if isinstance(cached, Standings):
         return cached
-    dtype = rank_dtype(d.tix)   # ranks of many configurations are kept: int16 for events below 32,767 players
+    dtype = rank_dtype(d)   # ranks of many configurations are kept: int16 for events below 32,767 players
     if config.specs is not None:
         result = Standings(config, rank_steps(ctx, list(config.specs), config.rules, dtype=dtype, shared=shared),
                            np.ones(T, dtype=bool))

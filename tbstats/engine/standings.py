@@ -14,7 +14,7 @@ import numpy as np
 from tbstats.engine import encounters
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context, Values
-from tbstats.model.dense import FORFEIT_TYPES, type_table
+from tbstats.model.dense import FORFEIT_TYPES, Roster, type_table
 from tbstats.model.grid import loop_view
 from tbstats.model.loops import kept_rows, refine_groups
 from tbstats.model.spec import TieBreakSpec
@@ -110,10 +110,10 @@ def competition_rank(labels: np.ndarray, tix: np.ndarray, first: np.ndarray | No
     return rank.astype(dtype, copy=False)
 
 
-def rank_dtype(tix: np.ndarray) -> type:
-    """The narrowest integer type that holds every rank of the players (int16 for events below 32,767
+def rank_dtype(roster: Roster) -> type:
+    """The narrowest integer type that holds every rank of the roster's players (int16 for events below 32,767
     players, else int32)."""
-    largest = int(np.bincount(tix).max(initial=0)) if len(tix) else 0
+    largest = int(roster.sizes.max(initial=0))
     return np.int16 if largest < np.iinfo(np.int16).max else np.int32
 
 
@@ -360,7 +360,8 @@ def _by_points(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cached = ctx.standings_cache.get(key)
     if cached is None:
         pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
-        first = tournament_first(ctx.roster.tix)
+        sizes = ctx.roster.sizes
+        first = (np.cumsum(sizes) - sizes)[ctx.roster.tix]   # (tournament_first, its counts known)
         # every player a candidate (one alone in its event stays so): no count of the groups before or after
         labels, tied = refine_tied(first, -pts.num, np.arange(len(first)))
         cached = ctx.standings_cache[key] = (first, labels, tied)

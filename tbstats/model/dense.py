@@ -69,6 +69,13 @@ class Roster:
     def players(self) -> int:
         return int(self.tix.shape[0])
 
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        """Players per tournament (int64; the players are in tournament order: tournament ``t``'s are the
+        ``sizes[t]`` rows after those of the tournaments before it)."""
+        out: np.ndarray = np.bincount(self.tix, minlength=len(self.t_ids))
+        return out
+
     def per_player(self, per_tournament: np.ndarray) -> np.ndarray:
         """Broadcast a per-tournament array to players (a new array); one value in every tournament (points of a
         win, a draw, the scale: the usual batch) is filled in, not gathered."""
@@ -352,9 +359,9 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     roster = Roster(t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
                     scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix, start_no=start_no,
                     rating=rating)
+    roster.__dict__["sizes"] = count = np.bincount(tix, minlength=T)   # (known here: not counted again)
 
     # buckets by counted rounds, each a block of one flat buffer per array; close round counts share a block
-    count = np.bincount(tix, minlength=T)                   # each tournament's players: rows first[t] on
     first = np.zeros(T, dtype=np.int64)
     first[1:] = np.cumsum(count)[:-1]
     counts_n, n_bucket = np.unique(n, return_inverse=True)
