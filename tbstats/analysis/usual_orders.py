@@ -115,7 +115,7 @@ def fit_usual_orders(ctx: Context, declared: np.ndarray, search: np.ndarray, rul
     tied = np.full((K, T), _BIG, dtype=np.int64)
     rank_of: dict[int, np.ndarray] = {}
     ranked = declared >= 0
-    first = tournament_first(d.tix)
+    first = tournament_first(d.tix, d.sizes)
     dtype = rank_dtype(d)   # (int16 ranks below 32,767 players)
 
     def scope(k: int) -> tuple[str, bool]:   # the tournaments a try applies to: its kind of event, unrated or not

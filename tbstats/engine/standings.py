@@ -73,11 +73,12 @@ def refine_tied(labels: np.ndarray, key: np.ndarray, tied: np.ndarray, *,
     return out, kept[:kept_rows(tied, still, kept)]
 
 
-def tournament_first(tix: np.ndarray) -> np.ndarray:
-    """Each player's tournament's first position (players sorted by tix)."""
+def tournament_first(tix: np.ndarray, sizes: np.ndarray | None = None) -> np.ndarray:
+    """Each player's tournament's first position (players sorted by tix); ``sizes``: the players per tournament,
+    when known (:attr:`~tbstats.model.dense.Roster.sizes`)."""
     if not len(tix):
         return np.zeros(0, dtype=np.int64)
-    count = np.bincount(tix)
+    count = np.bincount(tix) if sizes is None else sizes
     starts = np.cumsum(count) - count
     out: np.ndarray = starts[tix]
     return out
@@ -360,8 +361,7 @@ def _by_points(ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     cached = ctx.standings_cache.get(key)
     if cached is None:
         pts = ctx.values(TieBreakSpec("PTS"), "fide-2026", kernel_of("PTS"))
-        sizes = ctx.roster.sizes
-        first = (np.cumsum(sizes) - sizes)[ctx.roster.tix]   # (tournament_first, its counts known)
+        first = tournament_first(ctx.roster.tix, ctx.roster.sizes)
         # every player a candidate (one alone in its event stays so): no count of the groups before or after
         labels, tied = refine_tied(first, -pts.num, np.arange(len(first)))
         cached = ctx.standings_cache[key] = (first, labels, tied)

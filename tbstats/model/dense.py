@@ -359,7 +359,7 @@ def build_buckets(batch: Batch, *, force_type: str | None = None, after_round: i
     roster = Roster(t_ids=t_ids, n=n, planned=t["rounds"].to_numpy().astype(np.int64), W=W, D=D,
                     scale=t["scale"].to_numpy().astype(np.int64), round_robin=rr, tix=tix, start_no=start_no,
                     rating=rating)
-    roster.__dict__["sizes"] = count = np.bincount(tix, minlength=T)   # (known here: not counted again)
+    count = roster.sizes   # (counted once: the engine's ranking reads the roster's too)
 
     # buckets by counted rounds, each a block of one flat buffer per array; close round counts share a block
     first = np.zeros(T, dtype=np.int64)
