@@ -173,6 +173,28 @@ def test_items_run_in_a_worker_process_and_here_and_come_back_in_order() -> None
         list(processes.ordered(refuse, range(3), 2))
 
 
+def slow_here(item: tuple[int, int]) -> tuple[int, int, float, float]:
+    """``(pid, x, start, end)``: 10 ms in a worker process, 1 s in the process named by the item (module level)."""
+    parent, x = item
+    start = time.monotonic()
+    time.sleep(1.0 if os.getpid() == parent else 0.01)
+    return os.getpid(), x, start, time.monotonic()
+
+
+@needs_processes
+def test_results_come_while_this_process_runs_an_item() -> None:
+    """The worker's results due before an item this process runs are handed out while it runs (its output is
+    written meanwhile), not once it is done."""
+    processes.pool(1).ready.wait(timeout=120)
+    got = []
+    for pid, x, start, end in processes.ordered(slow_here, [(os.getpid(), k) for k in range(12)], 2):
+        got.append((pid, x, start, end, time.monotonic()))
+    assert [x for _, x, *_ in got] == list(range(12))
+    here = [(start, end) for pid, _, start, end, _ in got if pid == os.getpid()]
+    assert here   # (the worker holds at most IN_HAND items: this process takes one)
+    assert any(start < taken < end for start, end in here for pid, *_, taken in got if pid != os.getpid())
+
+
 @needs_processes
 @pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's (fcntl F_GETPIPE_SZ)")
 def test_the_results_pipe_holds_a_large_result_at_once() -> None:

@@ -1,13 +1,15 @@
 """Worker processes for work that holds the GIL: TRF text is parsed by Python and numpy in small steps, so
 threads cannot read two pieces of an archive at once, but processes can.
 
-:func:`ordered` runs a function over items on ``workers - 1`` worker processes *and* in this process: a
-feeder thread keeps each worker holding :data:`IN_HAND` items (near the end only the one it runs); this
-process, while it waits for the next result in order, runs the next item itself; the results come back in
-input order. With ``--workers N`` on TRF inputs (:meth:`tbstats.run.pipeline.Run.map`) the items are parts of
-500 to 1,000 files, fewer when they are large (:func:`tbstats.run.work.cut_for_processes`), read and mapped
-where they go (only their names travel, and the partial results back), or, when the batches must stay here,
-pieces of parts whose batches come back (Arrow buffers, about 20 ms per 500 files).
+:func:`ordered` runs a function over items on ``workers - 1`` worker processes *and* in this process: a feeder
+thread keeps each worker holding :data:`IN_HAND` items (near the end only the one it runs); this process runs the
+next item itself on a thread of its own, while the caller takes each result as soon as it is due (a command writes
+the output of the workers' items meanwhile: run inline, that work piled up at the end, about 50 ms of a 0.6 s run,
+2026-12-06); the results come back in input order. With ``--workers N`` on TRF inputs
+(:meth:`tbstats.run.pipeline.Run.map`) the items are parts of 500 to 1,000 files, fewer when they are large
+(:func:`tbstats.run.work.cut_for_processes`), read and mapped where they go (only their names travel, and the
+partial results back), or, when the batches must stay here, pieces of parts whose batches come back (Arrow buffers,
+about 20 ms per 500 files).
 
 The workers are forked from a ``forkserver`` that imported the reader once (:mod:`tbstats.run.preload`; a fork
 of a process that already runs polars' threads could deadlock; a fresh ``spawn`` pays the imports for every
@@ -34,7 +36,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterable, Sequence, Sized
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Final, TypeVar
 
@@ -318,23 +320,18 @@ def shutdown() -> None:
 
 
 class _Here:
-    """An item run in this process, held in the queue like a finished future: its error too is raised only
-    when its turn comes, so that the first error in input order is the one raised."""
+    """An item run in this process, on its thread (:func:`ordered`), held in the queue beside the workers'
+    futures: its result, or its error, is taken only when its turn comes, so that the first error in input
+    order is the one raised."""
 
-    def __init__(self, fn: Callable[[Any], Any], item: Any) -> None:
-        self.error: Exception | None = None
-        try:
-            self.value = fn(item)
-        except Exception as exc:  # raised by result(), in order
-            self.error = exc
+    def __init__(self, future: Future[Any]) -> None:
+        self.future = future
 
     def done(self) -> bool:
-        return True
+        return self.future.done()
 
     def result(self) -> Any:
-        if self.error is not None:
-            raise self.error
-        return self.value
+        return self.future.result()
 
 
 class _Shared:
@@ -415,14 +412,24 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
     """``fn`` of every item, in order, on ``workers - 1`` processes and this one (see the module's text); a
     worker holds at most :data:`IN_HAND` items at once.
 
-    A feeder thread keeps the workers supplied; this process, waiting for the next result in order, runs
-    the next item not yet taken (at most :data:`IN_HAND` ahead), or, when none is left, the last item a worker
-    has not started. ``fn`` and the items must pickle (module-level functions, ``functools.partial`` of them)."""
+    A feeder thread keeps the workers supplied. This process runs an item at a time on a thread of its own:
+    the next item not yet taken (at most :data:`IN_HAND` ahead of the result due), or, when none is left, the
+    last item a worker has not started. Meanwhile the caller gets each result as soon as it is due, whoever
+    made it: its output is written while this process reads and maps its next item, not all at the end.
+    ``fn`` and the items must pickle (module-level functions, ``functools.partial`` of them)."""
     if workers < 2:
         raise TbstatsError(f"ordered needs at least 2 workers, not {workers}")
     here = pool(workers - 1)
     shared = _Shared(items, IN_HAND * here.workers, here.workers)
     threading.Thread(target=_feed, args=(shared, here, fn), name="tbstats-feeder", daemon=True).start()
+    local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-here")
+    busy = [False]   # an item runs on ``local`` (guarded by ``shared.cond``)
+
+    def finished(_: Future[Any]) -> None:
+        with shared.cond:
+            busy[0] = False
+            shared.cond.notify_all()
+
     k = 0
     try:
         while True:
@@ -430,35 +437,36 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
                 if here.failed is not None:
                     raise TbstatsError(f"--workers {workers}: the worker processes did not start ({here.failed!r})")
                 entry = shared.entries.get(k, (None, None))[0]
+                ready: Future[Any] | _Here | None = None
+                run = None
                 if entry is not None and entry.done():
                     del shared.entries[k]
-                    ready: Future[Any] | _Here | None = entry
-                    run = None
+                    ready = entry
+                elif busy[0]:
+                    pass
                 elif entry is None or sum(isinstance(e, _Here) for e, _ in shared.entries.values()) < IN_HAND:
-                    ready, run = None, shared.take()   # item k itself, or one ahead of it
-                    if run is not None:
-                        shared.entries[run[0]] = (None, run[1])   # running here
-                    elif entry is None and shared.exhausted and k >= shared.taken:
+                    run = shared.take()   # item k itself, or one ahead of it
+                    if run is None and entry is None and shared.exhausted and k >= shared.taken:
                         return
-                    elif entry is not None and isinstance(entry, Future):
+                    if run is None and isinstance(entry, Future):
                         run = _steal(shared, fn)
                 elif shared.exhausted and isinstance(entry, Future):
                     # nothing left to take: an item a worker holds but has not started runs here, however many
                     # results wait here (at most what a worker holds more), rather than this process idling
-                    ready, run = None, _steal(shared, fn)
-                else:
-                    ready, run = None, None
-                if ready is None and run is None:
+                    run = _steal(shared, fn)
+                if run is not None:
+                    busy[0] = True
+                    future = local.submit(fn, run[1])
+                    shared.entries[run[0]] = (_Here(future), run[1])
+                    future.add_done_callback(finished)
+                    continue
+                if ready is None:
                     shared.cond.wait(timeout=0.05)
                     continue
-            if ready is not None:
-                yield _result(ready)
-                k += 1
-            elif run is not None:
-                done = _Here(fn, run[1])
-                with shared.cond:
-                    shared.entries[run[0]] = (done, run[1])
+            yield _result(ready)
+            k += 1
     finally:   # an error or an interrupt: items not yet started are dropped
+        local.shutdown(wait=False, cancel_futures=True)
         with shared.cond:
             shared.stop = True
             shared.cond.notify_all()
