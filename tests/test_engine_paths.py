@@ -177,6 +177,36 @@ def test_the_tuned_heap_asks_for_huge_pages_where_the_system_gives_them_on_reque
         assert int(grown) < 32, out.stdout           # reserved, not touched (its blocks' headers only)
 
 
+ARROW_POOL = """
+import sys, tbstats.run.memory as m
+if sys.argv[1] == "before":
+    import pyarrow as pa
+m.keep_freed_memory()
+import pyarrow as pa
+print(pa.default_memory_pool().backend_name)
+"""
+
+
+def test_the_tuning_puts_arrows_buffers_on_the_tuned_heap() -> None:
+    """Tuned, Arrow allocates through the system allocator (the tuned heap), whether pyarrow was imported before
+    or after; an explicit ``ARROW_DEFAULT_MEMORY_POOL`` is kept, and untuned nothing changes."""
+    clean = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    for env, when, expected in (({}, "after", "system"), ({}, "before", "system"),
+                                ({"ARROW_DEFAULT_MEMORY_POOL": "jemalloc"}, "after", "jemalloc"),
+                                ({"TBSTATS_MALLOC": "system"}, "after", None)):
+        out = subprocess.run([sys.executable, "-c", ARROW_POOL, when], env={**clean, **env}, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        if not keep_freed_memory():   # not glibc: never tuned
+            expected = None
+        if expected is None:   # pyarrow's own default, whatever this build has
+            base = subprocess.run([sys.executable, "-c", "import pyarrow as pa; print(pa.default_memory_pool()"
+                                   ".backend_name)"], env=clean, capture_output=True, text=True, check=True)
+            expected = base.stdout.strip()
+        if expected == "jemalloc" and out != "jemalloc":   # (a build without jemalloc falls back to its default)
+            continue
+        assert out == expected, (env, when, out)
+
+
 def test_row_sums_of_large_values_equal_int64_sums() -> None:
     """Sums accumulate in int64 whatever the cells' dtype: rows of int32 values near their limit do not wrap."""
     rng = np.random.default_rng(8)

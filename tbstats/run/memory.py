@@ -56,6 +56,7 @@ def keep_freed_memory() -> bool:
 
     Blocks up to 32 MiB come from the heap, up to 512 MiB of freed heap is kept for reuse, threads share the one
     heap, and, where the system gives transparent huge pages on request, 256 MiB of heap is reserved on them.
+    Arrow's buffers come from that heap too (:func:`_arrow_on_heap`).
     True when it is tuned (glibc on Linux, and ``TBSTATS_MALLOC=system`` not in the environment). Best called
     early, before polars is imported."""
     global _tuned
@@ -78,6 +79,8 @@ def _tune() -> bool:
         (_M_MMAP_THRESHOLD, MMAP_THRESHOLD), (_M_TRIM_THRESHOLD, TRIM_THRESHOLD), (_M_ARENA_MAX, 1)))
     if tuned and _huge_pages_on_request():
         _huge_heap(libc)
+    if tuned:
+        _arrow_on_heap()
     return tuned
 
 
@@ -111,6 +114,22 @@ def _huge_heap(libc: ctypes.CDLL) -> bool:
     start = -(-min(blocks) // HUGE_PAGE) * HUGE_PAGE
     stop = end // HUGE_PAGE * HUGE_PAGE
     return stop - start >= HUGE_HEAP // 2 and libc.madvise(start, stop - start, _MADV_HUGEPAGE) == 0
+
+
+def _arrow_on_heap() -> None:
+    """Arrow's buffers (the Parquet writer's pages, an IPC stream's columns) from the tuned heap too, through the
+    system allocator, unless ``ARROW_DEFAULT_MEMORY_POOL`` says otherwise. pyarrow's own pool (mimalloc) gives
+    each thread its own segments, on huge pages where the system gives them on request, and hands freed pages
+    back to the system at once: the thread that writes a Parquet file faulted and zeroed fresh 2 MiB pages for
+    each row group. Writing 197k rows of standings in 4 row groups, in a fresh process: 20-21 huge-page faults
+    and 245-348 ms of CPU with pyarrow's pool, 9-11 and 233-242 ms with the system's (4 runs each, 2026-12-06)."""
+    if "ARROW_DEFAULT_MEMORY_POOL" in os.environ:
+        return
+    arrow = sys.modules.get("pyarrow")
+    if arrow is None:   # (read when pyarrow first allocates)
+        os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
+    else:
+        arrow.set_memory_pool(arrow.system_memory_pool())
 
 
 def release_freed_memory() -> bool:
