@@ -4,12 +4,12 @@ threads cannot read two pieces of an archive at once, but processes can.
 :func:`ordered` runs a function over items on ``workers - 1`` worker processes *and* in this process: a feeder
 thread keeps each worker holding :data:`IN_HAND` items (near the end only the one it runs); this process runs the
 next item itself on a thread of its own, while the caller takes each result as soon as it is due (a command writes
-the output of the workers' items meanwhile: run inline, that work piled up at the end, about 50 ms of a 0.6 s run,
-2026-12-06); the results come back in input order. With ``--workers N`` on TRF inputs
-(:meth:`tbstats.run.pipeline.Run.map`) the items are parts of 500 to 1,000 files, fewer when they are large
-(:func:`tbstats.run.work.cut_for_processes`), read and mapped where they go (only their names travel, and the
-partial results back), or, when the batches must stay here, pieces of parts whose batches come back (Arrow buffers,
-about 20 ms per 500 files).
+the output of the workers' items meanwhile: run inline, that work piled up at the end, 70-75 ms of writing after
+the last item; ``compute --workers 2`` of the club-wide 6,000 TRF files, median 673 -> 615 ms, 2026-12-06); the
+results come back in input order. With ``--workers N`` on TRF inputs (:meth:`tbstats.run.pipeline.Run.map`) the
+items are parts of 500 to 1,000 files, fewer when they are large (:func:`tbstats.run.work.cut_for_processes`), read
+and mapped where they go (only their names travel, and the partial results back), or, when the batches must stay
+here, pieces of parts whose batches come back (Arrow buffers, about 20 ms per 500 files).
 
 The workers are forked from a ``forkserver`` that imported the reader once (:mod:`tbstats.run.preload`; a fork
 of a process that already runs polars' threads could deadlock; a fresh ``spawn`` pays the imports for every
@@ -336,7 +336,7 @@ class _Here:
 
 class _Shared:
     """The items, in order, taken one at a time by the feeder (for the workers) and by this process, with
-    what became of each: a worker's future or a result made here (``cond`` guards it all)."""
+    what became of each: a worker's future or an item run here (``cond`` guards it all)."""
 
     def __init__(self, items: Iterable[Any], cap: int, workers: int) -> None:
         self.total = len(items) if isinstance(items, Sized) else None
@@ -347,6 +347,7 @@ class _Shared:
         self.exhausted = False
         self.stop = False
         self.away = 0                     # items the workers hold and have not finished
+        self.busy = False                 # an item runs on this process's thread
         self.entries: dict[int, tuple[Future[Any] | _Here | None, Any]] = {}
         self.cond = threading.Condition()
 
@@ -372,6 +373,11 @@ class _Shared:
     def finished(self, _: Future[Any]) -> None:
         with self.cond:
             self.away -= 1
+            self.cond.notify_all()
+
+    def finished_here(self, _: Future[Any]) -> None:
+        with self.cond:
+            self.busy = False
             self.cond.notify_all()
 
 
@@ -423,13 +429,6 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
     shared = _Shared(items, IN_HAND * here.workers, here.workers)
     threading.Thread(target=_feed, args=(shared, here, fn), name="tbstats-feeder", daemon=True).start()
     local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-here")
-    busy = [False]   # an item runs on ``local`` (guarded by ``shared.cond``)
-
-    def finished(_: Future[Any]) -> None:
-        with shared.cond:
-            busy[0] = False
-            shared.cond.notify_all()
-
     k = 0
     try:
         while True:
@@ -442,23 +441,23 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
                 if entry is not None and entry.done():
                     del shared.entries[k]
                     ready = entry
-                elif busy[0]:
+                elif shared.busy:
                     pass
                 elif entry is None or sum(isinstance(e, _Here) for e, _ in shared.entries.values()) < IN_HAND:
                     run = shared.take()   # item k itself, or one ahead of it
                     if run is None and entry is None and shared.exhausted and k >= shared.taken:
                         return
                     if run is None and isinstance(entry, Future):
-                        run = _steal(shared, fn)
+                        run = _steal(shared)
                 elif shared.exhausted and isinstance(entry, Future):
                     # nothing left to take: an item a worker holds but has not started runs here, however many
                     # results wait here (at most what a worker holds more), rather than this process idling
-                    run = _steal(shared, fn)
+                    run = _steal(shared)
                 if run is not None:
-                    busy[0] = True
+                    shared.busy = True
                     future = local.submit(fn, run[1])
                     shared.entries[run[0]] = (_Here(future), run[1])
-                    future.add_done_callback(finished)
+                    future.add_done_callback(shared.finished_here)
                     continue
                 if ready is None:
                     shared.cond.wait(timeout=0.05)
@@ -477,7 +476,7 @@ def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator
         here.ready.wait(timeout=60)
 
 
-def _steal(shared: _Shared, fn: Callable[[Any], Any]) -> tuple[int, Any] | None:
+def _steal(shared: _Shared) -> tuple[int, Any] | None:
     """The last item a worker holds but has not started, taken back to run here (call with ``cond`` held)."""
     for j in sorted(shared.entries, reverse=True):
         entry, item = shared.entries[j]
