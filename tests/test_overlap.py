@@ -195,6 +195,32 @@ def test_results_come_while_this_process_runs_an_item() -> None:
     assert any(start < taken < end for start, end in here for pid, *_, taken in got if pid != os.getpid())
 
 
+def steady_here(item: tuple[int, int]) -> tuple[int, int, float]:
+    """``(pid, x, start)``: 0.2 s in the process named by the item, 0.15 s in a worker process (module level)."""
+    parent, x = item
+    start = time.monotonic()
+    time.sleep(0.2 if os.getpid() == parent else 0.15)
+    return os.getpid(), x, start
+
+
+@needs_processes
+def test_this_process_starts_its_next_item_while_the_caller_holds_a_result() -> None:
+    """This process's thread goes on to its next item as soon as it has finished one (at most IN_HAND results
+    of its own waiting), also while the caller is busy with a result (writing it): it used to wait for the
+    caller's next request, idle meanwhile, so that no item could start here while the caller held one."""
+    processes.pool(1).ready.wait(timeout=120)
+    got = []
+    taken = end = 0.0
+    for pid, x, start in processes.ordered(steady_here, [(os.getpid(), k) for k in range(10)], 2):
+        if not got:   # the caller writes the first result for 1 s (items here start every 0.2 s meanwhile)
+            taken = time.monotonic()
+            time.sleep(1.0)
+            end = time.monotonic()
+        got.append((pid, x, start))
+    assert [x for _, x, _ in got] == list(range(10))
+    assert any(taken < start < end for pid, _, start in got if pid == os.getpid())
+
+
 @needs_processes
 @pytest.mark.skipif(not hasattr(fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's (fcntl F_GETPIPE_SZ)")
 def test_the_results_pipe_holds_a_large_result_at_once() -> None:
