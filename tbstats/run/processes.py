@@ -425,7 +425,8 @@ def _run_here(shared: _Shared, fn: Callable[[Any], Any]) -> None:
             with shared.cond:
                 while (run := None if shared.stop else shared.next_here()) is False:
                     shared.cond.wait()
-                if run is None:
+                if run is None:   # (the caller may be waiting to learn that every item is taken)
+                    shared.cond.notify_all()
                     return
                 made = _Here()
                 shared.entries[run[0]] = (made, run[1])
