@@ -18,7 +18,7 @@ from tbstats.io import kinds, safe, sources
 from tbstats.io.tabular import write_model
 from tbstats.io.trf import read_trf
 from tbstats.model.batch import Batch
-from tbstats.run import pipeline, processes, sizing, work
+from tbstats.run import ordering, pipeline, processes, sizing, work
 
 try:
     import fcntl
@@ -166,11 +166,11 @@ def refuse(x: int) -> int:
 @needs_processes
 def test_items_run_in_a_worker_process_and_here_and_come_back_in_order() -> None:
     processes.pool(1).ready.wait(timeout=120)   # the pool is up: the first items go to the worker
-    got = list(processes.ordered(where, range(40), 2))
+    got = list(ordering.ordered(where, range(40), 2))
     assert [x for _, x in got] == list(range(40))
     assert {pid for pid, _ in got} - {os.getpid()}   # some ran in the worker (this process alone takes 0.4 s)
     with pytest.raises(TbstatsError, match="refused 0"):
-        list(processes.ordered(refuse, range(3), 2))
+        list(ordering.ordered(refuse, range(3), 2))
 
 
 def slow_here(item: tuple[int, int]) -> tuple[int, int, float, float]:
@@ -187,7 +187,7 @@ def test_results_come_while_this_process_runs_an_item() -> None:
     written meanwhile), not once it is done."""
     processes.pool(1).ready.wait(timeout=120)
     got = []
-    for pid, x, start, end in processes.ordered(slow_here, [(os.getpid(), k) for k in range(12)], 2):
+    for pid, x, start, end in ordering.ordered(slow_here, [(os.getpid(), k) for k in range(12)], 2):
         got.append((pid, x, start, end, time.monotonic()))
     assert [x for _, x, *_ in got] == list(range(12))
     here = [(start, end) for pid, _, start, end, _ in got if pid == os.getpid()]
@@ -211,7 +211,7 @@ def test_this_process_starts_its_next_item_while_the_caller_holds_a_result() -> 
     processes.pool(1).ready.wait(timeout=120)
     got = []
     taken = end = 0.0
-    for pid, x, start in processes.ordered(steady_here, [(os.getpid(), k) for k in range(10)], 2):
+    for pid, x, start in ordering.ordered(steady_here, [(os.getpid(), k) for k in range(10)], 2):
         if not got:   # the caller writes the first result for 1 s (items here start every 0.2 s meanwhile)
             taken = time.monotonic()
             time.sleep(1.0)
@@ -457,7 +457,7 @@ def test_without_worker_processes_two_workers_run_threads_with_the_same_results(
     one = [m.value for m in pipeline.Run(inputs=[str(tmp_path)], batch_files=1).map(names)]
     monkeypatch.setattr(processes, "_semaphores", lambda: False)
     assert not processes.available()
-    monkeypatch.setattr(processes, "ordered", lambda *a, **k: pytest.fail("no worker process may start"))
+    monkeypatch.setattr(ordering, "ordered", lambda *a, **k: pytest.fail("no worker process may start"))
     assert [m.value for m in pipeline.Run(inputs=[str(tmp_path)], batch_files=1, workers=2).map(names)] == one
 
 
@@ -496,7 +496,7 @@ def test_worker_processes_start_only_for_archives_where_they_pay(tmp_path: Path,
     model = sources.plan([str(tmp_path / "m.parquet")]).parts
     assert not work.few_trf([*parts(3), *model], 2)   # a model's parts go to threads
     # a run below the threshold reads ahead here: no worker process is asked for
-    monkeypatch.setattr(processes, "ordered", lambda *a: pytest.fail("worker processes for 6 files"))
+    monkeypatch.setattr(ordering, "ordered", lambda *a: pytest.fail("worker processes for 6 files"))
     (tmp_path / "six").mkdir()
     _files(tmp_path / "six", 6)
     assert len([m for m in pipeline.Run(inputs=[str(tmp_path / "six")], batch_files=1, workers=2).map(names)]) == 6

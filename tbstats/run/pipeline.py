@@ -42,6 +42,7 @@ from tbstats.run.work import (
     Done,
     cut_for_processes,
     few_trf,
+    in_order,
     in_processes,
     read_ahead,
     read_in_processes,
@@ -296,7 +297,7 @@ class Run(Tally):
             # parts of TRF files read and mapped there or here: a result is the same for any cut into batches
             # (only the batches kept by ingest show theirs: they take the other way)
             parts = split
-            results = worker_processes().ordered(part_work, parts, self.workers)
+            results = in_order().ordered(part_work, parts, self.workers)
         else:   # pieces read there, batches mapped here
             results = read_in_processes(parts, self.batch_size, f, keep, self.workers)
         later = keep and self.client is not None   # on Dask a kept batch's work is done when apply's result comes

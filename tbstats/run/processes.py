@@ -1,15 +1,9 @@
 """Worker processes for work that holds the GIL: TRF text is parsed by Python and numpy in small steps, so
 threads cannot read two pieces of an archive at once, but processes can.
 
-:func:`ordered` runs a function over items on ``workers - 1`` worker processes *and* in this process: a feeder
-thread keeps each worker holding :data:`IN_HAND` items (near the end only the one it runs); this process runs the
-next item itself on a thread of its own, while the caller takes each result as soon as it is due (a command writes
-the output of the workers' items meanwhile: run inline, that work piled up at the end, 70-75 ms of writing after
-the last item; ``compute --workers 2`` of the club-wide 6,000 TRF files, median 673 -> 615 ms, 2026-12-06); the
-results come back in input order. With ``--workers N`` on TRF inputs (:meth:`tbstats.run.pipeline.Run.map`) the
-items are parts of 500 to 1,000 files, fewer when they are large (:func:`tbstats.run.work.cut_for_processes`), read
-and mapped where they go (only their names travel, and the partial results back), or, when the batches must stay
-here, pieces of parts whose batches come back (Arrow buffers, about 20 ms per 500 files).
+A pool of ``workers - 1`` processes (:func:`pool`), started as early as a command can (:func:`prestart`), kept
+for the next run of the same process, and stopped at once on Ctrl-C (:func:`kill_workers`).
+:mod:`tbstats.run.ordering` runs a function over items on them and in this process, in input order.
 
 The workers are forked from a ``forkserver`` that imported the reader once (:mod:`tbstats.run.preload`; a fork
 of a process that already runs polars' threads could deadlock; a fresh ``spawn`` pays the imports for every
@@ -35,36 +29,18 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Callable, Generator, Iterable, Sequence, Sized
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Final, Literal, TypeVar
-
-from tbstats.errors import TbstatsError
-
-T = TypeVar("T")
-R = TypeVar("R")
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Final
 
 #: What the forkserver imports once, so that a worker starts with it (:mod:`tbstats.run.preload`).
 PRELOAD: Final = ["tbstats.run.preload"]
-
-#: Items a worker holds at once (one running, the others queued: it keeps reading while this process maps
-#: a batch); this process runs an item itself only when every worker holds that many.
-IN_HAND: Final = 4
 
 #: Bytes the pipe of the workers' results holds, where the system lets it be widened (Linux, up to its
 #: ``pipe-max-size``, 1 MiB by default): a result (a table as Arrow IPC, about 4 MB for 1,000 events) then
 #: crosses in a few writes, not in 64 KiB ones that each waited for this process's reader thread to get the
 #: GIL while the worker stood idle (measured: 8-13 ms between a worker's items instead of 10-31 ms).
 RESULT_PIPE: Final = 1 << 20
-
-
-def _portable() -> Any:
-    """:mod:`tbstats.run.portable`, imported when first used: it imports polars, which would delay the start of
-    the forkserver (:func:`prestart`) by a tenth of a second."""
-    from tbstats.run import portable
-
-    return portable
 
 
 def pickles(obj: object) -> bool:
@@ -155,13 +131,13 @@ starting = False
 interrupted = False
 
 
-class _Pool:
+class Pool:
     """A process pool that starts in the background: :attr:`ready` is set once its workers are up.
 
     ``forked``: its workers are forked from this process now, by this thread, and import the reader themselves
     (:func:`prestart`, which checks that this process runs one thread); else from the forkserver. ``archives``:
     opened by the workers once they are up (:func:`_open_archives`); :attr:`warm` is set once they are (and the
-    feeder of :func:`ordered` hands out items from then on: until then this process takes them)."""
+    feeder of :func:`tbstats.run.ordering.ordered` hands out items from then on: until then this process takes them)."""
 
     def __init__(self, workers: int, *, forked: bool = False, archives: Sequence[str] = ()) -> None:
         self.workers = workers
@@ -226,7 +202,7 @@ def _open_archives(paths: Sequence[str]) -> int:
 
 
 def _import_reader() -> None:
-    """What a worker forked from this process runs first (:class:`_Pool`): the forkserver's imports
+    """What a worker forked from this process runs first (:class:`Pool`): the forkserver's imports
     (:data:`PRELOAD`), then the collector on again (the command line paused it, see :func:`tbstats.cli.base.run`)."""
     import gc
     import importlib
@@ -247,20 +223,20 @@ def _widen(executor: ProcessPoolExecutor) -> None:
         pass
 
 
-_POOL: _Pool | None = None
+_POOL: Pool | None = None
 _LOCK = threading.Lock()
 
 
-def pool(workers: int, *, forked: bool = False, archives: Sequence[str] = ()) -> _Pool:
+def pool(workers: int, *, forked: bool = False, archives: Sequence[str] = ()) -> Pool:
     """The pool of ``workers`` processes of this process, started now if there is none of that size
-    (``forked``, ``archives``: see :class:`_Pool`)."""
+    (``forked``, ``archives``: see :class:`Pool`)."""
     global _POOL
     with _LOCK:
         if _POOL is not None and (_POOL.workers != workers or _POOL.failed is not None):
             _POOL.executor.shutdown(wait=False, cancel_futures=True)
             _POOL = None
         if _POOL is None:
-            _POOL = _Pool(workers, forked=forked, archives=archives)
+            _POOL = Pool(workers, forked=forked, archives=archives)
         return _POOL
 
 
@@ -317,195 +293,3 @@ def shutdown() -> None:
         if _POOL is not None:
             _POOL.executor.shutdown(wait=True, cancel_futures=True)
             _POOL = None
-
-
-class _Here:
-    """An item run in this process, on its thread (:func:`ordered`), held in the queue beside the workers'
-    futures: its result, or its error, is taken only when its turn comes, so that the first error in input
-    order is the one raised."""
-
-    def __init__(self) -> None:
-        self.future: Future[Any] = Future()
-
-    def done(self) -> bool:
-        return self.future.done()
-
-    def result(self) -> Any:
-        return self.future.result()
-
-
-class _Shared:
-    """The items, in order, taken one at a time by the feeder (for the workers) and by this process's thread,
-    with what became of each: a worker's future or an item run here (``cond`` guards it all)."""
-
-    def __init__(self, items: Iterable[Any], cap: int, workers: int) -> None:
-        self.total = len(items) if isinstance(items, Sized) else None
-        self.items = enumerate(items)
-        self.cap = cap                    # items the workers hold at most
-        self.workers = workers
-        self.taken = 0
-        self.exhausted = False
-        self.stop = False
-        self.away = 0                     # items the workers hold and have not finished
-        self.due = 0                      # the item whose result the caller takes next
-        self.failed: BaseException | None = None   # this process's thread stopped by a fault of its own
-        self.entries: dict[int, tuple[Future[Any] | _Here | None, Any]] = {}
-        self.cond = threading.Condition()
-
-    def take(self) -> tuple[int, Any] | None:
-        """The next item not taken yet (call with ``cond`` held)."""
-        if self.exhausted:
-            return None
-        got = next(self.items, None)
-        if got is None:
-            self.exhausted = True
-            return None
-        self.taken += 1
-        return got
-
-    def room(self) -> bool:
-        """Whether the workers may be handed another item: while they hold fewer than ``cap``, and near the end
-        (no more items left than ``cap``) only one each, the one they run: an item handed over is queued in the
-        pool and can no longer be taken back, so the last ones would keep this process idle while a worker
-        finishes them one after the other."""
-        near_end = self.total is not None and self.total - self.taken <= self.cap
-        return self.away < (self.workers if near_end else self.cap)
-
-    def next_here(self) -> tuple[int, Any] | Literal[False] | None:
-        """The item this process's thread runs next (call with ``cond`` held): the next item not yet taken (at
-        most :data:`IN_HAND` results made here waiting, unless the one due is not taken yet), or, when none is
-        left, the last item a worker holds but has not started; False when there is none now, None when there
-        will be none (every item is taken, and the workers run theirs)."""
-        due = self.entries.get(self.due, (None, None))[0]
-        if due is None or sum(isinstance(e, _Here) for e, _ in self.entries.values()) < IN_HAND:
-            got = self.take()
-            if got is not None:
-                return got
-        if self.exhausted:   # nothing left to take: rather than idle, run here an item a worker has not started
-            return _steal(self)
-        return False
-
-    def finished(self, _: Future[Any]) -> None:
-        with self.cond:
-            self.away -= 1
-            self.cond.notify_all()
-
-
-def _feed(shared: _Shared, here: _Pool, fn: Callable[[Any], Any]) -> None:
-    """Keep the workers holding ``shared.cap`` items, whatever this process is doing (its thread)."""
-    here.warm.wait()   # (set after ready)
-    while here.failed is None:
-        with shared.cond:
-            while not shared.stop and not shared.room():
-                shared.cond.wait()
-            got = None if shared.stop else shared.take()
-            if got is None:
-                shared.cond.notify_all()
-                return
-            k, item = got
-            try:
-                future = here.executor.submit(_portable().call, fn, item)   # packed there, unpacked in _result
-            except (RuntimeError, BrokenProcessPool):   # the pool is shut down or broken: this run is ending
-                shared.stop = True
-                shared.cond.notify_all()
-                return
-            shared.entries[k] = (future, item)
-            shared.away += 1
-            shared.cond.notify_all()
-        future.add_done_callback(shared.finished)
-
-
-def _run_here(shared: _Shared, fn: Callable[[Any], Any]) -> None:
-    """This process's share of the items, one after the other, on a thread of its own (:func:`ordered`): it
-    takes its next item as soon as it has finished one, whatever the caller is doing with the results meanwhile
-    (taken by the caller's loop instead, the next item waited while the caller wrote a result: 60 ms idle
-    between two items of ``compute --workers 2``, measured 2026-12-06)."""
-    try:
-        while True:
-            with shared.cond:
-                while (run := None if shared.stop else shared.next_here()) is False:
-                    shared.cond.wait()
-                if run is None:   # (the caller may be waiting to learn that every item is taken)
-                    shared.cond.notify_all()
-                    return
-                made = _Here()
-                shared.entries[run[0]] = (made, run[1])
-            try:
-                made.future.set_result(fn(run[1]))
-            except BaseException as exc:  # raised by the caller when the item's turn comes
-                made.future.set_exception(exc)
-            with shared.cond:
-                shared.cond.notify_all()
-    except BaseException as exc:  # a fault of this loop itself: the caller raises it rather than wait for ever
-        with shared.cond:
-            shared.failed = exc
-            shared.cond.notify_all()
-
-
-def _result(item: Future[Any] | _Here) -> Any:
-    try:
-        return _portable().unpack(item.result()) if isinstance(item, Future) else item.result()
-    except BrokenProcessPool:
-        shutdown()
-        raise TbstatsError("a worker process of --workers died (out of memory, or killed); run again, with "
-                           "fewer workers") from None
-
-
-def ordered(fn: Callable[[T], R], items: Iterable[T], workers: int) -> Generator[R, None, None]:
-    """``fn`` of every item, in order, on ``workers - 1`` processes and this one (see the module's text); a
-    worker holds at most :data:`IN_HAND` items at once.
-
-    A feeder thread keeps the workers supplied. This process runs an item at a time on a thread of its own
-    (:func:`_run_here`): the next item not yet taken (at most :data:`IN_HAND` ahead of the result due), or, when
-    none is left, the last item a worker has not started. Meanwhile the caller gets each result as soon as it is
-    due, whoever made it: its output is written while this process reads and maps its next item, not all at the
-    end. ``fn`` and the items must pickle (module-level functions, ``functools.partial`` of them)."""
-    if workers < 2:
-        raise TbstatsError(f"ordered needs at least 2 workers, not {workers}")
-    here = pool(workers - 1)
-    shared = _Shared(items, IN_HAND * here.workers, here.workers)
-    threading.Thread(target=_feed, args=(shared, here, fn), name="tbstats-feeder", daemon=True).start()
-    # (an executor's thread, not a thread of its own: at exit the item it runs is finished, not cut off)
-    local = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tbstats-here")
-    local.submit(_run_here, shared, fn)
-    k = 0
-    try:
-        while True:
-            with shared.cond:
-                while True:
-                    if here.failed is not None:
-                        raise TbstatsError(f"--workers {workers}: the worker processes did not start "
-                                           f"({here.failed!r})")
-                    if shared.failed is not None:
-                        raise shared.failed
-                    entry = shared.entries.get(k, (None, None))[0]
-                    if entry is not None and entry.done():
-                        del shared.entries[k]
-                        shared.due = k + 1
-                        shared.cond.notify_all()
-                        break
-                    if entry is None and shared.exhausted and k >= shared.taken:
-                        return
-                    shared.cond.wait(timeout=0.05)
-            yield _result(entry)
-            k += 1
-    finally:   # an error or an interrupt: items not yet started are dropped
-        local.shutdown(wait=False, cancel_futures=True)
-        with shared.cond:
-            shared.stop = True
-            shared.cond.notify_all()
-            for entry, _ in shared.entries.values():
-                if isinstance(entry, Future):
-                    entry.cancel()
-        # a worker still starting when this process exits would fail, with a traceback on stderr
-        here.ready.wait(timeout=60)
-
-
-def _steal(shared: _Shared) -> tuple[int, Any] | None:
-    """The last item a worker holds but has not started, taken back to run here (call with ``cond`` held)."""
-    for j in sorted(shared.entries, reverse=True):
-        entry, item = shared.entries[j]
-        if isinstance(entry, Future) and entry.cancel():
-            shared.entries[j] = (None, item)   # (its cancelling ran ``finished``: the workers hold one less)
-            return j, item
-    return None

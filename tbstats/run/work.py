@@ -78,7 +78,7 @@ def in_processes(parts: Sequence[Part], workers: int, client: Any) -> bool:
     the GIL (a columnar model is read and computed by numpy and polars, which release it: threads then).
 
     Each item of :func:`cut_for_processes` is then read and mapped by a worker or here
-    (:func:`tbstats.run.processes.ordered`) when ``f`` travels, the batches need not stay and there are enough
+    (:func:`tbstats.run.ordering.ordered`) when ``f`` travels, the batches need not stay and there are enough
     items; else the pieces of the parts are read there and here and the batches mapped here
     (:func:`read_in_processes`), the very batches of one process."""
     return client is None and workers > 1 and any(p.items for p in parts) and worker_processes().available()
@@ -103,18 +103,25 @@ def worker_processes() -> Any:
     return processes
 
 
+def in_order() -> Any:
+    """:mod:`tbstats.run.ordering`, imported when items run in worker processes (it imports
+    :mod:`tbstats.run.processes`)."""
+    from tbstats.run import ordering
+
+    return ordering
+
+
 def read_in_processes(parts: Sequence[Part], batch_size: int, f: Callable[[Batch], P], keep: bool,
                       workers: int) -> Iterator[Any]:
     """What :meth:`tbstats.run.pipeline.Executor.run` yields for :func:`work` (:func:`work_kept` with ``keep``),
-    the pieces of the parts read by ``workers - 1`` processes and this one (:func:`tbstats.run.processes.ordered`)
+    the pieces of the parts read by ``workers - 1`` processes and this one (:func:`tbstats.run.ordering.ordered`)
     and mapped here: the batches are the same as when read here, and ``f`` need not travel."""
     split = [sources.pieces(part) for part in parts]
     every = [piece for its in split for piece in its]
-    processes = worker_processes()
     if len(every) < sizing.FEWEST:   # too few to pay for starting workers: read ahead here, as one worker does
         yield from read_ahead(parts, batch_size, f, keep)
         return
-    reads = processes.ordered(sources.read_piece, every, workers)
+    reads = in_order().ordered(sources.read_piece, every, workers)
     try:
         for part, its in zip(parts, split, strict=True):
             yield _one(sources.assemble(part, [next(reads) for _ in its], batch_size), f, keep)
