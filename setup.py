@@ -21,6 +21,9 @@ class BuildPy(build_py):
 
 
 KERNELS = [Extension("tbstats.model.loops", ["tbstats/model/loops.pyx"]),
+           Extension("tbstats.model.rows", ["tbstats/model/rows.pyx"]),
+           Extension("tbstats.engine.exact", ["tbstats/engine/exact.pyx"]),
+           Extension("tbstats.engine.ranks", ["tbstats/engine/ranks.pyx"]),
            Extension("tbstats.io.trf.fields", ["tbstats/io/trf/fields.pyx"]),
            Extension("tbstats.io.trf.pairs", ["tbstats/io/trf/pairs.pyx"]),
            Extension("tbstats.io.trf.text", ["tbstats/io/trf/text.pyx"]),

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from tbstats.engine import encounters
+from tbstats.engine.ranks import kept_rows, refine_groups
 from tbstats.engine.tiebreaks import FIXED_EDITION, get_tiebreak, kernel_of
 from tbstats.engine.tiebreaks.base import Context, Values
 from tbstats.model.dense import FORFEIT_TYPES, Roster, type_table
 from tbstats.model.grid import loop_view
-from tbstats.model.loops import kept_rows, refine_groups
 from tbstats.model.spec import TieBreakSpec
 
 _BIG = np.iinfo(np.int64).max // 4
@@ -43,7 +43,7 @@ def refine(labels: np.ndarray, key: np.ndarray, tied: np.ndarray | None = None) 
     order) of its first member, so a group of size s covers positions label .. label + s - 1. Splitting a
     group gives each part the position of its first member; other groups keep their labels. ``tied`` may
     pass in :func:`tied_players` of ``labels`` when known. Each group is sorted on its own, in one compiled
-    pass without the GIL (:func:`tbstats.model.loops.refine_groups`).
+    pass without the GIL (:func:`tbstats.engine.ranks.refine_groups`).
     """
     if tied is None:
         tied = tied_players(labels)

@@ -29,7 +29,7 @@ from tbstats.model.dense import (
 )
 from tbstats.model.games import GAME_TYPE
 from tbstats.model.grid import loop_view
-from tbstats.model.loops import round_categories
+from tbstats.model.rows import round_categories
 from tbstats.model.rules import RuleSet
 
 # C.07 16.2 categories of a player-round (0 = game played over the board)
@@ -109,7 +109,7 @@ class Elements:
 
 def categories(d: Dense) -> np.ndarray:
     """C.07 16.2 category of every counted player-round; requested byes split by what follows (16.2.3/5): one
-    compiled pass per row (:func:`tbstats.model.loops.round_categories`)."""
+    compiled pass per row (:func:`tbstats.model.rows.round_categories`)."""
     out = np.empty(d.gtype.shape, dtype=np.int8)
     round_categories(d.gtype, loop_view(d.counted), _BY_TYPE, loop_view(_REQUESTED), loop_view(_VUR),
                      CAT_BYE_FOLLOWED, CAT_BYE_TRAILING, NOT_COUNTED, out)

@@ -26,8 +26,8 @@ from tbstats.model.games import GAME_TYPE
 from tbstats.model.games import LOSS as LOSS
 from tbstats.model.games import WIN as WIN
 from tbstats.model.grid import cells, lookup, loop_view, rounds_below, row_sum
-from tbstats.model.loops import opponents_flagged_sums, opponents_sums, opponents_values
 from tbstats.model.placing import place
+from tbstats.model.rows import opponents_flagged_sums, opponents_sums, opponents_values
 
 NO_OPP = -1
 
@@ -154,7 +154,7 @@ class Dense(Roster):
     def through(self, values: np.ndarray, pad: int | bool = 0, *, scheduled: bool = False) -> np.ndarray:
         """Per player-round, the opponent's entry of the per-player ``values`` in games played over the board
         (``scheduled``: in every round with a scheduled opponent), ``pad`` elsewhere: one compiled pass
-        (:func:`tbstats.model.loops.opponents_values`)."""
+        (:func:`tbstats.model.rows.opponents_values`)."""
         out = np.empty(self.opp.shape, dtype=values.dtype)
         opponents_values(loop_view(np.ascontiguousarray(values)), self.opp,
                          loop_view(self.has_opp if scheduled else self.played), int(pad), loop_view(out))
@@ -163,7 +163,7 @@ class Dense(Roster):
     def opponents_sum(self, values: np.ndarray) -> np.ndarray:
         """Per player, the sum of the per-player ``values`` (integers or bools) of the opponents of the games played
         over the board, int64: ``row_sum(self.through(values))`` in one compiled pass, without its players x rounds
-        array (:func:`tbstats.model.loops.opponents_sums`)."""
+        array (:func:`tbstats.model.rows.opponents_sums`)."""
         out = np.empty(self.players, dtype=np.int64)
         opponents_sums(loop_view(np.ascontiguousarray(values)), self.opp, loop_view(self.played), out)
         return out
@@ -172,7 +172,7 @@ class Dense(Roster):
         """Per player, the sum of its own players x rounds ``values`` in the games played over the board
         (``scheduled``: the rounds with a scheduled opponent) against an opponent whose per-player ``flag`` (bool)
         is set, int64: ``row_sum(values, self.through(flag, False, scheduled=scheduled))`` in one compiled pass
-        (:func:`tbstats.model.loops.opponents_flagged_sums`)."""
+        (:func:`tbstats.model.rows.opponents_flagged_sums`)."""
         out = np.empty(self.players, dtype=np.int64)
         opponents_flagged_sums(loop_view(np.ascontiguousarray(flag, dtype=bool)), self.opp,
                                loop_view(self.has_opp if scheduled else self.played), loop_view(values), out)

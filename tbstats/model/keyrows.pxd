@@ -1,5 +1,5 @@
 """Rows sorted by (label, key) in the compiled loops: :func:`sort_rows`, shared by
-:func:`tbstats.model.loops.refine_groups` and :func:`tbstats.engine.encounters.place_from_top` (inline: each module
+:func:`tbstats.engine.ranks.refine_groups` and :func:`tbstats.engine.encounters.place_from_top` (inline: each module
 has its own copy, no import at run time)."""
 
 from libc.stdint cimport int64_t

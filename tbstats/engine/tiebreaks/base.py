@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tbstats.engine.exact import decimals, half_up_quotients
 from tbstats.engine.unplayed import Elements, apply_rules, categories, fore_elements, fore_view
 from tbstats.model.dense import Buckets, Dense, Roster
 from tbstats.model.grid import loop_view, put_rows, row_after_cuts, row_minus_cut, row_sum
-from tbstats.model.loops import decimals, half_up_quotients
 from tbstats.model.rules import DEFAULT_EDITION, get_ruleset
 from tbstats.model.spec import TieBreakSpec
 
@@ -34,7 +34,7 @@ class Values:
 
     def as_float(self) -> np.ndarray:
         """Decimal values for output (exact for the usual scales), NaN when undefined: one compiled pass
-        (:func:`tbstats.model.loops.decimals`)."""
+        (:func:`tbstats.engine.exact.decimals`)."""
         out = np.empty(len(self.num), dtype=np.float64)
         decimals(np.ascontiguousarray(self.num, dtype=np.int64), np.ascontiguousarray(self.den, dtype=np.int64),
                  loop_view(np.ascontiguousarray(self.defined, dtype=bool)), out)
@@ -43,7 +43,7 @@ class Values:
 
 def round_half_up(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
     """``num / den`` rounded to the nearest integer, .5 up, for non-negative and negative values alike: one
-    compiled pass for a denominator per player (:func:`tbstats.model.loops.half_up_quotients`)."""
+    compiled pass for a denominator per player (:func:`tbstats.engine.exact.half_up_quotients`)."""
     if isinstance(den, np.ndarray) and den.shape == np.shape(num):
         out = np.empty(den.shape, dtype=np.int64)
         half_up_quotients(np.ascontiguousarray(num, dtype=np.int64), np.ascontiguousarray(den, dtype=np.int64), out)
